@@ -1,0 +1,464 @@
+//! The one parameter table.
+//!
+//! Every margin and switch of the search is declared exactly once, in the `params!` invocation
+//! below. From that single list come the [`Margins`] struct and its defaults, the UCI
+//! `setoption` names and ranges, the optimizer's parameter vector and bounds, the export formats
+//! and the README's parameter list (`marginal params --markdown`). Adding a margin is one line.
+//!
+//! Units: margins are in evaluation units (PeSTO centipawns: a pawn is worth 88, a queen 981, see
+//! [`crate::engine::eval`]); depths are in plies; counts are moves or pieces.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+/// Whether a parameter is a number (UCI `spin`) or an on/off switch (UCI `check`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ParamKind {
+    /// An integer in `[min, max]`.
+    Spin,
+    /// A boolean, stored as 0 or 1 in parameter vectors.
+    Check,
+}
+
+/// The static description of one tunable parameter: one row of the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ParamSpec {
+    /// The snake_case name used in tuned files, `--set name=value`, and as the field name.
+    pub name: &'static str,
+    /// The UCI option name (CamelCase), as a GUI shows it.
+    pub uci_name: &'static str,
+    /// Spin or check.
+    pub kind: ParamKind,
+    /// The default value (0 or 1 for a check).
+    pub default: i32,
+    /// Smallest allowed value (inclusive).
+    pub min: i32,
+    /// Largest allowed value (inclusive).
+    pub max: i32,
+    /// The step an optimizer (SPSA) perturbs it by; 0 means "not tuned by default".
+    pub step: i32,
+    /// One line on what it does, with its unit.
+    pub doc: &'static str,
+}
+
+/// An error setting a parameter by name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ParamError {
+    /// No parameter has this name.
+    #[error("unknown parameter '{0}' (see `marginal params` for the list)")]
+    Unknown(String),
+    /// The text is not a number (spin) or true/false/on/off/1/0 (check).
+    #[error("parameter '{name}': '{value}' is not a valid {kind}")]
+    BadValue {
+        /// Parameter name.
+        name: String,
+        /// The offending text.
+        value: String,
+        /// "integer" or "boolean".
+        kind: &'static str,
+    },
+    /// The number is outside `[min, max]`.
+    #[error("parameter '{name}': {value} is outside [{min}, {max}]")]
+    OutOfRange {
+        /// Parameter name.
+        name: String,
+        /// The offending value.
+        value: i64,
+        /// Lower bound.
+        min: i32,
+        /// Upper bound.
+        max: i32,
+    },
+    /// A `name=value` assignment without `=`.
+    #[error("'{0}' is not of the form name=value")]
+    NotAssignment(String),
+}
+
+macro_rules! params {
+    ($( $kind:ident $field:ident : $uci:literal = $default:expr, [$min:expr, $max:expr], step $step:expr, $doc:literal; )*) => {
+        /// A complete margin set: every margin and switch of the search. `Default` is the
+        /// seed articles' values. Values are always within their table range when built through
+        /// [`Margins::set`] or [`Margins::from_vector`].
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+        #[serde(default, deny_unknown_fields)]
+        pub struct Margins {
+            $(
+                #[doc = $doc]
+                pub $field: params!(@ty $kind),
+            )*
+        }
+
+        impl Default for Margins {
+            fn default() -> Self {
+                Margins { $( $field: params!(@from_i32 $kind, $default), )* }
+            }
+        }
+
+        /// The parameter table, in declaration order.
+        pub const PARAMS: &[ParamSpec] = &[
+            $( ParamSpec {
+                name: stringify!($field),
+                uci_name: $uci,
+                kind: params!(@kind $kind),
+                default: $default,
+                min: $min,
+                max: $max,
+                step: $step,
+                doc: $doc,
+            }, )*
+        ];
+
+        impl Margins {
+            /// The value of parameter `index` (a [`PARAMS`] index) as an integer (checks are 0/1).
+            pub fn get_index(&self, index: usize) -> i32 {
+                let mut i = 0usize;
+                $(
+                    if i == index { return params!(@to_i32 $kind, self.$field); }
+                    i += 1;
+                )*
+                let _ = i;
+                panic!("parameter index {index} out of range")
+            }
+
+            /// Sets parameter `index` from an integer, clamped to its range.
+            pub fn set_index(&mut self, index: usize, value: i32) {
+                let spec = &PARAMS[index];
+                let value = value.clamp(spec.min, spec.max);
+                let mut i = 0usize;
+                $(
+                    if i == index { self.$field = params!(@from_i32 $kind, value); return; }
+                    i += 1;
+                )*
+                let _ = i;
+            }
+        }
+    };
+    (@ty spin) => { i32 };
+    (@ty check) => { bool };
+    (@kind spin) => { ParamKind::Spin };
+    (@kind check) => { ParamKind::Check };
+    (@from_i32 spin, $v:expr) => { $v };
+    (@from_i32 check, $v:expr) => { $v != 0 };
+    (@to_i32 spin, $v:expr) => { $v };
+    (@to_i32 check, $v:expr) => { $v as i32 };
+}
+
+params! {
+    check futility: "FutilityPruning" = 1, [0, 1], step 0,
+        "Frontier futility pruning (depth 1): skip a move when eval + margin (+ captured value) <= alpha.";
+    spin futility_margin: "FutilityMargin" = 125, [0, 1500], step 10,
+        "Frontier futility margin, eval units (seed: 125).";
+    spin futility_mode: "FutilityMode" = 0, [0, 2], step 0,
+        "What a futile frontier node does: 0 skips futile moves one by one, 1 drops to quiescence, 2 returns the evaluation.";
+    check futility_seed_guards: "FutilitySeedGuards" = 1, [0, 1], step 0,
+        "Also never prune rook/queen moves to the 7th, queen captures, captures of a lone bishop pair bishop, or of pawns on their 2nd/3rd rank (seed 000).";
+    check ext_futility: "ExtFutilityPruning" = 1, [0, 1], step 0,
+        "Extended futility pruning at pre-frontier nodes (depth 2).";
+    spin ext_futility_margin: "ExtFutilityMargin" = 500, [0, 3000], step 25,
+        "Extended futility margin, eval units (seed: 500, about a rook).";
+    check razoring: "Razoring" = 1, [0, 1], step 0,
+        "Limited razoring at depth 3: reduce by one ply when eval + margin <= alpha.";
+    spin razor_margin: "RazorMargin" = 980, [0, 4000], step 40,
+        "Razoring margin, eval units (seed: about a queen).";
+    spin razor_min_pieces: "RazorMinPieces" = 3, [0, 14], step 0,
+        "Razor only when the opponent has more than this many pieces (knights, bishops, rooks, queens).";
+    check delta_pruning: "DeltaPruning" = 1, [0, 1], step 0,
+        "Delta pruning in quiescence, per capture and the node-level early exit.";
+    spin delta_margin: "DeltaMargin" = 200, [0, 1500], step 10,
+        "Delta margin, eval units (seed: 200).";
+    spin delta_endgame_material: "DeltaEndgameMaterial" = 1300, [0, 8000], step 0,
+        "Delta pruning is off when both sides' knights, bishops, rooks and queens together are worth this or less (late endgame).";
+    check deep_futility: "DeepFutility" = 0, [0, 1], step 0,
+        "Deep futility pruning (Muller): prune a node when even winning the opponent's two best pieces cannot reach alpha.";
+    spin deep_futility_margin: "DeepFutilityMargin" = 100, [0, 1000], step 10,
+        "Deep futility positional margin (counted twice), eval units.";
+    spin deep_futility_depth: "DeepFutilityDepth" = 5, [2, 10], step 0,
+        "Deep futility applies at depths 2 to this (3 + R with the null-move R).";
+    check late_move_pruning: "LateMovePruning" = 0, [0, 1], step 0,
+        "Move-count-based pruning of late quiet moves at shallow depth.";
+    spin lmp_depth: "LmpDepth" = 3, [1, 10], step 0,
+        "Late move pruning applies at depths up to this, plies.";
+    spin lmp_base: "LmpBase" = 4, [1, 64], step 1,
+        "Late move pruning keeps the first lmp_base + depth^2 moves.";
+    check null_move: "NullMove" = 1, [0, 1], step 0,
+        "Null-move pruning (off in check, at PV nodes and without knights, bishops, rooks or queens).";
+    spin null_move_r: "NullMoveR" = 3, [1, 6], step 0,
+        "Null-move depth reduction R, plies (plus depth/6).";
+    check lmr: "LateMoveReductions" = 1, [0, 1], step 0,
+        "Late move reductions of quiet moves, re-searched at full depth when they raise alpha.";
+    check aspiration: "AspirationWindows" = 1, [0, 1], step 0,
+        "Aspiration windows around the previous iteration's score.";
+}
+
+impl Margins {
+    /// Every pruning technique and reduction switched off: plain PVS with quiescence, the
+    /// reference against which pruning is measured.
+    pub fn off() -> Self {
+        Margins {
+            futility: false,
+            ext_futility: false,
+            razoring: false,
+            delta_pruning: false,
+            deep_futility: false,
+            late_move_pruning: false,
+            null_move: false,
+            lmr: false,
+            ..Margins::default()
+        }
+    }
+
+    /// Heinz's sound set: only frontier futility pruning, with its margin at the evaluation's
+    /// proven bound on the positional swing of one move (`eval::MAX_POSITIONAL_SWING`). With
+    /// the transposition table and null move off, a search with this set returns the same root
+    /// score as [`Margins::off`] at every depth.
+    pub fn sound() -> Self {
+        Margins {
+            futility: true,
+            futility_margin: crate::engine::eval::MAX_POSITIONAL_SWING,
+            futility_mode: 0,
+            ..Margins::off()
+        }
+    }
+
+    /// A built-in margin set by name: `default`, `off` or `sound`.
+    pub fn builtin(name: &str) -> Option<Self> {
+        match name {
+            "default" => Some(Margins::default()),
+            "off" => Some(Margins::off()),
+            "sound" => Some(Margins::sound()),
+            _ => None,
+        }
+    }
+
+    /// The parameter spec with this snake_case or UCI name (UCI names are case-insensitive).
+    pub fn find(name: &str) -> Option<usize> {
+        PARAMS
+            .iter()
+            .position(|p| p.name == name || p.uci_name.eq_ignore_ascii_case(name))
+    }
+
+    /// Sets a parameter by name from text, checking the range.
+    pub fn set(&mut self, name: &str, value: &str) -> Result<(), ParamError> {
+        let index = Margins::find(name).ok_or_else(|| ParamError::Unknown(name.to_string()))?;
+        let spec = &PARAMS[index];
+        let value = value.trim();
+        let number: i64 = match spec.kind {
+            ParamKind::Check => match value.to_ascii_lowercase().as_str() {
+                "true" | "on" | "1" | "yes" => 1,
+                "false" | "off" | "0" | "no" => 0,
+                _ => {
+                    return Err(ParamError::BadValue {
+                        name: spec.name.to_string(),
+                        value: value.to_string(),
+                        kind: "boolean",
+                    })
+                }
+            },
+            ParamKind::Spin => value.parse().map_err(|_| ParamError::BadValue {
+                name: spec.name.to_string(),
+                value: value.to_string(),
+                kind: "integer",
+            })?,
+        };
+        if number < i64::from(spec.min) || number > i64::from(spec.max) {
+            return Err(ParamError::OutOfRange {
+                name: spec.name.to_string(),
+                value: number,
+                min: spec.min,
+                max: spec.max,
+            });
+        }
+        self.set_index(index, number as i32);
+        Ok(())
+    }
+
+    /// Applies one `name=value` assignment.
+    pub fn apply_assignment(&mut self, assignment: &str) -> Result<(), ParamError> {
+        let (name, value) = assignment
+            .split_once('=')
+            .ok_or_else(|| ParamError::NotAssignment(assignment.to_string()))?;
+        self.set(name.trim(), value)
+    }
+
+    /// All parameter values as a vector in table order (checks as 0/1).
+    pub fn to_vector(&self) -> Vec<i32> {
+        (0..PARAMS.len()).map(|i| self.get_index(i)).collect()
+    }
+
+    /// Builds a margin set from a vector in table order, clamping each value to its range.
+    pub fn from_vector(values: &[i32]) -> Self {
+        let mut margins = Margins::default();
+        for (i, &v) in values.iter().enumerate().take(PARAMS.len()) {
+            margins.set_index(i, v);
+        }
+        margins
+    }
+
+    /// The parameters whose value differs from `other`, as `(spec, self value, other value)`.
+    pub fn diff(&self, other: &Margins) -> Vec<(&'static ParamSpec, i32, i32)> {
+        PARAMS
+            .iter()
+            .enumerate()
+            .filter_map(|(i, spec)| {
+                let (a, b) = (self.get_index(i), other.get_index(i));
+                (a != b).then_some((spec, a, b))
+            })
+            .collect()
+    }
+}
+
+impl FromStr for Margins {
+    type Err = ParamError;
+
+    /// Parses a built-in name (`default`, `off`, `sound`) or a comma-separated list of
+    /// `name=value` assignments applied on top of the defaults.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if let Some(m) = Margins::builtin(s.trim()) {
+            return Ok(m);
+        }
+        let mut margins = Margins::default();
+        for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            margins.apply_assignment(part)?;
+        }
+        Ok(margins)
+    }
+}
+
+impl fmt::Display for Margins {
+    /// Writes `name=value` pairs separated by spaces, in table order.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, spec) in PARAMS.iter().enumerate() {
+            if i > 0 {
+                f.write_str(" ")?;
+            }
+            write!(f, "{}={}", spec.name, self.get_index(i))?;
+        }
+        Ok(())
+    }
+}
+
+/// The parameter table as a Markdown table (for the README and `marginal params --markdown`).
+pub fn markdown_table() -> String {
+    let mut out = String::from(
+        "| name | UCI option | type | default | range | what it does |\n|---|---|---|---|---|---|\n",
+    );
+    for p in PARAMS {
+        let kind = match p.kind {
+            ParamKind::Spin => "spin",
+            ParamKind::Check => "check",
+        };
+        let default = match p.kind {
+            ParamKind::Spin => p.default.to_string(),
+            ParamKind::Check => (p.default != 0).to_string(),
+        };
+        out.push_str(&format!(
+            "| `{}` | `{}` | {} | {} | {}..{} | {} |\n",
+            p.name, p.uci_name, kind, default, p.min, p.max, p.doc
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_come_from_the_table() {
+        let m = Margins::default();
+        for (i, spec) in PARAMS.iter().enumerate() {
+            assert_eq!(m.get_index(i), spec.default, "{}", spec.name);
+            assert!(
+                spec.min <= spec.default && spec.default <= spec.max,
+                "{}",
+                spec.name
+            );
+        }
+        assert_eq!(m.futility_margin, 125);
+        assert_eq!(m.ext_futility_margin, 500);
+        assert_eq!(m.delta_margin, 200);
+        assert!(m.futility && !m.deep_futility && !m.late_move_pruning);
+    }
+
+    #[test]
+    fn names_are_unique() {
+        for (i, a) in PARAMS.iter().enumerate() {
+            for b in &PARAMS[i + 1..] {
+                assert_ne!(a.name, b.name);
+                assert!(!a.uci_name.eq_ignore_ascii_case(b.uci_name));
+            }
+        }
+    }
+
+    #[test]
+    fn set_by_either_name_with_range_checks() {
+        let mut m = Margins::default();
+        m.set("futility_margin", "150").unwrap();
+        assert_eq!(m.futility_margin, 150);
+        m.set("futilitymargin", "160").unwrap();
+        assert_eq!(m.futility_margin, 160);
+        m.set("NullMove", "false").unwrap();
+        assert!(!m.null_move);
+        assert!(matches!(
+            m.set("futility_margin", "-5"),
+            Err(ParamError::OutOfRange { .. })
+        ));
+        assert!(matches!(
+            m.set("futility_margin", "abc"),
+            Err(ParamError::BadValue { .. })
+        ));
+        assert!(matches!(m.set("nope", "1"), Err(ParamError::Unknown(_))));
+        assert!(matches!(
+            m.apply_assignment("futility_margin"),
+            Err(ParamError::NotAssignment(_))
+        ));
+    }
+
+    #[test]
+    fn vector_round_trip_and_clamping() {
+        let m = Margins {
+            razor_margin: 777,
+            lmr: false,
+            ..Margins::default()
+        };
+        assert_eq!(Margins::from_vector(&m.to_vector()), m);
+        let mut v = m.to_vector();
+        let i = Margins::find("delta_margin").unwrap();
+        v[i] = 1_000_000;
+        assert_eq!(Margins::from_vector(&v).delta_margin, PARAMS[i].max);
+    }
+
+    #[test]
+    fn parse_builtin_and_assignments() {
+        assert_eq!("off".parse::<Margins>().unwrap(), Margins::off());
+        let m: Margins = "futility_margin=90, delta_pruning=off".parse().unwrap();
+        assert_eq!(m.futility_margin, 90);
+        assert!(!m.delta_pruning);
+        assert_eq!(m.diff(&Margins::default()).len(), 2);
+        let text = m.to_string();
+        assert!(text.contains("futility_margin=90"));
+    }
+
+    #[test]
+    fn serde_round_trip_rejects_unknown_fields() {
+        let m = Margins::sound();
+        let json = serde_json::to_string(&m).unwrap();
+        assert_eq!(serde_json::from_str::<Margins>(&json).unwrap(), m);
+        assert!(serde_json::from_str::<Margins>(r#"{"futility_margn": 3}"#).is_err());
+        // Missing fields take their defaults.
+        let partial: Margins = serde_json::from_str(r#"{"futility_margin": 99}"#).unwrap();
+        assert_eq!(partial.futility_margin, 99);
+        assert_eq!(partial.delta_margin, 200);
+    }
+
+    #[test]
+    fn markdown_lists_every_parameter() {
+        let md = markdown_table();
+        for p in PARAMS {
+            assert!(md.contains(p.uci_name));
+        }
+    }
+}

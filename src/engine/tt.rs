@@ -1,0 +1,238 @@
+//! Transposition table: two-entry buckets (depth-preferred and always-replace), 16-byte entries.
+//!
+//! A stored move is only a hint: the search plays it only if it equals a move of the current
+//! legal move list (shakmaty's `play_unchecked` would corrupt a position on an illegal move, and
+//! a key collision can hand us a move from another position).
+
+use shakmaty::Move;
+
+/// How a stored score relates to the true value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bound {
+    /// The score is exact (a PV node).
+    Exact,
+    /// The true value is at least the score (fail high).
+    Lower,
+    /// The true value is at most the score (fail low).
+    Upper,
+}
+
+/// A compact, position-independent encoding of a move: from, to, promotion, castle flag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PackedMove(u16);
+
+impl PackedMove {
+    /// No move.
+    pub const NONE: PackedMove = PackedMove(0);
+
+    /// Packs a standard-chess move (drops are never stored).
+    pub fn new(m: Move) -> PackedMove {
+        let (from, to, promo, castle) = match m {
+            Move::Normal {
+                from,
+                to,
+                promotion,
+                ..
+            } => (from, to, promotion.map_or(0, |r| r as u16), 0),
+            Move::EnPassant { from, to } => (from, to, 0, 0),
+            Move::Castle { king, rook } => (king, rook, 0, 1),
+            Move::Put { to, .. } => (to, to, 0, 0),
+        };
+        // A real move never has from == to, so no encoding is 0 (NONE).
+        PackedMove(castle << 15 | promo << 12 | (from as u16) << 6 | to as u16)
+    }
+
+    /// Whether this is [`PackedMove::NONE`].
+    pub fn is_none(self) -> bool {
+        self.0 == 0
+    }
+
+    /// Does this encode `m`?
+    #[inline]
+    pub fn matches(self, m: Move) -> bool {
+        !self.is_none() && PackedMove::new(m) == self
+    }
+}
+
+/// One probe result.
+#[derive(Debug, Clone, Copy)]
+pub struct TtHit {
+    /// Best or refutation move (a hint, legality unchecked).
+    pub mv: PackedMove,
+    /// Score, already adjusted to the probing ply for mates.
+    pub score: i32,
+    /// Static evaluation stored with the entry.
+    pub eval: i32,
+    /// Remaining depth of the search that stored it, plies.
+    pub depth: i32,
+    /// Bound type.
+    pub bound: Bound,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Entry {
+    key: u64,
+    mv: PackedMove,
+    score: i16,
+    eval: i16,
+    depth: i8,
+    bound: u8, // 0 empty, 1 exact, 2 lower, 3 upper
+}
+
+/// The table. Size is fixed at construction; [`TranspositionTable::clear`] empties it.
+pub struct TranspositionTable {
+    buckets: Vec<[Entry; 2]>,
+}
+
+/// Scores at least this far from zero are mate scores, stored relative to the node.
+const MATE_BOUND: i32 = super::search::MATE_BOUND;
+
+impl TranspositionTable {
+    /// A table of about `mb` megabytes; `0` makes a disabled table that stores nothing.
+    pub fn new(mb: usize) -> TranspositionTable {
+        let count = mb * 1024 * 1024 / std::mem::size_of::<[Entry; 2]>();
+        TranspositionTable {
+            buckets: vec![[Entry::default(); 2]; count],
+        }
+    }
+
+    /// Size in megabytes (rounded down).
+    pub fn size_mb(&self) -> usize {
+        self.buckets.len() * std::mem::size_of::<[Entry; 2]>() / (1024 * 1024)
+    }
+
+    /// Empties every entry.
+    pub fn clear(&mut self) {
+        self.buckets.fill([Entry::default(); 2]);
+    }
+
+    #[inline]
+    fn index(&self, key: u64) -> usize {
+        ((u128::from(key) * self.buckets.len() as u128) >> 64) as usize
+    }
+
+    /// Looks up `key`; mate scores are converted to be relative to `ply`.
+    #[inline]
+    pub fn probe(&self, key: u64, ply: usize) -> Option<TtHit> {
+        if self.buckets.is_empty() {
+            return None;
+        }
+        let bucket = &self.buckets[self.index(key)];
+        let e = bucket.iter().find(|e| e.bound != 0 && e.key == key)?;
+        let mut score = i32::from(e.score);
+        if score >= MATE_BOUND {
+            score -= ply as i32;
+        } else if score <= -MATE_BOUND {
+            score += ply as i32;
+        }
+        let bound = match e.bound {
+            1 => Bound::Exact,
+            2 => Bound::Lower,
+            _ => Bound::Upper,
+        };
+        Some(TtHit {
+            mv: e.mv,
+            score,
+            eval: i32::from(e.eval),
+            depth: i32::from(e.depth),
+            bound,
+        })
+    }
+
+    /// Stores a result; mate scores are made relative to the node (`ply` from the root).
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub fn store(
+        &mut self,
+        key: u64,
+        ply: usize,
+        mv: PackedMove,
+        score: i32,
+        eval: i32,
+        depth: i32,
+        bound: Bound,
+    ) {
+        if self.buckets.is_empty() {
+            return;
+        }
+        let mut score = score;
+        if score >= MATE_BOUND {
+            score += ply as i32;
+        } else if score <= -MATE_BOUND {
+            score -= ply as i32;
+        }
+        let index = self.index(key);
+        let bucket = &mut self.buckets[index];
+        let depth = depth.clamp(-1, 127) as i8;
+        // Slot 0 keeps the deepest result for its key; slot 1 always takes the newest.
+        let slot = if bucket[0].bound == 0 || bucket[0].key == key || depth >= bucket[0].depth {
+            0
+        } else {
+            1
+        };
+        let e = &mut bucket[slot];
+        // Keep the old move when the new result has none for the same position.
+        let mv = if mv.is_none() && e.key == key {
+            e.mv
+        } else {
+            mv
+        };
+        *e = Entry {
+            key,
+            mv,
+            score: score.clamp(-32767, 32767) as i16,
+            eval: eval.clamp(-32767, 32767) as i16,
+            depth,
+            bound: match bound {
+                Bound::Exact => 1,
+                Bound::Lower => 2,
+                Bound::Upper => 3,
+            },
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::{Chess, Position};
+
+    #[test]
+    fn packed_moves_are_unique_per_position() {
+        let pos = Chess::default();
+        let moves = pos.legal_moves();
+        for (i, a) in moves.iter().enumerate() {
+            for b in &moves[i + 1..] {
+                assert_ne!(PackedMove::new(*a), PackedMove::new(*b));
+            }
+            assert!(PackedMove::new(*a).matches(*a));
+        }
+    }
+
+    #[test]
+    fn store_probe_and_mate_adjustment() {
+        let mut tt = TranspositionTable::new(1);
+        let m = Chess::default().legal_moves()[0];
+        tt.store(
+            42,
+            3,
+            PackedMove::new(m),
+            MATE_BOUND + 50,
+            17,
+            5,
+            Bound::Lower,
+        );
+        let hit = tt.probe(42, 3).unwrap();
+        assert_eq!(hit.score, MATE_BOUND + 50);
+        assert_eq!(hit.depth, 5);
+        assert_eq!(hit.bound, Bound::Lower);
+        // Probed two plies deeper, the mate is two plies nearer.
+        assert_eq!(tt.probe(42, 5).unwrap().score, MATE_BOUND + 48);
+        assert!(tt.probe(43, 3).is_none());
+        tt.clear();
+        assert!(tt.probe(42, 3).is_none());
+        let mut off = TranspositionTable::new(0);
+        off.store(42, 0, PackedMove::NONE, 1, 1, 1, Bound::Exact);
+        assert!(off.probe(42, 0).is_none());
+    }
+}

@@ -1,0 +1,1 @@
+//! The UCI protocol front end (filled in below).
