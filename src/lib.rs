@@ -6,4 +6,5 @@
 //! exports. The engine knows nothing of tuning.
 
 pub mod engine;
+pub mod scoring;
 pub mod uci;

@@ -1,13 +1,15 @@
+//! The `marginal` command line.
+
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 
-use marginal::engine::{bench, Margins};
+use marginal::engine::{Margins, PARAMS, bench, params};
 
 #[derive(Parser)]
 #[command(
     name = "marginal",
     version,
-    about = "Tunes the pruning margins of a chess engine's search"
+    about = "Tunes the pruning margins (futility, extended futility, razoring, delta) of a chess engine's search"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -21,23 +23,66 @@ enum Command {
         /// Search depth, plies.
         #[arg(long, default_value_t = bench::DEFAULT_DEPTH)]
         depth: u32,
+        /// Margin set: a built-in name (default, off, sound) or name=value assignments.
+        #[arg(long, default_value = "default")]
+        margins: Margins,
+        /// Transposition table size, megabytes (0 disables it).
+        #[arg(long, default_value_t = 16)]
+        hash: usize,
+    },
+    /// Speaks the UCI protocol on standard input/output (for GUIs, cutechess, fastchess).
+    Uci,
+    /// Lists every margin and switch with its default and range.
+    Params {
+        /// Print a Markdown table (as in the README).
+        #[arg(long)]
+        markdown: bool,
     },
 }
 
 fn main() -> Result<()> {
     let cli = Cli::parse();
     match cli.command {
-        Command::Bench { depth } => {
-            let totals = bench::run(depth, Margins::default(), 16, |line| {
+        Command::Bench {
+            depth,
+            margins,
+            hash,
+        } => {
+            let totals = bench::run(depth, margins, hash, |line| {
+                let r = &line.result;
+                let best = r
+                    .best_move
+                    .map(|m| {
+                        shakmaty::uci::UciMove::from_move(m, shakmaty::CastlingMode::Standard)
+                            .to_string()
+                    })
+                    .unwrap_or_else(|| "(none)".to_string());
                 println!(
-                    "{:>2} {:>10} nodes {:>6} cp {}",
+                    "{:>2} {:<6} {:>7} {:>10} nodes  {}",
                     line.index + 1,
-                    line.result.nodes,
-                    line.result.score,
+                    best,
+                    r.score,
+                    r.nodes,
                     line.fen
                 );
             });
             println!("{} nodes {} nps", totals.nodes, totals.nps());
+        }
+        Command::Uci => {
+            let mut engine = marginal::uci::UciEngine::new(Box::new(std::io::stdout()));
+            engine.run(std::io::stdin().lock());
+        }
+        Command::Params { markdown } => {
+            if markdown {
+                print!("{}", params::markdown_table());
+            } else {
+                for p in PARAMS {
+                    println!(
+                        "{:<24} {:<22} default {:>5}  range {}..{}",
+                        p.name, p.uci_name, p.default, p.min, p.max
+                    );
+                }
+            }
         }
     }
     Ok(())

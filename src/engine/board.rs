@@ -7,11 +7,11 @@
 
 use shakmaty::zobrist::{Zobrist64, ZobristValue};
 use shakmaty::{
-    attacks, Bitboard, CastlingSide, Chess, Color, EnPassantMode, Move, Piece, Position, Rank,
-    Role, Square,
+    Bitboard, CastlingSide, Chess, Color, EnPassantMode, Move, Piece, Position, Rank, Role, Square,
+    attacks,
 };
 
-use super::eval::{self, pos_index, POS_EG, POS_MG};
+use super::eval::{self, POS_EG, POS_MG, pos_index};
 
 /// A position plus its Zobrist key and incremental evaluation terms.
 #[derive(Clone, Debug)]
@@ -296,8 +296,8 @@ impl Board {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::fen::Fen;
     use shakmaty::CastlingMode;
+    use shakmaty::fen::Fen;
 
     fn board(fen: &str) -> Board {
         let fen: Fen = fen.parse().unwrap();

@@ -179,19 +179,11 @@ pub const fn taper(mg: i32, eg: i32, phase: i32) -> i32 {
 // ---------------------------------------------------------------------------------------------
 
 const fn abs(x: i32) -> i32 {
-    if x < 0 {
-        -x
-    } else {
-        x
-    }
+    if x < 0 { -x } else { x }
 }
 
 const fn max(a: i32, b: i32) -> i32 {
-    if a > b {
-        a
-    } else {
-        b
-    }
+    if a > b { a } else { b }
 }
 
 /// Can a White piece of role index `r` go from `from` to `to` (squares 0..64) on some board,

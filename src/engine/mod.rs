@@ -13,5 +13,5 @@ pub mod search;
 pub mod tt;
 
 pub use board::Board;
-pub use params::{Margins, ParamKind, ParamSpec, PARAMS};
+pub use params::{Margins, PARAMS, ParamKind, ParamSpec};
 pub use search::{Limits, PruneStats, SearchResult, Searcher};

@@ -1,7 +1,7 @@
 //! Move ordering: TT move, then captures by MVV-LVA (losing captures, by static exchange
 //! evaluation, after the quiet moves), promotions, killers, and history for quiet moves.
 
-use shakmaty::{attacks, Bitboard, Board as ShakBoard, Color, Move, Role, Square};
+use shakmaty::{Bitboard, Board as ShakBoard, Color, Move, Role, Square, attacks};
 
 use super::eval::value;
 use super::search::MAX_PLY;

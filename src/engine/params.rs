@@ -254,7 +254,7 @@ impl Margins {
                         name: spec.name.to_string(),
                         value: value.to_string(),
                         kind: "boolean",
-                    })
+                    });
                 }
             },
             ParamKind::Spin => value.parse().map_err(|_| ParamError::BadValue {

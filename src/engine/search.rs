@@ -13,8 +13,8 @@
 //! every run (no clocks, no threads, no randomness reach the tree), so it returns the same
 //! move, score and node count.
 
-use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
@@ -421,12 +421,13 @@ impl Searcher {
         }
     }
 
-    /// Checks node and time limits; sets `stopped`.
+    /// Checks node and time limits; sets `stopped`. The first iteration always completes
+    /// (unless the node limit ends it) so that a move is always backed by a search.
     #[inline]
     fn check_limits(&mut self) -> bool {
         if self.nodes >= self.node_limit {
             self.stopped = true;
-        } else if self.nodes & 1023 == 0 {
+        } else if self.nodes & 1023 == 0 && self.root_depth > 1 {
             if self.stop_requested() {
                 self.stopped = true;
             } else if let Some(deadline) = self.hard_deadline {
@@ -555,9 +556,11 @@ impl Searcher {
         }
 
         // Limited razoring (Heinz, seed 004) at depth 3 (pre-pre-frontier): when eval + margin
-        // cannot reach alpha, search one ply less. Guards: may_prune, not right after an
-        // extension, and the opponent still has more than `razor_min_pieces` pieces.
+        // cannot reach alpha, search one ply less. Guards: may_prune, non-PV (a PV is never
+        // shortened), not right after an extension, and the opponent still has more than
+        // `razor_min_pieces` pieces.
         if m.razoring
+            && !PV
             && may_prune
             && depth == 3
             && !extended

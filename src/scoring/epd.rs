@@ -1,0 +1,1178 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+//! Parsing of EPD (Extended Position Description) test-suite files.
+//!
+//! An EPD line is a FEN position (4 fields, or 6 when the halfmove clock and
+//! fullmove number are given) followed by operations such as
+//! `bm Qg6; id "WAC.001";`. This module copes with the layouts found in real
+//! suites:
+//!
+//! * the usual `FEN bm Qg6; id "WAC.001";`,
+//! * Bratko-Kopec's `FEN ; bm Qd1 + ; id BK.01` (a stray `;` after the FEN,
+//!   a check sign split from its move, an unquoted id, trailing NUL bytes),
+//! * the Strategic Test Suite's `c0 "f5=10, Be5+=2"` points with the same
+//!   moves in UCI notation in `c9`,
+//! * CRLF line endings and quoted operands containing `;`.
+//!
+//! Moves are resolved against the position with [`shakmaty`]: SAN first,
+//! UCI (`e2e4`) as a fallback.
+
+use std::fmt;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use shakmaty::fen::Fen;
+use shakmaty::san::{San, SanError};
+use shakmaty::uci::UciMove;
+use shakmaty::{CastlingMode, Chess, Move};
+use thiserror::Error;
+
+/// One parsed EPD line: a legal position with its operations resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EpdRecord {
+    /// 1-based line number in the source text (as passed to [`parse_line`]).
+    pub line: usize,
+    /// The position described by the FEN part of the line.
+    pub position: Chess,
+    /// The FEN as given, its fields joined by single spaces: 4 fields, or 6
+    /// when the halfmove clock and fullmove number were present.
+    pub fen: String,
+    /// The `id` operand, without quotes (`None` if absent or empty).
+    pub id: Option<String>,
+    /// Moves of the `bm` (best move) operation, in the order given.
+    pub best_moves: Vec<Move>,
+    /// Moves of the `am` (avoid move) operation, in the order given.
+    pub avoid_moves: Vec<Move>,
+    /// STS-style `c0 "f5=10, Be5+=2"` move/points pairs, in the order given;
+    /// empty if there is no `c0` or it is a plain comment.
+    pub points: Vec<(Move, u32)>,
+    /// Every operation in order as `(opcode, operand text)`. The operand text
+    /// is the raw text between the opcode and the terminating `;`, trimmed,
+    /// with the double quotes delimiting quoted strings removed.
+    pub ops: Vec<(String, String)>,
+}
+
+/// Why one EPD line could not be turned into an [`EpdRecord`].
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum EpdError {
+    /// The FEN part is malformed or describes an illegal position.
+    #[error("bad FEN '{fen}': {reason}")]
+    BadFen {
+        /// The FEN text as found on the line.
+        fen: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A move is not legal in the position, or not readable as SAN or UCI.
+    #[error("illegal move '{mv}' in {opcode}")]
+    IllegalMove {
+        /// The move as written.
+        mv: String,
+        /// The operation it appeared in (`bm`, `am`, `c0`, `c9`).
+        opcode: String,
+    },
+    /// A SAN move matches more than one legal move.
+    #[error("ambiguous move '{mv}' in {opcode}")]
+    AmbiguousMove {
+        /// The move as written.
+        mv: String,
+        /// The operation it appeared in.
+        opcode: String,
+    },
+    /// The line has neither `bm`, `am` nor a move=points `c0` operation.
+    #[error("no bm, am or c0 operation")]
+    NoMoves,
+    /// A `bm` or `am` operation lists no moves.
+    #[error("{opcode} operation lists no moves")]
+    EmptyMoveList {
+        /// The operation (`bm` or `am`).
+        opcode: String,
+    },
+    /// An opcode does not start with a letter or contains characters other
+    /// than letters, digits and `_`.
+    #[error("invalid opcode '{opcode}'")]
+    InvalidOpcode {
+        /// The offending opcode text.
+        opcode: String,
+    },
+    /// A quoted operand has no closing `"`.
+    #[error("unterminated quote in {opcode} operation")]
+    UnterminatedQuote {
+        /// The operation containing the open quote.
+        opcode: String,
+    },
+    /// An operation this parser interprets (`bm`, `am`, `id`, `c0`, `c9`)
+    /// appears more than once.
+    #[error("duplicate {opcode} operation")]
+    DuplicateOperation {
+        /// The repeated opcode.
+        opcode: String,
+    },
+    /// `c9` lists a different number of moves than the `c0` points.
+    #[error("c9 lists {c9} moves but c0 lists {c0}")]
+    C9CountMismatch {
+        /// Number of move=points pairs in `c0`.
+        c0: usize,
+        /// Number of UCI moves in `c9`.
+        c9: usize,
+    },
+    /// A `c0` move and the `c9` move at the same position are different moves.
+    #[error("c0 move '{c0}' disagrees with c9 move '{c9}'")]
+    C9Conflict {
+        /// The `c0` move as written.
+        c0: String,
+        /// The `c9` move as written.
+        c9: String,
+    },
+}
+
+/// A line of a suite that was not blank or a comment but could not be parsed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SkippedLine {
+    /// The path (or name) of the suite, for messages.
+    pub path: String,
+    /// 1-based line number.
+    pub line: usize,
+    /// The line's text, without line terminator and surrounding whitespace
+    /// or control characters.
+    pub text: String,
+    /// Why it was skipped (the [`EpdError`] message).
+    pub reason: String,
+}
+
+impl fmt::Display for SkippedLine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}", self.path, self.line, self.reason)
+    }
+}
+
+/// The result of parsing a whole suite: the good records and the lines that
+/// were skipped, each with its reason. Blank and `#` comment lines appear in
+/// neither.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParsedSuite {
+    /// The path (or name) of the suite, as given for messages.
+    pub path: String,
+    /// Successfully parsed lines, in file order.
+    pub records: Vec<EpdRecord>,
+    /// Lines that could not be parsed, in file order.
+    pub skipped: Vec<SkippedLine>,
+}
+
+/// Why a suite file could not be used at all.
+#[derive(Debug, Error)]
+pub enum EpdFileError {
+    /// The file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Unreadable {
+        /// The file's path.
+        path: String,
+        /// The underlying I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file has no positions: nothing but blank or comment lines.
+    #[error("{path}: no positions")]
+    NoPositions {
+        /// The file's path.
+        path: String,
+    },
+}
+
+/// Parses one EPD line. `line` is the 1-based line number stored in the
+/// record.
+///
+/// Returns `Ok(None)` for blank lines and lines starting with `#`.
+/// Surrounding whitespace and control characters (CR, NUL, BOM) are ignored.
+///
+/// # Errors
+///
+/// Returns an [`EpdError`] if the FEN is malformed or illegal, an operation
+/// is malformed, a move cannot be resolved, or there is no `bm`, `am` or
+/// move=points `c0` operation.
+pub fn parse_line(text: &str, line: usize) -> Result<Option<EpdRecord>, EpdError> {
+    let text = trim_line(text);
+    if text.is_empty() || text.starts_with('#') {
+        return Ok(None);
+    }
+
+    let (fields, rest) = split_fen(text)?;
+    let fen = fields.join(" ");
+    let position = Fen::from_ascii(fen.as_bytes())
+        .map_err(|e| e.to_string())
+        .and_then(|f| {
+            f.into_position::<Chess>(CastlingMode::Standard)
+                .map_err(|e| e.to_string())
+        })
+        .map_err(|reason| EpdError::BadFen {
+            fen: fen.clone(),
+            reason,
+        })?;
+
+    let operations = parse_operations(rest)?;
+    let interpreted = interpret(&position, &operations)?;
+    if interpreted.best_moves.is_empty()
+        && interpreted.avoid_moves.is_empty()
+        && interpreted.points.is_empty()
+    {
+        return Err(EpdError::NoMoves);
+    }
+
+    Ok(Some(EpdRecord {
+        line,
+        position,
+        fen,
+        id: interpreted.id,
+        best_moves: interpreted.best_moves,
+        avoid_moves: interpreted.avoid_moves,
+        points: interpreted.points,
+        ops: operations
+            .into_iter()
+            .map(|op| (op.opcode.to_owned(), op.text))
+            .collect(),
+    }))
+}
+
+/// Parses a whole suite given as text. Every line ends up as a record, a
+/// [`SkippedLine`] (with `path_for_messages` and the reason), or is ignored
+/// as blank or comment. Lines are numbered from 1; `\n` and `\r\n` endings
+/// are both accepted.
+pub fn parse_str(path_for_messages: &str, text: &str) -> ParsedSuite {
+    let mut suite = ParsedSuite {
+        path: path_for_messages.to_owned(),
+        records: Vec::new(),
+        skipped: Vec::new(),
+    };
+    for (index, raw) in text.lines().enumerate() {
+        let line = index + 1;
+        match parse_line(raw, line) {
+            Ok(Some(record)) => suite.records.push(record),
+            Ok(None) => {}
+            Err(err) => suite.skipped.push(SkippedLine {
+                path: path_for_messages.to_owned(),
+                line,
+                text: trim_line(raw).to_owned(),
+                reason: err.to_string(),
+            }),
+        }
+    }
+    suite
+}
+
+/// Reads and parses a suite file (see [`parse_str`]). Bytes that are not
+/// valid UTF-8 are replaced rather than rejected.
+///
+/// # Errors
+///
+/// [`EpdFileError::Unreadable`] if the file cannot be read, and
+/// [`EpdFileError::NoPositions`] if it yields neither records nor skipped
+/// lines (empty, or only blank and comment lines).
+pub fn parse_file(path: &Path) -> Result<ParsedSuite, EpdFileError> {
+    let name = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|source| EpdFileError::Unreadable {
+        path: name.clone(),
+        source,
+    })?;
+    let text = String::from_utf8_lossy(&bytes);
+    let suite = parse_str(&name, &text);
+    if suite.records.is_empty() && suite.skipped.is_empty() {
+        return Err(EpdFileError::NoPositions { path: name });
+    }
+    Ok(suite)
+}
+
+// ---------------------------------------------------------------------------
+// Lexing helpers
+// ---------------------------------------------------------------------------
+
+/// Characters ignored around a line: whitespace, control characters (CR,
+/// NUL) and a byte-order mark.
+fn is_junk(c: char) -> bool {
+    c.is_whitespace() || c.is_control() || c == '\u{feff}'
+}
+
+fn trim_line(text: &str) -> &str {
+    text.trim_matches(is_junk)
+}
+
+/// Separator inside a line: ASCII whitespace or an ASCII control character.
+fn is_space(b: u8) -> bool {
+    b.is_ascii_whitespace() || b.is_ascii_control()
+}
+
+fn skip_spaces(bytes: &[u8], mut pos: usize) -> usize {
+    while pos < bytes.len() && is_space(bytes[pos]) {
+        pos += 1;
+    }
+    pos
+}
+
+/// Reads the next FEN field starting at `pos`: returns its byte range, or
+/// `None` at the end of the line or at a `;` (which ends the FEN).
+fn next_fen_field(bytes: &[u8], pos: usize) -> Option<(usize, usize)> {
+    let start = skip_spaces(bytes, pos);
+    if start >= bytes.len() || bytes[start] == b';' {
+        return None;
+    }
+    let mut end = start;
+    while end < bytes.len() && !is_space(bytes[end]) && bytes[end] != b';' {
+        end += 1;
+    }
+    Some((start, end))
+}
+
+fn is_number(field: &str) -> bool {
+    !field.is_empty() && field.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Splits the FEN fields off the front of a line; returns them and the rest
+/// of the line (the operations).
+fn split_fen(text: &str) -> Result<(Vec<&str>, &str), EpdError> {
+    let bytes = text.as_bytes();
+    let mut fields = Vec::with_capacity(6);
+    let mut pos = 0;
+    while fields.len() < 4 {
+        match next_fen_field(bytes, pos) {
+            Some((start, end)) => {
+                fields.push(&text[start..end]);
+                pos = end;
+            }
+            None => {
+                return Err(EpdError::BadFen {
+                    fen: fields.join(" "),
+                    reason: format!("expected at least 4 fields, found {}", fields.len()),
+                });
+            }
+        }
+    }
+    // Opcodes start with a letter, so numeric fields 5 and 6 can only be the
+    // halfmove clock and fullmove number.
+    if let Some((s5, e5)) = next_fen_field(bytes, pos) {
+        let halfmoves = &text[s5..e5];
+        if is_number(halfmoves) {
+            match next_fen_field(bytes, e5) {
+                Some((s6, e6)) if is_number(&text[s6..e6]) => {
+                    fields.push(halfmoves);
+                    fields.push(&text[s6..e6]);
+                    pos = e6;
+                }
+                _ => {
+                    fields.push(halfmoves);
+                    return Err(EpdError::BadFen {
+                        fen: fields.join(" "),
+                        reason: format!("halfmove clock '{halfmoves}' without fullmove number"),
+                    });
+                }
+            }
+        }
+    }
+    Ok((fields, &text[pos..]))
+}
+
+/// One operation as written on the line.
+#[derive(Debug)]
+struct Operation<'a> {
+    opcode: &'a str,
+    /// Raw operand text, trimmed, delimiting quotes removed.
+    text: String,
+    /// Operand tokens: quoted strings (without quotes) or bare words.
+    tokens: Vec<&'a str>,
+}
+
+fn valid_opcode(opcode: &str) -> bool {
+    let mut chars = opcode.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Splits the operation part of a line into operations, respecting double
+/// quotes (a `;` inside quotes does not end an operation). Empty operations
+/// (`;;`, a leading `;`) are ignored and the final `;` is optional.
+fn parse_operations(text: &str) -> Result<Vec<Operation<'_>>, EpdError> {
+    let bytes = text.as_bytes();
+    let mut ops = Vec::new();
+    let mut pos = 0;
+    loop {
+        while pos < bytes.len() && (is_space(bytes[pos]) || bytes[pos] == b';') {
+            pos += 1;
+        }
+        if pos >= bytes.len() {
+            break;
+        }
+        let start = pos;
+        while pos < bytes.len() && !is_space(bytes[pos]) && bytes[pos] != b';' && bytes[pos] != b'"'
+        {
+            pos += 1;
+        }
+        let opcode = &text[start..pos];
+        if !valid_opcode(opcode) {
+            // Report the whole offending word, e.g. `"id"` or `12`.
+            let mut end = pos;
+            while end < bytes.len() && !is_space(bytes[end]) && bytes[end] != b';' {
+                end += 1;
+            }
+            return Err(EpdError::InvalidOpcode {
+                opcode: text[start..end].to_owned(),
+            });
+        }
+
+        let operand_start = pos;
+        let mut tokens = Vec::new();
+        loop {
+            pos = skip_spaces(bytes, pos);
+            if pos >= bytes.len() || bytes[pos] == b';' {
+                break;
+            }
+            if bytes[pos] == b'"' {
+                let inner = pos + 1;
+                let close = text[inner..].find('"').map(|i| inner + i).ok_or_else(|| {
+                    EpdError::UnterminatedQuote {
+                        opcode: opcode.to_owned(),
+                    }
+                })?;
+                tokens.push(&text[inner..close]);
+                pos = close + 1;
+            } else {
+                let word = pos;
+                while pos < bytes.len()
+                    && !is_space(bytes[pos])
+                    && bytes[pos] != b';'
+                    && bytes[pos] != b'"'
+                {
+                    pos += 1;
+                }
+                tokens.push(&text[word..pos]);
+            }
+        }
+        let raw = text[operand_start..pos].trim_matches(is_junk);
+        ops.push(Operation {
+            opcode,
+            text: raw.replace('"', ""),
+            tokens,
+        });
+    }
+    Ok(ops)
+}
+
+// ---------------------------------------------------------------------------
+// Interpretation of operations
+// ---------------------------------------------------------------------------
+
+#[derive(Default)]
+struct Interpreted {
+    id: Option<String>,
+    best_moves: Vec<Move>,
+    avoid_moves: Vec<Move>,
+    points: Vec<(Move, u32)>,
+}
+
+fn interpret(pos: &Chess, ops: &[Operation<'_>]) -> Result<Interpreted, EpdError> {
+    const INTERPRETED: [&str; 5] = ["bm", "am", "id", "c0", "c9"];
+    for (i, op) in ops.iter().enumerate() {
+        if INTERPRETED.contains(&op.opcode) && ops[..i].iter().any(|o| o.opcode == op.opcode) {
+            return Err(EpdError::DuplicateOperation {
+                opcode: op.opcode.to_owned(),
+            });
+        }
+    }
+    let find = |opcode: &str| ops.iter().find(|op| op.opcode == opcode);
+
+    let mut out = Interpreted {
+        id: find("id")
+            .map(|op| op.text.clone())
+            .filter(|s| !s.is_empty()),
+        ..Interpreted::default()
+    };
+    // Interpret in line order so that the first bad move reported is the
+    // first one on the line.
+    for op in ops {
+        match op.opcode {
+            "bm" => out.best_moves = resolve_move_list(pos, op)?,
+            "am" => out.avoid_moves = resolve_move_list(pos, op)?,
+            "c0" => {
+                if let Some(pairs) = points_pairs(&op.text) {
+                    out.points = resolve_points(pos, &pairs, find("c9"))?;
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+/// Whether a token is only annotation: check/mate signs or `!`/`?` glyphs
+/// (e.g. the `+` in Bratko-Kopec's `bm Qd1 +`).
+fn is_suffix_only(token: &str) -> bool {
+    !token.is_empty()
+        && token
+            .bytes()
+            .all(|b| matches!(b, b'+' | b'#' | b'!' | b'?'))
+}
+
+/// Removes trailing `+`, `#`, `!` and `?` from a move and maps the zero
+/// castling spelling (`0-0`) to the letter one.
+fn move_core(token: &str) -> String {
+    let core = token.trim_end_matches(['+', '#', '!', '?']);
+    match core {
+        "0-0" => "O-O".to_owned(),
+        "0-0-0" => "O-O-O".to_owned(),
+        _ => core.to_owned(),
+    }
+}
+
+/// Resolves one move written in SAN (annotations allowed) or, failing that,
+/// in UCI notation.
+fn resolve_move(pos: &Chess, token: &str, opcode: &str) -> Result<Move, EpdError> {
+    let core = move_core(token);
+    let san_error = match San::from_ascii(core.as_bytes()) {
+        Ok(san) => match san.to_move(pos) {
+            Ok(m) => return Ok(m),
+            Err(e) => Some(e),
+        },
+        Err(_) => None,
+    };
+    if let Some(m) = UciMove::from_ascii(core.as_bytes())
+        .ok()
+        .and_then(|uci| uci.to_move(pos).ok())
+    {
+        return Ok(m);
+    }
+    let (mv, opcode) = (token.to_owned(), opcode.to_owned());
+    Err(match san_error {
+        Some(SanError::AmbiguousSan) => EpdError::AmbiguousMove { mv, opcode },
+        _ => EpdError::IllegalMove { mv, opcode },
+    })
+}
+
+/// Resolves the moves of a `bm`/`am` operation: separated by spaces (or
+/// commas), with check signs possibly standing alone after their move.
+fn resolve_move_list(pos: &Chess, op: &Operation<'_>) -> Result<Vec<Move>, EpdError> {
+    let mut moves: Vec<Move> = Vec::new();
+    let mut previous: Option<&str> = None;
+    for word in op
+        .tokens
+        .iter()
+        .flat_map(|t| t.split(|c: char| c == ',' || is_junk(c)))
+        .filter(|w| !w.is_empty())
+    {
+        if is_suffix_only(word) {
+            if previous.is_none() {
+                return Err(EpdError::IllegalMove {
+                    mv: word.to_owned(),
+                    opcode: op.opcode.to_owned(),
+                });
+            }
+            continue;
+        }
+        let m = resolve_move(pos, word, op.opcode)?;
+        if !moves.contains(&m) {
+            moves.push(m);
+        }
+        previous = Some(word);
+    }
+    if moves.is_empty() {
+        return Err(EpdError::EmptyMoveList {
+            opcode: op.opcode.to_owned(),
+        });
+    }
+    Ok(moves)
+}
+
+/// Reads `"f5=10, Be5+=2"` as move/points pairs; `None` if the text is not
+/// entirely in that form (then the `c0` is an ordinary comment).
+fn points_pairs(text: &str) -> Option<Vec<(&str, u32)>> {
+    let mut pairs = Vec::new();
+    for part in text.split(',') {
+        let part = part.trim_matches(is_junk);
+        if part.is_empty() {
+            continue;
+        }
+        // rsplit: promotions such as `e8=Q=10` contain '=' themselves.
+        let (mv, points) = part.rsplit_once('=')?;
+        let mv = mv.trim_matches(is_junk);
+        let points = points.trim_matches(is_junk);
+        if mv.is_empty() || mv.contains(is_junk) || !is_number(points) {
+            return None;
+        }
+        pairs.push((mv, points.parse().ok()?));
+    }
+    (!pairs.is_empty()).then_some(pairs)
+}
+
+/// Resolves `c0` move/points pairs. A `c9` made only of UCI moves is the
+/// same list in UCI notation: it must have the same length, each of its
+/// moves must be legal and agree with the `c0` move at the same index, and
+/// it resolves `c0` moves whose SAN does not.
+fn resolve_points(
+    pos: &Chess,
+    pairs: &[(&str, u32)],
+    c9: Option<&Operation<'_>>,
+) -> Result<Vec<(Move, u32)>, EpdError> {
+    let c9_words: Option<Vec<&str>> = c9
+        .map(|op| op.text.split(is_junk).filter(|w| !w.is_empty()).collect())
+        .filter(|words: &Vec<&str>| {
+            !words.is_empty()
+                && words
+                    .iter()
+                    .all(|w| UciMove::from_ascii(w.as_bytes()).is_ok())
+        });
+    if let Some(words) = &c9_words
+        && words.len() != pairs.len()
+    {
+        return Err(EpdError::C9CountMismatch {
+            c0: pairs.len(),
+            c9: words.len(),
+        });
+    }
+
+    let mut points = Vec::with_capacity(pairs.len());
+    for (i, &(san, value)) in pairs.iter().enumerate() {
+        let from_c0 = resolve_move(pos, san, "c0");
+        let from_c9 = match &c9_words {
+            Some(words) => Some(
+                UciMove::from_ascii(words[i].as_bytes())
+                    .ok()
+                    .and_then(|uci| uci.to_move(pos).ok())
+                    .map(|m| (words[i], m))
+                    .ok_or_else(|| EpdError::IllegalMove {
+                        mv: words[i].to_owned(),
+                        opcode: "c9".to_owned(),
+                    })?,
+            ),
+            None => None,
+        };
+        let m = match (from_c0, from_c9) {
+            (Ok(a), Some((word, b))) if a != b => {
+                return Err(EpdError::C9Conflict {
+                    c0: san.to_owned(),
+                    c9: word.to_owned(),
+                });
+            }
+            (Ok(a), _) => a,
+            (Err(_), Some((_, b))) => b,
+            (Err(e), None) => return Err(e),
+        };
+        points.push((m, value));
+    }
+    Ok(points)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::Position;
+
+    fn uci(m: &Move) -> String {
+        UciMove::from_standard(*m).to_string()
+    }
+
+    fn ucis(moves: &[Move]) -> Vec<String> {
+        moves.iter().map(uci).collect()
+    }
+
+    fn record(text: &str) -> EpdRecord {
+        parse_line(text, 1)
+            .unwrap_or_else(|e| panic!("{text}: {e}"))
+            .unwrap_or_else(|| panic!("{text}: ignored"))
+    }
+
+    fn error(text: &str) -> EpdError {
+        match parse_line(text, 1) {
+            Err(e) => e,
+            Ok(r) => panic!("{text}: expected an error, got {r:?}"),
+        }
+    }
+
+    const WAC1: &str =
+        r#"2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - bm Qg6; id "WAC.001";"#;
+
+    #[test]
+    fn plain_wac_line() {
+        let r = parse_line(WAC1, 7).unwrap().unwrap();
+        assert_eq!(r.line, 7);
+        assert_eq!(
+            r.fen,
+            "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - -"
+        );
+        assert_eq!(r.id.as_deref(), Some("WAC.001"));
+        assert_eq!(ucis(&r.best_moves), ["g3g6"]);
+        assert!(r.avoid_moves.is_empty());
+        assert!(r.points.is_empty());
+        assert_eq!(
+            r.ops,
+            [
+                ("bm".to_owned(), "Qg6".to_owned()),
+                ("id".to_owned(), "WAC.001".to_owned())
+            ]
+        );
+        assert_eq!(r.position.turn(), shakmaty::Color::White);
+    }
+
+    #[test]
+    fn bratko_kopec_layout() {
+        let text = "1k1r4/pp1b1R2/3q2pp/4p3/2B5/4Q3/PPP2B2/2K5 b - - ; bm Qd1 + ; id BK.01 \0\r";
+        let r = record(text);
+        assert_eq!(r.fen, "1k1r4/pp1b1R2/3q2pp/4p3/2B5/4Q3/PPP2B2/2K5 b - -");
+        assert_eq!(ucis(&r.best_moves), ["d6d1"]);
+        assert_eq!(r.id.as_deref(), Some("BK.01"));
+        assert_eq!(
+            r.ops,
+            [
+                ("bm".to_owned(), "Qd1 +".to_owned()),
+                ("id".to_owned(), "BK.01".to_owned())
+            ]
+        );
+    }
+
+    #[test]
+    fn bratko_kopec_double_space_and_two_moves() {
+        let r = record(
+            "r1b2rk1/2q1b1pp/p2ppn2/1p6/3QP3/1BN1B3/PPP3PP/R4RK1 w - -  ; bm Nd5 a4; id BK.05",
+        );
+        assert_eq!(ucis(&r.best_moves), ["c3d5", "a2a4"]);
+    }
+
+    #[test]
+    fn six_field_fen() {
+        let r =
+            record("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 bm e4; id \"start\";");
+        assert_eq!(
+            r.fen,
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+        );
+        assert_eq!(ucis(&r.best_moves), ["e2e4"]);
+        assert_eq!(r.ops.len(), 2);
+
+        // Semicolon right after the fullmove number, odd numbers kept.
+        let r = record("4k3/8/8/8/8/8/4P3/4K3 w - - 12 57; bm e4;");
+        assert_eq!(r.fen, "4k3/8/8/8/8/8/4P3/4K3 w - - 12 57");
+        assert_eq!(r.position.halfmoves(), 12);
+        assert_eq!(r.position.fullmoves().get(), 57);
+        assert_eq!(r.ops, [("bm".to_owned(), "e4".to_owned())]);
+    }
+
+    #[test]
+    fn four_field_fen_with_ops_starting_with_digit_like_words() {
+        // `c0` is alphanumeric but starts with a letter: not a FEN field.
+        let r = record("4k3/8/8/8/8/8/4P3/4K3 w - - c0 \"x\"; bm e4;");
+        assert_eq!(r.fen, "4k3/8/8/8/8/8/4P3/4K3 w - -");
+        assert_eq!(r.ops[0], ("c0".to_owned(), "x".to_owned()));
+    }
+
+    #[test]
+    fn lone_numeric_fifth_field_is_an_error() {
+        let e = error("4k3/8/8/8/8/8/4P3/4K3 w - - 12 bm e4;");
+        assert_eq!(
+            e.to_string(),
+            "bad FEN '4k3/8/8/8/8/8/4P3/4K3 w - - 12': halfmove clock '12' without fullmove number"
+        );
+        let e = error("4k3/8/8/8/8/8/4P3/4K3 w - - 12");
+        assert!(matches!(e, EpdError::BadFen { .. }), "{e}");
+    }
+
+    #[test]
+    fn numeric_opcode_is_rejected() {
+        // Three numbers: the first two are FEN fields, the third can't be an
+        // opcode.
+        let e = error("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1 2 bm e4;");
+        assert_eq!(e, EpdError::InvalidOpcode { opcode: "2".into() });
+        assert_eq!(e.to_string(), "invalid opcode '2'");
+        let e = error("4k3/8/8/8/8/8/4P3/4K3 w - - bm e4; 3c x;");
+        assert_eq!(
+            e,
+            EpdError::InvalidOpcode {
+                opcode: "3c".into()
+            }
+        );
+    }
+
+    #[test]
+    fn check_mate_and_glyph_suffixes() {
+        // Fool's-mate-like: black to mate with Qh4#.
+        let fen = "rnbqkbnr/pppp1ppp/8/4p3/6P1/5P2/PPPPP2P/RNBQKBNR b KQkq -";
+        for bm in [
+            "Qh4#", "Qh4+", "Qh4", "Qh4 #", "Qh4 +", "Qh4!", "Qh4!!", "Qh4#!?", "Qh4 !",
+        ] {
+            let r = record(&format!("{fen} bm {bm};"));
+            assert_eq!(ucis(&r.best_moves), ["d8h4"], "{bm}");
+        }
+        // Suffix tokens after each of several moves.
+        let r = record("1k1r4/pp1b1R2/3q2pp/4p3/2B5/4Q3/PPP2B2/2K5 b - - bm Qd1 + Qc5 + ;");
+        assert_eq!(ucis(&r.best_moves), ["d6d1", "d6c5"]);
+        // A suffix with no move before it.
+        let e = error(&format!("{fen} bm + Qh4;"));
+        assert_eq!(e.to_string(), "illegal move '+' in bm");
+    }
+
+    #[test]
+    fn multiple_best_moves() {
+        let r = record(
+            "rnb2r1k/pp2p2p/2pp2p1/q2P1p2/8/1Pb2NP1/PB2PPBP/R2Q1RK1 w - - ; bm Qd2 Qe1; id BK.14",
+        );
+        assert_eq!(ucis(&r.best_moves), ["d1d2", "d1e1"]);
+        // Commas as separators, and a repeated move counted once.
+        let r = record("4k3/8/8/8/8/8/4P3/4K3 w - - bm e4, e3 e4;");
+        assert_eq!(ucis(&r.best_moves), ["e2e4", "e2e3"]);
+    }
+
+    #[test]
+    fn avoid_moves() {
+        let r = record(r#"8/1p6/p5R1/k7/Prpp4/K7/1NP5/8 w - - am Rd6; bm Rb6 Rg5+; id "WAC.274";"#);
+        assert_eq!(ucis(&r.avoid_moves), ["g6d6"]);
+        assert_eq!(ucis(&r.best_moves), ["g6b6", "g6g5"]);
+        // am alone is enough for a record.
+        let r = record("4k3/8/8/8/8/8/4P3/4K3 w - - am e3;");
+        assert!(r.best_moves.is_empty());
+        assert_eq!(ucis(&r.avoid_moves), ["e2e3"]);
+    }
+
+    const STS1: &str = r#"1kr5/3n4/q3p2p/p2n2p1/PppB1P2/5BP1/1P2Q2P/3R2K1 w - - bm f5; id "STS(v1.0) Undermine.001"; c0 "f5=10, Be5+=2, Bf2=3, Bg4=2"; c7 "f5 Be5+ Bf2 Bg4"; c8 "10 2 3 2"; c9 "f4f5 d4e5 d4f2 f3g4";"#;
+
+    #[test]
+    fn sts_points_with_c9() {
+        let r = record(STS1);
+        assert_eq!(r.id.as_deref(), Some("STS(v1.0) Undermine.001"));
+        assert_eq!(ucis(&r.best_moves), ["f4f5"]);
+        let pts: Vec<(String, u32)> = r.points.iter().map(|(m, p)| (uci(m), *p)).collect();
+        assert_eq!(
+            pts,
+            [
+                ("f4f5".to_owned(), 10),
+                ("d4e5".to_owned(), 2),
+                ("d4f2".to_owned(), 3),
+                ("f3g4".to_owned(), 2)
+            ]
+        );
+        let opcodes: Vec<&str> = r.ops.iter().map(|(o, _)| o.as_str()).collect();
+        assert_eq!(opcodes, ["bm", "id", "c0", "c7", "c8", "c9"]);
+        assert_eq!(r.ops[2].1, "f5=10, Be5+=2, Bf2=3, Bg4=2");
+        assert_eq!(r.ops[5].1, "f4f5 d4e5 d4f2 f3g4");
+    }
+
+    #[test]
+    fn sts_points_without_c9_or_bm() {
+        let r = record(r#"4k3/8/8/8/8/8/4P3/4K3 w - - c0 "e4=10, e3=5";"#);
+        assert!(r.best_moves.is_empty());
+        let pts: Vec<(String, u32)> = r.points.iter().map(|(m, p)| (uci(m), *p)).collect();
+        assert_eq!(pts, [("e2e4".to_owned(), 10), ("e2e3".to_owned(), 5)]);
+    }
+
+    #[test]
+    fn c9_resolves_unreadable_c0_san() {
+        // `e2-e4` is not SAN shakmaty reads; c9 supplies the move.
+        let r = record(r#"4k3/8/8/8/8/8/4P3/4K3 w - - c0 "e2-e4=10, e3=5"; c9 "e2e4 e2e3";"#);
+        assert_eq!(
+            ucis(&r.points.iter().map(|p| p.0).collect::<Vec<_>>()),
+            ["e2e4", "e2e3"]
+        );
+        // Without c9 the same c0 is an error.
+        let e = error(r#"4k3/8/8/8/8/8/4P3/4K3 w - - c0 "e2-e4=10, e3=5";"#);
+        assert_eq!(e.to_string(), "illegal move 'e2-e4' in c0");
+    }
+
+    #[test]
+    fn c9_cross_check_failures() {
+        let base = "4k3/8/8/8/8/8/4P3/4K3 w - - c0 \"e4=10, e3=5\";";
+        let e = error(&format!("{base} c9 \"e2e3 e2e4\";"));
+        assert_eq!(e.to_string(), "c0 move 'e4' disagrees with c9 move 'e2e3'");
+        let e = error(&format!("{base} c9 \"e2e4\";"));
+        assert_eq!(e.to_string(), "c9 lists 1 moves but c0 lists 2");
+        let e = error(&format!("{base} c9 \"e2e4 e2e5\";"));
+        assert_eq!(e.to_string(), "illegal move 'e2e5' in c9");
+        // A c9 that is not a UCI list is just a comment.
+        let r = record(&format!("{base} c9 \"see the book\";"));
+        assert_eq!(r.points.len(), 2);
+    }
+
+    #[test]
+    fn promotion_in_c0_points() {
+        let r = record(r#"8/4P2k/8/8/8/8/8/4K3 w - - c0 "e8=Q=10, e8=N=1";"#);
+        let pts: Vec<(String, u32)> = r.points.iter().map(|(m, p)| (uci(m), *p)).collect();
+        assert_eq!(pts, [("e7e8q".to_owned(), 10), ("e7e8n".to_owned(), 1)]);
+    }
+
+    #[test]
+    fn c0_comment_is_not_points() {
+        let text = r#"r3r1k1/5p2/pQ1b2pB/1p6/4p3/6P1/Pq2BP1P/2R3K1 b - - bm Ba3 Be5 Bf8 e3; c0 "All win but e3 is best."; id "WAC.150";"#;
+        let r = record(text);
+        assert!(r.points.is_empty());
+        assert_eq!(r.best_moves.len(), 4);
+        assert_eq!(
+            r.ops[1],
+            ("c0".to_owned(), "All win but e3 is best.".to_owned())
+        );
+        // A comment c0 alone does not make a record.
+        assert_eq!(
+            error(r#"4k3/8/8/8/8/8/4P3/4K3 w - - c0 "just a note";"#),
+            EpdError::NoMoves
+        );
+        assert!(points_pairs("a=b").is_none());
+        assert!(points_pairs("e4=10, nonsense").is_none());
+        assert!(points_pairs("e 4=10").is_none());
+        assert!(points_pairs("").is_none());
+        assert_eq!(points_pairs("e4=10,").unwrap(), [("e4", 10)]);
+    }
+
+    #[test]
+    fn quoted_semicolons() {
+        let r = record(r#"4k3/8/8/8/8/8/4P3/4K3 w - - id "odd;id"; c1 "a; b;c" ; bm e4; c2 "";"#);
+        assert_eq!(r.id.as_deref(), Some("odd;id"));
+        assert_eq!(
+            r.ops,
+            [
+                ("id".to_owned(), "odd;id".to_owned()),
+                ("c1".to_owned(), "a; b;c".to_owned()),
+                ("bm".to_owned(), "e4".to_owned()),
+                ("c2".to_owned(), String::new()),
+            ]
+        );
+    }
+
+    #[test]
+    fn operations_without_operands_and_final_semicolon() {
+        let r = record("4k3/8/8/8/8/8/4P3/4K3 w - - noop; bm e4 ;; id x y");
+        assert_eq!(
+            r.ops,
+            [
+                ("noop".to_owned(), String::new()),
+                ("bm".to_owned(), "e4".to_owned()),
+                ("id".to_owned(), "x y".to_owned()),
+            ]
+        );
+    }
+
+    #[test]
+    fn unterminated_quote() {
+        let e = error(r#"4k3/8/8/8/8/8/4P3/4K3 w - - bm e4; id "oops;"#);
+        assert_eq!(e.to_string(), "unterminated quote in id operation");
+    }
+
+    #[test]
+    fn duplicate_and_empty_operations() {
+        let e = error("4k3/8/8/8/8/8/4P3/4K3 w - - bm e4; bm e3;");
+        assert_eq!(e.to_string(), "duplicate bm operation");
+        let e = error("4k3/8/8/8/8/8/4P3/4K3 w - - bm ; id x;");
+        assert_eq!(e.to_string(), "bm operation lists no moves");
+        // Uninterpreted opcodes may repeat.
+        let r = record("4k3/8/8/8/8/8/4P3/4K3 w - - bm e4; c5 a; c5 b;");
+        assert_eq!(r.ops.len(), 3);
+    }
+
+    #[test]
+    fn bad_fen() {
+        let e = error("rnbqkbnr/pppppppp/9/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - bm e4;");
+        assert_eq!(
+            e.to_string(),
+            "bad FEN 'rnbqkbnr/pppppppp/9/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -': invalid board part in fen"
+        );
+        let e = error("xyz w - - bm e4;");
+        assert!(e.to_string().starts_with("bad FEN 'xyz w - -': "), "{e}");
+        let e = error("4k3/8/8/8/8/8/4P3/4K3 x - - bm e4;");
+        assert!(e.to_string().contains("invalid turn"), "{e}");
+        let e = error("4k3/8/8/8/8/8/4P3/4K3 w");
+        assert_eq!(
+            e.to_string(),
+            "bad FEN '4k3/8/8/8/8/8/4P3/4K3 w': expected at least 4 fields, found 2"
+        );
+        let e = error("4k3/8/8/8/8/8/4P3/4K3 w - ; bm e4;");
+        assert!(matches!(e, EpdError::BadFen { .. }), "{e}");
+    }
+
+    #[test]
+    fn illegal_position_is_bad_fen() {
+        // White to move while the black king is in check from the rook.
+        let e = error("4k3/8/8/8/8/8/8/4RK2 w - - bm Re2;");
+        match &e {
+            EpdError::BadFen { fen, reason } => {
+                assert_eq!(fen, "4k3/8/8/8/8/8/8/4RK2 w - -");
+                assert!(reason.starts_with("illegal position"), "{reason}");
+            }
+            other => panic!("{other:?}"),
+        }
+        // No kings at all.
+        let e = error("8/8/8/8/8/8/8/8 w - - bm e4;");
+        assert!(e.to_string().contains("illegal position"), "{e}");
+        // Castling rights without the rook.
+        let e = error("4k3/8/8/8/8/8/8/4K3 w K - bm Kd1;");
+        assert!(e.to_string().contains("invalid castling rights"), "{e}");
+    }
+
+    #[test]
+    fn illegal_moves() {
+        let e = error("4k3/8/8/8/8/8/4P3/4K3 w - - bm Qh9;");
+        assert_eq!(e.to_string(), "illegal move 'Qh9' in bm");
+        assert_eq!(
+            e,
+            EpdError::IllegalMove {
+                mv: "Qh9".into(),
+                opcode: "bm".into()
+            }
+        );
+        // Well-formed SAN that no piece can play.
+        let e = error("4k3/8/8/8/8/8/4P3/4K3 w - - bm e5;");
+        assert_eq!(e.to_string(), "illegal move 'e5' in bm");
+        // Black's move in a position with White to move.
+        let e = error("4k3/4p3/8/8/8/8/4P3/4K3 w - - am e5;");
+        assert_eq!(e.to_string(), "illegal move 'e5' in am");
+        // Illegal UCI too.
+        let e = error("4k3/8/8/8/8/8/4P3/4K3 w - - bm e2e5;");
+        assert_eq!(e.to_string(), "illegal move 'e2e5' in bm");
+        // The first bad move on the line is the one reported.
+        let e = error("4k3/8/8/8/8/8/4P3/4K3 w - - am Kd1 Kz1; bm Qa1;");
+        assert_eq!(e.to_string(), "illegal move 'Kz1' in am");
+    }
+
+    #[test]
+    fn ambiguous_move() {
+        // Knights on b1 and f3 can both reach d2.
+        let e = error("4k3/8/8/8/8/5N2/8/1N2K3 w - - bm Nd2;");
+        assert_eq!(e.to_string(), "ambiguous move 'Nd2' in bm");
+        assert_eq!(
+            e,
+            EpdError::AmbiguousMove {
+                mv: "Nd2".into(),
+                opcode: "bm".into()
+            }
+        );
+        // Disambiguated forms work.
+        let r = record("4k3/8/8/8/8/5N2/8/1N2K3 w - - bm Nbd2 Nfd2;");
+        assert_eq!(ucis(&r.best_moves), ["b1d2", "f3d2"]);
+    }
+
+    #[test]
+    fn uci_fallback_and_castling() {
+        let r = record("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - bm e1g1 O-O-O; am 0-0;");
+        assert_eq!(ucis(&r.best_moves), ["e1g1", "e1c1"]);
+        assert_eq!(ucis(&r.avoid_moves), ["e1g1"]);
+        let r = record("4k3/8/8/8/8/8/4P3/4K3 w - - bm e2e4 Ke1d1;");
+        assert_eq!(ucis(&r.best_moves), ["e2e4", "e1d1"]);
+        // `e7e8q` is not SAN, so this goes through the UCI fallback.
+        assert!(San::from_ascii(b"e7e8q").is_err());
+        let r = record("8/4P2k/8/8/8/8/8/4K3 w - - bm e7e8q e8=N+;");
+        assert_eq!(ucis(&r.best_moves), ["e7e8q", "e7e8n"]);
+    }
+
+    #[test]
+    fn en_passant_san() {
+        let r = record("4k3/8/8/3pP3/8/8/8/4K3 w - d6 bm exd6;");
+        assert_eq!(r.fen, "4k3/8/8/3pP3/8/8/8/4K3 w - d6");
+        assert_eq!(ucis(&r.best_moves), ["e5d6"]);
+    }
+
+    #[test]
+    fn missing_best_move() {
+        let e = error(r#"4k3/8/8/8/8/8/4P3/4K3 w - - id "x";"#);
+        assert_eq!(e, EpdError::NoMoves);
+        assert_eq!(e.to_string(), "no bm, am or c0 operation");
+        assert_eq!(error("4k3/8/8/8/8/8/4P3/4K3 w - -"), EpdError::NoMoves);
+        assert_eq!(error("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"), EpdError::NoMoves);
+    }
+
+    #[test]
+    fn blank_and_comment_lines() {
+        for text in [
+            "",
+            "   ",
+            "\t\r",
+            "\0",
+            "\u{feff}",
+            "# a comment",
+            "  # indented",
+            "#",
+        ] {
+            assert_eq!(parse_line(text, 3), Ok(None), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn empty_id_is_none() {
+        let r = record(r#"4k3/8/8/8/8/8/4P3/4K3 w - - bm e4; id "";"#);
+        assert_eq!(r.id, None);
+        assert_eq!(r.ops[1], ("id".to_owned(), String::new()));
+    }
+
+    #[test]
+    fn parse_str_accounts_for_every_line() {
+        let text = format!(
+            "# header\r\n{WAC1}\r\n\r\n4k3/8/8/8/8/8/4P3/4K3 w - - bm Qh9;\r\n{STS1}\r\n   \n4k3/8/8/8/8/8/4P3/4K3 w - - bm e4;"
+        );
+        let suite = parse_str("mem.epd", &text);
+        assert_eq!(suite.path, "mem.epd");
+        assert_eq!(
+            suite.records.iter().map(|r| r.line).collect::<Vec<_>>(),
+            [2, 5, 7]
+        );
+        assert_eq!(suite.skipped.len(), 1);
+        let s = &suite.skipped[0];
+        assert_eq!(s.line, 4);
+        assert_eq!(s.text, "4k3/8/8/8/8/8/4P3/4K3 w - - bm Qh9;");
+        assert_eq!(s.reason, "illegal move 'Qh9' in bm");
+        assert_eq!(s.to_string(), "mem.epd:4: illegal move 'Qh9' in bm");
+    }
+
+    #[test]
+    fn parse_str_of_nothing() {
+        let suite = parse_str("none", "");
+        assert!(suite.records.is_empty() && suite.skipped.is_empty());
+    }
+
+    #[test]
+    fn skipped_line_serde_derives() {
+        fn assert_serde<T: Serialize + for<'de> Deserialize<'de>>() {}
+        assert_serde::<SkippedLine>();
+    }
+
+    fn temp_path(name: &str) -> std::path::PathBuf {
+        std::env::temp_dir().join(format!("marginal-epd-{}-{name}", std::process::id()))
+    }
+
+    #[test]
+    fn parse_file_reads_records() {
+        let path = temp_path("ok.epd");
+        std::fs::write(&path, format!("{WAC1}\nnot a fen\n")).unwrap();
+        let suite = parse_file(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(suite.path, path.display().to_string());
+        assert_eq!(suite.records.len(), 1);
+        assert_eq!(suite.skipped.len(), 1);
+        assert_eq!(suite.skipped[0].line, 2);
+        assert!(
+            suite.skipped[0]
+                .to_string()
+                .starts_with(&format!("{}:2: bad FEN", path.display()))
+        );
+    }
+
+    #[test]
+    fn parse_file_of_only_bad_lines_is_ok() {
+        let path = temp_path("bad.epd");
+        std::fs::write(&path, "junk\n").unwrap();
+        let suite = parse_file(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert!(suite.records.is_empty());
+        assert_eq!(suite.skipped.len(), 1);
+    }
+
+    #[test]
+    fn unreadable_file() {
+        let path = temp_path("does-not-exist.epd");
+        let e = parse_file(&path).unwrap_err();
+        assert!(matches!(e, EpdFileError::Unreadable { .. }), "{e:?}");
+        let msg = e.to_string();
+        assert!(
+            msg.starts_with(&format!("cannot read {}: ", path.display())),
+            "{msg}"
+        );
+        assert!(std::error::Error::source(&e).is_some());
+    }
+
+    #[test]
+    fn empty_file() {
+        for (name, contents) in [("empty.epd", ""), ("comments.epd", "# only\n\n  \n")] {
+            let path = temp_path(name);
+            std::fs::write(&path, contents).unwrap();
+            let e = parse_file(&path).unwrap_err();
+            std::fs::remove_file(&path).unwrap();
+            assert_eq!(e.to_string(), format!("{}: no positions", path.display()));
+        }
+    }
+}
