@@ -118,7 +118,11 @@ fn handshake_lists_every_parameter_as_an_option() {
         };
         assert!(lines.contains(&expected), "missing '{expected}'");
     }
-    assert!(lines.iter().any(|l| l.starts_with("option name Hash type spin")));
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("option name Hash type spin"))
+    );
     assert_eq!(e.ready(), vec!["readyok"]);
 }
 
@@ -177,11 +181,26 @@ fn bad_input_is_answered_and_the_engine_stays_alive() {
     let cases = [
         ("frobnicate", "unknown command 'frobnicate'"),
         ("position fen not/a/fen w - - 0 1", "bad FEN"),
-        ("position startpos moves e2e4 e2e4", "illegal move 'e2e4' (move 2"),
-        ("position somewhere", "position needs 'startpos' or 'fen <fen>'"),
-        ("setoption name FutilityMargin value 99999", "outside [0, 1500]"),
-        ("setoption name FutilityMargin value lots", "not a valid integer"),
-        ("setoption name NoSuchOption value 1", "unknown parameter 'NoSuchOption'"),
+        (
+            "position startpos moves e2e4 e2e4",
+            "illegal move 'e2e4' (move 2",
+        ),
+        (
+            "position somewhere",
+            "position needs 'startpos' or 'fen <fen>'",
+        ),
+        (
+            "setoption name FutilityMargin value 99999",
+            "outside [0, 1500]",
+        ),
+        (
+            "setoption name FutilityMargin value lots",
+            "not a valid integer",
+        ),
+        (
+            "setoption name NoSuchOption value 1",
+            "unknown parameter 'NoSuchOption'",
+        ),
         ("setoption name Hash value -3", "option Hash"),
         ("go depth", "go depth needs a number"),
         ("go sideways", "unknown parameter 'sideways'"),
@@ -190,7 +209,9 @@ fn bad_input_is_answered_and_the_engine_stays_alive() {
         e.send(command);
         let lines = e.ready();
         assert!(
-            lines.iter().any(|l| l.starts_with("info string") && l.contains(expected)),
+            lines
+                .iter()
+                .any(|l| l.starts_with("info string") && l.contains(expected)),
             "'{command}' answered {lines:?}"
         );
     }
@@ -198,7 +219,12 @@ fn bad_input_is_answered_and_the_engine_stays_alive() {
     e.send("go depth 3");
     let lines = e.until("bestmove");
     let m = bestmove(&lines);
-    assert!(m.parse::<UciMove>().unwrap().to_move(&Chess::default()).is_ok());
+    assert!(
+        m.parse::<UciMove>()
+            .unwrap()
+            .to_move(&Chess::default())
+            .is_ok()
+    );
     // A mated position answers bestmove 0000.
     e.send("position fen 7k/6Q1/6K1/8/8/8/8/8 b - - 0 1");
     e.send("go depth 3");
