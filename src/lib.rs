@@ -7,4 +7,5 @@
 
 pub mod engine;
 pub mod scoring;
+pub mod tuned;
 pub mod uci;

@@ -1,9 +1,14 @@
 //! The `marginal` command line.
 
+mod commands;
+
+use std::process::ExitCode;
+
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 
-use marginal::engine::{Margins, PARAMS, bench, params};
+use commands::{UserError, margins_from};
+use marginal::engine::{PARAMS, bench, params};
 
 #[derive(Parser)]
 #[command(
@@ -18,14 +23,17 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Scores a margin set on EPD suites: speed (nodes) against accuracy (solutions).
+    Suite(commands::suite::SuiteArgs),
     /// Searches the built-in bench positions; the total node count is the engine's signature.
     Bench {
         /// Search depth, plies.
         #[arg(long, default_value_t = bench::DEFAULT_DEPTH)]
         depth: u32,
-        /// Margin set: a built-in name (default, off, sound) or name=value assignments.
+        /// Margin set: a built-in name (default, off, sound), a tuned .json file, or
+        /// name=value assignments.
         #[arg(long, default_value = "default")]
-        margins: Margins,
+        margins: String,
         /// Transposition table size, megabytes (0 disables it).
         #[arg(long, default_value_t = 16)]
         hash: usize,
@@ -40,23 +48,38 @@ enum Command {
     },
 }
 
-fn main() -> Result<()> {
-    let cli = Cli::parse();
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            if e.downcast_ref::<UserError>().is_some() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<()> {
     match cli.command {
+        Command::Suite(args) => commands::suite::run(args)?,
         Command::Bench {
             depth,
             margins,
             hash,
         } => {
+            let margins = margins_from(&margins, &[])?;
             let totals = bench::run(depth, margins, hash, |line| {
                 let r = &line.result;
-                let best = r
-                    .best_move
-                    .map(|m| {
+                let best = r.best_move.map_or_else(
+                    || "(none)".to_string(),
+                    |m| {
                         shakmaty::uci::UciMove::from_move(m, shakmaty::CastlingMode::Standard)
                             .to_string()
-                    })
-                    .unwrap_or_else(|| "(none)".to_string());
+                    },
+                );
                 println!(
                     "{:>2} {:<6} {:>7} {:>10} nodes  {}",
                     line.index + 1,

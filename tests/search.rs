@@ -183,7 +183,7 @@ fn heinz_sound_futility_changes_no_root_score() {
     };
     let results: Vec<_> = positions
         .par_iter()
-        .map(|p| (per_depth(Margins::off(), p), per_depth(sound, p)))
+        .map(|p| (per_depth(Margins::bare(), p), per_depth(sound, p)))
         .collect();
     let (mut off_nodes, mut sound_nodes, mut pruned) = (0, 0, 0);
     for (i, ((off_scores, n_off, _), (sound_scores, n_sound, p))) in results.iter().enumerate() {

@@ -193,9 +193,20 @@ params! {
         "Aspiration windows around the previous iteration's score.";
 }
 
+/// Short names for the four seed margins, as engine authors say them.
+pub const ALIASES: &[(&str, &str)] = &[
+    ("frontier", "futility_margin"),
+    ("prefrontier", "ext_futility_margin"),
+    ("pre_frontier", "ext_futility_margin"),
+    ("razor", "razor_margin"),
+    ("delta", "delta_margin"),
+];
+
 impl Margins {
-    /// Every pruning technique and reduction switched off: plain PVS with quiescence, the
-    /// reference against which pruning is measured.
+    /// Every margin-based pruning technique of the seeds off (futility, extended futility,
+    /// razoring, delta, deep futility, late move pruning); null move and late move reductions
+    /// stay as in the defaults. The reference against which margins are measured: it shows
+    /// exactly what the margins buy.
     pub fn off() -> Self {
         Margins {
             futility: false,
@@ -204,37 +215,54 @@ impl Margins {
             delta_pruning: false,
             deep_futility: false,
             late_move_pruning: false,
-            null_move: false,
-            lmr: false,
             ..Margins::default()
         }
     }
 
-    /// Heinz's sound set: only frontier futility pruning, with its margin at the evaluation's
-    /// proven bound on the positional swing of one move (`eval::MAX_POSITIONAL_SWING`). With
-    /// the transposition table and null move off, a search with this set returns the same root
-    /// score as [`Margins::off`] at every depth.
+    /// Everything off, null move and late move reductions too: plain PVS with quiescence.
+    /// The baseline of Heinz's theorem.
+    pub fn bare() -> Self {
+        Margins {
+            null_move: false,
+            lmr: false,
+            ..Margins::off()
+        }
+    }
+
+    /// Heinz's sound set: [`Margins::bare`] plus frontier futility pruning with its margin at
+    /// the evaluation's proven bound on the positional swing of one move
+    /// (`eval::MAX_POSITIONAL_SWING`). With the transposition table off, a search with this set
+    /// returns the same root score as [`Margins::bare`] at every depth.
     pub fn sound() -> Self {
         Margins {
             futility: true,
             futility_margin: crate::engine::eval::MAX_POSITIONAL_SWING,
             futility_mode: 0,
-            ..Margins::off()
+            ..Margins::bare()
         }
     }
 
-    /// A built-in margin set by name: `default`, `off` or `sound`.
+    /// Names of the built-in margin sets.
+    pub const BUILTIN_NAMES: [&'static str; 4] = ["default", "off", "bare", "sound"];
+
+    /// A built-in margin set by name: `default`, `off`, `bare` or `sound`.
     pub fn builtin(name: &str) -> Option<Self> {
         match name {
             "default" => Some(Margins::default()),
             "off" => Some(Margins::off()),
+            "bare" => Some(Margins::bare()),
             "sound" => Some(Margins::sound()),
             _ => None,
         }
     }
 
-    /// The parameter spec with this snake_case or UCI name (UCI names are case-insensitive).
+    /// The parameter with this snake_case name, UCI name (case-insensitive) or short alias
+    /// (`frontier`, `prefrontier`, `razor`, `delta`).
     pub fn find(name: &str) -> Option<usize> {
+        let name = ALIASES
+            .iter()
+            .find(|(alias, _)| alias.eq_ignore_ascii_case(name))
+            .map_or(name, |(_, full)| full);
         PARAMS
             .iter()
             .position(|p| p.name == name || p.uci_name.eq_ignore_ascii_case(name))
@@ -401,6 +429,8 @@ mod tests {
         m.set("futilitymargin", "160").unwrap();
         assert_eq!(m.futility_margin, 160);
         m.set("NullMove", "false").unwrap();
+        m.set("frontier", "140").unwrap();
+        assert_eq!(m.futility_margin, 140);
         assert!(!m.null_move);
         assert!(matches!(
             m.set("futility_margin", "-5"),

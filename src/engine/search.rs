@@ -1044,7 +1044,7 @@ mod tests {
             futility: true,
             futility_margin: margin,
             futility_seed_guards: false,
-            ..Margins::off()
+            ..Margins::bare()
         }
     }
 
@@ -1232,7 +1232,7 @@ mod tests {
         let m = Margins {
             ext_futility: true,
             ext_futility_margin: 500,
-            ..Margins::off()
+            ..Margins::bare()
         };
         // eval + 500 <= alpha: pruned at depth 2 (and frontier futility is off).
         let (_, stats) = node(&b, m, 2, eval + 520);
@@ -1281,7 +1281,7 @@ mod tests {
             razoring: true,
             razor_margin: 300,
             razor_min_pieces: 3,
-            ..Margins::off()
+            ..Margins::bare()
         };
         let razored = |b: &Board, m: Margins, extended: bool| {
             let mut s = Searcher::new(0, m);
@@ -1325,7 +1325,7 @@ mod tests {
             delta_pruning: true,
             delta_margin: 200,
             delta_endgame_material: 1300,
-            ..Margins::off()
+            ..Margins::bare()
         };
         let sp = b.eval();
         let alpha = sp + value(Role::Pawn) + 200 + 5;
@@ -1348,7 +1348,7 @@ mod tests {
             delta_pruning: true,
             delta_margin: 200,
             delta_endgame_material: 0,
-            ..Margins::off()
+            ..Margins::bare()
         };
         let b = board("r3k2r/8/8/3p4/8/8/8/R2QK2R w KQkq - 0 1");
         let sp = b.eval();
@@ -1372,7 +1372,7 @@ mod tests {
         let eval = b.eval();
         let m = Margins {
             deep_futility: true,
-            ..Margins::off()
+            ..Margins::bare()
         };
         // Opponent's two best pieces: queen and rook.
         let bound = eval + value(Role::Queen) + value(Role::Rook) + 2 * m.deep_futility_margin;
@@ -1388,11 +1388,11 @@ mod tests {
         let m = Margins {
             late_move_pruning: true,
             lmp_base: 3,
-            ..Margins::off()
+            ..Margins::bare()
         };
         let (_, stats) = node(&b, m, 2, b.eval() + 50);
         assert!(stats.late_move > 0);
-        let (_, stats) = node(&b, Margins::off(), 2, b.eval() + 50);
+        let (_, stats) = node(&b, Margins::bare(), 2, b.eval() + 50);
         assert_eq!(stats.late_move, 0);
     }
 }

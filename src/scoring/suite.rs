@@ -1,0 +1,283 @@
+//! Running a margin set over EPD positions: one search per position, each from a cleared
+//! transposition table, in parallel with rayon. The results do not depend on the order of the
+//! positions or on the thread that ran them.
+
+use std::sync::OnceLock;
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use shakmaty::uci::UciMove;
+use shakmaty::{CastlingMode, Move};
+
+use super::epd::EpdRecord;
+use crate::engine::{Limits, Margins, PruneStats, Searcher, bench};
+
+/// The per-position search limit of a suite run. Both are deterministic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SuiteLimit {
+    /// Fixed iteration depth, plies.
+    Depth(u32),
+    /// Fixed node budget.
+    Nodes(u64),
+}
+
+impl SuiteLimit {
+    /// The engine limits for one position.
+    pub fn limits(self) -> Limits {
+        match self {
+            SuiteLimit::Depth(d) => Limits::depth(d),
+            SuiteLimit::Nodes(n) => Limits::nodes(n),
+        }
+    }
+}
+
+impl std::fmt::Display for SuiteLimit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SuiteLimit::Depth(d) => write!(f, "depth {d}"),
+            SuiteLimit::Nodes(n) => write!(f, "{n} nodes"),
+        }
+    }
+}
+
+/// How every position of a run is searched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct RunConfig {
+    /// Per-position limit.
+    pub limit: SuiteLimit,
+    /// Transposition table per search, megabytes (part of what determines node counts).
+    pub hash_mb: usize,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        RunConfig {
+            limit: SuiteLimit::Depth(8),
+            hash_mb: 4,
+        }
+    }
+}
+
+/// One position to search, with what counts as solving it.
+#[derive(Debug, Clone)]
+pub struct SuitePosition {
+    /// Which suite (file) it came from.
+    pub suite: String,
+    /// The parsed EPD record.
+    pub record: EpdRecord,
+}
+
+/// What one search of one position produced.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PositionResult {
+    /// Suite (file) name.
+    pub suite: String,
+    /// Line in the suite file.
+    pub line: usize,
+    /// EPD `id`, when given.
+    pub id: Option<String>,
+    /// Best move found, UCI notation (None only without legal moves).
+    pub best_move: Option<String>,
+    /// Whether the move is a `bm` move (or any move when there is no `bm`) and no `am` move.
+    pub solved: bool,
+    /// STS points of the move (`c0`), or 1/0 for solved/unsolved when the record has none.
+    pub points: u32,
+    /// The most points any move earns (10 for STS, 1 otherwise).
+    pub max_points: u32,
+    /// Search score, side to move's view, eval units.
+    pub score: i32,
+    /// Depth of the last completed iteration, plies.
+    pub depth: u32,
+    /// Nodes searched.
+    pub nodes: u64,
+    /// Node count at which the final best move was found and then kept.
+    pub found_at: u64,
+    /// What each pruning technique cut.
+    pub prunes: PruneStats,
+}
+
+impl PositionResult {
+    /// Solution credit in [0, 1]: points / max points.
+    pub fn credit(&self) -> f64 {
+        if self.max_points == 0 {
+            0.0
+        } else {
+            f64::from(self.points) / f64::from(self.max_points)
+        }
+    }
+}
+
+/// Scores a move against a record: (solved, points, max points).
+pub fn judge(record: &EpdRecord, best: Option<Move>) -> (bool, u32, u32) {
+    let Some(m) = best else {
+        return (false, 0, 1);
+    };
+    let avoided = !record.avoid_moves.contains(&m);
+    let solved = avoided && (record.best_moves.is_empty() || record.best_moves.contains(&m));
+    if record.points.is_empty() {
+        (solved, u32::from(solved), 1)
+    } else {
+        let max = record.points.iter().map(|(_, p)| *p).max().unwrap_or(0);
+        let points = record
+            .points
+            .iter()
+            .find(|(pm, _)| *pm == m)
+            .map_or(0, |(_, p)| *p);
+        (solved, if avoided { points } else { 0 }, max)
+    }
+}
+
+/// Searches one position from a cleared searcher.
+pub fn run_one(
+    searcher: &mut Searcher,
+    position: &SuitePosition,
+    config: &RunConfig,
+) -> PositionResult {
+    searcher.clear();
+    let record = &position.record;
+    let r = searcher.search(&record.position, &[], &config.limit.limits(), &mut |_| {});
+    let (solved, points, max_points) = judge(record, r.best_move);
+    PositionResult {
+        suite: position.suite.clone(),
+        line: record.line,
+        id: record.id.clone(),
+        best_move: r
+            .best_move
+            .map(|m| UciMove::from_move(m, CastlingMode::Standard).to_string()),
+        solved,
+        points,
+        max_points,
+        score: r.score,
+        depth: r.depth,
+        nodes: r.nodes,
+        found_at: r.best_move_nodes,
+        prunes: r.prunes,
+    }
+}
+
+/// Runs `margins` over `positions` on the current rayon pool (install a pool to choose the
+/// thread count). `on_done` is called once per finished position (for progress bars).
+/// Results come back in the order of `positions`.
+///
+/// `cost_hint` (e.g. the reference run's node counts) schedules the most expensive positions
+/// first, one per task, so no thread is left finishing a long search alone at the end. It
+/// changes only the schedule, never a result.
+pub fn run(
+    positions: &[SuitePosition],
+    margins: &Margins,
+    config: &RunConfig,
+    cost_hint: Option<&[u64]>,
+    on_done: &(dyn Fn() + Sync),
+) -> Vec<PositionResult> {
+    let mut order: Vec<usize> = (0..positions.len()).collect();
+    if let Some(costs) = cost_hint.filter(|c| c.len() == positions.len()) {
+        order.sort_by_key(|&i| std::cmp::Reverse(costs[i]));
+    }
+    let mut done: Vec<(usize, PositionResult)> = order
+        .par_iter()
+        .with_max_len(1)
+        .map_init(
+            || Searcher::new(config.hash_mb, *margins),
+            |searcher, &i| {
+                let result = run_one(searcher, &positions[i], config);
+                on_done();
+                (i, result)
+            },
+        )
+        .collect();
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, r)| r).collect()
+}
+
+/// Node counts of a run, as a cost hint for scheduling the next one.
+pub fn costs(results: &[PositionResult]) -> Vec<u64> {
+    results.iter().map(|r| r.nodes).collect()
+}
+
+/// The engine's signature for cache keys: the bench node count at a low depth, with the
+/// crate version. It changes whenever search behaviour changes.
+pub fn engine_signature() -> u64 {
+    static SIGNATURE: OnceLock<u64> = OnceLock::new();
+    *SIGNATURE.get_or_init(|| {
+        let nodes = bench::run(5, Margins::default(), 1, |_| {}).nodes;
+        let mut h = Fnv::new();
+        h.write(env!("CARGO_PKG_VERSION").as_bytes());
+        h.write(&nodes.to_le_bytes());
+        h.finish()
+    })
+}
+
+/// FNV-1a, 64-bit: a stable hash for cache keys (std's hasher is not guaranteed stable).
+pub struct Fnv(u64);
+
+impl Fnv {
+    /// A fresh hasher.
+    pub fn new() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+
+    /// Feeds bytes.
+    pub fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    /// The hash so far.
+    pub fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scoring::epd::parse_line;
+
+    fn record(line: &str) -> EpdRecord {
+        parse_line(line, 1).unwrap().unwrap()
+    }
+
+    fn mv(r: &EpdRecord, uci: &str) -> Move {
+        uci.parse::<UciMove>()
+            .unwrap()
+            .to_move(&r.position)
+            .unwrap()
+    }
+
+    #[test]
+    fn judge_bm_am_and_sts_points() {
+        let r = record(
+            "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - bm Qg6; id \"WAC.001\";",
+        );
+        assert_eq!(judge(&r, Some(mv(&r, "g3g6"))), (true, 1, 1));
+        assert_eq!(judge(&r, Some(mv(&r, "f6e8"))), (false, 0, 1));
+        let am =
+            record("2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - am Ne8; id \"x\";");
+        assert_eq!(judge(&am, Some(mv(&am, "f6e8"))), (false, 0, 1));
+        assert_eq!(judge(&am, Some(mv(&am, "g3g6"))), (true, 1, 1));
+        let sts = record(
+            "1kr5/3n4/q3p2p/p2n2p1/PppB1P2/5BP1/1P2Q2P/3R2K1 w - - bm f5; id \"STS.001\"; c0 \"f5=10, Be5+=2, Bf2=3, Bg4=2\"; c9 \"f4f5 d4e5 d4f2 f3g4\";",
+        );
+        assert_eq!(judge(&sts, Some(mv(&sts, "f4f5"))), (true, 10, 10));
+        assert_eq!(judge(&sts, Some(mv(&sts, "d4f2"))), (false, 3, 10));
+        assert_eq!(judge(&sts, Some(mv(&sts, "e2e3"))), (false, 0, 10));
+        assert_eq!(judge(&sts, None), (false, 0, 1));
+    }
+
+    #[test]
+    fn fnv_is_stable() {
+        let mut h = Fnv::new();
+        h.write(b"marginal");
+        // FNV-1a 64 of "marginal", computed independently.
+        assert_eq!(h.finish(), 0x2819_408b_a73b_7506);
+    }
+}

@@ -1,0 +1,246 @@
+//! Margin sets on disk: the tuned files in `tuned/` and any margin set a user passes.
+//!
+//! A tuned file is JSON: `{"format": "marginal-margins/1", "margins": {name: value, ...},
+//! "meta": {...}}`. A bare object of `name: value` pairs is accepted too. Names are those of
+//! the parameter table (or its UCI names and aliases); missing parameters take their defaults.
+//! Every value is range-checked, and an error names the file, the line and the value.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::engine::{Margins, PARAMS, ParamKind};
+
+/// The format tag written into tuned files.
+pub const FORMAT: &str = "marginal-margins/1";
+
+/// Why a margin set could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum TunedError {
+    /// The file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Unreadable {
+        /// File path.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The file is not valid JSON.
+    #[error("{path}:{line}:{column}: not valid JSON: {message}")]
+    Json {
+        /// File path.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// serde_json's message.
+        message: String,
+    },
+    /// The JSON is not a margin set.
+    #[error("{path}:{line}: {message}")]
+    Invalid {
+        /// File path.
+        path: PathBuf,
+        /// 1-based line of the offending key (1 when unknown).
+        line: usize,
+        /// What is wrong, naming the key and value.
+        message: String,
+    },
+    /// A margin set given on the command line is not a built-in name, file or assignment list.
+    #[error("margin set '{0}': {1}")]
+    BadSpec(String, String),
+}
+
+/// The 1-based line on which `"key"` first appears in `text` (1 when absent).
+fn line_of(text: &str, key: &str) -> usize {
+    let quoted = format!("\"{key}\"");
+    text.lines()
+        .position(|l| l.contains(&quoted))
+        .map_or(1, |i| i + 1)
+}
+
+/// Parses the text of a tuned file.
+pub fn parse(path: &Path, text: &str) -> Result<Margins, TunedError> {
+    let value: Value = serde_json::from_str(text).map_err(|e| TunedError::Json {
+        path: path.to_path_buf(),
+        line: e.line(),
+        column: e.column(),
+        message: e.to_string(),
+    })?;
+    let invalid = |key: &str, message: String| TunedError::Invalid {
+        path: path.to_path_buf(),
+        line: line_of(text, key),
+        message,
+    };
+    let Value::Object(top) = &value else {
+        return Err(invalid("", "expected a JSON object".to_string()));
+    };
+    if let Some(format) = top.get("format")
+        && format.as_str() != Some(FORMAT)
+    {
+        return Err(invalid(
+            "format",
+            format!("format {format} is not \"{FORMAT}\""),
+        ));
+    }
+    let map = match top.get("margins") {
+        Some(Value::Object(m)) => m,
+        Some(other) => {
+            return Err(invalid(
+                "margins",
+                format!("\"margins\" must be an object, not {other}"),
+            ));
+        }
+        None => top,
+    };
+    let mut margins = Margins::default();
+    for (key, v) in map {
+        if top.get("margins").is_none() && (key == "format" || key == "meta") {
+            continue;
+        }
+        let text_value = match v {
+            Value::Bool(b) => b.to_string(),
+            Value::Number(n) => n.to_string(),
+            other => {
+                return Err(invalid(
+                    key,
+                    format!("parameter '{key}': {other} is not a number or boolean"),
+                ));
+            }
+        };
+        margins
+            .set(key, &text_value)
+            .map_err(|e| invalid(key, e.to_string()))?;
+    }
+    Ok(margins)
+}
+
+/// Reads a tuned file.
+pub fn read(path: &Path) -> Result<Margins, TunedError> {
+    let text = std::fs::read_to_string(path).map_err(|source| TunedError::Unreadable {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    parse(path, &text)
+}
+
+/// Resolves a margin set as users write it: a built-in name (`default`, `off`, `bare`, `sound`), a path
+/// to a tuned file (anything ending in `.json` or naming an existing file), or a
+/// comma-separated `name=value` list applied to the defaults.
+pub fn resolve(spec: &str) -> Result<Margins, TunedError> {
+    let spec = spec.trim();
+    if let Some(m) = Margins::builtin(spec) {
+        return Ok(m);
+    }
+    let path = Path::new(spec);
+    if spec.ends_with(".json") || path.is_file() {
+        return read(path);
+    }
+    if spec.contains('=') {
+        return spec
+            .parse::<Margins>()
+            .map_err(|e| TunedError::BadSpec(spec.to_string(), e.to_string()));
+    }
+    Err(TunedError::BadSpec(
+        spec.to_string(),
+        "not a built-in set (default, off, bare, sound), a .json file, or name=value assignments"
+            .to_string(),
+    ))
+}
+
+/// The JSON object of a margin set: every parameter, numbers and booleans, in table order.
+pub fn margins_json(margins: &Margins) -> serde_json::Map<String, Value> {
+    PARAMS
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let v = margins.get_index(i);
+            let value = match p.kind {
+                ParamKind::Spin => Value::from(v),
+                ParamKind::Check => Value::from(v != 0),
+            };
+            (p.name.to_string(), value)
+        })
+        .collect()
+}
+
+/// Writes a tuned file with free-form metadata (what produced it, its scores).
+pub fn write(path: &Path, margins: &Margins, meta: &impl Serialize) -> std::io::Result<()> {
+    let doc = serde_json::json!({
+        "format": FORMAT,
+        "margins": margins_json(margins),
+        "meta": meta,
+    });
+    let text = serde_json::to_string_pretty(&doc).map_err(std::io::Error::other)?;
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    // Write then rename, so a crash never leaves half a file.
+    let tmp = path.with_extension("json.tmp");
+    std::fs::write(&tmp, text + "\n")?;
+    std::fs::rename(&tmp, path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_through_a_file() {
+        let dir = std::env::temp_dir().join(format!("marginal-tuned-{}", std::process::id()));
+        let path = dir.join("x.json");
+        let m = Margins {
+            futility_margin: 150,
+            lmr: false,
+            ..Margins::default()
+        };
+        write(&path, &m, &serde_json::json!({"by": "test"})).unwrap();
+        assert_eq!(read(&path).unwrap(), m);
+        assert_eq!(resolve(path.to_str().unwrap()).unwrap(), m);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn bare_objects_aliases_and_defaults() {
+        let m = parse(
+            Path::new("a.json"),
+            r#"{"frontier": 90, "NullMove": false}"#,
+        )
+        .unwrap();
+        assert_eq!(m.futility_margin, 90);
+        assert!(!m.null_move);
+        assert_eq!(m.delta_margin, 200);
+    }
+
+    #[test]
+    fn errors_name_file_line_and_value() {
+        let text = "{\n  \"margins\": {\n    \"futility_margin\": 99999\n  }\n}\n";
+        let e = parse(Path::new("t.json"), text).unwrap_err().to_string();
+        assert!(e.starts_with("t.json:3:"), "{e}");
+        assert!(e.contains("99999") && e.contains("futility_margin"), "{e}");
+        let e = parse(Path::new("t.json"), "{\"margins\": {\"nope\": 1}}")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("unknown parameter 'nope'"), "{e}");
+        let e = parse(Path::new("t.json"), "{\n\"margins\": [1,\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("t.json:") && e.contains("not valid JSON"),
+            "{e}"
+        );
+        let e = parse(Path::new("t.json"), "{\"futility\": \"yes\"}")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("\"yes\""), "{e}");
+        let e = parse(Path::new("t.json"), "{\"format\": \"other/9\"}")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("other/9"), "{e}");
+        assert!(resolve("no_such_file.json").is_err());
+        assert!(resolve("bogus").is_err());
+        assert_eq!(resolve("frontier=100,delta=150").unwrap().delta_margin, 150);
+    }
+}

@@ -1,0 +1,182 @@
+//! `marginal suite` as a user runs it: the table, the JSON report, the reference cache,
+//! thread-count independence, and exit codes for bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use marginal::engine::Margins;
+use marginal::scoring::cache::load_suites;
+use marginal::scoring::suite::{self, RunConfig, SuiteLimit};
+use serde_json::Value;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("marginal-suite-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn wac() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("data/suites/wac.epd")
+}
+
+/// The first `n` WAC lines plus the given extra lines, as a new suite file.
+fn small_suite(dir: &Path, n: usize, extra: &[&str]) -> PathBuf {
+    let text = std::fs::read_to_string(wac()).unwrap();
+    let mut lines: Vec<&str> = text.lines().take(n).collect();
+    lines.extend_from_slice(extra);
+    let path = dir.join("small.epd");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    path
+}
+
+fn marginal(args: &[&str], cache: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_marginal"))
+        .args(args)
+        .env("MARGINAL_CACHE_DIR", cache)
+        .output()
+        .expect("run marginal")
+}
+
+fn text(out: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn table_json_and_cache() {
+    let dir = scratch("ok");
+    let suite = small_suite(&dir, 12, &[]);
+    let json = dir.join("report.json");
+    let args = [
+        "suite",
+        suite.to_str().unwrap(),
+        "--depth",
+        "5",
+        "--threads",
+        "2",
+        "--json",
+        json.to_str().unwrap(),
+    ];
+    let first = marginal(&args, &dir.join("cache"));
+    let (stdout, stderr) = text(&first);
+    assert!(first.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("12 positions from 1 file(s) at depth 5"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("objective ") && stdout.contains("positions/s"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("(cached)"));
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let positions = report["positions"].as_array().unwrap();
+    assert_eq!(positions.len(), 12);
+    for p in positions {
+        assert!(p["nodes"].as_u64().unwrap() > 0);
+        assert!(p["reference_nodes"].as_u64().unwrap() > 0);
+        assert!(p["best_move"].is_string() && p["prunes"].is_object());
+    }
+    let solved = positions.iter().filter(|p| p["solved"] == true).count();
+    assert_eq!(
+        report["objective"]["solved"].as_u64().unwrap() as usize,
+        solved
+    );
+    // The second run reads the reference from the cache and reports identical results.
+    let second = marginal(&args, &dir.join("cache"));
+    let (stdout2, _) = text(&second);
+    assert!(second.status.success());
+    assert!(stdout2.contains("(cached)"), "{stdout2}");
+    let again: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(again["positions"], report["positions"]);
+    assert_eq!(again["objective"], report["objective"]);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn results_do_not_depend_on_thread_count() {
+    let suites = load_suites(&[wac()], true).unwrap();
+    let positions = &suites.positions[..40];
+    let config = RunConfig {
+        limit: SuiteLimit::Nodes(20_000),
+        hash_mb: 2,
+    };
+    let run = |threads: usize, hint: Option<&[u64]>| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| suite::run(positions, &Margins::default(), &config, hint, &|| {}))
+    };
+    let one = run(1, None);
+    let costs = suite::costs(&one);
+    assert_eq!(one, run(2, None));
+    assert_eq!(one, run(3, Some(&costs)));
+    assert!(one.iter().all(|r| r.nodes == 20_000 || r.depth > 0));
+}
+
+#[test]
+fn bad_lines_strict_and_exit_codes() {
+    let dir = scratch("bad");
+    let cache = dir.join("cache");
+    let suite = small_suite(
+        &dir,
+        3,
+        &[
+            "8/8/8/8/8/8/8/8 w - - bm e4; id \"no kings\";",
+            "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - bm Qh9; id \"bad move\";",
+        ],
+    );
+    let path = suite.to_str().unwrap();
+    // Bad lines are reported as file:line: reason and skipped; the run succeeds.
+    let out = marginal(&["suite", path, "--depth", "3"], &cache);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains(&format!("{path}:4: bad FEN")), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{path}:5: illegal move 'Qh9'")),
+        "{stderr}"
+    );
+    assert!(stdout.contains("2 bad line(s) skipped"), "{stdout}");
+    assert!(stdout.contains("3 positions"), "{stdout}");
+    // --strict makes them fatal: exit 2.
+    let out = marginal(&["suite", path, "--depth", "3", "--strict"], &cache);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).1.contains("with --strict"));
+    // Empty and unreadable files are errors (exit 2), naming the file.
+    let empty = dir.join("empty.epd");
+    std::fs::write(&empty, "\n# nothing\n").unwrap();
+    let out = marginal(&["suite", empty.to_str().unwrap()], &cache);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).1.contains("no positions"));
+    let out = marginal(&["suite", "no/such/file.epd"], &cache);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).1.contains("cannot read no/such/file.epd"));
+    // Bad margins: unknown parameter, out of range, bad tuned file naming file and line.
+    let out = marginal(&["suite", path, "--set", "frontier=99999"], &cache);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).1.contains("99999"));
+    let tuned = dir.join("t.json");
+    std::fs::write(
+        &tuned,
+        "{\n  \"margins\": {\n    \"razor\": \"big\"\n  }\n}\n",
+    )
+    .unwrap();
+    let out = marginal(
+        &["suite", path, "--margins", tuned.to_str().unwrap()],
+        &cache,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out).1;
+    assert!(
+        err.contains(&format!("{}:3:", tuned.display())) && err.contains("\"big\""),
+        "{err}"
+    );
+    // Usage errors (clap) also exit 2.
+    let out = marginal(&["suite", path, "--depth", "3", "--nodes", "5"], &cache);
+    assert_eq!(out.status.code(), Some(2));
+    std::fs::remove_dir_all(dir).unwrap();
+}
