@@ -25,6 +25,8 @@ struct Cli {
 enum Command {
     /// Scores a margin set on EPD suites: speed (nodes) against accuracy (solutions).
     Suite(commands::suite::SuiteArgs),
+    /// Plays margin set against margin set: game pairs, pentanomial Elo, SPRT.
+    Match(commands::match_cmd::MatchArgs),
     /// Searches the built-in bench positions; the total node count is the engine's signature.
     Bench {
         /// Search depth, plies.
@@ -65,6 +67,7 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Suite(args) => commands::suite::run(args)?,
+        Command::Match(args) => commands::match_cmd::run(args)?,
         Command::Bench {
             depth,
             margins,

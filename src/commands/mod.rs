@@ -1,5 +1,6 @@
 //! The subcommands of the `marginal` binary.
 
+pub mod match_cmd;
 pub mod suite;
 
 use marginal::engine::Margins;

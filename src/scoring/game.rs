@@ -1,0 +1,407 @@
+//! One game between two players: the rules (mate, stalemate, threefold repetition, fifty
+//! moves, insufficient material), optional adjudication, a ply cap, and real clocks.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use shakmaty::{Chess, Color, Move, Position};
+
+use crate::engine::search::MATE_BOUND;
+use crate::engine::{Board, Limits, Margins, Searcher};
+
+/// A move chosen by a player.
+#[derive(Debug, Clone, Copy)]
+pub struct PlayerMove {
+    /// The move (checked for legality by the game).
+    pub mv: Move,
+    /// The player's own score of the position, side to move's view, eval units (if it has one).
+    pub score: Option<i32>,
+}
+
+/// Why a player could not move.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct PlayerError(pub String);
+
+/// Anything that can play: marginal's own engine with a margin set, or later an external UCI
+/// engine. The match code sees only this trait.
+pub trait Player: Send {
+    /// The name written into PGN headers.
+    fn name(&self) -> &str;
+    /// Called before each game (clears learnt state).
+    fn new_game(&mut self);
+    /// Chooses a move in `position`, which has legal moves. `history` holds the keys of the
+    /// game's earlier positions (oldest first), for repetitions.
+    fn choose(
+        &mut self,
+        position: &Chess,
+        history: &[u64],
+        limits: &Limits,
+    ) -> Result<PlayerMove, PlayerError>;
+}
+
+/// marginal's engine playing with a given margin set and its own transposition table.
+pub struct EnginePlayer {
+    name: String,
+    searcher: Searcher,
+}
+
+impl EnginePlayer {
+    /// A player named `name` searching with `margins` and a `hash_mb` table.
+    pub fn new(name: impl Into<String>, margins: Margins, hash_mb: usize) -> EnginePlayer {
+        EnginePlayer {
+            name: name.into(),
+            searcher: Searcher::new(hash_mb, margins),
+        }
+    }
+}
+
+impl Player for EnginePlayer {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn new_game(&mut self) {
+        self.searcher.clear();
+    }
+
+    fn choose(
+        &mut self,
+        position: &Chess,
+        history: &[u64],
+        limits: &Limits,
+    ) -> Result<PlayerMove, PlayerError> {
+        let r = self
+            .searcher
+            .search_keys(position, history, limits, &mut |_| {});
+        let mv = r
+            .best_move
+            .ok_or_else(|| PlayerError("no move in a position with legal moves".into()))?;
+        Ok(PlayerMove {
+            mv,
+            score: Some(r.score),
+        })
+    }
+}
+
+/// The per-move limit of a game.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MoveLimit {
+    /// Fixed nodes per move (deterministic).
+    Nodes(u64),
+    /// Fixed depth per move (deterministic).
+    Depth(u32),
+    /// A real clock: `base` for the game plus `increment` per move; running out loses.
+    Clock {
+        /// Time for the whole game.
+        base: Duration,
+        /// Added after each move.
+        increment: Duration,
+    },
+}
+
+/// Resign adjudication: both players see the score beyond `score` (one side winning) for
+/// `moves` consecutive moves each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResignRule {
+    /// Threshold, eval units.
+    pub score: i32,
+    /// Consecutive moves of each side.
+    pub moves: u32,
+}
+
+/// Draw adjudication: from move `after_move` on, both players' scores stay within
+/// `+-score` for `moves` consecutive moves each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DrawRule {
+    /// Threshold, eval units.
+    pub score: i32,
+    /// Consecutive moves of each side.
+    pub moves: u32,
+    /// First full-move number at which the rule applies.
+    pub after_move: u32,
+}
+
+/// How a game is played.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct GameConfig {
+    /// Per-move limit.
+    pub limit: MoveLimit,
+    /// Optional resign adjudication.
+    pub resign: Option<ResignRule>,
+    /// Optional draw adjudication.
+    pub draw: Option<DrawRule>,
+    /// Plies after which the game is a draw.
+    pub max_plies: u32,
+}
+
+impl Default for GameConfig {
+    fn default() -> Self {
+        GameConfig {
+            limit: MoveLimit::Nodes(5_000),
+            resign: None,
+            draw: None,
+            max_plies: 400,
+        }
+    }
+}
+
+/// Result of a game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum GameOutcome {
+    /// 1-0.
+    WhiteWins,
+    /// 0-1.
+    BlackWins,
+    /// 1/2-1/2.
+    Draw,
+}
+
+impl GameOutcome {
+    /// The PGN result string.
+    pub fn pgn(self) -> &'static str {
+        match self {
+            GameOutcome::WhiteWins => "1-0",
+            GameOutcome::BlackWins => "0-1",
+            GameOutcome::Draw => "1/2-1/2",
+        }
+    }
+
+    fn win_for(color: Color) -> GameOutcome {
+        match color {
+            Color::White => GameOutcome::WhiteWins,
+            Color::Black => GameOutcome::BlackWins,
+        }
+    }
+}
+
+/// Why a game ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Termination {
+    /// The side to move is mated.
+    Checkmate,
+    /// The side to move has no legal move and is not in check.
+    Stalemate,
+    /// The same position occurred three times.
+    ThreefoldRepetition,
+    /// Fifty moves by each side without a capture or pawn move.
+    FiftyMoves,
+    /// Neither side can mate.
+    InsufficientMaterial,
+    /// Adjudicated as a win: both players agreed the score was decisive.
+    ResignAdjudication,
+    /// Adjudicated as a draw: both players agreed the score was near zero.
+    DrawAdjudication,
+    /// The ply cap was reached.
+    PlyCap,
+    /// A player's clock ran out.
+    TimeForfeit,
+    /// A player failed (error or illegal move) and loses.
+    PlayerFailure(String),
+}
+
+impl Termination {
+    /// The PGN `Termination` tag value (the standard's vocabulary).
+    pub fn pgn_tag(&self) -> &'static str {
+        match self {
+            Termination::ResignAdjudication
+            | Termination::DrawAdjudication
+            | Termination::PlyCap => "adjudication",
+            Termination::TimeForfeit => "time forfeit",
+            Termination::PlayerFailure(_) => "rules infraction",
+            _ => "normal",
+        }
+    }
+
+    /// A human description, written as the game's final PGN comment.
+    pub fn describe(&self) -> String {
+        match self {
+            Termination::Checkmate => "checkmate".into(),
+            Termination::Stalemate => "stalemate".into(),
+            Termination::ThreefoldRepetition => "threefold repetition".into(),
+            Termination::FiftyMoves => "fifty-move rule".into(),
+            Termination::InsufficientMaterial => "insufficient material".into(),
+            Termination::ResignAdjudication => "resign adjudication".into(),
+            Termination::DrawAdjudication => "draw adjudication".into(),
+            Termination::PlyCap => "ply cap".into(),
+            Termination::TimeForfeit => "loss on time".into(),
+            Termination::PlayerFailure(why) => format!("player failure: {why}"),
+        }
+    }
+}
+
+/// A finished game.
+#[derive(Debug, Clone)]
+pub struct GameRecord {
+    /// The opening position the game started from.
+    pub start: Chess,
+    /// White's name.
+    pub white: String,
+    /// Black's name.
+    pub black: String,
+    /// The moves played.
+    pub moves: Vec<Move>,
+    /// The result.
+    pub outcome: GameOutcome,
+    /// Why it ended.
+    pub termination: Termination,
+}
+
+/// Plays one game from `opening`.
+pub fn play_game(
+    white: &mut dyn Player,
+    black: &mut dyn Player,
+    opening: &Chess,
+    config: &GameConfig,
+) -> GameRecord {
+    white.new_game();
+    black.new_game();
+    let mut pos = opening.clone();
+    let mut board_key = Board::new(pos.clone()).hash();
+    let mut keys: Vec<u64> = Vec::new();
+    let mut seen: HashMap<u64, u32> = HashMap::new();
+    seen.insert(board_key, 1);
+    let mut moves = Vec::new();
+    // White-point-of-view scores, one per ply (None when a player gave none).
+    let mut scores: Vec<Option<i32>> = Vec::new();
+    let mut clocks = match config.limit {
+        MoveLimit::Clock { base, .. } => [base, base],
+        _ => [Duration::ZERO; 2],
+    };
+    let (white_name, black_name) = (white.name().to_string(), black.name().to_string());
+    let finish = |moves: Vec<Move>, outcome, termination| GameRecord {
+        start: opening.clone(),
+        white: white_name.clone(),
+        black: black_name.clone(),
+        moves,
+        outcome,
+        termination,
+    };
+    loop {
+        // The rules, in the order FIDE applies them.
+        if pos.is_checkmate() {
+            return finish(
+                moves,
+                GameOutcome::win_for(!pos.turn()),
+                Termination::Checkmate,
+            );
+        }
+        if pos.is_stalemate() {
+            return finish(moves, GameOutcome::Draw, Termination::Stalemate);
+        }
+        if pos.is_insufficient_material() {
+            return finish(moves, GameOutcome::Draw, Termination::InsufficientMaterial);
+        }
+        if seen.get(&board_key).copied().unwrap_or(0) >= 3 {
+            return finish(moves, GameOutcome::Draw, Termination::ThreefoldRepetition);
+        }
+        if pos.halfmoves() >= 100 {
+            return finish(moves, GameOutcome::Draw, Termination::FiftyMoves);
+        }
+        if moves.len() as u32 >= config.max_plies {
+            return finish(moves, GameOutcome::Draw, Termination::PlyCap);
+        }
+
+        let side = pos.turn();
+        let limits = match config.limit {
+            MoveLimit::Nodes(n) => Limits::nodes(n),
+            MoveLimit::Depth(d) => Limits::depth(d),
+            MoveLimit::Clock { increment, .. } => Limits {
+                time_left: Some(clocks[side as usize]),
+                increment: Some(increment),
+                ..Limits::default()
+            },
+        };
+        let player: &mut dyn Player = match side {
+            Color::White => white,
+            Color::Black => black,
+        };
+        let started = Instant::now();
+        let chosen = player.choose(&pos, &keys, &limits);
+        let spent = started.elapsed();
+        if let MoveLimit::Clock { increment, .. } = config.limit {
+            let clock = &mut clocks[side as usize];
+            if spent > *clock {
+                // Out of time: a loss, unless the opponent cannot possibly mate.
+                let outcome = if pos.has_insufficient_material(!side) {
+                    GameOutcome::Draw
+                } else {
+                    GameOutcome::win_for(!side)
+                };
+                return finish(moves, outcome, Termination::TimeForfeit);
+            }
+            *clock = *clock - spent + increment;
+        }
+        let chosen = match chosen {
+            Ok(c) if pos.is_legal(c.mv) => c,
+            Ok(c) => {
+                let why = format!("illegal move {}", c.mv);
+                return finish(
+                    moves,
+                    GameOutcome::win_for(!side),
+                    Termination::PlayerFailure(why),
+                );
+            }
+            Err(e) => {
+                return finish(
+                    moves,
+                    GameOutcome::win_for(!side),
+                    Termination::PlayerFailure(e.to_string()),
+                );
+            }
+        };
+        scores.push(chosen.score.map(|s| match side {
+            Color::White => s,
+            Color::Black => -s,
+        }));
+        keys.push(board_key);
+        pos.play_unchecked(chosen.mv);
+        moves.push(chosen.mv);
+        board_key = Board::new(pos.clone()).hash();
+        *seen.entry(board_key).or_insert(0) += 1;
+
+        if let Some(outcome) = adjudicate(config, &scores, pos.fullmoves().get()) {
+            // Mate on the board takes precedence: it is checked at the top of the loop first.
+            if !pos.is_checkmate() {
+                let termination = if outcome == GameOutcome::Draw {
+                    Termination::DrawAdjudication
+                } else {
+                    Termination::ResignAdjudication
+                };
+                return finish(moves, outcome, termination);
+            }
+        }
+    }
+}
+
+/// Applies the adjudication rules to the White-view scores of the plies so far.
+fn adjudicate(config: &GameConfig, scores: &[Option<i32>], fullmove: u32) -> Option<GameOutcome> {
+    let last = |n: u32| -> Option<Vec<i32>> {
+        let plies = 2 * n as usize;
+        if n == 0 || scores.len() < plies {
+            return None;
+        }
+        scores[scores.len() - plies..].iter().copied().collect()
+    };
+    if let Some(rule) = config.resign
+        && let Some(s) = last(rule.moves)
+    {
+        if s.iter().all(|&v| v >= rule.score) {
+            return Some(GameOutcome::WhiteWins);
+        }
+        if s.iter().all(|&v| v <= -rule.score) {
+            return Some(GameOutcome::BlackWins);
+        }
+    }
+    if let Some(rule) = config.draw
+        && fullmove >= rule.after_move
+        && let Some(s) = last(rule.moves)
+        && s.iter()
+            .all(|&v| v.abs() <= rule.score && v.abs() < MATE_BOUND)
+    {
+        return Some(GameOutcome::Draw);
+    }
+    None
+}

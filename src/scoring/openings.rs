@@ -1,0 +1,149 @@
+//! Opening books: one FEN or EPD position a line (4 or 6 FEN fields, EPD operations ignored).
+
+use std::path::Path;
+
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
+use shakmaty::fen::Fen;
+use shakmaty::{CastlingMode, Chess, Position};
+
+/// Why a book could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum BookError {
+    /// The file could not be read.
+    #[error("cannot read opening book {path}: {source}")]
+    Unreadable {
+        /// File path.
+        path: String,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// No usable position in the file.
+    #[error("{path}: no usable opening positions")]
+    Empty {
+        /// File path.
+        path: String,
+    },
+}
+
+/// A parsed book: its positions, and the lines that were not positions (`file:line: reason`).
+pub struct Book {
+    /// Playable positions (legal, not already finished), in file order.
+    pub positions: Vec<Chess>,
+    /// Lines skipped, as `file:line: reason`.
+    pub skipped: Vec<String>,
+}
+
+/// Parses one book line: the FEN fields (4, or 6 with clocks) before any EPD operations.
+pub fn parse_line(text: &str) -> Result<Option<Chess>, String> {
+    let text = text.trim_matches(|c: char| c.is_whitespace() || c.is_control() || c == '\u{feff}');
+    if text.is_empty() || text.starts_with('#') {
+        return Ok(None);
+    }
+    let fields: Vec<&str> = text.split_whitespace().collect();
+    if fields.len() < 4 {
+        return Err(format!("'{text}' has fewer than 4 FEN fields"));
+    }
+    let mut n = 4;
+    let clock = |s: &str| s.trim_end_matches(';').parse::<u32>().is_ok();
+    if fields.len() >= 6 && clock(fields[4]) && clock(fields[5]) {
+        n = 6;
+    }
+    let fen_text = fields[..n]
+        .iter()
+        .map(|f| f.trim_end_matches(';'))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let fen: Fen = fen_text
+        .parse()
+        .map_err(|e| format!("bad FEN '{fen_text}': {e}"))?;
+    let pos: Chess = fen
+        .into_position(CastlingMode::Standard)
+        .map_err(|e| format!("bad FEN '{fen_text}': {e}"))?;
+    if pos.legal_moves().is_empty() {
+        return Err(format!("'{fen_text}' is already finished (no legal move)"));
+    }
+    Ok(Some(pos))
+}
+
+/// Reads a book file.
+pub fn read(path: &Path) -> Result<Book, BookError> {
+    let name = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|source| BookError::Unreadable {
+        path: name.clone(),
+        source,
+    })?;
+    let text = String::from_utf8_lossy(&bytes);
+    let mut book = Book {
+        positions: Vec::new(),
+        skipped: Vec::new(),
+    };
+    for (i, line) in text.lines().enumerate() {
+        match parse_line(line) {
+            Ok(Some(p)) => book.positions.push(p),
+            Ok(None) => {}
+            Err(reason) => book.skipped.push(format!("{name}:{}: {reason}", i + 1)),
+        }
+    }
+    if book.positions.is_empty() {
+        return Err(BookError::Empty { path: name });
+    }
+    Ok(book)
+}
+
+/// Shuffles positions reproducibly: the same seed gives the same order on every machine
+/// (ChaCha8, independent of the platform).
+pub fn shuffle(positions: &mut [Chess], seed: u64) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    positions.shuffle(&mut rng);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_of_four_or_six_fields_and_epd_ops() {
+        assert!(
+            parse_line("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1")
+                .unwrap()
+                .is_some()
+        );
+        assert!(
+            parse_line("r1bq1rk1/ppp2ppp/5n2/2bp4/2NPP3/2P5/PP3PPP/RNBQK2R w KQ d6")
+                .unwrap()
+                .is_some()
+        );
+        assert!(
+            parse_line("2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - bm Qg6; id \"x\";")
+                .unwrap()
+                .is_some()
+        );
+        assert!(parse_line("").unwrap().is_none());
+        assert!(parse_line("# comment").unwrap().is_none());
+        assert!(parse_line("not a fen").is_err());
+        assert!(parse_line("8/8/8/8/8/8/8/8 w - - 0 1").is_err());
+        // Checkmated already: not an opening.
+        assert!(parse_line("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1").is_err());
+    }
+
+    #[test]
+    fn shuffle_is_reproducible() {
+        let mut a: Vec<Chess> = Vec::new();
+        let mut pos = Chess::default();
+        for _ in 0..10 {
+            let m = pos.legal_moves()[0];
+            pos.play_unchecked(m);
+            a.push(pos.clone());
+        }
+        let mut b = a.clone();
+        let mut c = a.clone();
+        shuffle(&mut b, 7);
+        shuffle(&mut c, 7);
+        assert_eq!(b, c);
+        let mut d = a.clone();
+        shuffle(&mut d, 8);
+        assert_ne!(b, d);
+    }
+}

@@ -1,0 +1,583 @@
+//! Self-play: every termination rule, colour reversal and opening use, determinism at fixed
+//! nodes (also under SPRT stopping), PGN read back by an independent parser, and a small
+//! `marginal match` run.
+
+use std::io::Cursor;
+use std::ops::ControlFlow;
+use std::path::Path;
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use marginal::engine::bench::position;
+use marginal::engine::{Limits, Margins};
+use marginal::scoring::game::{
+    DrawRule, EnginePlayer, GameConfig, GameOutcome, GameRecord, MoveLimit, Player, PlayerError,
+    PlayerMove, ResignRule, Termination, play_game,
+};
+use marginal::scoring::matches::{MatchConfig, run_match};
+use marginal::scoring::pgn::format_game;
+use marginal::scoring::stats::SprtParams;
+use pgn_reader::{RawTag, Reader, SanPlus, Visitor};
+use shakmaty::fen::Fen;
+use shakmaty::uci::UciMove;
+use shakmaty::{CastlingMode, Chess, Move, Position};
+
+/// Plays a fixed list of UCI moves (then the first legal move), reporting a fixed score, after
+/// an optional delay.
+struct Scripted {
+    name: String,
+    moves: Vec<&'static str>,
+    next: usize,
+    score: Option<i32>,
+    delay: Duration,
+    seen: Arc<Mutex<Vec<Chess>>>,
+}
+
+impl Scripted {
+    fn new(name: &str, moves: &[&'static str]) -> Scripted {
+        Scripted {
+            name: name.into(),
+            moves: moves.to_vec(),
+            next: 0,
+            score: None,
+            delay: Duration::ZERO,
+            seen: Arc::default(),
+        }
+    }
+}
+
+impl Player for Scripted {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn new_game(&mut self) {
+        self.next = 0;
+    }
+    fn choose(&mut self, pos: &Chess, _: &[u64], _: &Limits) -> Result<PlayerMove, PlayerError> {
+        std::thread::sleep(self.delay);
+        self.seen.lock().unwrap().push(pos.clone());
+        let mv = match self.moves.get(self.next) {
+            Some(u) => u
+                .parse::<UciMove>()
+                .map_err(|e| PlayerError(e.to_string()))?
+                .to_move(pos)
+                .unwrap_or(Move::Put {
+                    role: shakmaty::Role::Pawn,
+                    to: shakmaty::Square::A1,
+                }),
+            None => pos.legal_moves()[0],
+        };
+        self.next += 1;
+        Ok(PlayerMove {
+            mv,
+            score: self.score,
+        })
+    }
+}
+
+fn game(
+    fen: &str,
+    white: &[&'static str],
+    black: &[&'static str],
+    config: GameConfig,
+) -> GameRecord {
+    let mut w = Scripted::new("W", white);
+    let mut b = Scripted::new("B", black);
+    play_game(&mut w, &mut b, &position(fen), &config)
+}
+
+const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+#[test]
+fn checkmate_and_stalemate() {
+    // Scholar's mate.
+    let g = game(
+        START,
+        &["e2e4", "f1c4", "d1h5", "h5f7"],
+        &["e7e5", "b8c6", "g8f6"],
+        GameConfig::default(),
+    );
+    assert_eq!(
+        (g.outcome, g.termination),
+        (GameOutcome::WhiteWins, Termination::Checkmate)
+    );
+    assert_eq!(g.moves.len(), 7);
+    // Qb6 stalemates the king on a8.
+    let g = game(
+        "k7/2Q5/8/8/8/8/8/7K w - - 0 1",
+        &["c7b6"],
+        &[],
+        GameConfig::default(),
+    );
+    assert_eq!(
+        (g.outcome, g.termination),
+        (GameOutcome::Draw, Termination::Stalemate)
+    );
+}
+
+#[test]
+fn threefold_fifty_moves_and_insufficient_material() {
+    let shuffle = ["g1f3", "f3g1", "g1f3", "f3g1"];
+    let back = ["g8f6", "f6g8", "g8f6", "f6g8"];
+    let g = game(START, &shuffle, &back, GameConfig::default());
+    assert_eq!(
+        (g.outcome, g.termination),
+        (GameOutcome::Draw, Termination::ThreefoldRepetition)
+    );
+    assert_eq!(g.moves.len(), 8);
+    let g = game(
+        "4k3/8/8/8/8/8/8/R3K3 w - - 99 80",
+        &["a1a2"],
+        &[],
+        GameConfig::default(),
+    );
+    assert_eq!(
+        (g.outcome, g.termination),
+        (GameOutcome::Draw, Termination::FiftyMoves)
+    );
+    assert_eq!(g.moves.len(), 1);
+    let g = game(
+        "4k3/8/8/8/8/8/3r4/4K3 w - - 0 1",
+        &["e1d2"],
+        &[],
+        GameConfig::default(),
+    );
+    assert_eq!(
+        (g.outcome, g.termination),
+        (GameOutcome::Draw, Termination::InsufficientMaterial)
+    );
+}
+
+#[test]
+fn adjudication_and_ply_cap() {
+    let moves = ["g1f3", "f3g1", "g1f3", "f3g1"];
+    let back = ["g8f6", "f6g8", "g8f6", "f6g8"];
+    let play = |white_score: i32, config: GameConfig| {
+        let mut w = Scripted::new("W", &moves);
+        let mut b = Scripted::new("B", &back);
+        w.score = Some(white_score);
+        b.score = Some(-white_score);
+        play_game(&mut w, &mut b, &position(START), &config)
+    };
+    let resign = GameConfig {
+        resign: Some(ResignRule {
+            score: 1000,
+            moves: 2,
+        }),
+        ..GameConfig::default()
+    };
+    let g = play(1500, resign);
+    assert_eq!(
+        (g.outcome, g.termination, g.moves.len()),
+        (GameOutcome::WhiteWins, Termination::ResignAdjudication, 4)
+    );
+    let g = play(-1500, resign);
+    assert_eq!(g.outcome, GameOutcome::BlackWins);
+    // Below the threshold: no adjudication (the game ends by repetition instead).
+    assert_eq!(
+        play(900, resign).termination,
+        Termination::ThreefoldRepetition
+    );
+    let draw = GameConfig {
+        draw: Some(DrawRule {
+            score: 10,
+            moves: 2,
+            after_move: 1,
+        }),
+        ..GameConfig::default()
+    };
+    let g = play(5, draw);
+    assert_eq!(
+        (g.outcome, g.termination, g.moves.len()),
+        (GameOutcome::Draw, Termination::DrawAdjudication, 4)
+    );
+    let late = GameConfig {
+        draw: Some(DrawRule {
+            score: 10,
+            moves: 2,
+            after_move: 40,
+        }),
+        ..GameConfig::default()
+    };
+    assert_eq!(play(5, late).termination, Termination::ThreefoldRepetition);
+    let capped = GameConfig {
+        max_plies: 3,
+        ..GameConfig::default()
+    };
+    let g = play(0, capped);
+    assert_eq!(
+        (g.outcome, g.termination, g.moves.len()),
+        (GameOutcome::Draw, Termination::PlyCap, 3)
+    );
+}
+
+#[test]
+fn time_forfeit_and_player_failure() {
+    let clock = GameConfig {
+        limit: MoveLimit::Clock {
+            base: Duration::from_millis(30),
+            increment: Duration::ZERO,
+        },
+        ..GameConfig::default()
+    };
+    let mut slow = Scripted::new("slow", &[]);
+    slow.delay = Duration::from_millis(60);
+    let mut fast = Scripted::new("fast", &[]);
+    let g = play_game(&mut slow, &mut fast, &position(START), &clock);
+    assert_eq!(
+        (g.outcome, g.termination),
+        (GameOutcome::BlackWins, Termination::TimeForfeit)
+    );
+    // Out of time against a bare king: a draw.
+    let mut slow = Scripted::new("slow", &[]);
+    slow.delay = Duration::from_millis(60);
+    let g = play_game(
+        &mut slow,
+        &mut fast,
+        &position("4k3/8/8/8/8/8/8/R3K3 w - - 0 1"),
+        &clock,
+    );
+    assert_eq!(
+        (g.outcome, g.termination),
+        (GameOutcome::Draw, Termination::TimeForfeit)
+    );
+    // An illegal move loses.
+    let g = game(START, &["e2e5"], &[], GameConfig::default());
+    assert_eq!(g.outcome, GameOutcome::BlackWins);
+    assert!(matches!(g.termination, Termination::PlayerFailure(_)));
+}
+
+fn openings() -> Vec<Chess> {
+    [
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+        "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1",
+        "rnbqkbnr/pppppppp/8/8/2P5/8/PP1PPPPP/RNBQKBNR b KQkq - 0 1",
+    ]
+    .iter()
+    .map(|f| position(f))
+    .collect()
+}
+
+#[test]
+fn colours_reverse_and_openings_are_used_in_order() {
+    let seen_a: Arc<Mutex<Vec<Chess>>> = Arc::default();
+    let seen = seen_a.clone();
+    let a = move || -> Box<dyn Player> {
+        let mut p = Scripted::new("A", &[]);
+        p.seen = seen.clone();
+        Box::new(p)
+    };
+    let b = || -> Box<dyn Player> { Box::new(Scripted::new("B", &[])) };
+    let config = MatchConfig {
+        game: GameConfig {
+            max_plies: 2,
+            ..GameConfig::default()
+        },
+        games: 6,
+        concurrency: 1,
+        sprt: None,
+    };
+    let books = openings();
+    let result = run_match(&a, &b, &books, &config, &mut |_, _| {});
+    assert_eq!(result.pairs.len(), 3);
+    for (i, pair) in result.pairs.iter().enumerate() {
+        assert_eq!(pair.index, i);
+        assert_eq!(
+            (pair.first.white.as_str(), pair.first.black.as_str()),
+            ("A", "B")
+        );
+        assert_eq!(
+            (pair.second.white.as_str(), pair.second.black.as_str()),
+            ("B", "A")
+        );
+        assert_eq!(pair.first.start, books[i]);
+        assert_eq!(pair.second.start, books[i]);
+    }
+    // A played Black's first move of game one (the openings are Black to move) ... and
+    // White's in game two: it saw the opening position itself only in the first game.
+    let seen = seen_a.lock().unwrap();
+    assert!(seen.contains(&books[0]));
+}
+
+fn engine(name: &'static str, margins: Margins) -> impl Fn() -> Box<dyn Player> + Sync {
+    move || Box::new(EnginePlayer::new(name, margins, 1)) as Box<dyn Player>
+}
+
+/// Pair index, both games' moves, both outcomes.
+type PairSummary = (usize, Vec<Move>, Vec<Move>, GameOutcome, GameOutcome);
+
+fn summary(result: &marginal::scoring::matches::MatchResult) -> Vec<PairSummary> {
+    result
+        .pairs
+        .iter()
+        .map(|p| {
+            (
+                p.index,
+                p.first.moves.clone(),
+                p.second.moves.clone(),
+                p.first.outcome,
+                p.second.outcome,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn fixed_node_matches_are_deterministic_on_any_thread_count() {
+    let a = engine("A", Margins::default());
+    let b = engine("B", Margins::off());
+    let books = openings();
+    let run = |concurrency: usize, sprt: Option<SprtParams>, games: u32| {
+        let config = MatchConfig {
+            game: GameConfig {
+                limit: MoveLimit::Nodes(400),
+                max_plies: 60,
+                ..GameConfig::default()
+            },
+            games,
+            concurrency,
+            sprt,
+        };
+        run_match(&a, &b, &books, &config, &mut |_, _| {})
+    };
+    let one = run(1, None, 6);
+    let two = run(2, None, 6);
+    assert_eq!(summary(&one), summary(&two));
+    assert_eq!(one.stats.pentanomial, two.stats.pentanomial);
+    // Under an SPRT that decides fast, the stopping pair is the same for any thread count.
+    let quick = SprtParams {
+        elo0: -300.0,
+        elo1: 300.0,
+        alpha: 0.4,
+        beta: 0.4,
+    };
+    let s1 = run(1, Some(quick), 40);
+    let s3 = run(3, Some(quick), 40);
+    assert_eq!(summary(&s1), summary(&s3));
+    assert_eq!(s1.stats.llr, s3.stats.llr);
+    assert!(s1.stats.decision.is_some());
+}
+
+/// Collects tags and SAN moves with pgn-reader, an independent parser.
+struct Collect;
+
+#[derive(Default)]
+struct Parsed {
+    tags: Vec<(String, String)>,
+    sans: Vec<SanPlus>,
+}
+
+impl Visitor for Collect {
+    type Tags = Vec<(String, String)>;
+    type Movetext = Parsed;
+    type Output = Parsed;
+    fn begin_tags(&mut self) -> ControlFlow<Self::Output, Self::Tags> {
+        ControlFlow::Continue(Vec::new())
+    }
+    fn tag(
+        &mut self,
+        tags: &mut Self::Tags,
+        name: &[u8],
+        value: RawTag<'_>,
+    ) -> ControlFlow<Self::Output> {
+        tags.push((
+            String::from_utf8_lossy(name).into_owned(),
+            value.decode_utf8_lossy().into_owned(),
+        ));
+        ControlFlow::Continue(())
+    }
+    fn begin_movetext(&mut self, tags: Self::Tags) -> ControlFlow<Self::Output, Self::Movetext> {
+        ControlFlow::Continue(Parsed {
+            tags,
+            sans: Vec::new(),
+        })
+    }
+    fn san(&mut self, movetext: &mut Self::Movetext, san: SanPlus) -> ControlFlow<Self::Output> {
+        movetext.sans.push(san);
+        ControlFlow::Continue(())
+    }
+    fn end_game(&mut self, movetext: Self::Movetext) -> Self::Output {
+        movetext
+    }
+}
+
+#[test]
+fn pgn_round_trip_with_an_independent_parser() {
+    let a = engine("A \"quoted\" name", Margins::default());
+    let b = engine("B", Margins::off());
+    let config = MatchConfig {
+        game: GameConfig {
+            limit: MoveLimit::Nodes(300),
+            max_plies: 120,
+            ..GameConfig::default()
+        },
+        games: 4,
+        concurrency: 2,
+        sprt: None,
+    };
+    let mut books = openings();
+    books.push(Chess::default());
+    let result = run_match(&a, &b, &books[2..], &config, &mut |_, _| {});
+    let games: Vec<&GameRecord> = result
+        .pairs
+        .iter()
+        .flat_map(|p| [&p.first, &p.second])
+        .collect();
+    let text: String = games
+        .iter()
+        .enumerate()
+        .map(|(i, g)| format_game(g, "test", &format!("{}", i + 1), "2026.11.21"))
+        .collect();
+    let mut reader = Reader::new(Cursor::new(text.as_bytes()));
+    for g in &games {
+        let parsed = reader.read_game(&mut Collect).unwrap().expect("a game");
+        let tag = |name: &str| {
+            parsed
+                .tags
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| v.clone())
+        };
+        for name in [
+            "Event",
+            "Site",
+            "Date",
+            "Round",
+            "White",
+            "Black",
+            "Result",
+            "PlyCount",
+            "Termination",
+        ] {
+            assert!(tag(name).is_some(), "missing tag {name}");
+        }
+        assert_eq!(tag("White").unwrap(), g.white);
+        assert_eq!(tag("Result").unwrap(), g.outcome.pgn());
+        assert_eq!(tag("PlyCount").unwrap(), g.moves.len().to_string());
+        let mut pos: Chess = match tag("FEN") {
+            Some(fen) => {
+                assert_eq!(tag("SetUp").as_deref(), Some("1"));
+                fen.parse::<Fen>()
+                    .unwrap()
+                    .into_position(CastlingMode::Standard)
+                    .unwrap()
+            }
+            None => Chess::default(),
+        };
+        assert_eq!(pos, g.start);
+        let mut moves = Vec::new();
+        for san in &parsed.sans {
+            let m = san.san.to_move(&pos).unwrap();
+            moves.push(m);
+            pos.play_unchecked(m);
+        }
+        assert_eq!(moves, g.moves);
+    }
+    assert!(reader.read_game(&mut Collect).unwrap().is_none());
+}
+
+#[test]
+fn command_level_match() {
+    let dir = std::env::temp_dir().join(format!("marginal-match-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pgn = dir.join("games.pgn");
+    let book = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/openings/UHO_4060_v2_2k.epd");
+    let run = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_marginal"))
+            .args([
+                "match",
+                "--a",
+                "default",
+                "--b",
+                "off",
+                "--openings",
+                book.to_str().unwrap(),
+            ])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let out = run(&[
+        "--games",
+        "4",
+        "--nodes",
+        "500",
+        "--concurrency",
+        "2",
+        "--seed",
+        "3",
+        "--sprt",
+        "--pgn",
+        pgn.to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("games 4: A +"), "{stdout}");
+    assert!(
+        stdout.contains("pentanomial [LL LD WL+DD WD WW]"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("SPRT nElo [0, 5], alpha 0.05, beta 0.05: LLR"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("games/min"), "{stdout}");
+    let text = std::fs::read_to_string(&pgn).unwrap();
+    assert_eq!(text.matches("[Event ").count(), 4);
+    // Same seed, same games.
+    let again = run(&[
+        "--games",
+        "4",
+        "--nodes",
+        "500",
+        "--concurrency",
+        "1",
+        "--seed",
+        "3",
+        "--sprt",
+        "--pgn",
+        pgn.to_str().unwrap(),
+    ]);
+    assert!(again.status.success());
+    assert_eq!(std::fs::read_to_string(&pgn).unwrap(), text);
+    // Bad input: exit 2 with a clear message.
+    for (args, expected) in [
+        (vec!["--sprt", "1,2,3"], "--sprt"),
+        (vec!["--tc", "fast"], "--tc"),
+        (vec!["--resign", "x:1"], "--resign"),
+    ] {
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(expected),
+            "{args:?}"
+        );
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_marginal"))
+        .args(["match", "--a", "nonsense", "--b", "off"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = Command::new(env!("CARGO_BIN_EXE_marginal"))
+        .args([
+            "match",
+            "--a",
+            "default",
+            "--b",
+            "off",
+            "--openings",
+            "no/such/book.epd",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("cannot read opening book no/such/book.epd")
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
