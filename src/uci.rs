@@ -16,7 +16,7 @@ use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
 
 use crate::engine::search::{IterationInfo, mate_in};
-use crate::engine::{Board, Limits, Margins, PARAMS, ParamKind, Searcher};
+use crate::engine::{Board, Limits, Margins, PARAMS, Searcher};
 
 /// Default transposition table size, megabytes.
 pub const DEFAULT_HASH_MB: usize = 16;
@@ -158,18 +158,7 @@ impl UciEngine {
         );
         say(&self.out, "option name Clear Hash type button");
         for p in PARAMS {
-            let line = match p.kind {
-                ParamKind::Spin => format!(
-                    "option name {} type spin default {} min {} max {}",
-                    p.uci_name, p.default, p.min, p.max
-                ),
-                ParamKind::Check => format!(
-                    "option name {} type check default {}",
-                    p.uci_name,
-                    p.default != 0
-                ),
-            };
-            say(&self.out, &line);
+            say(&self.out, &p.uci_option());
         }
         say(&self.out, "uciok");
     }

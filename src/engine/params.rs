@@ -44,6 +44,23 @@ pub struct ParamSpec {
     pub doc: &'static str,
 }
 
+impl ParamSpec {
+    /// The UCI `option` line that declares this parameter.
+    pub fn uci_option(&self) -> String {
+        match self.kind {
+            ParamKind::Spin => format!(
+                "option name {} type spin default {} min {} max {}",
+                self.uci_name, self.default, self.min, self.max
+            ),
+            ParamKind::Check => format!(
+                "option name {} type check default {}",
+                self.uci_name,
+                self.default != 0
+            ),
+        }
+    }
+}
+
 /// An error setting a parameter by name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ParamError {

@@ -1274,6 +1274,32 @@ mod tests {
     }
 
     #[test]
+    fn an_illegal_tt_move_is_never_played() {
+        // Plant a move that is illegal here (e2e5) as the TT move of the root and of the
+        // position after 1.e4: the search must ignore it and return a legal line.
+        let b = board("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+        let mut s = Searcher::new(1, Margins::default());
+        let bogus = PackedMove::new(Move::Normal {
+            role: Role::Pawn,
+            from: shakmaty::Square::E2,
+            capture: None,
+            to: shakmaty::Square::E5,
+            promotion: None,
+        });
+        let after = b.play(mv(&b, "e2e4"));
+        for key in [b.hash(), after.hash()] {
+            s.tt.store(key, 0, bogus, 0, 0, 0, Bound::Upper);
+        }
+        let r = s.search(b.pos(), &[], &Limits::depth(4), &mut |_| {});
+        let mut pos = b.pos().clone();
+        for m in &r.pv {
+            assert!(pos.is_legal(*m));
+            pos.play_unchecked(*m);
+        }
+        assert!(r.best_move.is_some_and(|m| b.pos().is_legal(m)));
+    }
+
+    #[test]
     fn razoring_guards() {
         let b = board(QUIET);
         let eval = b.eval();
