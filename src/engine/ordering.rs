@@ -157,23 +157,28 @@ impl Heuristics {
     }
 }
 
+/// Ordering scores, one per move (no zero-filling of unused slots in the hot path).
+pub type Scores = arrayvec::ArrayVec<i32, 256>;
+
 /// Scores each move for ordering (higher first).
 pub fn score_moves(
     moves: &[Move],
-    scores: &mut [i32],
     board: &ShakBoard,
     us: Color,
     tt_move: PackedMove,
     heuristics: &Heuristics,
     ply: usize,
-) {
-    for (m, score) in moves.iter().zip(scores.iter_mut()) {
-        *score = if tt_move.matches(*m) {
-            TT_MOVE
-        } else {
-            score_one(*m, board, us, heuristics, ply)
-        };
-    }
+) -> Scores {
+    moves
+        .iter()
+        .map(|m| {
+            if tt_move.matches(*m) {
+                TT_MOVE
+            } else {
+                score_one(*m, board, us, heuristics, ply)
+            }
+        })
+        .collect()
 }
 
 #[inline]
@@ -201,11 +206,13 @@ fn score_one(m: Move, board: &ShakBoard, us: Color, heuristics: &Heuristics, ply
 }
 
 /// Scores captures and promotions for quiescence: MVV-LVA, promotions by their piece.
-pub fn score_tactical(moves: &[Move], scores: &mut [i32]) {
-    for (m, score) in moves.iter().zip(scores.iter_mut()) {
-        *score =
-            m.capture().map_or(0, |v| mvv_lva(v, m.role()) * 1024) + m.promotion().map_or(0, value);
-    }
+pub fn score_tactical(moves: &[Move]) -> Scores {
+    moves
+        .iter()
+        .map(|m| {
+            m.capture().map_or(0, |v| mvv_lva(v, m.role()) * 1024) + m.promotion().map_or(0, value)
+        })
+        .collect()
 }
 
 /// Moves the highest-scored remaining move to position `index` and returns it (selection

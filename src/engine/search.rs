@@ -635,17 +635,9 @@ impl Searcher {
         if moves.is_empty() {
             return if in_check { -MATE + ply as i32 } else { DRAW };
         }
-        let mut scores = [0i32; 256];
         let us = board.turn();
-        ordering::score_moves(
-            &moves,
-            &mut scores[..moves.len()],
-            pos.board(),
-            us,
-            tt_move,
-            &self.heuristics,
-            ply,
-        );
+        let mut scores =
+            ordering::score_moves(&moves, pos.board(), us, tt_move, &self.heuristics, ply);
 
         self.keys.push(board.hash());
         let original_alpha = alpha;
@@ -656,7 +648,7 @@ impl Searcher {
         let count = moves.len();
 
         for index in 0..count {
-            let mv = ordering::pick(&mut moves[..count], &mut scores[..count], index);
+            let mv = ordering::pick(&mut moves[..count], &mut scores, index);
             let quiet = !mv.is_capture() && !mv.is_promotion();
 
             // Futility pruning, frontier (depth 1) and extended (depth 2), per move (Heinz,
@@ -873,10 +865,9 @@ impl Searcher {
         }
 
         let count = moves.len();
-        let mut scores = [0i32; 256];
-        ordering::score_tactical(&moves, &mut scores[..count]);
+        let mut scores = ordering::score_tactical(&moves);
         for index in 0..count {
-            let mv = ordering::pick(&mut moves[..count], &mut scores[..count], index);
+            let mv = ordering::pick(&mut moves[..count], &mut scores, index);
             if !in_check {
                 // Delta pruning per capture (seed 002): stand pat + captured value + delta
                 // <= alpha cannot raise alpha. Guards: not in check, not a promotion, not in
