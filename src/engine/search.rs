@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use shakmaty::{Chess, Color, Move, Position, Rank, Role};
 
 use super::board::Board;
-use super::eval::{self, value};
+use super::eval::value;
 use super::ordering::{self, Heuristics};
 use super::params::Margins;
 use super::tt::{Bound, PackedMove, TranspositionTable};
@@ -587,10 +587,13 @@ impl Searcher {
             && let Some(null) = board.play_null()
         {
             let r = m.null_move_r + depth / 6;
+            // This node, then the pass: the stack keeps one key per ply, so side-to-move
+            // parity holds for repetitions below the null move.
+            self.keys.push(board.hash());
             self.keys.push(NULL_KEY);
             let score =
                 -self.alpha_beta::<false>(&null, depth - 1 - r, ply + 1, -beta, -beta + 1, false);
-            self.keys.pop();
+            self.keys.truncate(self.keys.len() - 2);
             if self.stopped {
                 return 0;
             }
@@ -1004,11 +1007,6 @@ pub fn mate_in(score: i32) -> Option<i32> {
     } else {
         None
     }
-}
-
-/// The flat value of the evaluation's phase-independent material (re-exported for scoring).
-pub fn piece_value(role: Role) -> i32 {
-    eval::value(role)
 }
 
 #[cfg(test)]
