@@ -117,7 +117,7 @@ fn parse_sprt(text: &str) -> Result<SprtParams, UserError> {
 }
 
 fn progress(total: u64) -> ProgressBar {
-    if !std::io::stderr().is_terminal() {
+    if !(std::io::stdout().is_terminal() && std::io::stderr().is_terminal()) {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::new(total);

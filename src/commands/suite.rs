@@ -110,7 +110,7 @@ struct PositionReport<'a> {
 }
 
 fn progress(len: usize, what: &str) -> ProgressBar {
-    if !std::io::stderr().is_terminal() {
+    if !(std::io::stdout().is_terminal() && std::io::stderr().is_terminal()) {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::new(len as u64);
