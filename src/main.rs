@@ -8,7 +8,7 @@ use anyhow::Result;
 use clap::{Parser, Subcommand};
 
 use commands::{UserError, margins_from};
-use marginal::engine::{PARAMS, bench, params};
+use marginal::engine::{DEFAULT_HASH_MB, PARAMS, bench, params, uci};
 
 #[derive(Parser)]
 #[command(
@@ -37,7 +37,7 @@ enum Command {
         #[arg(long, default_value = "default")]
         margins: String,
         /// Transposition table size, megabytes (0 disables it).
-        #[arg(long, default_value_t = 16)]
+        #[arg(long, default_value_t = DEFAULT_HASH_MB)]
         hash: usize,
     },
     /// Speaks the UCI protocol on standard input/output (for GUIs, cutechess, fastchess).
@@ -76,13 +76,7 @@ fn run(cli: Cli) -> Result<()> {
             let margins = margins_from(&margins, &[])?;
             let totals = bench::run(depth, margins, hash, |line| {
                 let r = &line.result;
-                let best = r.best_move.map_or_else(
-                    || "(none)".to_string(),
-                    |m| {
-                        shakmaty::uci::UciMove::from_move(m, shakmaty::CastlingMode::Standard)
-                            .to_string()
-                    },
-                );
+                let best = r.best_move.map_or_else(|| "(none)".to_string(), uci);
                 println!(
                     "{:>2} {:<6} {:>7} {:>10} nodes  {}",
                     line.index + 1,

@@ -145,8 +145,10 @@ pub fn resolve(spec: &str) -> Result<Margins, TunedError> {
     }
     Err(TunedError::BadSpec(
         spec.to_string(),
-        "not a built-in set (default, off, bare, sound), a .json file, or name=value assignments"
-            .to_string(),
+        format!(
+            "not a built-in set ({}), a .json file, or name=value assignments",
+            Margins::BUILTIN_NAMES.join(", ")
+        ),
     ))
 }
 

@@ -16,10 +16,8 @@ use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
 
 use crate::engine::search::{IterationInfo, mate_in};
-use crate::engine::{Board, Limits, Margins, PARAMS, Searcher};
+use crate::engine::{Board, DEFAULT_HASH_MB, Limits, Margins, PARAMS, Searcher, uci};
 
-/// Default transposition table size, megabytes.
-pub const DEFAULT_HASH_MB: usize = 16;
 /// Largest transposition table accepted, megabytes.
 pub const MAX_HASH_MB: usize = 16_384;
 
@@ -219,8 +217,8 @@ impl UciEngine {
                 words.join(" ")
             )),
         };
-        let mut pos = match start {
-            Ok(p) => p,
+        let mut board = match start {
+            Ok(p) => Board::new(p),
             Err(e) => {
                 say(&self.out, &format!("info string {e}; position unchanged"));
                 return;
@@ -234,22 +232,22 @@ impl UciEngine {
             let parsed = text
                 .parse::<UciMove>()
                 .ok()
-                .and_then(|u| u.to_move(&pos).ok());
+                .and_then(|u| u.to_move(board.pos()).ok());
             let Some(m) = parsed else {
                 say(
                     &self.out,
                     &format!(
                         "info string illegal move '{text}' (move {} of the list) in {}; position unchanged",
                         i + 1,
-                        Fen::from_position(&pos, EnPassantMode::Legal)
+                        Fen::from_position(board.pos(), EnPassantMode::Legal)
                     ),
                 );
                 return;
             };
-            history.push(Board::new(pos.clone()).hash());
-            pos.play_unchecked(m);
+            history.push(board.hash());
+            board = board.play(m);
         }
-        self.position = pos;
+        self.position = board.pos().clone();
         self.history = history;
     }
 
@@ -273,10 +271,7 @@ impl UciEngine {
                 say(&out, &info_line(info));
             });
             match result.best_move {
-                Some(m) => say(
-                    &out,
-                    &format!("bestmove {}", UciMove::from_move(m, CastlingMode::Standard)),
-                ),
+                Some(m) => say(&out, &format!("bestmove {}", uci(m))),
                 None => say(&out, "bestmove 0000"),
             }
             searcher
@@ -292,11 +287,7 @@ pub fn info_line(info: &IterationInfo) -> String {
     };
     let ms = info.elapsed.as_millis().max(1);
     let nps = (u128::from(info.nodes) * 1000 / ms) as u64;
-    let pv: Vec<String> = info
-        .pv
-        .iter()
-        .map(|m| UciMove::from_move(*m, CastlingMode::Standard).to_string())
-        .collect();
+    let pv: Vec<String> = info.pv.iter().map(|m| uci(*m)).collect();
     format!(
         "info depth {} seldepth {} score {} nodes {} nps {} time {} pv {}",
         info.depth,

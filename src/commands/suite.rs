@@ -188,7 +188,7 @@ pub fn run(args: SuiteArgs) -> Result<()> {
     let skipped = suites.skipped().count();
 
     print_summary(
-        &args, &suites, &config, cached, threads, &per_suite, &total, &prunes, skipped,
+        &args, &suites, &config, cached, &per_suite, &total, &prunes, skipped,
     );
     if args.verbose {
         print_positions(&results, &reference);
@@ -206,7 +206,7 @@ pub fn run(args: SuiteArgs) -> Result<()> {
                 .zip(&per_suite)
                 .map(|(f, (_, o))| SuiteReport {
                     path: &f.path,
-                    positions: f.records.len(),
+                    positions: f.positions,
                     skipped: &f.skipped,
                     objective: *o,
                 })
@@ -254,7 +254,7 @@ fn per_suite(
     let mut out = Vec::new();
     let mut start = 0;
     for f in &suites.files {
-        let end = start + f.records.len();
+        let end = start + f.positions;
         out.push((
             f.path.clone(),
             objective::evaluate(&results[start..end], &reference[start..end], params),
@@ -270,7 +270,6 @@ fn print_summary(
     suites: &LoadedSuites,
     config: &RunConfig,
     cached: bool,
-    threads: usize,
     per_suite: &[(String, Objective)],
     total: &Objective,
     prunes: &PruneStats,
@@ -350,7 +349,6 @@ fn print_summary(
         prunes.null_move,
         prunes.lmr
     );
-    let _ = threads;
 }
 
 fn print_positions(results: &[PositionResult], reference: &[PositionResult]) {

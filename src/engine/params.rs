@@ -262,15 +262,18 @@ impl Margins {
     /// Names of the built-in margin sets.
     pub const BUILTIN_NAMES: [&'static str; 4] = ["default", "off", "bare", "sound"];
 
-    /// A built-in margin set by name: `default`, `off`, `bare` or `sound`.
+    /// A built-in margin set by name (one of [`Margins::BUILTIN_NAMES`]).
     pub fn builtin(name: &str) -> Option<Self> {
-        match name {
-            "default" => Some(Margins::default()),
-            "off" => Some(Margins::off()),
-            "bare" => Some(Margins::bare()),
-            "sound" => Some(Margins::sound()),
-            _ => None,
-        }
+        let build: [fn() -> Margins; 4] = [
+            Margins::default,
+            Margins::off,
+            Margins::bare,
+            Margins::sound,
+        ];
+        Margins::BUILTIN_NAMES
+            .iter()
+            .position(|n| *n == name)
+            .map(|i| build[i]())
     }
 
     /// The parameter with this snake_case name, UCI name (case-insensitive) or short alias

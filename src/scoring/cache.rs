@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::epd::{EpdFileError, ParsedSuite, SkippedLine, parse_file};
+use super::epd::{EpdFileError, ParsedSuite, SkippedLine, parse_bytes};
 use super::objective::{Objective, ObjectiveParams, evaluate};
 use super::suite::{self, Fnv, PositionResult, RunConfig, SuitePosition, engine_signature};
 use crate::engine::Margins;
@@ -28,10 +28,20 @@ pub enum SuiteError {
     },
 }
 
+/// One suite file of a [`LoadedSuites`]: its records live in the flattened position list.
+pub struct SuiteFile {
+    /// The path, as given.
+    pub path: String,
+    /// How many of the positions came from this file (they are consecutive, in file order).
+    pub positions: usize,
+    /// Lines that could not be parsed.
+    pub skipped: Vec<SkippedLine>,
+}
+
 /// Parsed suites, flattened into one position list.
 pub struct LoadedSuites {
-    /// Each file's parse (records and skipped lines).
-    pub files: Vec<ParsedSuite>,
+    /// Each file: path, position count, skipped lines.
+    pub files: Vec<SuiteFile>,
     /// Every position, in file order.
     pub positions: Vec<SuitePosition>,
     /// Stable hash of the files' contents (for cache keys).
@@ -51,19 +61,25 @@ pub fn load_suites(paths: &[PathBuf], strict: bool) -> Result<LoadedSuites, Suit
     let mut positions = Vec::new();
     let mut hash = Fnv::new();
     for path in paths {
-        let parsed = parse_file(path)?;
+        let name = path.display().to_string();
         let bytes = std::fs::read(path).map_err(|source| EpdFileError::Unreadable {
-            path: path.display().to_string(),
+            path: name.clone(),
             source,
         })?;
         hash.write(&bytes);
         hash.write(&[0xff]);
-        let name = path.display().to_string();
-        positions.extend(parsed.records.iter().map(|r| SuitePosition {
+        let ParsedSuite {
+            records, skipped, ..
+        } = parse_bytes(&name, &bytes)?;
+        files.push(SuiteFile {
+            path: name.clone(),
+            positions: records.len(),
+            skipped,
+        });
+        positions.extend(records.into_iter().map(|record| SuitePosition {
             suite: name.clone(),
-            record: r.clone(),
+            record,
         }));
-        files.push(parsed);
     }
     let loaded = LoadedSuites {
         files,
@@ -150,6 +166,8 @@ pub struct SuiteScorer {
     pub config: RunConfig,
     /// The reference run's results.
     pub reference: Vec<PositionResult>,
+    /// The reference's node counts: the schedule of every candidate run.
+    reference_costs: Vec<u64>,
     /// Objective parameters.
     pub params: ObjectiveParams,
 }
@@ -167,6 +185,7 @@ impl SuiteScorer {
         SuiteScorer {
             suites,
             config,
+            reference_costs: suite::costs(&reference),
             reference,
             params,
         }
@@ -174,12 +193,11 @@ impl SuiteScorer {
 
     /// Scores a candidate margin set (on the current rayon pool).
     pub fn score(&self, margins: &Margins) -> (Objective, Vec<PositionResult>) {
-        let hint = suite::costs(&self.reference);
         let results = suite::run(
             &self.suites.positions,
             margins,
             &self.config,
-            Some(&hint),
+            Some(&self.reference_costs),
             &|| {},
         );
         let objective = evaluate(&results, &self.reference, &self.params);

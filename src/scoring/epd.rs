@@ -190,23 +190,9 @@ pub enum EpdFileError {
 /// is malformed, a move cannot be resolved, or there is no `bm`, `am` or
 /// move=points `c0` operation.
 pub fn parse_line(text: &str, line: usize) -> Result<Option<EpdRecord>, EpdError> {
-    let text = trim_line(text);
-    if text.is_empty() || text.starts_with('#') {
+    let Some((position, fen, rest)) = parse_position(text)? else {
         return Ok(None);
-    }
-
-    let (fields, rest) = split_fen(text)?;
-    let fen = fields.join(" ");
-    let position = Fen::from_ascii(fen.as_bytes())
-        .map_err(|e| e.to_string())
-        .and_then(|f| {
-            f.into_position::<Chess>(CastlingMode::Standard)
-                .map_err(|e| e.to_string())
-        })
-        .map_err(|reason| EpdError::BadFen {
-            fen: fen.clone(),
-            reason,
-        })?;
+    };
 
     let operations = parse_operations(rest)?;
     let interpreted = interpret(&position, &operations)?;
@@ -258,6 +244,34 @@ pub fn parse_str(path_for_messages: &str, text: &str) -> ParsedSuite {
     suite
 }
 
+/// Parses the position part of an EPD or FEN line: 4 FEN fields, or 6 when the halfmove
+/// clock and fullmove number follow. Returns the position, its FEN (fields joined by single
+/// spaces) and the rest of the line (the operations), or `Ok(None)` for blank lines and lines
+/// starting with `#`. Also used for opening books.
+///
+/// # Errors
+///
+/// [`EpdError::BadFen`] if the fields are missing, malformed or describe an illegal position.
+pub fn parse_position(text: &str) -> Result<Option<(Chess, String, &str)>, EpdError> {
+    let text = trim_line(text);
+    if text.is_empty() || text.starts_with('#') {
+        return Ok(None);
+    }
+    let (fields, rest) = split_fen(text)?;
+    let fen = fields.join(" ");
+    let position = Fen::from_ascii(fen.as_bytes())
+        .map_err(|e| e.to_string())
+        .and_then(|f| {
+            f.into_position::<Chess>(CastlingMode::Standard)
+                .map_err(|e| e.to_string())
+        })
+        .map_err(|reason| EpdError::BadFen {
+            fen: fen.clone(),
+            reason,
+        })?;
+    Ok(Some((position, fen, rest)))
+}
+
 /// Reads and parses a suite file (see [`parse_str`]). Bytes that are not
 /// valid UTF-8 are replaced rather than rejected.
 ///
@@ -272,10 +286,21 @@ pub fn parse_file(path: &Path) -> Result<ParsedSuite, EpdFileError> {
         path: name.clone(),
         source,
     })?;
-    let text = String::from_utf8_lossy(&bytes);
-    let suite = parse_str(&name, &text);
+    parse_bytes(&name, &bytes)
+}
+
+/// Parses the contents of a suite file already read (`path` names it in messages). Bytes that
+/// are not valid UTF-8 are replaced rather than rejected.
+///
+/// # Errors
+///
+/// [`EpdFileError::NoPositions`] if it yields neither records nor skipped lines.
+pub fn parse_bytes(path: &str, bytes: &[u8]) -> Result<ParsedSuite, EpdFileError> {
+    let suite = parse_str(path, &String::from_utf8_lossy(bytes));
     if suite.records.is_empty() && suite.skipped.is_empty() {
-        return Err(EpdFileError::NoPositions { path: name });
+        return Err(EpdFileError::NoPositions {
+            path: path.to_string(),
+        });
     }
     Ok(suite)
 }

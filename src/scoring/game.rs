@@ -258,11 +258,11 @@ pub fn play_game(
 ) -> GameRecord {
     white.new_game();
     black.new_game();
-    let mut pos = opening.clone();
-    let mut board_key = Board::new(pos.clone()).hash();
+    // The board carries the Zobrist key incrementally (threefold repetition, engine history).
+    let mut board = Board::new(opening.clone());
     let mut keys: Vec<u64> = Vec::new();
     let mut seen: HashMap<u64, u32> = HashMap::new();
-    seen.insert(board_key, 1);
+    seen.insert(board.hash(), 1);
     let mut moves = Vec::new();
     // White-point-of-view scores, one per ply (None when a player gave none).
     let mut scores: Vec<Option<i32>> = Vec::new();
@@ -280,6 +280,7 @@ pub fn play_game(
         termination,
     };
     loop {
+        let pos = board.pos();
         // The rules, in the order FIDE applies them.
         if pos.is_checkmate() {
             return finish(
@@ -294,7 +295,7 @@ pub fn play_game(
         if pos.is_insufficient_material() {
             return finish(moves, GameOutcome::Draw, Termination::InsufficientMaterial);
         }
-        if seen.get(&board_key).copied().unwrap_or(0) >= 3 {
+        if seen.get(&board.hash()).copied().unwrap_or(0) >= 3 {
             return finish(moves, GameOutcome::Draw, Termination::ThreefoldRepetition);
         }
         if pos.halfmoves() >= 100 {
@@ -319,7 +320,7 @@ pub fn play_game(
             Color::Black => black,
         };
         let started = Instant::now();
-        let chosen = player.choose(&pos, &keys, &limits);
+        let chosen = player.choose(pos, &keys, &limits);
         let spent = started.elapsed();
         if let MoveLimit::Clock { increment, .. } = config.limit {
             let clock = &mut clocks[side as usize];
@@ -356,11 +357,11 @@ pub fn play_game(
             Color::White => s,
             Color::Black => -s,
         }));
-        keys.push(board_key);
-        pos.play_unchecked(chosen.mv);
+        keys.push(board.hash());
+        board = board.play(chosen.mv);
         moves.push(chosen.mv);
-        board_key = Board::new(pos.clone()).hash();
-        *seen.entry(board_key).or_insert(0) += 1;
+        *seen.entry(board.hash()).or_insert(0) += 1;
+        let pos = board.pos();
 
         if let Some(outcome) = adjudicate(config, &scores, pos.fullmoves().get()) {
             // Mate on the board takes precedence: it is checked at the top of the loop first.

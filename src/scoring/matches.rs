@@ -82,13 +82,13 @@ impl MatchStats {
         self.wdl.add_game(second);
         self.pentanomial.add_pair(first, second);
         self.games += 2;
-        for (game, a_white) in [(&pair.first, true), (&pair.second, false)] {
+        // A flag against a bare king is a draw: nobody's time loss.
+        for (game, result) in [(&pair.first, first), (&pair.second, second)] {
             if game.termination == Termination::TimeForfeit {
-                let a_lost = result_for_a(game, a_white) == GameResult::Loss;
-                if a_lost {
-                    self.time_losses.0 += 1;
-                } else if result_for_a(game, a_white) == GameResult::Win {
-                    self.time_losses.1 += 1;
+                match result {
+                    GameResult::Loss => self.time_losses.0 += 1,
+                    GameResult::Win => self.time_losses.1 += 1,
+                    GameResult::Draw => {}
                 }
             }
         }

@@ -5,8 +5,9 @@ use std::path::Path;
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
-use shakmaty::fen::Fen;
-use shakmaty::{CastlingMode, Chess, Position};
+use shakmaty::{Chess, Position};
+
+use super::epd;
 
 /// Why a book could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -35,36 +36,17 @@ pub struct Book {
     pub skipped: Vec<String>,
 }
 
-/// Parses one book line: the FEN fields (4, or 6 with clocks) before any EPD operations.
+/// Parses one book line: the FEN fields (4, or 6 with clocks) before any EPD operations,
+/// read by the EPD parser's own [`epd::parse_position`]. A position with no legal move is
+/// refused: a game cannot start there.
 pub fn parse_line(text: &str) -> Result<Option<Chess>, String> {
-    let text = text.trim_matches(|c: char| c.is_whitespace() || c.is_control() || c == '\u{feff}');
-    if text.is_empty() || text.starts_with('#') {
-        return Ok(None);
+    match epd::parse_position(text).map_err(|e| e.to_string())? {
+        None => Ok(None),
+        Some((pos, fen, _)) if pos.legal_moves().is_empty() => {
+            Err(format!("'{fen}' is already finished (no legal move)"))
+        }
+        Some((pos, _, _)) => Ok(Some(pos)),
     }
-    let fields: Vec<&str> = text.split_whitespace().collect();
-    if fields.len() < 4 {
-        return Err(format!("'{text}' has fewer than 4 FEN fields"));
-    }
-    let mut n = 4;
-    let clock = |s: &str| s.trim_end_matches(';').parse::<u32>().is_ok();
-    if fields.len() >= 6 && clock(fields[4]) && clock(fields[5]) {
-        n = 6;
-    }
-    let fen_text = fields[..n]
-        .iter()
-        .map(|f| f.trim_end_matches(';'))
-        .collect::<Vec<_>>()
-        .join(" ");
-    let fen: Fen = fen_text
-        .parse()
-        .map_err(|e| format!("bad FEN '{fen_text}': {e}"))?;
-    let pos: Chess = fen
-        .into_position(CastlingMode::Standard)
-        .map_err(|e| format!("bad FEN '{fen_text}': {e}"))?;
-    if pos.legal_moves().is_empty() {
-        return Err(format!("'{fen_text}' is already finished (no legal move)"));
-    }
-    Ok(Some(pos))
 }
 
 /// Reads a book file.

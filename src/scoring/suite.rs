@@ -6,11 +6,10 @@ use std::sync::OnceLock;
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Move};
+use shakmaty::Move;
 
 use super::epd::EpdRecord;
-use crate::engine::{Limits, Margins, PruneStats, Searcher, bench};
+use crate::engine::{Limits, Margins, PruneStats, Searcher, bench, uci};
 
 /// The per-position search limit of a suite run. Both are deterministic.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -142,9 +141,7 @@ pub fn run_one(
         suite: position.suite.clone(),
         line: record.line,
         id: record.id.clone(),
-        best_move: r
-            .best_move
-            .map(|m| UciMove::from_move(m, CastlingMode::Standard).to_string()),
+        best_move: r.best_move.map(uci),
         solved,
         points,
         max_points,
@@ -241,6 +238,7 @@ impl Default for Fnv {
 mod tests {
     use super::*;
     use crate::scoring::epd::parse_line;
+    use shakmaty::uci::UciMove;
 
     fn record(line: &str) -> EpdRecord {
         parse_line(line, 1).unwrap().unwrap()
