@@ -30,6 +30,8 @@ pub struct ParamSpec {
     pub name: &'static str,
     /// The UCI option name (CamelCase), as a GUI shows it.
     pub uci_name: &'static str,
+    /// A short name engine authors use (`frontier`, `razor`, ...); matched ignoring case and `_`.
+    pub alias: Option<&'static str>,
     /// Spin or check.
     pub kind: ParamKind,
     /// The default value (0 or 1 for a check).
@@ -95,7 +97,7 @@ pub enum ParamError {
 }
 
 macro_rules! params {
-    ($( $kind:ident $field:ident : $uci:literal = $default:expr, [$min:expr, $max:expr], step $step:expr, $doc:literal; )*) => {
+    ($( $kind:ident $field:ident : $uci:literal $(alias $alias:literal)? = $default:expr, [$min:expr, $max:expr], step $step:expr, $doc:literal; )*) => {
         /// A complete margin set: every margin and switch of the search. `Default` is the
         /// seed articles' values. Values are always within their table range when built through
         /// [`Margins::set`] or [`Margins::from_vector`].
@@ -119,6 +121,7 @@ macro_rules! params {
             $( ParamSpec {
                 name: stringify!($field),
                 uci_name: $uci,
+                alias: params!(@alias $($alias)?),
                 kind: params!(@kind $kind),
                 default: $default,
                 min: $min,
@@ -153,6 +156,8 @@ macro_rules! params {
             }
         }
     };
+    (@alias) => { None };
+    (@alias $a:literal) => { Some($a) };
     (@ty spin) => { i32 };
     (@ty check) => { bool };
     (@kind spin) => { ParamKind::Spin };
@@ -166,7 +171,7 @@ macro_rules! params {
 params! {
     check futility: "FutilityPruning" = 1, [0, 1], step 0,
         "Frontier futility pruning (depth 1): skip a move when eval + margin (+ captured value) <= alpha.";
-    spin futility_margin: "FutilityMargin" = 125, [0, 1500], step 10,
+    spin futility_margin: "FutilityMargin" alias "frontier" = 125, [0, 1500], step 10,
         "Frontier futility margin, eval units (seed: 125).";
     spin futility_mode: "FutilityMode" = 0, [0, 2], step 0,
         "What a futile frontier node does: 0 skips futile moves one by one, 1 drops to quiescence, 2 returns the evaluation.";
@@ -174,17 +179,17 @@ params! {
         "Also never prune rook/queen moves to the 7th, queen captures, captures of a lone bishop pair bishop, or of pawns on their 2nd/3rd rank (seed 000).";
     check ext_futility: "ExtFutilityPruning" = 1, [0, 1], step 0,
         "Extended futility pruning at pre-frontier nodes (depth 2).";
-    spin ext_futility_margin: "ExtFutilityMargin" = 500, [0, 3000], step 25,
+    spin ext_futility_margin: "ExtFutilityMargin" alias "prefrontier" = 500, [0, 3000], step 25,
         "Extended futility margin, eval units (seed: 500, about a rook).";
     check razoring: "Razoring" = 1, [0, 1], step 0,
         "Limited razoring at depth 3: reduce by one ply when eval + margin <= alpha.";
-    spin razor_margin: "RazorMargin" = 980, [0, 4000], step 40,
+    spin razor_margin: "RazorMargin" alias "razor" = 980, [0, 4000], step 40,
         "Razoring margin, eval units (seed: about a queen).";
     spin razor_min_pieces: "RazorMinPieces" = 3, [0, 14], step 0,
         "Razor only when the opponent has more than this many pieces (knights, bishops, rooks, queens).";
     check delta_pruning: "DeltaPruning" = 1, [0, 1], step 0,
         "Delta pruning in quiescence, per capture and the node-level early exit.";
-    spin delta_margin: "DeltaMargin" = 200, [0, 1500], step 10,
+    spin delta_margin: "DeltaMargin" alias "delta" = 200, [0, 1500], step 10,
         "Delta margin, eval units (seed: 200).";
     spin delta_endgame_material: "DeltaEndgameMaterial" = 1300, [0, 8000], step 0,
         "Delta pruning is off when both sides' knights, bishops, rooks and queens together are worth this or less (late endgame).";
@@ -209,15 +214,6 @@ params! {
     check aspiration: "AspirationWindows" = 1, [0, 1], step 0,
         "Aspiration windows around the previous iteration's score.";
 }
-
-/// Short names for the four seed margins, as engine authors say them.
-pub const ALIASES: &[(&str, &str)] = &[
-    ("frontier", "futility_margin"),
-    ("prefrontier", "ext_futility_margin"),
-    ("pre_frontier", "ext_futility_margin"),
-    ("razor", "razor_margin"),
-    ("delta", "delta_margin"),
-];
 
 impl Margins {
     /// Every margin-based pruning technique of the seeds off (futility, extended futility,
@@ -277,15 +273,14 @@ impl Margins {
     }
 
     /// The parameter with this snake_case name, UCI name (case-insensitive) or short alias
-    /// (`frontier`, `prefrontier`, `razor`, `delta`).
+    /// (`frontier`, `prefrontier` or `pre_frontier`, `razor`, `delta`).
     pub fn find(name: &str) -> Option<usize> {
-        let name = ALIASES
-            .iter()
-            .find(|(alias, _)| alias.eq_ignore_ascii_case(name))
-            .map_or(name, |(_, full)| full);
-        PARAMS
-            .iter()
-            .position(|p| p.name == name || p.uci_name.eq_ignore_ascii_case(name))
+        let squash = |s: &str| s.replace('_', "").to_ascii_lowercase();
+        PARAMS.iter().position(|p| {
+            p.name == name
+                || p.uci_name.eq_ignore_ascii_case(name)
+                || p.alias.is_some_and(|a| squash(a) == squash(name))
+        })
     }
 
     /// Sets a parameter by name from text, checking the range.
@@ -391,7 +386,7 @@ impl fmt::Display for Margins {
 /// The parameter table as a Markdown table (for the README and `marginal params --markdown`).
 pub fn markdown_table() -> String {
     let mut out = String::from(
-        "| name | UCI option | type | default | range | what it does |\n|---|---|---|---|---|---|\n",
+        "| name (alias) | UCI option | type | default | range | what it does |\n|---|---|---|---|---|---|\n",
     );
     for p in PARAMS {
         let kind = match p.kind {
@@ -402,9 +397,10 @@ pub fn markdown_table() -> String {
             ParamKind::Spin => p.default.to_string(),
             ParamKind::Check => (p.default != 0).to_string(),
         };
+        let alias = p.alias.map_or(String::new(), |a| format!(" (`{a}`)"));
         out.push_str(&format!(
-            "| `{}` | `{}` | {} | {} | {}..{} | {} |\n",
-            p.name, p.uci_name, kind, default, p.min, p.max, p.doc
+            "| `{}`{} | `{}` | {} | {} | {}..{} | {} |\n",
+            p.name, alias, p.uci_name, kind, default, p.min, p.max, p.doc
         ));
     }
     out
@@ -437,6 +433,7 @@ mod tests {
             for b in &PARAMS[i + 1..] {
                 assert_ne!(a.name, b.name);
                 assert!(!a.uci_name.eq_ignore_ascii_case(b.uci_name));
+                assert!(a.alias.is_none() || a.alias != b.alias);
             }
         }
     }
@@ -451,6 +448,8 @@ mod tests {
         m.set("NullMove", "false").unwrap();
         m.set("frontier", "140").unwrap();
         assert_eq!(m.futility_margin, 140);
+        m.set("pre_frontier", "450").unwrap();
+        assert_eq!(m.ext_futility_margin, 450);
         assert!(!m.null_move);
         assert!(matches!(
             m.set("futility_margin", "-5"),
