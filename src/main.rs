@@ -8,7 +8,8 @@ use anyhow::Result;
 use clap::{Parser, Subcommand};
 
 use commands::{UserError, margins_from};
-use marginal::engine::{DEFAULT_HASH_MB, PARAMS, bench, params, uci};
+use marginal::engine::{DEFAULT_HASH_MB, bench, uci};
+use marginal::params::{self, PARAMS};
 
 #[derive(Parser)]
 #[command(

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::engine::{Margins, PARAMS, ParamKind};
+use crate::params::{Margins, PARAMS, ParamKind};
 
 /// The format tag written into tuned files.
 pub const FORMAT: &str = "marginal-margins/1";
@@ -193,11 +193,9 @@ mod tests {
     fn round_trip_through_a_file() {
         let dir = std::env::temp_dir().join(format!("marginal-tuned-{}", std::process::id()));
         let path = dir.join("x.json");
-        let m = Margins {
-            futility_margin: 150,
-            lmr: false,
-            ..Margins::default()
-        };
+        let m = Margins::default()
+            .with("futility_margin", 150)
+            .with("lmr", false);
         write(&path, &m, &serde_json::json!({"by": "test"})).unwrap();
         assert_eq!(read(&path).unwrap(), m);
         assert_eq!(resolve(path.to_str().unwrap()).unwrap(), m);
@@ -211,9 +209,9 @@ mod tests {
             r#"{"frontier": 90, "NullMove": false}"#,
         )
         .unwrap();
-        assert_eq!(m.futility_margin, 90);
-        assert!(!m.null_move);
-        assert_eq!(m.delta_margin, 200);
+        assert_eq!(m.futility_margin(), 90);
+        assert!(!m.null_move());
+        assert_eq!(m.delta_margin(), 200);
     }
 
     #[test]
@@ -243,6 +241,9 @@ mod tests {
         assert!(e.contains("other/9"), "{e}");
         assert!(resolve("no_such_file.json").is_err());
         assert!(resolve("bogus").is_err());
-        assert_eq!(resolve("frontier=100,delta=150").unwrap().delta_margin, 150);
+        assert_eq!(
+            resolve("frontier=100,delta=150").unwrap().delta_margin(),
+            150
+        );
     }
 }

@@ -9,8 +9,9 @@ use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use marginal::engine::Limits;
 use marginal::engine::bench::position;
-use marginal::engine::{Limits, Margins};
+use marginal::params::Margins;
 use marginal::scoring::game::{
     DrawRule, EnginePlayer, GameConfig, GameOutcome, GameRecord, MoveLimit, Player, PlayerError,
     PlayerMove, ResignRule, Termination, play_game,

@@ -5,7 +5,7 @@
 fn readme_parameter_table_is_current() {
     let readme =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let table = marginal::engine::params::markdown_table();
+    let table = marginal::params::markdown_table();
     assert!(
         readme.contains(&table),
         "README.md's parameter table is stale; paste the output of `marginal params --markdown`"

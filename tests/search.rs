@@ -4,7 +4,8 @@
 use marginal::engine::bench::{self, position};
 use marginal::engine::eval::MAX_POSITIONAL_SWING;
 use marginal::engine::search::{MATE_BOUND, mate_in, search_position};
-use marginal::engine::{Limits, Margins, Searcher};
+use marginal::engine::{Limits, Searcher};
+use marginal::params::{FutilityMode, Margins};
 use marginal::scoring::epd::parse_file;
 use rayon::prelude::*;
 use shakmaty::{Chess, Position};
@@ -90,15 +91,10 @@ fn check_pv(pos: &Chess, result: &marginal::engine::SearchResult, what: &str) {
 fn pv_is_a_legal_untruncated_line_from_the_root() {
     let mut positions: Vec<Chess> = wac().into_iter().map(|r| r.position).collect();
     positions.extend(bench::POSITIONS.iter().map(|f| position(f)));
-    let everything_on = Margins {
-        deep_futility: true,
-        late_move_pruning: true,
-        ..Margins::default()
-    };
-    let qsearch_mode = Margins {
-        futility_mode: 1,
-        ..Margins::default()
-    };
+    let everything_on = Margins::default()
+        .with("deep_futility", true)
+        .with("late_move_pruning", true);
+    let qsearch_mode = Margins::default().with("futility_mode", FutilityMode::Quiescence);
     for (name, margins) in [
         ("default", Margins::default()),
         ("everything", everything_on),
@@ -169,8 +165,8 @@ fn node_limited_search_is_exact_and_deterministic() {
 #[test]
 fn heinz_sound_futility_changes_no_root_score() {
     let sound = Margins::sound();
-    assert_eq!(sound.futility_margin, MAX_POSITIONAL_SWING);
-    assert!(!sound.null_move && !sound.ext_futility && !sound.razoring && !sound.lmr);
+    assert_eq!(sound.futility_margin(), MAX_POSITIONAL_SWING);
+    assert!(!sound.null_move() && !sound.ext_futility() && !sound.razoring() && !sound.lmr());
     let mut positions: Vec<Chess> = bench::POSITIONS.iter().map(|f| position(f)).collect();
     positions.extend(wac().into_iter().take(60).map(|r| r.position));
     let per_depth = |margins: Margins, pos: &Chess| {

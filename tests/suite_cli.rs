@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use marginal::engine::Margins;
+use marginal::params::Margins;
 use marginal::scoring::cache::load_suites;
 use marginal::scoring::suite::{self, RunConfig, SuiteLimit};
 use serde_json::Value;

@@ -6,7 +6,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
 
-use marginal::engine::{PARAMS, ParamKind};
+use marginal::params::{PARAMS, ParamKind};
 use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Position};
 

@@ -3,7 +3,7 @@
 pub mod match_cmd;
 pub mod suite;
 
-use marginal::engine::Margins;
+use marginal::params::Margins;
 use marginal::tuned;
 
 /// An error in what the user gave (a file, an option, a margin set): exit status 2.

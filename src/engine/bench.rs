@@ -6,8 +6,8 @@ use std::time::Duration;
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess};
 
-use super::params::Margins;
 use super::search::{Limits, SearchResult, Searcher};
+use crate::params::Margins;
 
 /// Default bench depth, plies.
 pub const DEFAULT_DEPTH: u32 = 10;

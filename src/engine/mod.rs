@@ -1,15 +1,15 @@
 //! The engine: positions and margins in, best move, score, PV and counts out.
 //!
 //! It knows nothing of tuning: scoring and optimizers call [`search::Searcher`] with a
-//! [`params::Margins`] value and read a [`search::SearchResult`].
+//! [`crate::params::Margins`] value and read a [`search::SearchResult`].
 
 pub mod bench;
 pub mod board;
 pub mod eval;
 pub mod ordering;
-pub mod params;
 pub mod perft;
 pub mod search;
+mod sets;
 pub mod tt;
 
 pub use board::Board;
@@ -21,5 +21,4 @@ pub const DEFAULT_HASH_MB: usize = 16;
 pub fn uci(m: shakmaty::Move) -> String {
     shakmaty::uci::UciMove::from_move(m, shakmaty::CastlingMode::Standard).to_string()
 }
-pub use params::{Margins, PARAMS, ParamKind, ParamSpec};
 pub use search::{Limits, PruneStats, SearchResult, Searcher};

@@ -23,8 +23,8 @@ use shakmaty::{Chess, Color, Move, Position, Rank, Role};
 use super::board::Board;
 use super::eval::value;
 use super::ordering::{self, Heuristics};
-use super::params::Margins;
 use super::tt::{Bound, PackedMove, TranspositionTable};
+use crate::params::{FutilityMode, Margins};
 
 /// Deepest ply the search reaches (extensions included).
 pub const MAX_PLY: usize = 128;
@@ -396,7 +396,7 @@ impl Searcher {
 
     /// One iteration, with an aspiration window around the previous score when enabled.
     fn aspiration(&mut self, board: &Board, depth: i32, previous: i32) -> i32 {
-        if !self.margins.aspiration || depth < 5 || previous.abs() >= MATE_BOUND {
+        if !self.margins.aspiration() || depth < 5 || previous.abs() >= MATE_BOUND {
             return self.alpha_beta::<true>(board, depth, 0, -INFINITY, INFINITY, false);
         }
         let mut delta = 25;
@@ -548,9 +548,9 @@ impl Searcher {
         // Deep futility pruning (Muller, seed 003). With two moves to go we can win at most
         // the opponent's two best pieces: if even that plus twice the positional margin
         // cannot reach alpha, the node fails low. Guards: may_prune, non-PV.
-        if m.deep_futility && may_prune && !PV && depth >= 2 && depth <= m.deep_futility_depth {
+        if m.deep_futility() && may_prune && !PV && depth >= 2 && depth <= m.deep_futility_depth() {
             let (first, second) = two_best_pieces(board, them);
-            let bound = eval + first + second + 2 * m.deep_futility_margin;
+            let bound = eval + first + second + 2 * m.deep_futility_margin();
             if bound <= alpha {
                 self.stats.deep_futility += 1;
                 return bound;
@@ -561,13 +561,13 @@ impl Searcher {
         // cannot reach alpha, search one ply less. Guards: may_prune, non-PV (a PV is never
         // shortened), not right after an extension, and the opponent still has more than
         // `razor_min_pieces` pieces.
-        if m.razoring
+        if m.razoring()
             && !PV
             && may_prune
             && depth == 3
             && !extended
-            && board.piece_count(them) > m.razor_min_pieces as u32
-            && eval + m.razor_margin <= alpha
+            && board.piece_count(them) > m.razor_min_pieces() as u32
+            && eval + m.razor_margin() <= alpha
         {
             self.stats.razor += 1;
             depth -= 1;
@@ -575,7 +575,7 @@ impl Searcher {
 
         // Null-move pruning. Guards: non-PV, not in check, eval at least beta, the side to move
         // has a knight, bishop, rook or queen (zugzwang), and not two null moves in a row.
-        if m.null_move
+        if m.null_move()
             && !PV
             && !in_check
             && !root
@@ -586,7 +586,7 @@ impl Searcher {
             && self.keys.last() != Some(&NULL_KEY)
             && let Some(null) = board.play_null()
         {
-            let r = m.null_move_r + depth / 6;
+            let r = m.null_move_r() + depth / 6;
             // This node, then the pass: the stack keeps one key per ply, so side-to-move
             // parity holds for repetitions below the null move.
             self.keys.push(board.hash());
@@ -605,8 +605,8 @@ impl Searcher {
 
         // Frontier (depth 1) and pre-frontier (depth 2) futility: the margin for this depth.
         let futility_margin = match depth {
-            1 if m.futility => Some(m.futility_margin),
-            2 if m.ext_futility => Some(m.ext_futility_margin),
+            1 if m.futility() => Some(m.futility_margin()),
+            2 if m.ext_futility() => Some(m.ext_futility_margin()),
             _ => None,
         }
         .filter(|_| may_prune);
@@ -615,20 +615,20 @@ impl Searcher {
         // moves, or its PV would end a ply early: the truncated PVs of the Mediocre post) and
         // the node must have a legal move (no false stalemate).
         if depth == 1
-            && m.futility_mode != 0
+            && m.futility_mode() != FutilityMode::Moves
             && !PV
             && let Some(margin) = futility_margin
             && eval + margin <= alpha
             && !pos.legal_moves().is_empty()
         {
             self.stats.futility_nodes += 1;
-            return if m.futility_mode == 1 {
+            return if m.futility_mode() == FutilityMode::Quiescence {
                 self.qsearch(board, ply, alpha, beta)
             } else {
                 eval
             };
         }
-        let per_move_futility = if m.futility_mode == 0 || depth == 2 || PV {
+        let per_move_futility = if m.futility_mode() == FutilityMode::Moves || depth == 2 || PV {
             futility_margin
         } else {
             None
@@ -664,7 +664,7 @@ impl Searcher {
             if let Some(margin) = per_move_futility {
                 let optimistic = eval + margin + mv.capture().map_or(0, value);
                 if optimistic <= alpha
-                    && futility_prunable(board, mv, m.futility_seed_guards)
+                    && futility_prunable(board, mv, m.futility_seed_guards())
                     && !(alpha < DRAW && self.move_may_draw(board, mv))
                 {
                     if depth == 1 {
@@ -679,12 +679,12 @@ impl Searcher {
 
             // Late move (move-count-based) pruning: at shallow non-PV nodes, quiet moves late
             // in the order are skipped. Guards: may_prune, a real score exists, no check.
-            if m.late_move_pruning
+            if m.late_move_pruning()
                 && !PV
                 && may_prune
                 && quiet
-                && depth <= m.lmp_depth
-                && searched >= (m.lmp_base + depth * depth) as usize
+                && depth <= m.lmp_depth()
+                && searched >= (m.lmp_base() + depth * depth) as usize
                 && best > -MATE_BOUND
                 && !board.gives_check(mv)
             {
@@ -703,7 +703,7 @@ impl Searcher {
             } else {
                 // Late move reductions for quiet, non-checking, non-killer moves.
                 let mut reduction = 0;
-                if m.lmr
+                if m.lmr()
                     && depth >= 3
                     && quiet
                     && !in_check
@@ -844,14 +844,14 @@ impl Searcher {
             }
             // Delta pruning is off in the late endgame (seed 002): with little material left,
             // quiescence must see insufficient-material draws and won pawn endings.
-            delta_on = m.delta_pruning
+            delta_on = m.delta_pruning()
                 && board.non_pawn_material(Color::White) + board.non_pawn_material(Color::Black)
-                    > m.delta_endgame_material;
+                    > m.delta_endgame_material();
             // Node-level delta pruning: if even the biggest swing (a queen, plus a promotion
             // when a pawn stands on the 7th) and the delta margin cannot raise alpha, no capture
             // can: skip move generation.
             if delta_on {
-                let mut big = value(Role::Queen) + m.delta_margin;
+                let mut big = value(Role::Queen) + m.delta_margin();
                 if board.has_pawn_on_seventh() {
                     big += value(Role::Queen) - value(Role::Pawn);
                 }
@@ -876,7 +876,7 @@ impl Searcher {
                 // <= alpha cannot raise alpha. Guards: not in check, not a promotion, not in
                 // the late endgame.
                 if delta_on && !mv.is_promotion() {
-                    let optimistic = stand_pat + mv.capture().map_or(0, value) + m.delta_margin;
+                    let optimistic = stand_pat + mv.capture().map_or(0, value) + m.delta_margin();
                     if optimistic <= alpha {
                         self.stats.delta += 1;
                         best = best.max(optimistic);
@@ -1029,12 +1029,10 @@ mod tests {
 
     /// Only frontier futility on, no TT: the node's own decisions are all we observe.
     fn futility_only(margin: i32) -> Margins {
-        Margins {
-            futility: true,
-            futility_margin: margin,
-            futility_seed_guards: false,
-            ..Margins::bare()
-        }
+        Margins::bare()
+            .with("futility", true)
+            .with("futility_margin", margin)
+            .with("futility_seed_guards", false)
     }
 
     /// Searches one non-root node at `depth` with window (alpha, alpha + 1).
@@ -1196,20 +1194,14 @@ mod tests {
         let b = board("7k/8/8/8/8/8/P7/K7 w - - 0 1");
         let eval = b.eval();
         for mode in [1, 2] {
-            let m = Margins {
-                futility_mode: mode,
-                ..futility_only(100)
-            };
+            let m = futility_only(100).with("futility_mode", mode);
             let (score, stats) = node(&b, m, 1, eval + 1000);
             assert_eq!(stats.futility_nodes, 1);
             assert!(score > -MATE_BOUND && score <= eval + 1000);
         }
         // A stalemated side is never "futile": it is a draw.
         let stale = board("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1");
-        let m = Margins {
-            futility_mode: 2,
-            ..futility_only(0)
-        };
+        let m = futility_only(0).with("futility_mode", FutilityMode::Evaluation);
         let (score, stats) = node(&stale, m, 1, 500);
         assert_eq!((score, stats.futility_nodes), (DRAW, 0));
     }
@@ -1218,11 +1210,9 @@ mod tests {
     fn extended_futility_uses_its_own_margin_at_depth_two() {
         let b = board(QUIET);
         let eval = b.eval();
-        let m = Margins {
-            ext_futility: true,
-            ext_futility_margin: 500,
-            ..Margins::bare()
-        };
+        let m = Margins::bare()
+            .with("ext_futility", true)
+            .with("ext_futility_margin", 500);
         // eval + 500 <= alpha: pruned at depth 2 (and frontier futility is off).
         let (_, stats) = node(&b, m, 2, eval + 520);
         assert!(stats.ext_futility > 0 && stats.futility == 0);
@@ -1292,12 +1282,10 @@ mod tests {
     fn razoring_guards() {
         let b = board(QUIET);
         let eval = b.eval();
-        let m = Margins {
-            razoring: true,
-            razor_margin: 300,
-            razor_min_pieces: 3,
-            ..Margins::bare()
-        };
+        let m = Margins::bare()
+            .with("razoring", true)
+            .with("razor_margin", 300)
+            .with("razor_min_pieces", 3);
         let razored = |b: &Board, m: Margins, extended: bool| {
             let mut s = Searcher::new(0, m);
             s.root_depth = 3;
@@ -1308,16 +1296,10 @@ mod tests {
         // Not after an extension.
         assert_eq!(razored(&b, m, true), 0);
         // Not when the opponent has few pieces left.
-        let few = Margins {
-            razor_min_pieces: 14,
-            ..m
-        };
+        let few = m.with("razor_min_pieces", 14);
         assert_eq!(razored(&b, few, false), 0);
         // Not when eval + margin reaches alpha.
-        let wide = Margins {
-            razor_margin: 500,
-            ..m
-        };
+        let wide = m.with("razor_margin", 500);
         assert_eq!(razored(&b, wide, false), 0);
         // Not in check.
         let check = board("4k3/8/8/8/8/8/3PPP2/r3K3 w - - 0 1");
@@ -1336,12 +1318,10 @@ mod tests {
     fn delta_pruning_per_capture_and_late_endgame_switch() {
         // White's only capture is Qxd5; plenty of material on the board.
         let b = board("4k3/8/8/3p4/8/8/8/R2QK2R w K - 0 1");
-        let m = Margins {
-            delta_pruning: true,
-            delta_margin: 200,
-            delta_endgame_material: 1300,
-            ..Margins::bare()
-        };
+        let m = Margins::bare()
+            .with("delta_pruning", true)
+            .with("delta_margin", 200)
+            .with("delta_endgame_material", 1300);
         let sp = b.eval();
         let alpha = sp + value(Role::Pawn) + 200 + 5;
         // The pawn capture cannot reach alpha: pruned (the node exit does not apply, since a
@@ -1349,22 +1329,17 @@ mod tests {
         let (_, stats) = qnode(&b, m, alpha);
         assert_eq!((stats.delta, stats.delta_nodes), (1, 0));
         // Late endgame (material at or below the threshold): delta pruning is off.
-        let late = Margins {
-            delta_endgame_material: 10_000,
-            ..m
-        };
+        let late = m.with("delta_endgame_material", 8_000);
         let (_, stats) = qnode(&b, late, alpha);
         assert_eq!((stats.delta, stats.delta_nodes), (0, 0));
     }
 
     #[test]
     fn delta_node_exit_counts_queen_and_promotion() {
-        let m = Margins {
-            delta_pruning: true,
-            delta_margin: 200,
-            delta_endgame_material: 0,
-            ..Margins::bare()
-        };
+        let m = Margins::bare()
+            .with("delta_pruning", true)
+            .with("delta_margin", 200)
+            .with("delta_endgame_material", 0);
         let b = board("r3k2r/8/8/3p4/8/8/8/R2QK2R w KQkq - 0 1");
         let sp = b.eval();
         let big = value(Role::Queen) + 200;
@@ -1382,15 +1357,12 @@ mod tests {
     #[test]
     fn deep_futility_and_late_move_pruning_are_off_by_default() {
         let d = Margins::default();
-        assert!(!d.deep_futility && !d.late_move_pruning);
+        assert!(!d.deep_futility() && !d.late_move_pruning());
         let b = board(QUIET);
         let eval = b.eval();
-        let m = Margins {
-            deep_futility: true,
-            ..Margins::bare()
-        };
+        let m = Margins::bare().with("deep_futility", true);
         // Opponent's two best pieces: queen and rook.
-        let bound = eval + value(Role::Queen) + value(Role::Rook) + 2 * m.deep_futility_margin;
+        let bound = eval + value(Role::Queen) + value(Role::Rook) + 2 * m.deep_futility_margin();
         let (score, stats) = node(&b, m, 3, bound);
         assert_eq!((stats.deep_futility, score), (1, bound));
         let (_, stats) = node(&b, m, 3, bound - 1);
@@ -1400,11 +1372,9 @@ mod tests {
     #[test]
     fn late_move_pruning_skips_late_quiet_moves() {
         let b = board(QUIET);
-        let m = Margins {
-            late_move_pruning: true,
-            lmp_base: 3,
-            ..Margins::bare()
-        };
+        let m = Margins::bare()
+            .with("late_move_pruning", true)
+            .with("lmp_base", 3);
         let (_, stats) = node(&b, m, 2, b.eval() + 50);
         assert!(stats.late_move > 0);
         let (_, stats) = node(&b, Margins::bare(), 2, b.eval() + 50);

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use super::epd::{EpdFileError, ParsedSuite, SkippedLine, parse_bytes};
 use super::objective::{Objective, ObjectiveParams, evaluate};
 use super::suite::{self, Fnv, PositionResult, RunConfig, SuitePosition, engine_signature};
-use crate::engine::Margins;
+use crate::params::Margins;
 
 /// Why suites could not be used.
 #[derive(Debug, thiserror::Error)]

@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 use shakmaty::{Chess, Color, Move, Position};
 
 use crate::engine::search::MATE_BOUND;
-use crate::engine::{Board, Limits, Margins, Searcher};
+use crate::engine::{Board, Limits, Searcher};
+use crate::params::Margins;
 
 /// A move chosen by a player.
 #[derive(Debug, Clone, Copy)]

@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 use shakmaty::Move;
 
 use super::epd::EpdRecord;
-use crate::engine::{Limits, Margins, PruneStats, Searcher, bench, uci};
+use crate::engine::{Limits, PruneStats, Searcher, bench, uci};
+use crate::params::Margins;
 
 /// The per-position search limit of a suite run. Both are deterministic.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

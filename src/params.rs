@@ -9,7 +9,6 @@
 //! [`crate::engine::eval`]); depths are in plies; counts are moves or pieces.
 
 use std::fmt;
-use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
@@ -99,15 +98,15 @@ pub enum ParamError {
 macro_rules! params {
     ($( $kind:ident $field:ident : $uci:literal $(alias $alias:literal)? = $default:expr, [$min:expr, $max:expr], step $step:expr, $doc:literal; )*) => {
         /// A complete margin set: every margin and switch of the search. `Default` is the
-        /// seed articles' values. Values are always within their table range when built through
-        /// [`Margins::set`] or [`Margins::from_vector`].
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-        #[serde(default, deny_unknown_fields)]
+        /// seed articles' values.
+        ///
+        /// Invariant: every value is within its table range, whatever built it. The fields are
+        /// private; values come in only through [`Margins::set`], [`Margins::set_index`] (which
+        /// clamps), [`Margins::with`], the vector API and deserialisation (which range-checks),
+        /// and are read through one accessor per field.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
         pub struct Margins {
-            $(
-                #[doc = $doc]
-                pub $field: params!(@ty $kind),
-            )*
+            $( $field: params!(@ty $kind), )*
         }
 
         impl Default for Margins {
@@ -132,7 +131,19 @@ macro_rules! params {
         ];
 
         impl Margins {
-            /// The value of parameter `index` (a [`PARAMS`] index) as an integer (checks are 0/1).
+            $(
+                #[doc = $doc]
+                #[inline]
+                pub fn $field(&self) -> params!(@ty $kind) {
+                    self.$field
+                }
+            )*
+
+            /// The value of parameter `index` (a [`PARAMS`] index) as an integer (checks are
+            /// 0/1).
+            ///
+            /// # Panics
+            /// If `index` is not a [`PARAMS`] index.
             pub fn get_index(&self, index: usize) -> i32 {
                 let mut i = 0usize;
                 $(
@@ -143,7 +154,8 @@ macro_rules! params {
                 panic!("parameter index {index} out of range")
             }
 
-            /// Sets parameter `index` from an integer, clamped to its range.
+            /// Sets parameter `index` from an integer, clamped to its range (so the invariant
+            /// holds).
             pub fn set_index(&mut self, index: usize, value: i32) {
                 let spec = &PARAMS[index];
                 let value = value.clamp(spec.min, spec.max);
@@ -160,12 +172,45 @@ macro_rules! params {
     (@alias $a:literal) => { Some($a) };
     (@ty spin) => { i32 };
     (@ty check) => { bool };
+    (@ty mode) => { FutilityMode };
     (@kind spin) => { ParamKind::Spin };
     (@kind check) => { ParamKind::Check };
+    (@kind mode) => { ParamKind::Spin };
     (@from_i32 spin, $v:expr) => { $v };
     (@from_i32 check, $v:expr) => { $v != 0 };
+    (@from_i32 mode, $v:expr) => { FutilityMode::from_index($v) };
     (@to_i32 spin, $v:expr) => { $v };
     (@to_i32 check, $v:expr) => { $v as i32 };
+    (@to_i32 mode, $v:expr) => { $v as i32 };
+}
+
+/// What a futile frontier node does (the `futility_mode` parameter, 0..2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FutilityMode {
+    /// 0: skip the futile moves one by one (Heinz's per-move futility pruning).
+    Moves = 0,
+    /// 1: drop straight to quiescence.
+    Quiescence = 1,
+    /// 2: return the static evaluation.
+    Evaluation = 2,
+}
+
+impl FutilityMode {
+    /// The mode of a table value; values are clamped to the table range before this is called,
+    /// so anything past 2 is [`FutilityMode::Evaluation`].
+    const fn from_index(v: i32) -> FutilityMode {
+        match v {
+            ..=0 => FutilityMode::Moves,
+            1 => FutilityMode::Quiescence,
+            _ => FutilityMode::Evaluation,
+        }
+    }
+}
+
+impl From<FutilityMode> for i32 {
+    fn from(mode: FutilityMode) -> i32 {
+        mode as i32
+    }
 }
 
 params! {
@@ -173,7 +218,7 @@ params! {
         "Frontier futility pruning (depth 1): skip a move when eval + margin (+ captured value) <= alpha.";
     spin futility_margin: "FutilityMargin" alias "frontier" = 125, [0, 1500], step 10,
         "Frontier futility margin, eval units (seed: 125).";
-    spin futility_mode: "FutilityMode" = 0, [0, 2], step 0,
+    mode futility_mode: "FutilityMode" = 0, [0, 2], step 0,
         "What a futile frontier node does: 0 skips futile moves one by one, 1 drops to quiescence, 2 returns the evaluation.";
     check futility_seed_guards: "FutilitySeedGuards" = 1, [0, 1], step 0,
         "Also never prune rook/queen moves to the 7th, queen captures, captures of a lone bishop pair bishop, or of pawns on their 2nd/3rd rank (seed 000).";
@@ -242,36 +287,6 @@ impl Margins {
         }
     }
 
-    /// Heinz's sound set: [`Margins::bare`] plus frontier futility pruning with its margin at
-    /// the evaluation's proven bound on the positional swing of one move
-    /// (`eval::MAX_POSITIONAL_SWING`). With the transposition table off, a search with this set
-    /// returns the same root score as [`Margins::bare`] at every depth.
-    pub fn sound() -> Self {
-        Margins {
-            futility: true,
-            futility_margin: crate::engine::eval::MAX_POSITIONAL_SWING,
-            futility_mode: 0,
-            ..Margins::bare()
-        }
-    }
-
-    /// Names of the built-in margin sets.
-    pub const BUILTIN_NAMES: [&'static str; 4] = ["default", "off", "bare", "sound"];
-
-    /// A built-in margin set by name (one of [`Margins::BUILTIN_NAMES`]).
-    pub fn builtin(name: &str) -> Option<Self> {
-        let build: [fn() -> Margins; 4] = [
-            Margins::default,
-            Margins::off,
-            Margins::bare,
-            Margins::sound,
-        ];
-        Margins::BUILTIN_NAMES
-            .iter()
-            .position(|n| *n == name)
-            .map(|i| build[i]())
-    }
-
     /// The parameter with this snake_case name, UCI name (case-insensitive) or short alias
     /// (`frontier`, `prefrontier` or `pre_frontier`, `razor`, `delta`).
     pub fn find(name: &str) -> Option<usize> {
@@ -281,6 +296,39 @@ impl Margins {
                 || p.uci_name.eq_ignore_ascii_case(name)
                 || p.alias.is_some_and(|a| squash(a) == squash(name))
         })
+    }
+
+    /// Sets parameter `name` to `value` (a number; `true`/`false` or a [`FutilityMode`] for the
+    /// other kinds), checking the name and the range.
+    pub fn try_with(mut self, name: &str, value: impl Into<i32>) -> Result<Self, ParamError> {
+        let index = Margins::find(name).ok_or_else(|| ParamError::Unknown(name.to_string()))?;
+        self.set_checked(index, i64::from(value.into()))?;
+        Ok(self)
+    }
+
+    /// [`Margins::try_with`] for names and values written in code (built-in sets, tests).
+    ///
+    /// # Panics
+    /// If the name is unknown or the value outside its range: a mistake in the code, not in
+    /// input.
+    pub fn with(self, name: &str, value: impl Into<i32>) -> Self {
+        self.try_with(name, value)
+            .unwrap_or_else(|e| panic!("Margins::with: {e}"))
+    }
+
+    /// Sets parameter `index` to `number` if it is within the range.
+    fn set_checked(&mut self, index: usize, number: i64) -> Result<(), ParamError> {
+        let spec = &PARAMS[index];
+        if number < i64::from(spec.min) || number > i64::from(spec.max) {
+            return Err(ParamError::OutOfRange {
+                name: spec.name.to_string(),
+                value: number,
+                min: spec.min,
+                max: spec.max,
+            });
+        }
+        self.set_index(index, number as i32);
+        Ok(())
     }
 
     /// Sets a parameter by name from text, checking the range.
@@ -306,16 +354,7 @@ impl Margins {
                 kind: "integer",
             })?,
         };
-        if number < i64::from(spec.min) || number > i64::from(spec.max) {
-            return Err(ParamError::OutOfRange {
-                name: spec.name.to_string(),
-                value: number,
-                min: spec.min,
-                max: spec.max,
-            });
-        }
-        self.set_index(index, number as i32);
-        Ok(())
+        self.set_checked(index, number)
     }
 
     /// Applies one `name=value` assignment.
@@ -353,23 +392,6 @@ impl Margins {
     }
 }
 
-impl FromStr for Margins {
-    type Err = ParamError;
-
-    /// Parses a built-in name (`default`, `off`, `sound`) or a comma-separated list of
-    /// `name=value` assignments applied on top of the defaults.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        if let Some(m) = Margins::builtin(s.trim()) {
-            return Ok(m);
-        }
-        let mut margins = Margins::default();
-        for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            margins.apply_assignment(part)?;
-        }
-        Ok(margins)
-    }
-}
-
 impl fmt::Display for Margins {
     /// Writes `name=value` pairs separated by spaces, in table order.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -380,6 +402,49 @@ impl fmt::Display for Margins {
             write!(f, "{}={}", spec.name, self.get_index(i))?;
         }
         Ok(())
+    }
+}
+
+impl Serialize for Margins {
+    /// A map of every parameter in table order: numbers for spins, booleans for checks.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(PARAMS.len()))?;
+        for (i, spec) in PARAMS.iter().enumerate() {
+            let v = self.get_index(i);
+            match spec.kind {
+                ParamKind::Spin => map.serialize_entry(spec.name, &v)?,
+                ParamKind::Check => map.serialize_entry(spec.name, &(v != 0))?,
+            }
+        }
+        map.end()
+    }
+}
+
+/// One value of a serialised margin set: a number or a boolean.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawValue {
+    Bool(bool),
+    Number(i64),
+}
+
+impl<'de> Deserialize<'de> for Margins {
+    /// A map of `name: value` (table names, UCI names or aliases) on top of the defaults. Every
+    /// value is checked against its range, so a deserialised set keeps the invariant; unknown
+    /// names and out-of-range values are errors naming them.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let map = std::collections::BTreeMap::<String, RawValue>::deserialize(deserializer)?;
+        let mut margins = Margins::default();
+        for (name, value) in map {
+            let text = match value {
+                RawValue::Bool(b) => b.to_string(),
+                RawValue::Number(n) => n.to_string(),
+            };
+            margins.set(&name, &text).map_err(D::Error::custom)?;
+        }
+        Ok(margins)
     }
 }
 
@@ -481,19 +546,8 @@ mod tests {
     }
 
     #[test]
-    fn parse_builtin_and_assignments() {
-        assert_eq!("off".parse::<Margins>().unwrap(), Margins::off());
-        let m: Margins = "futility_margin=90, delta_pruning=off".parse().unwrap();
-        assert_eq!(m.futility_margin, 90);
-        assert!(!m.delta_pruning);
-        assert_eq!(m.diff(&Margins::default()).len(), 2);
-        let text = m.to_string();
-        assert!(text.contains("futility_margin=90"));
-    }
-
-    #[test]
     fn serde_round_trip_rejects_unknown_fields() {
-        let m = Margins::sound();
+        let m = Margins::bare().with("futility_margin", 1356);
         let json = serde_json::to_string(&m).unwrap();
         assert_eq!(serde_json::from_str::<Margins>(&json).unwrap(), m);
         assert!(serde_json::from_str::<Margins>(r#"{"futility_margn": 3}"#).is_err());
@@ -501,6 +555,49 @@ mod tests {
         let partial: Margins = serde_json::from_str(r#"{"futility_margin": 99}"#).unwrap();
         assert_eq!(partial.futility_margin, 99);
         assert_eq!(partial.delta_margin, 200);
+    }
+
+    #[test]
+    fn every_way_in_keeps_values_in_range() {
+        // Deserialisation checks ranges, and names the parameter and value.
+        let e = serde_json::from_str::<Margins>(r#"{"futility_margin": 99999}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("futility_margin") && e.contains("99999"), "{e}");
+        assert!(serde_json::from_str::<Margins>(r#"{"futility_mode": 3}"#).is_err());
+        assert!(serde_json::from_str::<Margins>(r#"{"null_move_r": 0}"#).is_err());
+        assert!(serde_json::from_str::<Margins>(r#"{"lmr": 2}"#).is_err());
+        assert!(serde_json::from_str::<Margins>(r#"{"lmr": "yes"}"#).is_err());
+        // Aliases and booleans as written in tuned files.
+        let m: Margins = serde_json::from_str(r#"{"frontier": 90, "NullMove": false}"#).unwrap();
+        assert_eq!((m.futility_margin(), m.null_move()), (90, false));
+        // The builder checks; the index setter clamps.
+        assert!(Margins::default().try_with("razor_margin", -1).is_err());
+        assert!(Margins::default().try_with("no_such", 1).is_err());
+        assert_eq!(
+            Margins::default()
+                .with("futility_mode", FutilityMode::Evaluation)
+                .futility_mode(),
+            FutilityMode::Evaluation
+        );
+        let mut m = Margins::default();
+        for (i, spec) in PARAMS.iter().enumerate() {
+            m.set_index(i, i32::MIN);
+            assert_eq!(m.get_index(i), spec.min, "{}", spec.name);
+            m.set_index(i, i32::MAX);
+            assert_eq!(m.get_index(i), spec.max, "{}", spec.name);
+        }
+        // Serialising writes every parameter and reads back equal.
+        let json = serde_json::to_value(m).unwrap();
+        let keys: Vec<&String> = json.as_object().unwrap().keys().collect();
+        assert_eq!(keys.len(), PARAMS.len());
+        assert_eq!(serde_json::from_value::<Margins>(json).unwrap(), m);
+    }
+
+    #[test]
+    #[should_panic(expected = "outside")]
+    fn with_refuses_out_of_range_values_written_in_code() {
+        let _ = Margins::default().with("delta_margin", 100_000);
     }
 
     #[test]
