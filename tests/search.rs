@@ -4,7 +4,7 @@
 use marginal::engine::bench::{self, position};
 use marginal::engine::eval::MAX_POSITIONAL_SWING;
 use marginal::engine::search::{MATE_BOUND, mate_in, search_position};
-use marginal::engine::{Limits, Searcher};
+use marginal::engine::{Limits, Searcher, Technique};
 use marginal::params::{FutilityMode, Margins};
 use marginal::scoring::epd::parse_file;
 use rayon::prelude::*;
@@ -175,7 +175,7 @@ fn heinz_sound_futility_changes_no_root_score() {
         let r = s.search(pos, &[], &Limits::depth(5), &mut |info| {
             scores.push(info.score)
         });
-        (scores, r.nodes, r.prunes.futility)
+        (scores, r.nodes, r.prunes[Technique::Futility])
     };
     let results: Vec<_> = positions
         .par_iter()

@@ -336,19 +336,7 @@ fn print_summary(
         "  accuracy: solution credit in % (early share {}); speed: mean doublings saved against the reference",
         args.early
     );
-    println!(
-        "pruned: futility {} ({} nodes), ext-futility {}, razor {}, delta {} ({} nodes), deep-futility {}, late-move {}, null-move {}, lmr {}",
-        prunes.futility,
-        prunes.futility_nodes,
-        prunes.ext_futility,
-        prunes.razor,
-        prunes.delta,
-        prunes.delta_nodes,
-        prunes.deep_futility,
-        prunes.late_move,
-        prunes.null_move,
-        prunes.lmr
-    );
+    println!("pruned: {prunes}");
 }
 
 fn print_positions(results: &[PositionResult], reference: &[PositionResult]) {

@@ -10,6 +10,7 @@ pub mod ordering;
 pub mod perft;
 pub mod search;
 mod sets;
+pub mod technique;
 pub mod tt;
 
 pub use board::Board;
@@ -21,4 +22,5 @@ pub const DEFAULT_HASH_MB: usize = 16;
 pub fn uci(m: shakmaty::Move) -> String {
     shakmaty::uci::UciMove::from_move(m, shakmaty::CastlingMode::Standard).to_string()
 }
-pub use search::{Limits, PruneStats, SearchResult, Searcher};
+pub use search::{Limits, SearchResult, Searcher};
+pub use technique::{PruneStats, Technique};

@@ -23,6 +23,7 @@ use shakmaty::{Chess, Color, Move, Position, Rank, Role};
 use super::board::Board;
 use super::eval::value;
 use super::ordering::{self, Heuristics};
+use super::technique::{PruneStats, Technique};
 use super::tt::{Bound, PackedMove, TranspositionTable};
 use crate::params::{FutilityMode, Margins};
 
@@ -88,47 +89,6 @@ impl Limits {
         let soft = left / mtg + inc * 3 / 4;
         let hard = (soft * 4).min(left / 2 + inc / 2);
         (Some(soft.min(hard)), Some(hard))
-    }
-}
-
-/// How often each technique fired during one search.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PruneStats {
-    /// Moves skipped by frontier futility (depth 1).
-    pub futility: u64,
-    /// Frontier nodes cut whole by the node-level futility modes (quiescence or evaluation).
-    pub futility_nodes: u64,
-    /// Moves skipped by extended futility (depth 2).
-    pub ext_futility: u64,
-    /// Depth-3 nodes reduced by razoring.
-    pub razor: u64,
-    /// Captures skipped by delta pruning in quiescence.
-    pub delta: u64,
-    /// Quiescence nodes left early because even the biggest swing cannot raise alpha.
-    pub delta_nodes: u64,
-    /// Nodes cut by deep futility pruning.
-    pub deep_futility: u64,
-    /// Quiet moves skipped by late move pruning.
-    pub late_move: u64,
-    /// Null-move cut-offs.
-    pub null_move: u64,
-    /// Moves searched with a late move reduction.
-    pub lmr: u64,
-}
-
-impl PruneStats {
-    /// Adds another search's counts.
-    pub fn add(&mut self, o: &PruneStats) {
-        self.futility += o.futility;
-        self.futility_nodes += o.futility_nodes;
-        self.ext_futility += o.ext_futility;
-        self.razor += o.razor;
-        self.delta += o.delta;
-        self.delta_nodes += o.delta_nodes;
-        self.deep_futility += o.deep_futility;
-        self.late_move += o.late_move;
-        self.null_move += o.null_move;
-        self.lmr += o.lmr;
     }
 }
 
@@ -552,7 +512,7 @@ impl Searcher {
             let (first, second) = two_best_pieces(board, them);
             let bound = eval + first + second + 2 * m.deep_futility_margin();
             if bound <= alpha {
-                self.stats.deep_futility += 1;
+                self.stats[Technique::DeepFutility] += 1;
                 return bound;
             }
         }
@@ -569,7 +529,7 @@ impl Searcher {
             && board.piece_count(them) > m.razor_min_pieces() as u32
             && eval + m.razor_margin() <= alpha
         {
-            self.stats.razor += 1;
+            self.stats[Technique::Razor] += 1;
             depth -= 1;
         }
 
@@ -598,7 +558,7 @@ impl Searcher {
                 return 0;
             }
             if score >= beta {
-                self.stats.null_move += 1;
+                self.stats[Technique::NullMove] += 1;
                 return if score >= MATE_BOUND { beta } else { score };
             }
         }
@@ -621,7 +581,7 @@ impl Searcher {
             && eval + margin <= alpha
             && !pos.legal_moves().is_empty()
         {
-            self.stats.futility_nodes += 1;
+            self.stats[Technique::FutilityNodes] += 1;
             return if m.futility_mode() == FutilityMode::Quiescence {
                 self.qsearch(board, ply, alpha, beta)
             } else {
@@ -668,9 +628,9 @@ impl Searcher {
                     && !(alpha < DRAW && self.move_may_draw(board, mv))
                 {
                     if depth == 1 {
-                        self.stats.futility += 1;
+                        self.stats[Technique::Futility] += 1;
                     } else {
-                        self.stats.ext_futility += 1;
+                        self.stats[Technique::ExtFutility] += 1;
                     }
                     best = best.max(optimistic);
                     continue;
@@ -688,7 +648,7 @@ impl Searcher {
                 && best > -MATE_BOUND
                 && !board.gives_check(mv)
             {
-                self.stats.late_move += 1;
+                self.stats[Technique::LateMove] += 1;
                 continue;
             }
 
@@ -717,7 +677,7 @@ impl Searcher {
                     }
                     reduction = reduction.clamp(0, new_depth - 1);
                     if reduction > 0 {
-                        self.stats.lmr += 1;
+                        self.stats[Technique::Lmr] += 1;
                     }
                 }
                 let mut s = -self.alpha_beta::<false>(
@@ -856,7 +816,7 @@ impl Searcher {
                     big += value(Role::Queen) - value(Role::Pawn);
                 }
                 if stand_pat + big <= alpha {
-                    self.stats.delta_nodes += 1;
+                    self.stats[Technique::DeltaNodes] += 1;
                     return stand_pat;
                 }
             }
@@ -878,7 +838,7 @@ impl Searcher {
                 if delta_on && !mv.is_promotion() {
                     let optimistic = stand_pat + mv.capture().map_or(0, value) + m.delta_margin();
                     if optimistic <= alpha {
-                        self.stats.delta += 1;
+                        self.stats[Technique::Delta] += 1;
                         best = best.max(optimistic);
                         continue;
                     }
@@ -1051,10 +1011,10 @@ mod tests {
         let b = board(QUIET);
         let eval = b.eval();
         let (_, stats) = node(&b, futility_only(125), 1, eval + 200);
-        assert!(stats.futility > 10, "{stats:?}");
+        assert!(stats[Technique::Futility] > 10, "{stats:?}");
         // Alpha reachable with the margin: nothing pruned.
         let (_, stats) = node(&b, futility_only(125), 1, eval + 100);
-        assert_eq!(stats.futility, 0);
+        assert_eq!(stats[Technique::Futility], 0);
     }
 
     #[test]
@@ -1062,19 +1022,19 @@ mod tests {
         let b = board("4k3/8/8/8/8/8/3PPP2/r3K3 w - - 0 1");
         assert!(b.pos().is_check());
         let (_, stats) = node(&b, futility_only(0), 1, b.eval() + 3000);
-        assert_eq!(stats.futility, 0);
+        assert_eq!(stats[Technique::Futility], 0);
     }
 
     #[test]
     fn no_pruning_near_mate_scores() {
         let b = board(QUIET);
         let (_, stats) = node(&b, futility_only(0), 1, MATE_BOUND + 10);
-        assert_eq!(stats.futility, 0);
+        assert_eq!(stats[Technique::Futility], 0);
         let (_, stats) = node(&b, futility_only(0), 1, -MATE_BOUND - 10);
-        assert_eq!(stats.futility, 0);
+        assert_eq!(stats[Technique::Futility], 0);
         // The same window far from mate prunes.
         let (_, stats) = node(&b, futility_only(0), 1, 3000);
-        assert!(stats.futility > 0);
+        assert!(stats[Technique::Futility] > 0);
     }
 
     #[test]
@@ -1094,7 +1054,7 @@ mod tests {
             .iter()
             .filter(|m| b.gives_check(**m))
             .count() as u64;
-        assert_eq!(stats.futility, moves - checks);
+        assert_eq!(stats[Technique::Futility], moves - checks);
     }
 
     #[test]
@@ -1172,7 +1132,7 @@ mod tests {
             .count() as u64;
         // Quiet moves and the pawn capture are pruned; the rook capture (worth more) is not.
         assert!(moves.iter().any(|m| m.capture() == Some(Role::Rook)));
-        assert_eq!(stats.futility, prunable_quiets + pawn_captures);
+        assert_eq!(stats[Technique::Futility], prunable_quiets + pawn_captures);
     }
 
     #[test]
@@ -1183,7 +1143,10 @@ mod tests {
         let margin = 100;
         let alpha = eval + 1000;
         let (score, stats) = node(&b, futility_only(margin), 1, alpha);
-        assert_eq!(stats.futility, b.pos().legal_moves().len() as u64);
+        assert_eq!(
+            stats[Technique::Futility],
+            b.pos().legal_moves().len() as u64
+        );
         // Not a mate or stalemate score: the best optimistic estimate, a fail low.
         assert_eq!(score, eval + margin);
         assert!(score <= alpha && score != DRAW && score > -MATE_BOUND);
@@ -1196,14 +1159,14 @@ mod tests {
         for mode in [1, 2] {
             let m = futility_only(100).with("futility_mode", mode);
             let (score, stats) = node(&b, m, 1, eval + 1000);
-            assert_eq!(stats.futility_nodes, 1);
+            assert_eq!(stats[Technique::FutilityNodes], 1);
             assert!(score > -MATE_BOUND && score <= eval + 1000);
         }
         // A stalemated side is never "futile": it is a draw.
         let stale = board("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1");
         let m = futility_only(0).with("futility_mode", FutilityMode::Evaluation);
         let (score, stats) = node(&stale, m, 1, 500);
-        assert_eq!((score, stats.futility_nodes), (DRAW, 0));
+        assert_eq!((score, stats[Technique::FutilityNodes]), (DRAW, 0));
     }
 
     #[test]
@@ -1215,9 +1178,9 @@ mod tests {
             .with("ext_futility_margin", 500);
         // eval + 500 <= alpha: pruned at depth 2 (and frontier futility is off).
         let (_, stats) = node(&b, m, 2, eval + 520);
-        assert!(stats.ext_futility > 0 && stats.futility == 0);
+        assert!(stats[Technique::ExtFutility] > 0 && stats[Technique::Futility] == 0);
         let (_, stats) = node(&b, m, 2, eval + 480);
-        assert_eq!(stats.ext_futility, 0);
+        assert_eq!(stats[Technique::ExtFutility], 0);
     }
 
     #[test]
@@ -1244,7 +1207,7 @@ mod tests {
         s.root_depth = 1;
         let score = s.alpha_beta::<false>(&b, 1, 1, alpha, alpha + 1, false);
         assert_eq!(score, DRAW, "the drawing move must be found");
-        assert!(s.stats.futility > 0);
+        assert!(s.stats[Technique::Futility] > 0);
         // Without the repetition in the history the same node fails low.
         let mut fresh = Searcher::new(0, futility_only(0));
         fresh.root_depth = 1;
@@ -1290,7 +1253,7 @@ mod tests {
             let mut s = Searcher::new(0, m);
             s.root_depth = 3;
             s.alpha_beta::<false>(b, 3, 1, eval + 400, eval + 401, extended);
-            s.stats.razor
+            s.stats[Technique::Razor]
         };
         assert_eq!(razored(&b, m, false), 1);
         // Not after an extension.
@@ -1305,7 +1268,7 @@ mod tests {
         let check = board("4k3/8/8/8/8/8/3PPP2/r3K3 w - - 0 1");
         let mut s = Searcher::new(0, m);
         s.alpha_beta::<false>(&check, 3, 1, 3000, 3001, false);
-        assert_eq!(s.stats.razor, 0);
+        assert_eq!(s.stats[Technique::Razor], 0);
     }
 
     fn qnode(b: &Board, m: Margins, alpha: i32) -> (i32, PruneStats) {
@@ -1327,11 +1290,17 @@ mod tests {
         // The pawn capture cannot reach alpha: pruned (the node exit does not apply, since a
         // queen capture could in principle).
         let (_, stats) = qnode(&b, m, alpha);
-        assert_eq!((stats.delta, stats.delta_nodes), (1, 0));
+        assert_eq!(
+            (stats[Technique::Delta], stats[Technique::DeltaNodes]),
+            (1, 0)
+        );
         // Late endgame (material at or below the threshold): delta pruning is off.
         let late = m.with("delta_endgame_material", 8_000);
         let (_, stats) = qnode(&b, late, alpha);
-        assert_eq!((stats.delta, stats.delta_nodes), (0, 0));
+        assert_eq!(
+            (stats[Technique::Delta], stats[Technique::DeltaNodes]),
+            (0, 0)
+        );
     }
 
     #[test]
@@ -1344,14 +1313,14 @@ mod tests {
         let sp = b.eval();
         let big = value(Role::Queen) + 200;
         let (score, stats) = qnode(&b, m, sp + big);
-        assert_eq!((stats.delta_nodes, score), (1, sp));
+        assert_eq!((stats[Technique::DeltaNodes], score), (1, sp));
         let (_, stats) = qnode(&b, m, sp + big - 1);
-        assert_eq!(stats.delta_nodes, 0);
+        assert_eq!(stats[Technique::DeltaNodes], 0);
         // With a pawn on the 7th, a promotion widens the swing: no early exit at the same alpha.
         let p7 = board("r3k2r/1P6/8/3p4/8/8/8/R2QK2R w KQkq - 0 1");
         let sp7 = p7.eval();
         let (_, stats) = qnode(&p7, m, sp7 + big);
-        assert_eq!(stats.delta_nodes, 0);
+        assert_eq!(stats[Technique::DeltaNodes], 0);
     }
 
     #[test]
@@ -1364,9 +1333,9 @@ mod tests {
         // Opponent's two best pieces: queen and rook.
         let bound = eval + value(Role::Queen) + value(Role::Rook) + 2 * m.deep_futility_margin();
         let (score, stats) = node(&b, m, 3, bound);
-        assert_eq!((stats.deep_futility, score), (1, bound));
+        assert_eq!((stats[Technique::DeepFutility], score), (1, bound));
         let (_, stats) = node(&b, m, 3, bound - 1);
-        assert_eq!(stats.deep_futility, 0);
+        assert_eq!(stats[Technique::DeepFutility], 0);
     }
 
     #[test]
@@ -1376,8 +1345,8 @@ mod tests {
             .with("late_move_pruning", true)
             .with("lmp_base", 3);
         let (_, stats) = node(&b, m, 2, b.eval() + 50);
-        assert!(stats.late_move > 0);
+        assert!(stats[Technique::LateMove] > 0);
         let (_, stats) = node(&b, Margins::bare(), 2, b.eval() + 50);
-        assert_eq!(stats.late_move, 0);
+        assert_eq!(stats[Technique::LateMove], 0);
     }
 }
