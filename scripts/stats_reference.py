@@ -7,7 +7,7 @@
 What this is
 ------------
 An independent recomputation of every expected number that the unit tests
-of the match-statistics module (``stats.rs`` under ``src/scoring/``, its
+of the match-statistics module (``src/scoring/games/stats.rs``, its
 ``mod tests``) hard-code. It is written from the published formulas that
 the module docs state, not from the Rust code, and needs only the Python 3
 standard library (no numpy, no scipy).
@@ -89,8 +89,10 @@ Methods
 Output
 ------
 Values are printed with ``repr()`` (shortest round-trip form, so full
-double precision), grouped and laid out like the constants of the Rust
-tests; the self-check summary comes last.
+double precision). Each table is printed as the Rust literal of the
+constant of the same name in the tests (one tuple per case, in the tests'
+order), so it can be pasted in as is and reformatted with rustfmt; the
+scalars are printed on labelled lines; the self-check summary comes last.
 """
 
 import math
@@ -624,15 +626,18 @@ def section(title, tests):
 
 
 def print_cases(counts_list, sigma_game_factor, approx_asserted=True):
+    """One Rust tuple per set of counts: (counts, estimate, exact LLR for
+    DESIGNS, normal-approximation LLR for DESIGNS)."""
+    note = "" if approx_asserted else " (last column not asserted by the test)"
+    print("// (counts, [elo, lower, upper, nelo, nelo_lower, nelo_upper, los],")
+    print(f"//  exact LLR for DESIGNS, normal-approximation LLR for DESIGNS){note}")
     for counts in counts_list:
-        print(f"counts {counts}")
-        print("  estimate [elo, lower, upper, nelo, nelo_lower, nelo_upper, los]:")
-        print(f"    {fmt(estimate(counts, sigma_game_factor))}")
-        print("  exact LLR for DESIGNS:")
-        print(f"    {fmt([exact_llr(counts, e0, e1) for e0, e1 in DESIGNS])}")
-        note = "" if approx_asserted else "  (not asserted by the test)"
-        print(f"  normal-approximation LLR for DESIGNS:{note}")
-        print(f"    {fmt([normal_approx_llr(counts, e0, e1) for e0, e1 in DESIGNS])}")
+        print("(")
+        print(f"    {counts},")
+        print(f"    {fmt(estimate(counts, sigma_game_factor))},")
+        print(f"    {fmt([exact_llr(counts, e0, e1) for e0, e1 in DESIGNS])},")
+        print(f"    {fmt([normal_approx_llr(counts, e0, e1) for e0, e1 in DESIGNS])},")
+        print("),")
 
 
 def main():

@@ -6,7 +6,7 @@
 //! exports. The engine knows nothing of tuning.
 
 pub mod engine;
+pub mod formats;
 pub mod params;
 pub mod scoring;
-pub mod tuned;
 pub mod uci;

@@ -8,7 +8,8 @@ use anyhow::Result;
 use clap::{Parser, Subcommand};
 
 use commands::{UserError, margins_from};
-use marginal::engine::{DEFAULT_HASH_MB, bench, uci};
+use marginal::engine::{DEFAULT_HASH_MB, bench};
+use marginal::formats::uci_move;
 use marginal::params::{self, PARAMS};
 
 #[derive(Parser)]
@@ -77,7 +78,7 @@ fn run(cli: Cli) -> Result<()> {
             let margins = margins_from(&margins, &[])?;
             let totals = bench::run(depth, margins, hash, |line| {
                 let r = &line.result;
-                let best = r.best_move.map_or_else(|| "(none)".to_string(), uci);
+                let best = r.best_move.map_or_else(|| "(none)".to_string(), uci_move);
                 println!(
                     "{:>2} {:<6} {:>7} {:>10} nodes  {}",
                     line.index + 1,

@@ -16,7 +16,8 @@ use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
 
 use crate::engine::search::{IterationInfo, mate_in};
-use crate::engine::{Board, DEFAULT_HASH_MB, Limits, Searcher, uci};
+use crate::engine::{Board, DEFAULT_HASH_MB, Limits, Searcher};
+use crate::formats::uci_move as uci;
 use crate::params::{Margins, PARAMS};
 
 /// Largest transposition table accepted, megabytes.

@@ -7,7 +7,7 @@
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-use marginal::scoring::epd::{ParsedSuite, parse_file};
+use marginal::formats::epd::{ParsedSuite, parse_file};
 use shakmaty::uci::UciMove;
 
 fn suites_dir() -> PathBuf {

@@ -12,13 +12,13 @@ use std::time::Duration;
 use marginal::engine::Limits;
 use marginal::engine::bench::position;
 use marginal::params::Margins;
-use marginal::scoring::game::{
+use marginal::scoring::games::game::{
     DrawRule, EnginePlayer, GameConfig, GameOutcome, GameRecord, MoveLimit, Player, PlayerError,
     PlayerMove, ResignRule, Termination, play_game,
 };
-use marginal::scoring::matches::{MatchConfig, run_match};
-use marginal::scoring::pgn::format_game;
-use marginal::scoring::stats::SprtParams;
+use marginal::scoring::games::matches::{MatchConfig, run_match};
+use marginal::scoring::games::pgn::format_game;
+use marginal::scoring::games::stats::SprtParams;
 use pgn_reader::{RawTag, Reader, SanPlus, Visitor};
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
@@ -313,7 +313,7 @@ fn engine(name: &'static str, margins: Margins) -> impl Fn() -> Box<dyn Player> 
 /// Pair index, both games' moves, both outcomes.
 type PairSummary = (usize, Vec<Move>, Vec<Move>, GameOutcome, GameOutcome);
 
-fn summary(result: &marginal::scoring::matches::MatchResult) -> Vec<PairSummary> {
+fn summary(result: &marginal::scoring::games::matches::MatchResult) -> Vec<PairSummary> {
     result
         .pairs
         .iter()

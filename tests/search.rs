@@ -5,13 +5,13 @@ use marginal::engine::bench::{self, position};
 use marginal::engine::eval::MAX_POSITIONAL_SWING;
 use marginal::engine::search::{MATE_BOUND, mate_in, search_position};
 use marginal::engine::{Limits, Searcher, Technique};
+use marginal::formats::epd::parse_file;
 use marginal::params::{FutilityMode, Margins};
-use marginal::scoring::epd::parse_file;
 use rayon::prelude::*;
 use shakmaty::{Chess, Position};
 use std::path::Path;
 
-fn wac() -> Vec<marginal::scoring::epd::EpdRecord> {
+fn wac() -> Vec<marginal::formats::epd::EpdRecord> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/suites/wac.epd");
     parse_file(&path).unwrap().records
 }

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use marginal::params::Margins;
-use marginal::scoring::cache::load_suites;
-use marginal::scoring::suite::{self, RunConfig, SuiteLimit};
+use marginal::scoring::suite::{ObjectiveParams, ScorerOptions, SuiteScorer, load_suites};
+use marginal::scoring::suite::{RunConfig, SuiteLimit, run as suite};
 use serde_json::Value;
 
 fn scratch(name: &str) -> PathBuf {
@@ -178,5 +178,55 @@ fn bad_lines_strict_and_exit_codes() {
     // Usage errors (clap) also exit 2.
     let out = marginal(&["suite", path, "--depth", "3", "--nodes", "5"], &cache);
     assert_eq!(out.status.code(), Some(2));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn the_json_report_is_what_the_library_returns() {
+    let dir = scratch("same");
+    let suite_path = small_suite(&dir, 10, &[]);
+    let json = dir.join("report.json");
+    let cache = dir.join("cache");
+    let out = marginal(
+        &[
+            "suite",
+            suite_path.to_str().unwrap(),
+            "--depth",
+            "5",
+            "--set",
+            "frontier=200",
+            "--weight",
+            "3",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+        &cache,
+    );
+    assert!(out.status.success(), "{:?}", text(&out));
+    let mut report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    // The run section (labels, threads, timing, cache use) is the command's own.
+    let run = report.as_object_mut().unwrap().remove("run").unwrap();
+    assert_eq!(run["margins_label"], "default");
+
+    // The same arguments through the library.
+    let scorer = SuiteScorer::new(
+        load_suites(&[suite_path], false).unwrap(),
+        ScorerOptions {
+            config: RunConfig {
+                limit: SuiteLimit::Depth(5),
+                ..RunConfig::default()
+            },
+            objective: ObjectiveParams {
+                weight: 3.0,
+                ..ObjectiveParams::default()
+            },
+            reference: Margins::off(),
+            cache_dir: Some(cache),
+        },
+        None,
+    );
+    let score = scorer.score(&Margins::default().with("futility_margin", 200));
+    assert_eq!(score.positions.len(), 10);
+    assert_eq!(report, serde_json::to_value(&score).unwrap());
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -1,20 +1,21 @@
 //! `marginal match`: margin set against margin set in self-play, pentanomial Elo and SPRT.
 
 use std::fs::File;
-use std::io::{BufWriter, IsTerminal, Write};
+use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
-use marginal::scoring::game::{DrawRule, EnginePlayer, GameConfig, MoveLimit, Player, ResignRule};
-use marginal::scoring::matches::{MatchConfig, MatchStats, PairRecord, run_match};
-use marginal::scoring::openings;
-use marginal::scoring::pgn;
-use marginal::scoring::stats::{SprtDecision, SprtParams};
+use marginal::formats::openings;
+use marginal::scoring::games::game::{
+    DrawRule, EnginePlayer, GameConfig, MoveLimit, Player, ResignRule,
+};
+use marginal::scoring::games::matches::{MatchConfig, MatchStats, PairRecord, run_match};
+use marginal::scoring::games::pgn;
+use marginal::scoring::games::stats::{SprtDecision, SprtParams};
 
-use super::{UserError, margins_from};
+use super::{UserError, margins_from, progress_bar, threads};
 
 /// Arguments of `marginal match`.
 #[derive(Args)]
@@ -116,19 +117,6 @@ fn parse_sprt(text: &str) -> Result<SprtParams, UserError> {
     Ok(params)
 }
 
-fn progress(total: u64) -> ProgressBar {
-    if !(std::io::stdout().is_terminal() && std::io::stderr().is_terminal()) {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(total);
-    bar.set_style(
-        ProgressStyle::with_template("[{bar:30}] {pos}/{len} games {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-    );
-    bar
-}
-
 fn status(stats: &MatchStats, sprt: Option<&SprtParams>) -> String {
     let e = stats.estimate();
     let mut s = format!(
@@ -175,16 +163,13 @@ pub fn run(args: MatchArgs) -> Result<()> {
         draw: args.draw.as_deref().map(parse_draw).transpose()?,
         max_plies: args.max_plies.max(1),
     };
-    let book = openings::read(&args.openings).map_err(|e| UserError(e.to_string()))?;
+    let book = openings::read(&args.openings).map_err(UserError::from_display)?;
     for line in &book.skipped {
         eprintln!("{line}");
     }
-    let mut positions = book.positions;
+    let mut positions = book.records;
     openings::shuffle(&mut positions, args.seed);
-    let concurrency = args
-        .concurrency
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
-        .max(1);
+    let concurrency = threads(args.concurrency);
     let config = MatchConfig {
         game,
         games: args.games.max(2),
@@ -226,7 +211,10 @@ pub fn run(args: MatchArgs) -> Result<()> {
         None => None,
     };
     let date = pgn::today();
-    let bar = progress(u64::from(config.games.div_ceil(2) * 2));
+    let bar = progress_bar(
+        u64::from(config.games.div_ceil(2) * 2),
+        "[{bar:30}] {pos}/{len} games {msg}",
+    );
     let mut write_error: Option<std::io::Error> = None;
     let result = run_match(
         &factory_a,

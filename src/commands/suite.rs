@@ -1,20 +1,18 @@
 //! `marginal suite`: scores a margin set on EPD suites against a reference run.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
-use marginal::engine::PruneStats;
-use marginal::scoring::cache::{self, LoadedSuites, default_cache_dir, load_suites};
-use marginal::scoring::objective::{self, Objective, ObjectiveParams};
-use marginal::scoring::suite::{self, PositionResult, RunConfig, SuiteLimit, engine_signature};
-use marginal::tuned;
+use marginal::scoring::suite::objective::{DEFAULT_EARLY, DEFAULT_WEIGHT};
+use marginal::scoring::suite::{
+    LoadedSuites, Objective, ObjectiveParams, Phase, PositionScore, RunConfig, ScorerOptions,
+    SuiteLimit, SuiteScore, SuiteScorer, default_cache_dir, load_suites,
+};
 use serde::Serialize;
 
-use super::{UserError, margins_from};
+use super::{UserError, margins_from, progress_bar, resolve, threads};
 
 /// Arguments of `marginal suite`.
 #[derive(Args)]
@@ -48,10 +46,10 @@ pub struct SuiteArgs {
     #[arg(long)]
     strict: bool,
     /// Objective weight: accuracy points per halving of the node count.
-    #[arg(long, default_value_t = objective::DEFAULT_WEIGHT)]
+    #[arg(long, default_value_t = DEFAULT_WEIGHT)]
     weight: f64,
     /// Objective: share of a solution's credit that depends on how early it was found.
-    #[arg(long, default_value_t = objective::DEFAULT_EARLY)]
+    #[arg(long, default_value_t = DEFAULT_EARLY)]
     early: f64,
     /// Transposition table per search, megabytes.
     #[arg(long, default_value_t = RunConfig::default().hash_mb)]
@@ -67,174 +65,103 @@ pub struct SuiteArgs {
     verbose: bool,
 }
 
+/// The JSON report: the library's [`SuiteScore`] and how this run went.
 #[derive(Serialize)]
 struct Report<'a> {
-    marginal: &'static str,
-    engine_signature: String,
-    suites: Vec<SuiteReport<'a>>,
-    limit: SuiteLimit,
-    hash_mb: usize,
+    #[serde(flatten)]
+    score: &'a SuiteScore,
+    run: RunReport<'a>,
+}
+
+/// What depends on this run rather than on the margins: labels, threads, timing, cache use.
+#[derive(Serialize)]
+struct RunReport<'a> {
+    margins_label: &'a str,
+    reference_label: &'a str,
+    reference_cached: bool,
     threads: usize,
-    margins: serde_json::Map<String, serde_json::Value>,
-    reference: ReferenceReport,
-    objective_params: ObjectiveParams,
-    objective: Objective,
-    prunes: PruneStats,
-    positions: Vec<PositionReport<'a>>,
     elapsed_seconds: f64,
     positions_per_second: f64,
 }
 
-#[derive(Serialize)]
-struct SuiteReport<'a> {
-    path: &'a str,
-    positions: usize,
-    skipped: &'a [marginal::scoring::epd::SkippedLine],
-    objective: Objective,
-}
-
-#[derive(Serialize)]
-struct ReferenceReport {
-    label: String,
-    margins: serde_json::Map<String, serde_json::Value>,
-    cached: bool,
-}
-
-#[derive(Serialize)]
-struct PositionReport<'a> {
-    #[serde(flatten)]
-    result: &'a PositionResult,
-    reference_best_move: Option<&'a str>,
-    reference_nodes: u64,
-    reference_score: i32,
-}
-
-fn progress(len: usize, what: &str) -> ProgressBar {
-    if !(std::io::stdout().is_terminal() && std::io::stderr().is_terminal()) {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(len as u64);
-    bar.set_style(
-        ProgressStyle::with_template("{msg:>10} [{bar:40}] {pos}/{len} {per_sec} eta {eta}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-    );
-    bar.set_message(what.to_string());
-    bar
-}
-
-/// Runs the command.
-pub fn run(args: SuiteArgs) -> Result<()> {
-    let margins = margins_from(&args.margins, &args.set)?;
-    let reference_margins = tuned::resolve(&args.reference).map_err(UserError::from)?;
+/// The limit, objective weights and scorer options the arguments ask for.
+pub fn options(args: &SuiteArgs) -> Result<ScorerOptions, UserError> {
     let limit = match (args.depth, args.nodes) {
         (_, Some(n)) => SuiteLimit::Nodes(n.max(1)),
         (Some(d), None) => SuiteLimit::Depth(d.clamp(1, 100)),
         (None, None) => SuiteLimit::Depth(8),
     };
-    let config = RunConfig {
-        limit,
-        hash_mb: args.hash,
-    };
-    let params = ObjectiveParams {
-        weight: args.weight,
-        early: args.early.clamp(0.0, 1.0),
-    };
-    let suites = load_suites(&args.files, args.strict).map_err(UserError::from)?;
+    Ok(ScorerOptions {
+        config: RunConfig {
+            limit,
+            hash_mb: args.hash,
+        },
+        objective: ObjectiveParams {
+            weight: args.weight,
+            early: args.early.clamp(0.0, 1.0),
+        },
+        reference: resolve(&args.reference)?,
+        cache_dir: (!args.no_cache)
+            .then(|| args.cache_dir.clone().unwrap_or_else(default_cache_dir)),
+    })
+}
+
+/// Runs the command.
+pub fn run(args: SuiteArgs) -> Result<()> {
+    let margins = margins_from(&args.margins, &args.set)?;
+    let options = options(&args)?;
+    let suites = load_suites(&args.files, args.strict).map_err(UserError::from_display)?;
     for bad in suites.skipped() {
         eprintln!("{bad}");
     }
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
-        .max(1);
+    let threads = threads(args.threads);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .context("cannot start worker threads")?;
-    let cache_dir =
-        (!args.no_cache).then(|| args.cache_dir.clone().unwrap_or_else(default_cache_dir));
+    print_header(&args, &suites, &options.config);
 
-    let n = suites.positions.len();
-    let bar = progress(n, "reference");
-    let (reference, cached) = pool.install(|| {
-        cache::reference_run(
-            &suites,
-            &reference_margins,
-            &config,
-            cache_dir.as_deref(),
-            &|| bar.inc(1),
-        )
+    let bar = progress_bar(
+        suites.positions.len() as u64,
+        "{msg:>10} [{bar:40}] {pos}/{len} {per_sec} eta {eta}",
+    );
+    let shown = bar.clone();
+    let progress = Box::new(move |phase: Phase, done: usize, _total: usize| {
+        shown.set_message(match phase {
+            Phase::Reference => "reference",
+            Phase::Candidate => "candidate",
+        });
+        shown.set_position(done as u64);
     });
-    bar.finish_and_clear();
-
-    let bar = progress(n, "candidate");
+    let scorer = pool.install(|| SuiteScorer::new(suites, options, Some(progress)));
+    bar.reset();
     let start = Instant::now();
-    let hint = suite::costs(&reference);
-    let results = pool.install(|| {
-        suite::run(&suites.positions, &margins, &config, Some(&hint), &|| {
-            bar.inc(1)
-        })
-    });
+    let score = pool.install(|| scorer.score(&margins));
     let elapsed = start.elapsed().as_secs_f64();
     bar.finish_and_clear();
-
-    let total = objective::evaluate(&results, &reference, &params);
-    let mut prunes = PruneStats::default();
-    for r in &results {
-        prunes.add(&r.prunes);
+    for warning in &score.warnings {
+        eprintln!("warning: {warning}");
     }
-    let per_suite = per_suite(&suites, &results, &reference, &params);
-    let skipped = suites.skipped().count();
 
-    print_summary(
-        &args, &suites, &config, cached, &per_suite, &total, &prunes, skipped,
-    );
+    print_summary(&args, &scorer, &score);
     if args.verbose {
-        print_positions(&results, &reference);
+        print_positions(&score.positions);
     }
+    let n = score.positions.len();
     let rate = n as f64 / elapsed.max(1e-9);
     println!("{n} positions in {elapsed:.2} s: {rate:.1} positions/s on {threads} thread(s)");
 
     if let Some(path) = &args.json {
         let report = Report {
-            marginal: env!("CARGO_PKG_VERSION"),
-            engine_signature: format!("{:016x}", engine_signature()),
-            suites: suites
-                .files
-                .iter()
-                .zip(&per_suite)
-                .map(|(f, (_, o))| SuiteReport {
-                    path: &f.path,
-                    positions: f.positions,
-                    skipped: &f.skipped,
-                    objective: *o,
-                })
-                .collect(),
-            limit,
-            hash_mb: config.hash_mb,
-            threads,
-            margins: tuned::margins_json(&margins),
-            reference: ReferenceReport {
-                label: args.reference.clone(),
-                margins: tuned::margins_json(&reference_margins),
-                cached,
+            score: &score,
+            run: RunReport {
+                margins_label: &args.margins,
+                reference_label: &args.reference,
+                reference_cached: scorer.reference_cached(),
+                threads,
+                elapsed_seconds: elapsed,
+                positions_per_second: rate,
             },
-            objective_params: params,
-            objective: total,
-            prunes,
-            positions: results
-                .iter()
-                .zip(&reference)
-                .map(|(r, b)| PositionReport {
-                    result: r,
-                    reference_best_move: b.best_move.as_deref(),
-                    reference_nodes: b.nodes,
-                    reference_score: b.score,
-                })
-                .collect(),
-            elapsed_seconds: elapsed,
-            positions_per_second: rate,
         };
         let text = serde_json::to_string_pretty(&report)?;
         std::fs::write(path, text + "\n")
@@ -244,53 +171,36 @@ pub fn run(args: SuiteArgs) -> Result<()> {
     Ok(())
 }
 
-/// The objective of each suite file on its own.
-fn per_suite(
-    suites: &LoadedSuites,
-    results: &[PositionResult],
-    reference: &[PositionResult],
-    params: &ObjectiveParams,
-) -> Vec<(String, Objective)> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    for f in &suites.files {
-        let end = start + f.positions;
-        out.push((
-            f.path.clone(),
-            objective::evaluate(&results[start..end], &reference[start..end], params),
-        ));
-        start = end;
-    }
-    out
-}
-
-#[allow(clippy::too_many_arguments)]
-fn print_summary(
-    args: &SuiteArgs,
-    suites: &LoadedSuites,
-    config: &RunConfig,
-    cached: bool,
-    per_suite: &[(String, Objective)],
-    total: &Objective,
-    prunes: &PruneStats,
-    skipped: usize,
-) {
+fn print_header(args: &SuiteArgs, suites: &LoadedSuites, config: &RunConfig) {
     println!(
-        "marginal suite: {} positions from {} file(s) at {}, margins '{}', reference '{}'{}",
+        "marginal suite: {} positions from {} file(s) at {}, margins '{}', reference '{}'",
         suites.positions.len(),
         suites.files.len(),
         config.limit,
         args.margins,
         args.reference,
-        if cached { " (cached)" } else { "" }
     );
+    let skipped = suites.skipped().count();
     if skipped > 0 {
         println!("{skipped} bad line(s) skipped (listed on stderr)");
     }
+}
+
+fn print_summary(args: &SuiteArgs, scorer: &SuiteScorer, score: &SuiteScore) {
+    println!(
+        "reference '{}'{}",
+        args.reference,
+        if scorer.reference_cached() {
+            " (cached)"
+        } else {
+            ": computed and cached"
+        }
+    );
     println!();
-    let width = per_suite
+    let width = score
+        .suites
         .iter()
-        .map(|(p, _)| p.len())
+        .map(|s| s.path.len())
         .max()
         .unwrap_or(5)
         .max(5);
@@ -321,31 +231,33 @@ fn print_summary(
             o.score_difference
         );
     };
-    for (name, o) in per_suite {
-        row(name, o);
+    for s in &score.suites {
+        row(&s.path, &s.objective);
     }
-    if per_suite.len() > 1 {
-        row("total", total);
+    if score.suites.len() > 1 {
+        row("total", &score.objective);
     }
+    let total = &score.objective;
     println!();
     println!(
         "objective {:.3} = accuracy {:.3} + {} x speed {:.3}",
-        total.value, total.accuracy, args.weight, total.speed
+        total.value, total.accuracy, score.objective_params.weight, total.speed
     );
     println!(
         "  accuracy: solution credit in % (early share {}); speed: mean doublings saved against the reference",
-        args.early
+        score.objective_params.early
     );
-    println!("pruned: {prunes}");
+    println!("pruned: {}", score.prunes);
 }
 
-fn print_positions(results: &[PositionResult], reference: &[PositionResult]) {
+fn print_positions(positions: &[PositionScore]) {
     println!();
     println!(
         "{:<28} {:<6} {:>6} {:>7} {:>10} {:>10} {:>10} {:<6}",
         "position", "move", "solved", "score", "nodes", "found at", "ref nodes", "ref"
     );
-    for (r, b) in results.iter().zip(reference) {
+    for p in positions {
+        let r = &p.result;
         let name =
             r.id.clone()
                 .unwrap_or_else(|| format!("{}:{}", r.suite, r.line));
@@ -363,8 +275,8 @@ fn print_positions(results: &[PositionResult], reference: &[PositionResult]) {
             r.score,
             r.nodes,
             r.found_at,
-            b.nodes,
-            b.best_move.as_deref().unwrap_or("-")
+            p.reference_nodes,
+            p.reference_best_move.as_deref().unwrap_or("-")
         );
     }
 }

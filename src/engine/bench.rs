@@ -1,12 +1,14 @@
 //! The built-in bench: a fixed set of varied positions whose total node count at a fixed depth
 //! is the engine's signature (it changes only when search behaviour changes).
 
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess};
 
 use super::search::{Limits, SearchResult, Searcher};
+use crate::formats::Fnv;
 use crate::params::Margins;
 
 /// Default bench depth, plies.
@@ -114,6 +116,26 @@ pub fn run(
         on_line(&BenchLine { index, fen, result });
     }
     totals
+}
+
+/// The node count of `marginal bench` at its defaults ([`DEFAULT_DEPTH`], default margins,
+/// [`crate::engine::DEFAULT_HASH_MB`]): the engine's recorded signature. `tests/bench.rs` fails
+/// when the bench gives another count; a change that alters it updates this number in the same
+/// commit and says why.
+pub const SIGNATURE_NODES: u64 = 5_710_118;
+
+/// A cheap fingerprint of the engine's behaviour for cache keys: the bench node count at depth
+/// 5, hashed with the crate version. It changes whenever search behaviour changes, so a cached
+/// result of an older engine is never reused.
+pub fn signature() -> u64 {
+    static SIGNATURE: OnceLock<u64> = OnceLock::new();
+    *SIGNATURE.get_or_init(|| {
+        let nodes = run(5, Margins::default(), 1, |_| {}).nodes;
+        let mut h = Fnv::new();
+        h.write(env!("CARGO_PKG_VERSION").as_bytes());
+        h.write(&nodes.to_le_bytes());
+        h.finish()
+    })
 }
 
 #[cfg(test)]

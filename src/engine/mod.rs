@@ -17,10 +17,5 @@ pub use board::Board;
 
 /// Default transposition table size, megabytes (UCI `Hash`, `marginal bench --hash`).
 pub const DEFAULT_HASH_MB: usize = 16;
-
-/// A move in UCI notation (`e2e4`, `e7e8q`, castling as king to its destination).
-pub fn uci(m: shakmaty::Move) -> String {
-    shakmaty::uci::UciMove::from_move(m, shakmaty::CastlingMode::Standard).to_string()
-}
 pub use search::{Limits, SearchResult, Searcher};
 pub use technique::{PruneStats, Technique};

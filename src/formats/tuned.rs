@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::params::{Margins, PARAMS, ParamKind};
+use super::write_atomic;
+use crate::params::Margins;
 
 /// The format tag written into tuned files.
 pub const FORMAT: &str = "marginal-margins/1";
@@ -48,9 +49,6 @@ pub enum TunedError {
         /// What is wrong, naming the key and value.
         message: String,
     },
-    /// A margin set given on the command line is not a built-in name, file or assignment list.
-    #[error("margin set '{0}': {1}")]
-    BadSpec(String, String),
 }
 
 /// The 1-based line on which `"key"` first appears in `text` (1 when absent).
@@ -126,63 +124,15 @@ pub fn read(path: &Path) -> Result<Margins, TunedError> {
     parse(path, &text)
 }
 
-/// Resolves a margin set as users write it: a built-in name (`default`, `off`, `bare`, `sound`), a path
-/// to a tuned file (anything ending in `.json` or naming an existing file), or a
-/// comma-separated `name=value` list applied to the defaults.
-pub fn resolve(spec: &str) -> Result<Margins, TunedError> {
-    let spec = spec.trim();
-    if let Some(m) = Margins::builtin(spec) {
-        return Ok(m);
-    }
-    let path = Path::new(spec);
-    if spec.ends_with(".json") || path.is_file() {
-        return read(path);
-    }
-    if spec.contains('=') {
-        return spec
-            .parse::<Margins>()
-            .map_err(|e| TunedError::BadSpec(spec.to_string(), e.to_string()));
-    }
-    Err(TunedError::BadSpec(
-        spec.to_string(),
-        format!(
-            "not a built-in set ({}), a .json file, or name=value assignments",
-            Margins::BUILTIN_NAMES.join(", ")
-        ),
-    ))
-}
-
-/// The JSON object of a margin set: every parameter, numbers and booleans, in table order.
-pub fn margins_json(margins: &Margins) -> serde_json::Map<String, Value> {
-    PARAMS
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            let v = margins.get_index(i);
-            let value = match p.kind {
-                ParamKind::Spin => Value::from(v),
-                ParamKind::Check => Value::from(v != 0),
-            };
-            (p.name.to_string(), value)
-        })
-        .collect()
-}
-
 /// Writes a tuned file with free-form metadata (what produced it, its scores).
 pub fn write(path: &Path, margins: &Margins, meta: &impl Serialize) -> std::io::Result<()> {
     let doc = serde_json::json!({
         "format": FORMAT,
-        "margins": margins_json(margins),
+        "margins": margins,
         "meta": meta,
     });
     let text = serde_json::to_string_pretty(&doc).map_err(std::io::Error::other)?;
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)?;
-    }
-    // Write then rename, so a crash never leaves half a file.
-    let tmp = path.with_extension("json.tmp");
-    std::fs::write(&tmp, text + "\n")?;
-    std::fs::rename(&tmp, path)
+    write_atomic(path, (text + "\n").as_bytes())
 }
 
 #[cfg(test)]
@@ -198,7 +148,6 @@ mod tests {
             .with("lmr", false);
         write(&path, &m, &serde_json::json!({"by": "test"})).unwrap();
         assert_eq!(read(&path).unwrap(), m);
-        assert_eq!(resolve(path.to_str().unwrap()).unwrap(), m);
         std::fs::remove_dir_all(dir).unwrap();
     }
 
@@ -239,11 +188,5 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("other/9"), "{e}");
-        assert!(resolve("no_such_file.json").is_err());
-        assert!(resolve("bogus").is_err());
-        assert_eq!(
-            resolve("frontier=100,delta=150").unwrap().delta_margin(),
-            150
-        );
     }
 }

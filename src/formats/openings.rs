@@ -7,34 +7,11 @@ use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 use shakmaty::{Chess, Position};
 
-use super::epd;
+use super::{DataFileError, Parsed, epd, parse_lines, read_bytes};
 
-/// Why a book could not be used.
-#[derive(Debug, thiserror::Error)]
-pub enum BookError {
-    /// The file could not be read.
-    #[error("cannot read opening book {path}: {source}")]
-    Unreadable {
-        /// File path.
-        path: String,
-        /// The I/O error.
-        source: std::io::Error,
-    },
-    /// No usable position in the file.
-    #[error("{path}: no usable opening positions")]
-    Empty {
-        /// File path.
-        path: String,
-    },
-}
-
-/// A parsed book: its positions, and the lines that were not positions (`file:line: reason`).
-pub struct Book {
-    /// Playable positions (legal, not already finished), in file order.
-    pub positions: Vec<Chess>,
-    /// Lines skipped, as `file:line: reason`.
-    pub skipped: Vec<String>,
-}
+/// A parsed book: its playable positions (legal, not already finished) in file order, and the
+/// lines that were not positions, each with its reason.
+pub type Book = Parsed<Chess>;
 
 /// Parses one book line: the FEN fields (4, or 6 with clocks) before any EPD operations,
 /// read by the EPD parser's own [`epd::parse_position`]. A position with no legal move is
@@ -50,26 +27,20 @@ pub fn parse_line(text: &str) -> Result<Option<Chess>, String> {
 }
 
 /// Reads a book file.
-pub fn read(path: &Path) -> Result<Book, BookError> {
+///
+/// # Errors
+/// [`DataFileError::Unreadable`], or [`DataFileError::Empty`] when no line is a playable
+/// position.
+pub fn read(path: &Path) -> Result<Book, DataFileError> {
     let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|source| BookError::Unreadable {
-        path: name.clone(),
-        source,
-    })?;
-    let text = String::from_utf8_lossy(&bytes);
-    let mut book = Book {
-        positions: Vec::new(),
-        skipped: Vec::new(),
-    };
-    for (i, line) in text.lines().enumerate() {
-        match parse_line(line) {
-            Ok(Some(p)) => book.positions.push(p),
-            Ok(None) => {}
-            Err(reason) => book.skipped.push(format!("{name}:{}: {reason}", i + 1)),
-        }
-    }
-    if book.positions.is_empty() {
-        return Err(BookError::Empty { path: name });
+    let book = parse_lines(&name, &read_bytes(path, "opening book ")?, |line, _| {
+        parse_line(line)
+    });
+    if book.records.is_empty() {
+        return Err(DataFileError::Empty {
+            path: name,
+            what: "usable opening positions",
+        });
     }
     Ok(book)
 }

@@ -16,15 +16,15 @@
 //! Moves are resolved against the position with [`shakmaty`]: SAN first,
 //! UCI (`e2e4`) as a fallback.
 
-use std::fmt;
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
 use shakmaty::fen::Fen;
 use shakmaty::san::{San, SanError};
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Move};
 use thiserror::Error;
+
+use super::{DataFileError, Parsed, is_junk, parse_lines, read_bytes, trim_line};
 
 /// One parsed EPD line: a legal position with its operations resolved.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -125,58 +125,8 @@ pub enum EpdError {
     },
 }
 
-/// A line of a suite that was not blank or a comment but could not be parsed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SkippedLine {
-    /// The path (or name) of the suite, for messages.
-    pub path: String,
-    /// 1-based line number.
-    pub line: usize,
-    /// The line's text, without line terminator and surrounding whitespace
-    /// or control characters.
-    pub text: String,
-    /// Why it was skipped (the [`EpdError`] message).
-    pub reason: String,
-}
-
-impl fmt::Display for SkippedLine {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}: {}", self.path, self.line, self.reason)
-    }
-}
-
-/// The result of parsing a whole suite: the good records and the lines that
-/// were skipped, each with its reason. Blank and `#` comment lines appear in
-/// neither.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ParsedSuite {
-    /// The path (or name) of the suite, as given for messages.
-    pub path: String,
-    /// Successfully parsed lines, in file order.
-    pub records: Vec<EpdRecord>,
-    /// Lines that could not be parsed, in file order.
-    pub skipped: Vec<SkippedLine>,
-}
-
-/// Why a suite file could not be used at all.
-#[derive(Debug, Error)]
-pub enum EpdFileError {
-    /// The file could not be read.
-    #[error("cannot read {path}: {source}")]
-    Unreadable {
-        /// The file's path.
-        path: String,
-        /// The underlying I/O error.
-        #[source]
-        source: std::io::Error,
-    },
-    /// The file has no positions: nothing but blank or comment lines.
-    #[error("{path}: no positions")]
-    NoPositions {
-        /// The file's path.
-        path: String,
-    },
-}
+/// A parsed suite file: its records and the lines skipped, each with its reason.
+pub type ParsedSuite = Parsed<EpdRecord>;
 
 /// Parses one EPD line. `line` is the 1-based line number stored in the
 /// record.
@@ -223,25 +173,9 @@ pub fn parse_line(text: &str, line: usize) -> Result<Option<EpdRecord>, EpdError
 /// as blank or comment. Lines are numbered from 1; `\n` and `\r\n` endings
 /// are both accepted.
 pub fn parse_str(path_for_messages: &str, text: &str) -> ParsedSuite {
-    let mut suite = ParsedSuite {
-        path: path_for_messages.to_owned(),
-        records: Vec::new(),
-        skipped: Vec::new(),
-    };
-    for (index, raw) in text.lines().enumerate() {
-        let line = index + 1;
-        match parse_line(raw, line) {
-            Ok(Some(record)) => suite.records.push(record),
-            Ok(None) => {}
-            Err(err) => suite.skipped.push(SkippedLine {
-                path: path_for_messages.to_owned(),
-                line,
-                text: trim_line(raw).to_owned(),
-                reason: err.to_string(),
-            }),
-        }
-    }
-    suite
+    parse_lines(path_for_messages, text.as_bytes(), |raw, line| {
+        parse_line(raw, line)
+    })
 }
 
 /// Parses the position part of an EPD or FEN line: 4 FEN fields, or 6 when the halfmove
@@ -277,16 +211,11 @@ pub fn parse_position(text: &str) -> Result<Option<(Chess, String, &str)>, EpdEr
 ///
 /// # Errors
 ///
-/// [`EpdFileError::Unreadable`] if the file cannot be read, and
-/// [`EpdFileError::NoPositions`] if it yields neither records nor skipped
+/// [`DataFileError::Unreadable`] if the file cannot be read, and
+/// [`DataFileError::Empty`] if it yields neither records nor skipped
 /// lines (empty, or only blank and comment lines).
-pub fn parse_file(path: &Path) -> Result<ParsedSuite, EpdFileError> {
-    let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|source| EpdFileError::Unreadable {
-        path: name.clone(),
-        source,
-    })?;
-    parse_bytes(&name, &bytes)
+pub fn parse_file(path: &Path) -> Result<ParsedSuite, DataFileError> {
+    parse_bytes(&path.display().to_string(), &read_bytes(path, "")?)
 }
 
 /// Parses the contents of a suite file already read (`path` names it in messages). Bytes that
@@ -294,12 +223,13 @@ pub fn parse_file(path: &Path) -> Result<ParsedSuite, EpdFileError> {
 ///
 /// # Errors
 ///
-/// [`EpdFileError::NoPositions`] if it yields neither records nor skipped lines.
-pub fn parse_bytes(path: &str, bytes: &[u8]) -> Result<ParsedSuite, EpdFileError> {
-    let suite = parse_str(path, &String::from_utf8_lossy(bytes));
+/// [`DataFileError::Empty`] if it yields neither records nor skipped lines.
+pub fn parse_bytes(path: &str, bytes: &[u8]) -> Result<ParsedSuite, DataFileError> {
+    let suite = parse_lines(path, bytes, parse_line);
     if suite.records.is_empty() && suite.skipped.is_empty() {
-        return Err(EpdFileError::NoPositions {
+        return Err(DataFileError::Empty {
             path: path.to_string(),
+            what: "positions",
         });
     }
     Ok(suite)
@@ -309,17 +239,6 @@ pub fn parse_bytes(path: &str, bytes: &[u8]) -> Result<ParsedSuite, EpdFileError
 // Lexing helpers
 // ---------------------------------------------------------------------------
 
-/// Characters ignored around a line: whitespace, control characters (CR,
-/// NUL) and a byte-order mark.
-fn is_junk(c: char) -> bool {
-    c.is_whitespace() || c.is_control() || c == '\u{feff}'
-}
-
-fn trim_line(text: &str) -> &str {
-    text.trim_matches(is_junk)
-}
-
-/// Separator inside a line: ASCII whitespace or an ASCII control character.
 fn is_space(b: u8) -> bool {
     b.is_ascii_whitespace() || b.is_ascii_control()
 }
@@ -1142,8 +1061,8 @@ mod tests {
 
     #[test]
     fn skipped_line_serde_derives() {
-        fn assert_serde<T: Serialize + for<'de> Deserialize<'de>>() {}
-        assert_serde::<SkippedLine>();
+        fn assert_serde<T: serde::Serialize + for<'de> serde::Deserialize<'de>>() {}
+        assert_serde::<crate::formats::SkippedLine>();
     }
 
     fn temp_path(name: &str) -> std::path::PathBuf {
@@ -1181,7 +1100,7 @@ mod tests {
     fn unreadable_file() {
         let path = temp_path("does-not-exist.epd");
         let e = parse_file(&path).unwrap_err();
-        assert!(matches!(e, EpdFileError::Unreadable { .. }), "{e:?}");
+        assert!(matches!(e, DataFileError::Unreadable { .. }), "{e:?}");
         let msg = e.to_string();
         assert!(
             msg.starts_with(&format!("cannot read {}: ", path.display())),

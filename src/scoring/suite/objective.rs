@@ -19,7 +19,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::suite::PositionResult;
+use super::run::PositionResult;
 
 /// Default `weight`: accuracy points per halving of the node count.
 pub const DEFAULT_WEIGHT: f64 = 2.0;

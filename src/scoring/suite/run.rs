@@ -2,14 +2,13 @@
 //! transposition table, in parallel with rayon. The results do not depend on the order of the
 //! positions or on the thread that ran them.
 
-use std::sync::OnceLock;
-
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use shakmaty::Move;
 
-use super::epd::EpdRecord;
-use crate::engine::{Limits, PruneStats, Searcher, bench, uci};
+use crate::engine::{Limits, PruneStats, Searcher};
+use crate::formats::epd::EpdRecord;
+use crate::formats::uci_move;
 use crate::params::Margins;
 
 /// The per-position search limit of a suite run. Both are deterministic.
@@ -142,7 +141,7 @@ pub fn run_one(
         suite: position.suite.clone(),
         line: record.line,
         id: record.id.clone(),
-        best_move: r.best_move.map(uci),
+        best_move: r.best_move.map(uci_move),
         solved,
         points,
         max_points,
@@ -193,52 +192,10 @@ pub fn costs(results: &[PositionResult]) -> Vec<u64> {
     results.iter().map(|r| r.nodes).collect()
 }
 
-/// The engine's signature for cache keys: the bench node count at a low depth, with the
-/// crate version. It changes whenever search behaviour changes.
-pub fn engine_signature() -> u64 {
-    static SIGNATURE: OnceLock<u64> = OnceLock::new();
-    *SIGNATURE.get_or_init(|| {
-        let nodes = bench::run(5, Margins::default(), 1, |_| {}).nodes;
-        let mut h = Fnv::new();
-        h.write(env!("CARGO_PKG_VERSION").as_bytes());
-        h.write(&nodes.to_le_bytes());
-        h.finish()
-    })
-}
-
-/// FNV-1a, 64-bit: a stable hash for cache keys (std's hasher is not guaranteed stable).
-pub struct Fnv(u64);
-
-impl Fnv {
-    /// A fresh hasher.
-    pub fn new() -> Fnv {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-
-    /// Feeds bytes.
-    pub fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 ^= u64::from(b);
-            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-
-    /// The hash so far.
-    pub fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-impl Default for Fnv {
-    fn default() -> Self {
-        Fnv::new()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scoring::epd::parse_line;
+    use crate::formats::epd::parse_line;
     use shakmaty::uci::UciMove;
 
     fn record(line: &str) -> EpdRecord {
@@ -270,13 +227,5 @@ mod tests {
         assert_eq!(judge(&sts, Some(mv(&sts, "d4f2"))), (false, 3, 10));
         assert_eq!(judge(&sts, Some(mv(&sts, "e2e3"))), (false, 0, 10));
         assert_eq!(judge(&sts, None), (false, 0, 1));
-    }
-
-    #[test]
-    fn fnv_is_stable() {
-        let mut h = Fnv::new();
-        h.write(b"marginal");
-        // FNV-1a 64 of "marginal", computed independently.
-        assert_eq!(h.finish(), 0x2819_408b_a73b_7506);
     }
 }

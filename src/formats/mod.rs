@@ -1,0 +1,223 @@
+//! File formats, parsed once into typed values: EPD test suites, opening books and margin-set
+//! (tuned) files; and the small pieces every data file shares: reading a file into lines with
+//! the reasons for skipped lines, stable content hashes, and write-then-rename.
+//!
+//! The first stage of the data flow: this folder imports nothing from the engine, scoring or
+//! commands (only the parameter table, for margin sets).
+
+pub mod epd;
+pub mod openings;
+pub mod tuned;
+
+use std::fmt;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+/// A line of a data file that was not blank or a comment but could not be parsed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SkippedLine {
+    /// The path (or name) of the file, for messages.
+    pub path: String,
+    /// 1-based line number.
+    pub line: usize,
+    /// The line's text, without line terminator and surrounding whitespace or control
+    /// characters.
+    pub text: String,
+    /// Why it was skipped.
+    pub reason: String,
+}
+
+impl fmt::Display for SkippedLine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}", self.path, self.line, self.reason)
+    }
+}
+
+/// A data file parsed line by line: the good records and the lines that were skipped, each
+/// with its reason. Blank and `#` comment lines appear in neither.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Parsed<T> {
+    /// The path (or name) of the file, as given for messages.
+    pub path: String,
+    /// Successfully parsed lines, in file order.
+    pub records: Vec<T>,
+    /// Lines that could not be parsed, in file order.
+    pub skipped: Vec<SkippedLine>,
+}
+
+/// Why a data file could not be used at all.
+#[derive(Debug, thiserror::Error)]
+pub enum DataFileError {
+    /// The file could not be read.
+    #[error("cannot read {kind}{path}: {source}")]
+    Unreadable {
+        /// What kind of file, with a trailing space ("opening book "), or empty.
+        kind: &'static str,
+        /// The file's path.
+        path: String,
+        /// The underlying I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file has nothing usable in it.
+    #[error("{path}: no {what}")]
+    Empty {
+        /// The file's path.
+        path: String,
+        /// What was expected ("positions", "usable opening positions").
+        what: &'static str,
+    },
+}
+
+/// Reads a whole data file; `kind` names the kind of file in the error, with a trailing space
+/// ("opening book "), or is empty.
+///
+/// # Errors
+/// [`DataFileError::Unreadable`], naming the file.
+pub fn read_bytes(path: &Path, kind: &'static str) -> Result<Vec<u8>, DataFileError> {
+    std::fs::read(path).map_err(|source| DataFileError::Unreadable {
+        kind,
+        path: path.display().to_string(),
+        source,
+    })
+}
+
+/// Characters ignored around a line: whitespace, control characters (CR, NUL) and a
+/// byte-order mark.
+pub(crate) fn is_junk(c: char) -> bool {
+    c.is_whitespace() || c.is_control() || c == '\u{feff}'
+}
+
+/// A line without its surrounding junk (see [`is_junk`]).
+pub(crate) fn trim_line(text: &str) -> &str {
+    text.trim_matches(is_junk)
+}
+
+/// Parses a data file's contents line by line: `parse` gets each line and its 1-based number
+/// and returns a record, `None` for a line to ignore (blank, comment), or an error that becomes
+/// a [`SkippedLine`]. Bytes that are not valid UTF-8 are replaced rather than rejected; `\n`
+/// and `\r\n` endings are both accepted.
+pub fn parse_lines<T, E: fmt::Display>(
+    path: &str,
+    bytes: &[u8],
+    mut parse: impl FnMut(&str, usize) -> Result<Option<T>, E>,
+) -> Parsed<T> {
+    let mut parsed = Parsed {
+        path: path.to_owned(),
+        records: Vec::new(),
+        skipped: Vec::new(),
+    };
+    for (index, raw) in String::from_utf8_lossy(bytes).lines().enumerate() {
+        let line = index + 1;
+        match parse(raw, line) {
+            Ok(Some(record)) => parsed.records.push(record),
+            Ok(None) => {}
+            Err(err) => parsed.skipped.push(SkippedLine {
+                path: path.to_owned(),
+                line,
+                text: trim_line(raw).to_owned(),
+                reason: err.to_string(),
+            }),
+        }
+    }
+    parsed
+}
+
+/// Writes `bytes` to `path` through a temporary file and a rename, so a crash never leaves
+/// half a file. Creates the parent directory.
+///
+/// # Errors
+/// The I/O error of creating, writing or renaming.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path)
+}
+
+/// FNV-1a, 64-bit: a stable hash of file contents and cache keys (std's hasher is not
+/// guaranteed stable across releases).
+#[derive(Debug, Clone)]
+pub struct Fnv(u64);
+
+impl Fnv {
+    /// A fresh hasher.
+    pub fn new() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+
+    /// Feeds bytes.
+    pub fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    /// The hash so far.
+    pub fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv::new()
+    }
+}
+
+/// A move in UCI notation (`e2e4`, `e7e8q`, castling as king to its destination).
+pub fn uci_move(m: shakmaty::Move) -> String {
+    shakmaty::uci::UciMove::from_move(m, shakmaty::CastlingMode::Standard).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fnv_is_stable() {
+        let mut h = Fnv::new();
+        h.write(b"marginal");
+        // FNV-1a 64 of "marginal", computed independently.
+        assert_eq!(h.finish(), 0x2819_408b_a73b_7506);
+    }
+
+    #[test]
+    fn lines_become_records_skips_or_nothing() {
+        let parsed = parse_lines("f.txt", b"1\n\n x \r\n3\xff\n", |line, _| {
+            let t = trim_line(line);
+            if t.is_empty() {
+                Ok(None)
+            } else {
+                t.parse::<u32>().map(Some).map_err(|e| e.to_string())
+            }
+        });
+        assert_eq!(parsed.records, vec![1]);
+        assert_eq!(parsed.skipped.len(), 2);
+        assert_eq!(
+            parsed.skipped[0].to_string().split(": ").next(),
+            Some("f.txt:3")
+        );
+        assert_eq!(parsed.skipped[0].text, "x");
+        assert_eq!(parsed.skipped[1].line, 4);
+    }
+
+    #[test]
+    fn atomic_write_leaves_no_temporary() {
+        let dir = std::env::temp_dir().join(format!("marginal-atomic-{}", std::process::id()));
+        let path = dir.join("sub/out.json");
+        write_atomic(&path, b"one").unwrap();
+        write_atomic(&path, b"two").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"two");
+        assert_eq!(
+            std::fs::read_dir(path.parent().unwrap()).unwrap().count(),
+            1
+        );
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}

@@ -1,0 +1,8 @@
+//! Scoring a margin set in games: one game between two players (the rules, adjudication,
+//! clocks), self-play matches of game pairs, their statistics (pentanomial Elo, normalized
+//! Elo, LOS, SPRT) and PGN output.
+
+pub mod game;
+pub mod matches;
+pub mod pgn;
+pub mod stats;

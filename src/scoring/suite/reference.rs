@@ -1,0 +1,87 @@
+//! The reference run, computed once and cached on disk.
+//!
+//! The reference (pruning off, or any named margin set) is the yardstick of the objective. It is
+//! keyed by the suites' content, the limits, the table size, the reference margins and the
+//! engine's signature, so a changed engine or suite never reuses a stale reference, and an
+//! optimizer evaluating thousands of candidates pays for it once.
+
+use std::path::{Path, PathBuf};
+
+use super::load::LoadedSuites;
+use super::run::{self, PositionResult, RunConfig};
+use crate::engine::bench;
+use crate::formats::{Fnv, write_atomic};
+use crate::params::Margins;
+
+/// The directory for cached reference runs: `$MARGINAL_CACHE_DIR`, else `.marginal-cache`.
+pub fn default_cache_dir() -> PathBuf {
+    std::env::var_os("MARGINAL_CACHE_DIR")
+        .map_or_else(|| PathBuf::from(".marginal-cache"), PathBuf::from)
+}
+
+/// The cache key of a reference run.
+pub fn reference_key(suites: &LoadedSuites, margins: &Margins, config: &RunConfig) -> u64 {
+    let mut h = Fnv::new();
+    h.write(&suites.content_hash.to_le_bytes());
+    h.write(&bench::signature().to_le_bytes());
+    h.write(margins.to_string().as_bytes());
+    h.write(format!("{:?}", config).as_bytes());
+    h.finish()
+}
+
+/// A reference run's results, where they came from, and what went wrong on the way (a cache
+/// that could not be written only costs time later, so it is a warning, not an error).
+pub struct Reference {
+    /// One result per position, in position order.
+    pub results: Vec<PositionResult>,
+    /// Whether they were read from the cache.
+    pub cached: bool,
+    /// Problems with the cache.
+    pub warnings: Vec<String>,
+}
+
+/// Runs the reference, or reads it from the cache in `cache_dir`. A damaged cache file is
+/// ignored and rewritten. `on_done` is called once per position searched.
+pub fn reference_run(
+    suites: &LoadedSuites,
+    margins: &Margins,
+    config: &RunConfig,
+    cache_dir: Option<&Path>,
+    on_done: &(dyn Fn() + Sync),
+) -> Reference {
+    let path = cache_dir.map(|dir| {
+        dir.join(format!(
+            "reference-{:016x}.json",
+            reference_key(suites, margins, config)
+        ))
+    });
+    if let Some(path) = &path
+        && let Ok(text) = std::fs::read_to_string(path)
+        && let Ok(results) = serde_json::from_str::<Vec<PositionResult>>(&text)
+        && results.len() == suites.positions.len()
+    {
+        return Reference {
+            results,
+            cached: true,
+            warnings: Vec::new(),
+        };
+    }
+    let results = run::run(&suites.positions, margins, config, None, on_done);
+    let mut warnings = Vec::new();
+    if let Some(path) = &path {
+        let written = serde_json::to_vec(&results)
+            .map_err(std::io::Error::other)
+            .and_then(|bytes| write_atomic(path, &bytes));
+        if let Err(e) = written {
+            warnings.push(format!(
+                "cannot write reference cache {}: {e}",
+                path.display()
+            ));
+        }
+    }
+    Reference {
+        results,
+        cached: false,
+        warnings,
+    }
+}
