@@ -10,9 +10,10 @@ use super::{Board, PruneStats, Searcher};
 use super::{DRAW, INFINITY, IterationInfo, Limits, MATE, MATE_BOUND, MAX_PLY, SearchResult};
 
 impl Searcher {
-    /// The body of [`Searcher::search_keys`]: deeper and deeper iterations until a limit, the
-    /// soft time budget or a proven mate ends them.
-    pub(super) fn iterative_deepening(
+    /// Like [`Searcher::search`], with the history given as Zobrist keys (oldest first):
+    /// deeper and deeper iterations until a limit, the soft time budget or a proven mate ends
+    /// them.
+    pub fn search_keys(
         &mut self,
         pos: &Chess,
         history_keys: &[u64],

@@ -216,17 +216,6 @@ impl Searcher {
             .collect();
         self.search_keys(pos, &keys, limits, on_iteration)
     }
-
-    /// Like [`Searcher::search`], with the history given as Zobrist keys (oldest first).
-    pub fn search_keys(
-        &mut self,
-        pos: &Chess,
-        history_keys: &[u64],
-        limits: &Limits,
-        on_iteration: &mut dyn FnMut(&IterationInfo),
-    ) -> SearchResult {
-        self.iterative_deepening(pos, history_keys, limits, on_iteration)
-    }
 }
 
 /// Convenience: a fresh searcher (cleared table) searching `pos` with no game history.
