@@ -9,4 +9,5 @@ pub mod engine;
 pub mod formats;
 pub mod params;
 pub mod scoring;
+pub mod tune;
 pub mod uci;

@@ -22,8 +22,11 @@ pub enum ParamKind {
     Check,
 }
 
+/// SPSA's default final learning rate (`r_end`), OpenBench's customary 0.002.
+pub const DEFAULT_R_END: f64 = 0.002;
+
 /// The static description of one tunable parameter: one row of the table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ParamSpec {
     /// The snake_case name used in tuned files, `--set name=value`, and as the field name.
     pub name: &'static str,
@@ -39,8 +42,12 @@ pub struct ParamSpec {
     pub min: i32,
     /// Largest allowed value (inclusive).
     pub max: i32,
-    /// The step an optimizer (SPSA) perturbs it by; 0 means "not tuned by default".
+    /// The step an optimizer (SPSA) perturbs it by at the end of a run (OpenBench's and
+    /// fishtest's `c_end`), in the parameter's units; 0 means "not tunable".
     pub step: i32,
+    /// SPSA's learning rate at the end of a run (OpenBench's and fishtest's `r_end`): the last
+    /// step moves a parameter by about `r_end * step * step` per unit of gradient signal.
+    pub r_end: f64,
     /// One line on what it does, with its unit.
     pub doc: &'static str,
 }
@@ -96,7 +103,7 @@ pub enum ParamError {
 }
 
 macro_rules! params {
-    ($( $kind:ident $field:ident : $uci:literal $(alias $alias:literal)? = $default:expr, [$min:expr, $max:expr], step $step:expr, $doc:literal; )*) => {
+    ($( $kind:ident $field:ident : $uci:literal $(alias $alias:literal)? = $default:expr, [$min:expr, $max:expr], step $step:expr $(, r_end $r_end:expr)?, $doc:literal; )*) => {
         /// A complete margin set: every margin and switch of the search. `Default` is the
         /// seed articles' values.
         ///
@@ -126,6 +133,7 @@ macro_rules! params {
                 min: $min,
                 max: $max,
                 step: $step,
+                r_end: params!(@r_end $($r_end)?),
                 doc: $doc,
             }, )*
         ];
@@ -168,6 +176,8 @@ macro_rules! params {
             }
         }
     };
+    (@r_end) => { DEFAULT_R_END };
+    (@r_end $r:expr) => { $r };
     (@alias) => { None };
     (@alias $a:literal) => { Some($a) };
     (@ty spin) => { i32 };
@@ -451,7 +461,7 @@ impl<'de> Deserialize<'de> for Margins {
 /// The parameter table as a Markdown table (for the README and `marginal params --markdown`).
 pub fn markdown_table() -> String {
     let mut out = String::from(
-        "| name (alias) | UCI option | type | default | range | what it does |\n|---|---|---|---|---|---|\n",
+        "| name (alias) | UCI option | type | default | range | SPSA c_end, r_end | what it does |\n|---|---|---|---|---|---|---|\n",
     );
     for p in PARAMS {
         let kind = match p.kind {
@@ -463,9 +473,14 @@ pub fn markdown_table() -> String {
             ParamKind::Check => (p.default != 0).to_string(),
         };
         let alias = p.alias.map_or(String::new(), |a| format!(" (`{a}`)"));
+        let tuning = if p.step > 0 {
+            format!("{}, {}", p.step, p.r_end)
+        } else {
+            "-".to_string()
+        };
         out.push_str(&format!(
-            "| `{}`{} | `{}` | {} | {} | {}..{} | {} |\n",
-            p.name, alias, p.uci_name, kind, default, p.min, p.max, p.doc
+            "| `{}`{} | `{}` | {} | {} | {}..{} | {} | {} |\n",
+            p.name, alias, p.uci_name, kind, default, p.min, p.max, tuning, p.doc
         ));
     }
     out

@@ -1,0 +1,1 @@
+//! SPSA (placeholder: being written).
