@@ -11,7 +11,9 @@ use marginal::formats::openings;
 use marginal::scoring::games::game::{
     DrawRule, EnginePlayer, GameConfig, MoveLimit, Player, ResignRule,
 };
-use marginal::scoring::games::matches::{MatchConfig, MatchStats, PairRecord, run_match};
+use marginal::scoring::games::matches::{
+    MatchConfig, MatchReport, MatchStats, PairRecord, run_match,
+};
 use marginal::scoring::games::pgn;
 use marginal::scoring::games::stats::{SprtDecision, SprtParams};
 
@@ -54,6 +56,10 @@ pub struct MatchArgs {
     /// Write the games as PGN (appended pair by pair as they finish).
     #[arg(long, value_name = "FILE")]
     pgn: Option<PathBuf>,
+    /// Write the whole match report as JSON (counts, pentanomial, Elo, nElo, LOS, SPRT, time
+    /// losses, every game); statistics that are infinite are written as null.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
     /// Resign adjudication SCORE:MOVES, e.g. 1000:4 (both sides see +-SCORE for MOVES moves).
     #[arg(long, value_name = "SCORE:MOVES")]
     resign: Option<String>,
@@ -132,6 +138,13 @@ fn status(stats: &MatchStats, sprt: Option<&SprtParams>) -> String {
     s
 }
 
+/// Creates (or truncates) an output file before anything is played, so a bad path fails at
+/// once: a user error naming the path and the option.
+fn create_output(path: &std::path::Path, option: &str) -> Result<File, UserError> {
+    File::create(path)
+        .map_err(|e| UserError(format!("{option}: cannot write {}: {e}", path.display())))
+}
+
 /// Runs the command.
 pub fn run(args: MatchArgs) -> Result<()> {
     let margins_a = margins_from(&args.a, &[]).map_err(|e| UserError(format!("--a: {e}")))?;
@@ -202,14 +215,17 @@ pub fn run(args: MatchArgs) -> Result<()> {
         args.seed
     );
 
-    let mut pgn_out = match &args.pgn {
-        Some(path) => {
-            Some(BufWriter::new(File::create(path).with_context(|| {
-                format!("cannot create PGN file {}", path.display())
-            })?))
-        }
-        None => None,
-    };
+    // Both output files are created before the first game, so a bad path fails at once.
+    let mut pgn_out = args
+        .pgn
+        .as_deref()
+        .map(|path| create_output(path, "--pgn").map(BufWriter::new))
+        .transpose()?;
+    let json_out = args
+        .json
+        .as_deref()
+        .map(|path| create_output(path, "--json"))
+        .transpose()?;
     let date = pgn::today();
     let bar = progress_bar(
         u64::from(config.games.div_ceil(2) * 2),
@@ -292,6 +308,16 @@ pub fn run(args: MatchArgs) -> Result<()> {
     );
     if let Some(path) = &args.pgn {
         println!("games written to {}", path.display());
+    }
+    if let (Some(path), Some(file)) = (&args.json, json_out) {
+        let report = MatchReport::new(&result, &config, &args.a, &args.b);
+        let mut out = BufWriter::new(file);
+        serde_json::to_writer_pretty(&mut out, &report)
+            .map_err(std::io::Error::from)
+            .and_then(|()| out.write_all(b"\n"))
+            .and_then(|()| out.flush())
+            .with_context(|| format!("cannot write the JSON report {}", path.display()))?;
+        println!("report written to {}", path.display());
     }
     Ok(())
 }

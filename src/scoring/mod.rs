@@ -5,4 +5,5 @@
 //! in and an objective or match statistics come out.
 
 pub mod games;
+pub mod paired;
 pub mod suite;

@@ -3,4 +3,6 @@
 //! (SPSA, written here as an argmin `Solver`, and argmin's Nelder-Mead and particle swarm) know
 //! nothing of chess.
 
+pub mod cost;
+pub mod space;
 pub mod spsa;

@@ -13,11 +13,13 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
-use shakmaty::Chess;
+use shakmaty::fen::Fen;
+use shakmaty::{Chess, EnPassantMode};
 
 use super::game::{GameConfig, GameOutcome, GameRecord, Player, Termination, play_game};
 use super::stats::{
-    EloEstimate, GameResult, Pentanomial, SprtDecision, SprtParams, Wdl, sprt_decide, sprt_llr,
+    EloEstimate, EloSummary, GameResult, Pentanomial, SprtDecision, SprtParams, Wdl, finite,
+    sprt_decide, sprt_llr,
 };
 
 /// Builds a fresh player for one game (so each game has its own transposition table).
@@ -112,6 +114,7 @@ impl MatchStats {
 }
 
 /// A finished match.
+#[derive(Debug, Clone)]
 pub struct MatchResult {
     /// The counted pairs, in index order.
     pub pairs: Vec<PairRecord>,
@@ -223,5 +226,198 @@ pub fn run_match(
         pairs,
         stats,
         elapsed: start.elapsed(),
+    }
+}
+
+/// The `format` tag of a [`MatchReport`]; bumped when a field changes meaning or goes away.
+pub const MATCH_REPORT_FORMAT: &str = "marginal-match/1";
+
+/// The whole result of a match, for machines (`marginal match --json`, `tune --confirm`,
+/// `check`): counts, pentanomial, Elo and normalized Elo with their 95% intervals, LOS, the
+/// SPRT when one ran, time losses, and every counted game. Everything is from engine A's
+/// point of view.
+///
+/// It serializes to JSON and reads back unchanged. JSON has no infinities, so every statistic
+/// that can be infinite is an `Option`, `None` (`null` in JSON) exactly when the value is not
+/// finite: Elo is `±∞` when A scored 0% or 100% (and nElo when every pair scored the same),
+/// an interval end is infinite when it reaches a 0% or 100% score (see [`EloSummary`]). Use
+/// [`MatchReport::estimate`] for the exact values with their infinities.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MatchReport {
+    /// Always [`MATCH_REPORT_FORMAT`].
+    pub format: String,
+    /// Engine A's name (as the caller gave it, e.g. its margin-set spec).
+    pub a: String,
+    /// Engine B's name.
+    pub b: String,
+    /// How the match was run (limits, adjudication, most games, concurrency, SPRT design).
+    pub config: MatchConfig,
+    /// Games counted (two per pair).
+    pub games: u64,
+    /// Game pairs counted.
+    pub pairs: u64,
+    /// A's wins, draws and losses.
+    pub wdl: Wdl,
+    /// A's score per game, 0..1 (0 when no game was counted).
+    pub score: f64,
+    /// Pentanomial pair counts (LL, LD, WL+DD, WD, WW from A's side).
+    pub pentanomial: Pentanomial,
+    /// Elo and normalized Elo with their 95% intervals, and LOS, from the pentanomial counts
+    /// (`null` where infinite).
+    pub elo: EloSummary,
+    /// The SPRT, when one ran.
+    pub sprt: Option<SprtReport>,
+    /// Games lost on time.
+    pub time_losses: TimeLosses,
+    /// Wall-clock time of the match, seconds.
+    pub elapsed_seconds: f64,
+    /// Every counted game in play order: pair by pair, A with White first.
+    pub game_results: Vec<GameEntry>,
+}
+
+/// The SPRT part of a [`MatchReport`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct SprtReport {
+    /// The design: `elo0`, `elo1` (normalized Elo), `alpha`, `beta`.
+    pub params: SprtParams,
+    /// Log-likelihood ratio after the last counted pair (`null` if not finite, which a valid
+    /// design never gives).
+    pub llr: Option<f64>,
+    /// Lower LLR bound, `ln(beta/(1-alpha))`: H0 is accepted at or below it.
+    pub lower: Option<f64>,
+    /// Upper LLR bound, `ln((1-beta)/alpha)`: H1 is accepted at or above it.
+    pub upper: Option<f64>,
+    /// The decision after the last counted pair.
+    pub decision: SprtDecision,
+}
+
+/// Games lost on time by each engine (a flag against a bare king is a draw, nobody's loss).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TimeLosses {
+    /// Games A lost on time.
+    pub a: u64,
+    /// Games B lost on time.
+    pub b: u64,
+}
+
+/// One counted game of a [`MatchReport`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GameEntry {
+    /// Pair index (0-based, as in [`PairRecord::index`]).
+    pub pair: usize,
+    /// Game within the pair: 1 (A with White) or 2 (A with Black), as in the PGN round `N.1`,
+    /// `N.2` (with `N` = pair + 1).
+    pub game: u8,
+    /// The opening position, FEN.
+    pub opening: String,
+    /// White's name.
+    pub white: String,
+    /// Black's name.
+    pub black: String,
+    /// Whether A had White.
+    pub a_white: bool,
+    /// The result as PGN writes it: `1-0`, `0-1` or `1/2-1/2`.
+    #[serde(with = "pgn_result")]
+    pub result: GameOutcome,
+    /// The result for A.
+    pub a_result: GameResult,
+    /// Why the game ended.
+    pub termination: Termination,
+    /// Plies played from the opening.
+    pub plies: usize,
+}
+
+impl GameEntry {
+    /// The entry for game `game` (1 or 2) of pair `pair`.
+    pub fn new(pair: usize, game: u8, record: &GameRecord, a_white: bool) -> GameEntry {
+        GameEntry {
+            pair,
+            game,
+            opening: Fen::from_position(&record.start, EnPassantMode::Legal).to_string(),
+            white: record.white.clone(),
+            black: record.black.clone(),
+            a_white,
+            result: record.outcome,
+            a_result: result_for_a(record, a_white),
+            termination: record.termination.clone(),
+            plies: record.moves.len(),
+        }
+    }
+}
+
+/// [`GameOutcome`] as its PGN result string.
+mod pgn_result {
+    use serde::{Deserialize, Deserializer, Serializer, de::Error};
+
+    use super::GameOutcome;
+
+    pub fn serialize<S: Serializer>(outcome: &GameOutcome, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(outcome.pgn())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<GameOutcome, D::Error> {
+        let text = String::deserialize(d)?;
+        [
+            GameOutcome::WhiteWins,
+            GameOutcome::BlackWins,
+            GameOutcome::Draw,
+        ]
+        .into_iter()
+        .find(|o| o.pgn() == text)
+        .ok_or_else(|| D::Error::custom(format!("unknown result '{text}'")))
+    }
+}
+
+impl MatchReport {
+    /// The report of `result`, a match run with `config` between engines named `a` and `b`.
+    /// The counts are those of `result.stats`; the SPRT part is present when `config.sprt` is.
+    pub fn new(result: &MatchResult, config: &MatchConfig, a: &str, b: &str) -> MatchReport {
+        let s = &result.stats;
+        let sprt = config.sprt.map(|params| {
+            let llr = s.llr.unwrap_or_else(|| sprt_llr(&s.pentanomial, &params));
+            let (lower, upper) = params.bounds();
+            SprtReport {
+                params,
+                llr: finite(llr),
+                lower: finite(lower),
+                upper: finite(upper),
+                decision: s.decision.unwrap_or_else(|| sprt_decide(llr, &params)),
+            }
+        });
+        let game_results = result
+            .pairs
+            .iter()
+            .flat_map(|p| {
+                [
+                    GameEntry::new(p.index, 1, &p.first, true),
+                    GameEntry::new(p.index, 2, &p.second, false),
+                ]
+            })
+            .collect();
+        MatchReport {
+            format: MATCH_REPORT_FORMAT.to_string(),
+            a: a.to_string(),
+            b: b.to_string(),
+            config: *config,
+            games: s.games,
+            pairs: s.pentanomial.total_pairs(),
+            wdl: s.wdl,
+            score: s.score(),
+            pentanomial: s.pentanomial,
+            elo: s.estimate().into(),
+            sprt,
+            time_losses: TimeLosses {
+                a: s.time_losses.0,
+                b: s.time_losses.1,
+            },
+            elapsed_seconds: result.elapsed.as_secs_f64(),
+            game_results,
+        }
+    }
+
+    /// Elo, normalized Elo, their intervals and LOS with their exact values (infinities
+    /// included), recomputed from the pentanomial counts.
+    pub fn estimate(&self) -> EloEstimate {
+        self.pentanomial.estimate()
     }
 }

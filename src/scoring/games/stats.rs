@@ -73,7 +73,9 @@
 //! * Non-finite values: estimates use `±∞` for Elo values that are infinite
 //!   (score 0 or 1, or an interval end outside `(0, 1)`). `serde_json` writes
 //!   non-finite floats as `null` and cannot read them back into `f64`; use a
-//!   format that supports them, or check before serializing.
+//!   format that supports them, or check before serializing. For JSON,
+//!   [`EloSummary`] holds each value as an `Option` that is `None` (`null`)
+//!   exactly when the value is not finite (see [`finite`]), and round-trips.
 
 use serde::{Deserialize, Serialize};
 use std::f64::consts::{FRAC_2_SQRT_PI, LN_10, SQRT_2};
@@ -336,6 +338,56 @@ impl EloEstimate {
         nelo_upper: f64::INFINITY,
         los: 0.5,
     };
+}
+
+/// `Some(x)` if `x` is finite, else `None` (for `±∞` and NaN).
+///
+/// JSON has no infinities: this is how reports write statistics that can be
+/// infinite (an Elo of a side that scored 0 % or 100 %), as `null`.
+pub fn finite(x: f64) -> Option<f64> {
+    x.is_finite().then_some(x)
+}
+
+/// An [`EloEstimate`] fit for JSON: the same fields and units, each `None`
+/// (written as `null`) exactly when the estimate's value is not finite, so
+/// it always serializes to valid JSON and reads back unchanged. `None` in an
+/// Elo field means `±∞` (or no data, see [`EloEstimate::NO_DATA`]); the sign
+/// follows from the score (`+∞` above ½, and for `upper`/`nelo_upper`; `−∞`
+/// below ½, and for `lower`/`nelo_lower`). `los` is always finite.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct EloSummary {
+    /// Point estimate, logistic Elo (`None`: `±∞`).
+    pub elo: Option<f64>,
+    /// Lower end of the 95 % interval, logistic Elo (`None`: `−∞`, or `+∞`
+    /// for a 100 % score).
+    pub lower: Option<f64>,
+    /// Upper end of the 95 % interval, logistic Elo (`None`: `+∞`, or `−∞`
+    /// for a 0 % score).
+    pub upper: Option<f64>,
+    /// Point estimate, normalized Elo (`None`: `±∞`, when every pair scored
+    /// the same and not ½).
+    pub nelo: Option<f64>,
+    /// Lower end of the 95 % interval, normalized Elo.
+    pub nelo_lower: Option<f64>,
+    /// Upper end of the 95 % interval, normalized Elo.
+    pub nelo_upper: Option<f64>,
+    /// Likelihood of superiority, a probability in `[0, 1]`.
+    pub los: f64,
+}
+
+impl From<EloEstimate> for EloSummary {
+    /// Maps each value through [`finite`].
+    fn from(e: EloEstimate) -> Self {
+        EloSummary {
+            elo: finite(e.elo),
+            lower: finite(e.lower),
+            upper: finite(e.upper),
+            nelo: finite(e.nelo),
+            nelo_lower: finite(e.nelo_lower),
+            nelo_upper: finite(e.nelo_upper),
+            los: e.los,
+        }
+    }
 }
 
 /// Logistic Elo difference for an expected score per game:
@@ -1756,5 +1808,32 @@ mod tests {
         assert_eq!(Win.score() + Draw.score() + Loss.score(), 1.5);
         let huge = Pentanomial::from_counts([u64::MAX, 1, 0, 0, 0]);
         assert_eq!(huge.total_pairs(), u64::MAX);
+    }
+
+    #[test]
+    fn elo_summary_is_null_exactly_where_not_finite_and_round_trips() {
+        // All wins: sigma = 0, score 1, so every Elo value is +inf; LOS 1.
+        let all_wins = Pentanomial::from_counts([0, 0, 0, 0, 6]).estimate();
+        let s = EloSummary::from(all_wins);
+        assert_eq!(s.elo, None);
+        assert_eq!(s.lower, None);
+        assert_eq!(s.upper, None);
+        assert_eq!(s.nelo, None);
+        assert_eq!(s.los, 1.0);
+        let json = serde_json::to_string(&s).unwrap();
+        assert!(json.contains("\"elo\":null"), "{json}");
+        assert_eq!(serde_json::from_str::<EloSummary>(&json).unwrap(), s);
+        // A mixed sample is finite everywhere and unchanged.
+        let mixed = Pentanomial::from_counts([1, 2, 3, 4, 5]).estimate();
+        let s = EloSummary::from(mixed);
+        assert_eq!(s.elo, Some(mixed.elo));
+        assert_eq!(s.nelo_upper, Some(mixed.nelo_upper));
+        let json = serde_json::to_string(&s).unwrap();
+        assert_eq!(serde_json::from_str::<EloSummary>(&json).unwrap(), s);
+        // No data: infinite intervals only.
+        let s = EloSummary::from(EloEstimate::NO_DATA);
+        assert_eq!((s.elo, s.lower, s.upper), (Some(0.0), None, None));
+        assert_eq!(finite(f64::NAN), None);
+        assert_eq!(finite(-1.5), Some(-1.5));
     }
 }

@@ -62,6 +62,56 @@ impl LoadedSuites {
     }
 }
 
+impl LoadedSuites {
+    /// Splits the positions in two by `first` (file order and file grouping kept): those for
+    /// which it holds, and the rest. Each part's content hash is the whole's with `tag` and the
+    /// side mixed in, so their reference runs are cached apart.
+    pub fn partition(
+        self,
+        tag: &str,
+        mut first: impl FnMut(&SuitePosition) -> bool,
+    ) -> (LoadedSuites, LoadedSuites) {
+        let hash = |side: u8| {
+            let mut h = Fnv::new();
+            h.write(&self.content_hash.to_le_bytes());
+            h.write(tag.as_bytes());
+            h.write(&[side]);
+            h.finish()
+        };
+        let mut parts = [
+            LoadedSuites {
+                files: Vec::new(),
+                positions: Vec::new(),
+                content_hash: hash(0),
+            },
+            LoadedSuites {
+                files: Vec::new(),
+                positions: Vec::new(),
+                content_hash: hash(1),
+            },
+        ];
+        let ranges: Vec<(SuiteFile, std::ops::Range<usize>)> =
+            self.ranges().map(|(f, r)| (f.clone(), r)).collect();
+        let mut positions = self.positions.into_iter();
+        for (file, range) in ranges {
+            for part in &mut parts {
+                part.files.push(SuiteFile {
+                    path: file.path.clone(),
+                    positions: 0,
+                    skipped: file.skipped.clone(),
+                });
+            }
+            for position in positions.by_ref().take(range.len()) {
+                let part = &mut parts[usize::from(!first(&position))];
+                part.files.last_mut().expect("pushed above").positions += 1;
+                part.positions.push(position);
+            }
+        }
+        let [a, b] = parts;
+        (a, b)
+    }
+}
+
 /// Reads and parses suite files, each once. Bad lines are kept as skipped lines (fatal with
 /// `strict`).
 ///

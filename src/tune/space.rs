@@ -1,0 +1,276 @@
+//! The search space: which rows of the parameter table are tuned, their bounds, and how a point
+//! of the continuous space the solvers walk becomes a margin set.
+
+use std::fmt;
+
+use crate::params::{Margins, PARAMS, ParamKind};
+
+/// The parameters tuned by default: the four seed margins.
+pub const DEFAULT_PARAMS: [&str; 4] = ["frontier", "prefrontier", "razor", "delta"];
+
+/// Why a search space cannot be built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SpaceError {
+    /// No parameter has this name.
+    #[error("unknown parameter '{0}' (see `marginal params`)")]
+    Unknown(String),
+    /// The parameter is a switch or has no tuning step.
+    #[error("parameter '{0}' is not tunable (it has no SPSA step in the parameter table)")]
+    NotTunable(String),
+    /// The same parameter twice.
+    #[error("parameter '{0}' is listed twice")]
+    Twice(String),
+    /// A `--bounds` entry that is not `name=MIN..MAX`.
+    #[error("bounds '{0}' are not of the form name=MIN..MAX")]
+    BadBounds(String),
+    /// Bounds with min > max, or outside the table's range.
+    #[error(
+        "bounds for '{name}': {min}..{max} must satisfy {table_min} <= min <= max <= {table_max}"
+    )]
+    OutOfTable {
+        /// The parameter.
+        name: String,
+        /// The asked minimum.
+        min: i32,
+        /// The asked maximum.
+        max: i32,
+        /// The table's minimum.
+        table_min: i32,
+        /// The table's maximum.
+        table_max: i32,
+    },
+    /// Bounds given for a parameter that is not tuned.
+    #[error("bounds given for '{0}', which is not among the tuned parameters")]
+    BoundsUntuned(String),
+    /// Nothing to tune.
+    #[error("no parameter to tune")]
+    Empty,
+}
+
+/// One tuned dimension: a row of the parameter table with its (possibly narrowed) bounds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Dim {
+    /// Index into [`PARAMS`].
+    pub index: usize,
+    /// The table name.
+    pub name: &'static str,
+    /// Smallest value tried (inclusive).
+    pub lower: i32,
+    /// Largest value tried (inclusive).
+    pub upper: i32,
+    /// SPSA's final perturbation, parameter units (the table's step).
+    pub c_end: f64,
+    /// SPSA's final learning rate.
+    pub r_end: f64,
+}
+
+/// The tuned dimensions on top of a base margin set (the untuned parameters keep its values).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Space {
+    /// Where untuned parameters come from, and where tuning starts.
+    pub base: Margins,
+    /// The tuned dimensions, in the order given.
+    pub dims: Vec<Dim>,
+}
+
+impl Space {
+    /// Builds a space from parameter names (table names, UCI names or aliases) and optional
+    /// `name=MIN..MAX` bounds that narrow a tuned parameter's table range.
+    ///
+    /// # Errors
+    /// Unknown, untunable or repeated names; malformed bounds, bounds outside the table or with
+    /// min > max, bounds for an untuned parameter; no parameter at all.
+    pub fn new(base: Margins, names: &[&str], bounds: &[&str]) -> Result<Space, SpaceError> {
+        let mut dims: Vec<Dim> = Vec::new();
+        for name in names.iter().map(|n| n.trim()).filter(|n| !n.is_empty()) {
+            let index = Margins::find(name).ok_or_else(|| SpaceError::Unknown(name.into()))?;
+            let spec = &PARAMS[index];
+            if spec.kind != ParamKind::Spin || spec.step <= 0 {
+                return Err(SpaceError::NotTunable(spec.name.into()));
+            }
+            if dims.iter().any(|d| d.index == index) {
+                return Err(SpaceError::Twice(spec.name.into()));
+            }
+            dims.push(Dim {
+                index,
+                name: spec.name,
+                lower: spec.min,
+                upper: spec.max,
+                c_end: f64::from(spec.step),
+                r_end: spec.r_end,
+            });
+        }
+        if dims.is_empty() {
+            return Err(SpaceError::Empty);
+        }
+        for text in bounds {
+            let bad = || SpaceError::BadBounds((*text).into());
+            let (name, range) = text.split_once('=').ok_or_else(bad)?;
+            let (min, max) = range.split_once("..").ok_or_else(bad)?;
+            let (min, max): (i32, i32) = (
+                min.trim().parse().map_err(|_| bad())?,
+                max.trim().parse().map_err(|_| bad())?,
+            );
+            let index =
+                Margins::find(name.trim()).ok_or_else(|| SpaceError::Unknown(name.into()))?;
+            let spec = &PARAMS[index];
+            let dim = dims
+                .iter_mut()
+                .find(|d| d.index == index)
+                .ok_or_else(|| SpaceError::BoundsUntuned(spec.name.into()))?;
+            if min > max || min < spec.min || max > spec.max {
+                return Err(SpaceError::OutOfTable {
+                    name: spec.name.into(),
+                    min,
+                    max,
+                    table_min: spec.min,
+                    table_max: spec.max,
+                });
+            }
+            dim.lower = min;
+            dim.upper = max;
+        }
+        Ok(Space { base, dims })
+    }
+
+    /// The base set's values of the tuned parameters, clipped to the bounds: where tuning starts.
+    pub fn start(&self) -> Vec<f64> {
+        self.dims
+            .iter()
+            .map(|d| f64::from(self.base.get_index(d.index).clamp(d.lower, d.upper)))
+            .collect()
+    }
+
+    /// The integer values a point stands for: each coordinate rounded to the nearest integer and
+    /// clipped to its bounds (NaN goes to the lower bound).
+    pub fn values(&self, x: &[f64]) -> Vec<i32> {
+        self.dims
+            .iter()
+            .zip(x)
+            .map(|(d, &v)| {
+                let v = if v.is_nan() {
+                    f64::from(d.lower)
+                } else {
+                    v.round()
+                };
+                v.clamp(f64::from(d.lower), f64::from(d.upper)) as i32
+            })
+            .collect()
+    }
+
+    /// The margin set a point stands for (see [`Space::values`]).
+    pub fn margins(&self, x: &[f64]) -> Margins {
+        self.margins_of(&self.values(x))
+    }
+
+    /// The margin set of integer values of the tuned parameters.
+    pub fn margins_of(&self, values: &[i32]) -> Margins {
+        let mut m = self.base;
+        for (d, &v) in self.dims.iter().zip(values) {
+            m.set_index(d.index, v);
+        }
+        m
+    }
+
+    /// The tuned parameters' values in a margin set.
+    pub fn values_of(&self, margins: &Margins) -> Vec<i32> {
+        self.dims
+            .iter()
+            .map(|d| margins.get_index(d.index))
+            .collect()
+    }
+
+    /// Lower bounds, as the solvers take them.
+    pub fn lower(&self) -> Vec<f64> {
+        self.dims.iter().map(|d| f64::from(d.lower)).collect()
+    }
+
+    /// Upper bounds, as the solvers take them.
+    pub fn upper(&self) -> Vec<f64> {
+        self.dims.iter().map(|d| f64::from(d.upper)).collect()
+    }
+}
+
+impl fmt::Display for Space {
+    /// `name lower..upper, ...`
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, d) in self.dims.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{} {}..{}", d.name, d.lower, d.upper)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_space_is_the_four_seed_margins() {
+        let s = Space::new(Margins::default(), &DEFAULT_PARAMS, &[]).unwrap();
+        let names: Vec<_> = s.dims.iter().map(|d| d.name).collect();
+        assert_eq!(
+            names,
+            [
+                "futility_margin",
+                "ext_futility_margin",
+                "razor_margin",
+                "delta_margin"
+            ]
+        );
+        assert_eq!(s.start(), vec![125.0, 500.0, 980.0, 200.0]);
+        assert_eq!(s.margins(&s.start()), Margins::default());
+        assert_eq!(s.dims[0].c_end, 10.0);
+    }
+
+    #[test]
+    fn rounding_and_clipping() {
+        let s = Space::new(Margins::default(), &["frontier"], &["frontier=50..300"]).unwrap();
+        assert_eq!(s.values(&[124.6]), vec![125]);
+        assert_eq!(s.values(&[-1e9]), vec![50]);
+        assert_eq!(s.values(&[1e9]), vec![300]);
+        assert_eq!(s.values(&[f64::NAN]), vec![50]);
+        assert_eq!(s.margins(&[301.0]).futility_margin(), 300);
+        let base = Margins::default().with("futility_margin", 10);
+        let s = Space::new(base, &["frontier"], &["frontier=50..300"]).unwrap();
+        assert_eq!(s.start(), vec![50.0]);
+    }
+
+    #[test]
+    fn bad_configurations_are_errors() {
+        let m = Margins::default();
+        assert!(matches!(
+            Space::new(m, &["nope"], &[]),
+            Err(SpaceError::Unknown(_))
+        ));
+        assert!(matches!(
+            Space::new(m, &["futility"], &[]),
+            Err(SpaceError::NotTunable(_))
+        ));
+        assert!(matches!(
+            Space::new(m, &["frontier", "futility_margin"], &[]),
+            Err(SpaceError::Twice(_))
+        ));
+        assert!(matches!(Space::new(m, &[], &[]), Err(SpaceError::Empty)));
+        for bad in ["frontier=300..50", "frontier=-5..50", "frontier=0..99999"] {
+            assert!(
+                matches!(
+                    Space::new(m, &["frontier"], &[bad]),
+                    Err(SpaceError::OutOfTable { .. })
+                ),
+                "{bad}"
+            );
+        }
+        assert!(matches!(
+            Space::new(m, &["frontier"], &["frontier=1-2"]),
+            Err(SpaceError::BadBounds(_))
+        ));
+        assert!(matches!(
+            Space::new(m, &["frontier"], &["razor=1..2"]),
+            Err(SpaceError::BoundsUntuned(_))
+        ));
+    }
+}
