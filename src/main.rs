@@ -29,6 +29,8 @@ enum Command {
     Suite(commands::suite::SuiteArgs),
     /// Plays margin set against margin set: game pairs, pentanomial Elo, SPRT.
     Match(commands::match_cmd::MatchArgs),
+    /// Tunes margins with SPSA on EPD suites and judges the result on held-out positions.
+    Tune(commands::tune::TuneArgs),
     /// Searches the built-in bench positions; the total node count is the engine's signature.
     Bench {
         /// Search depth, plies.
@@ -70,6 +72,7 @@ fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Suite(args) => commands::suite::run(args)?,
         Command::Match(args) => commands::match_cmd::run(args)?,
+        Command::Tune(args) => commands::tune::run(args)?,
         Command::Bench {
             depth,
             margins,

@@ -1,6 +1,6 @@
 //! Self-play: every termination rule, colour reversal and opening use, determinism at fixed
-//! nodes (also under SPRT stopping), PGN read back by an independent parser, and a small
-//! `marginal match` run.
+//! nodes (also under SPRT stopping), PGN read back by an independent parser, a small
+//! `marginal match` run, and its JSON report.
 
 use std::io::Cursor;
 use std::ops::ControlFlow;
@@ -16,9 +16,11 @@ use marginal::scoring::games::game::{
     DrawRule, EnginePlayer, GameConfig, GameOutcome, GameRecord, MoveLimit, Player, PlayerError,
     PlayerMove, ResignRule, Termination, play_game,
 };
-use marginal::scoring::games::matches::{MatchConfig, run_match};
+use marginal::scoring::games::matches::{
+    MATCH_REPORT_FORMAT, MatchConfig, MatchReport, MatchResult, MatchStats, PairRecord, run_match,
+};
 use marginal::scoring::games::pgn::format_game;
-use marginal::scoring::games::stats::SprtParams;
+use marginal::scoring::games::stats::{GameResult, Pentanomial, SprtDecision, SprtParams, Wdl};
 use pgn_reader::{RawTag, Reader, SanPlus, Visitor};
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
@@ -586,4 +588,283 @@ fn command_level_match() {
         String::from_utf8_lossy(&out.stderr).contains("cannot read opening book no/such/book.epd")
     );
     std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// `a` equals `b` up to serde_json's float parsing, which (without its `float_roundtrip`
+/// feature) may be one unit in the last place off: counts, names, games and the SPRT decision
+/// exactly; statistics within 1e-15 relative, `None` (JSON null) in the same places.
+fn assert_same_report(a: &MatchReport, b: &MatchReport) {
+    assert_eq!(
+        (&a.format, &a.a, &a.b, &a.config, a.games, a.pairs),
+        (&b.format, &b.a, &b.b, &b.config, b.games, b.pairs)
+    );
+    assert_eq!(
+        (a.wdl, a.pentanomial, a.time_losses),
+        (b.wdl, b.pentanomial, b.time_losses)
+    );
+    assert_eq!(a.game_results, b.game_results);
+    let close = |x: Option<f64>, y: Option<f64>| match (x, y) {
+        (None, None) => true,
+        (Some(x), Some(y)) => (x - y).abs() <= 1e-15 * y.abs(),
+        _ => false,
+    };
+    let (e, f) = (&a.elo, &b.elo);
+    for (x, y) in [
+        (Some(a.score), Some(b.score)),
+        (Some(a.elapsed_seconds), Some(b.elapsed_seconds)),
+        (e.elo, f.elo),
+        (e.lower, f.lower),
+        (e.upper, f.upper),
+        (e.nelo, f.nelo),
+        (e.nelo_lower, f.nelo_lower),
+        (e.nelo_upper, f.nelo_upper),
+        (Some(e.los), Some(f.los)),
+    ] {
+        assert!(close(x, y), "{x:?} vs {y:?}");
+    }
+    match (a.sprt, b.sprt) {
+        (None, None) => {}
+        (Some(s), Some(t)) => {
+            assert_eq!((s.params, s.decision), (t.params, t.decision));
+            assert!(close(s.llr, t.llr) && close(s.lower, t.lower) && close(s.upper, t.upper));
+        }
+        (s, t) => panic!("{s:?} vs {t:?}"),
+    }
+}
+
+/// The numbers after `prefix` on the line of `text` that starts with it, e.g. the counts of
+/// `games 4: A +2 =1 -1 (...)`.
+fn printed_numbers(text: &str, prefix: &str, count: usize) -> Vec<u64> {
+    let line = text
+        .lines()
+        .find(|l| l.starts_with(prefix))
+        .unwrap_or_else(|| panic!("no line '{prefix}' in {text}"));
+    let numbers: Vec<u64> = line[prefix.len()..]
+        .split(|ch: char| !ch.is_ascii_digit())
+        .filter(|w| !w.is_empty())
+        .take(count)
+        .map(|w| w.parse().unwrap())
+        .collect();
+    assert_eq!(numbers.len(), count, "{line}");
+    numbers
+}
+
+#[test]
+fn command_level_match_json_report() {
+    let dir = std::env::temp_dir().join(format!("marginal-match-json-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let json_path = dir.join("report.json");
+    let book = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/openings/UHO_4060_v2_2k.epd");
+    let run = |json: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_marginal"))
+            .args(["match", "--a", "default", "--b", "off", "--openings"])
+            .arg(&book)
+            .args(["--games", "6", "--nodes", "400", "--max-plies", "120"])
+            .args(["--concurrency", "2", "--seed", "5", "--sprt", "--json"])
+            .arg(json)
+            .output()
+            .unwrap()
+    };
+    let out = run(&json_path);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&json_path).unwrap();
+
+    // It is JSON, with the documented fields.
+    let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(value["format"], MATCH_REPORT_FORMAT);
+    for key in [
+        "a",
+        "b",
+        "config",
+        "games",
+        "pairs",
+        "wdl",
+        "score",
+        "pentanomial",
+        "elo",
+        "sprt",
+        "time_losses",
+        "elapsed_seconds",
+        "game_results",
+    ] {
+        assert!(value.get(key).is_some(), "no '{key}' in {text}");
+    }
+    for key in [
+        "elo",
+        "lower",
+        "upper",
+        "nelo",
+        "nelo_lower",
+        "nelo_upper",
+        "los",
+    ] {
+        assert!(value["elo"].get(key).is_some(), "no elo.{key} in {text}");
+    }
+    for key in ["params", "llr", "lower", "upper", "decision"] {
+        assert!(value["sprt"].get(key).is_some(), "no sprt.{key} in {text}");
+    }
+    let games = value["game_results"].as_array().unwrap();
+    for key in [
+        "pair",
+        "opening",
+        "white",
+        "black",
+        "result",
+        "termination",
+        "plies",
+    ] {
+        assert!(games[0].get(key).is_some(), "no game_results[0].{key}");
+    }
+
+    // It reads back into the library type, unchanged.
+    let report: MatchReport = serde_json::from_str(&text).unwrap();
+    let again = serde_json::to_string_pretty(&report).unwrap();
+    assert_same_report(&serde_json::from_str(&again).unwrap(), &report);
+    assert_eq!((report.a.as_str(), report.b.as_str()), ("default", "off"));
+
+    // Its counts agree with the printed summary...
+    let [n, w, d, l] = printed_numbers(&stdout, "games ", 4)[..] else {
+        unreachable!()
+    };
+    assert_eq!(report.games, n);
+    assert_eq!(
+        report.wdl,
+        Wdl {
+            wins: w,
+            draws: d,
+            losses: l
+        }
+    );
+    let penta = printed_numbers(&stdout, "pentanomial [LL LD WL+DD WD WW] = ", 5);
+    assert_eq!(report.pentanomial.counts().to_vec(), penta);
+    assert_eq!(report.games, 6);
+    assert_eq!(report.pairs, 3);
+    let elo_line = stdout.lines().find(|l| l.starts_with("Elo ")).unwrap();
+    match report.elo.elo {
+        Some(elo) => assert!(
+            elo_line.starts_with(&format!("Elo {elo:+.2} ")),
+            "{elo_line}"
+        ),
+        None => assert!(elo_line.contains("inf"), "{elo_line}"),
+    }
+    let sprt = report.sprt.expect("an SPRT ran");
+    assert_eq!(sprt.params, SprtParams::default());
+    let llr_line = stdout.lines().find(|l| l.starts_with("SPRT ")).unwrap();
+    assert!(
+        llr_line.contains(&format!("LLR {:.3} in", sprt.llr.unwrap())),
+        "{llr_line}"
+    );
+    assert!(sprt.lower.unwrap() < 0.0 && sprt.upper.unwrap() > 0.0);
+    assert_eq!(sprt.decision, SprtDecision::Continue); // 3 pairs cannot decide [0, 5]
+
+    // ...and with the per-game list: A's results, re-derived from the PGN results and colours,
+    // give the same W/D/L and, pair by pair, the same pentanomial.
+    assert_eq!(report.game_results.len() as u64, report.games);
+    let mut wdl = Wdl::default();
+    let mut pentanomial = Pentanomial::default();
+    for (i, pair) in report.game_results.chunks(2).enumerate() {
+        let results: Vec<GameResult> = pair
+            .iter()
+            .map(|g| {
+                let a_result = match (g.result.pgn(), g.a_white) {
+                    ("1/2-1/2", _) => GameResult::Draw,
+                    ("1-0", true) | ("0-1", false) => GameResult::Win,
+                    _ => GameResult::Loss,
+                };
+                assert_eq!(a_result, g.a_result);
+                let (a_name, b_name) = ("A default", "B off");
+                let names = if g.a_white {
+                    (a_name, b_name)
+                } else {
+                    (b_name, a_name)
+                };
+                assert_eq!((g.white.as_str(), g.black.as_str()), names);
+                assert!(g.plies <= 120);
+                wdl.add_game(a_result);
+                a_result
+            })
+            .collect();
+        assert_eq!((pair[0].pair, pair[1].pair), (i, i));
+        assert_eq!((pair[0].a_white, pair[1].a_white), (true, false));
+        assert_eq!(pair[0].opening, pair[1].opening);
+        pentanomial.add_pair(results[0], results[1]);
+    }
+    assert_eq!(wdl, report.wdl);
+    assert_eq!(pentanomial, report.pentanomial);
+
+    // An unwritable report path fails at once (exit 2, naming the path), before any game.
+    let bad = dir.join("no/such/dir/report.json");
+    let started = std::time::Instant::now();
+    let out = run(&bad);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--json"), "{stderr}");
+    assert!(stderr.contains(&bad.display().to_string()), "{stderr}");
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A finished game with no moves and the given result (for building match results by hand).
+fn finished(white: &str, black: &str, outcome: GameOutcome) -> GameRecord {
+    GameRecord {
+        start: Chess::default(),
+        white: white.into(),
+        black: black.into(),
+        moves: Vec::new(),
+        outcome,
+        termination: Termination::ResignAdjudication,
+    }
+}
+
+#[test]
+fn a_report_with_infinite_elo_is_valid_json_with_nulls() {
+    // A wins every game: Elo +inf, interval and nElo infinite too.
+    let config = MatchConfig {
+        game: GameConfig::default(),
+        games: 4,
+        concurrency: 1,
+        sprt: Some(SprtParams::default()),
+    };
+    let mut stats = MatchStats::default();
+    let mut pairs = Vec::new();
+    for index in 0..2 {
+        let pair = PairRecord {
+            index,
+            first: finished("A", "B", GameOutcome::WhiteWins),
+            second: finished("B", "A", GameOutcome::BlackWins),
+        };
+        stats.add(&pair, config.sprt.as_ref());
+        pairs.push(pair);
+    }
+    let result = MatchResult {
+        pairs,
+        stats,
+        elapsed: Duration::from_millis(1500),
+    };
+    let report = MatchReport::new(&result, &config, "A", "B");
+    assert_eq!(report.estimate().elo, f64::INFINITY);
+    assert_eq!(report.elo.elo, None);
+    assert_eq!(report.elo.nelo, None);
+    assert_eq!(report.elo.los, 1.0);
+    assert_eq!(report.score, 1.0);
+    assert_eq!(report.wdl.wins, 4);
+    assert_eq!(report.pentanomial.ww, 2);
+    assert!(report.sprt.unwrap().llr.is_some());
+    let text = serde_json::to_string_pretty(&report).unwrap();
+    let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert!(value["elo"]["elo"].is_null(), "{text}");
+    assert!(value["elo"]["upper"].is_null(), "{text}");
+    assert_eq!(value["game_results"][1]["result"], "0-1");
+    assert_eq!(value["game_results"][1]["a_result"], "Win");
+    assert_same_report(&serde_json::from_str(&text).unwrap(), &report);
 }

@@ -190,6 +190,27 @@ pub fn run(args: MatchArgs) -> Result<()> {
         sprt,
     };
 
+    // Both output files are created before the first game, so a bad path fails at once.
+    if let (Some(pgn), Some(json)) = (&args.pgn, &args.json)
+        && pgn == json
+    {
+        return Err(UserError(format!(
+            "--pgn and --json both name {}: give them different files",
+            pgn.display()
+        ))
+        .into());
+    }
+    let mut pgn_out = args
+        .pgn
+        .as_deref()
+        .map(|path| create_output(path, "--pgn").map(BufWriter::new))
+        .transpose()?;
+    let json_out = args
+        .json
+        .as_deref()
+        .map(|path| create_output(path, "--json"))
+        .transpose()?;
+
     let name_a = format!("A {}", args.a);
     let name_b = format!("B {}", args.b);
     let hash = args.hash;
@@ -215,17 +236,6 @@ pub fn run(args: MatchArgs) -> Result<()> {
         args.seed
     );
 
-    // Both output files are created before the first game, so a bad path fails at once.
-    let mut pgn_out = args
-        .pgn
-        .as_deref()
-        .map(|path| create_output(path, "--pgn").map(BufWriter::new))
-        .transpose()?;
-    let json_out = args
-        .json
-        .as_deref()
-        .map(|path| create_output(path, "--json"))
-        .transpose()?;
     let date = pgn::today();
     let bar = progress_bar(
         u64::from(config.games.div_ceil(2) * 2),

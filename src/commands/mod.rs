@@ -3,6 +3,7 @@
 
 pub mod match_cmd;
 pub mod suite;
+pub mod tune;
 
 use std::io::IsTerminal;
 use std::path::Path;

@@ -169,7 +169,7 @@ pub fn parse_line(text: &str, line: usize) -> Result<Option<EpdRecord>, EpdError
 }
 
 /// Parses a whole suite given as text. Every line ends up as a record, a
-/// [`SkippedLine`] (with `path_for_messages` and the reason), or is ignored
+/// [`SkippedLine`](crate::formats::SkippedLine) (with `path_for_messages` and the reason), or is ignored
 /// as blank or comment. Lines are numbered from 1; `\n` and `\r\n` endings
 /// are both accepted.
 pub fn parse_str(path_for_messages: &str, text: &str) -> ParsedSuite {

@@ -16,6 +16,10 @@ use crate::params::Margins;
 /// The format tag written into tuned files.
 pub const FORMAT: &str = "marginal-margins/1";
 
+/// The format tag of the files `marginal tune` writes (a margin set with the figures and
+/// provenance of the run that produced it); its margins are read like any margin set.
+pub const TUNED_FORMAT: &str = "marginal-tuned/1";
+
 /// Why a margin set could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum TunedError {
@@ -77,10 +81,11 @@ pub fn parse(path: &Path, text: &str) -> Result<Margins, TunedError> {
     };
     if let Some(format) = top.get("format")
         && format.as_str() != Some(FORMAT)
+        && format.as_str() != Some(TUNED_FORMAT)
     {
         return Err(invalid(
             "format",
-            format!("format {format} is not \"{FORMAT}\""),
+            format!("format {format} is not \"{FORMAT}\" or \"{TUNED_FORMAT}\""),
         ));
     }
     let map = match top.get("margins") {

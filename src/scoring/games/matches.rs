@@ -237,7 +237,9 @@ pub const MATCH_REPORT_FORMAT: &str = "marginal-match/1";
 /// SPRT when one ran, time losses, and every counted game. Everything is from engine A's
 /// point of view.
 ///
-/// It serializes to JSON and reads back unchanged. JSON has no infinities, so every statistic
+/// It serializes to JSON and reads back into the same value (bit for bit with serde_json's
+/// `float_roundtrip` feature; without it serde_json's faster float parser may be one unit in
+/// the last place off). JSON has no infinities, so every statistic
 /// that can be infinite is an `Option`, `None` (`null` in JSON) exactly when the value is not
 /// finite: Elo is `±∞` when A scored 0% or 100% (and nElo when every pair scored the same),
 /// an interval end is infinite when it reaches a 0% or 100% score (see [`EloSummary`]). Use

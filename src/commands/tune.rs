@@ -1,0 +1,400 @@
+//! `marginal tune`: SPSA on the suite objective, judged on held-out positions.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use argmin::core::observers::Observe;
+use argmin::core::{Error, KV, State};
+use clap::Args;
+use marginal::engine::bench;
+use marginal::formats::{Fnv, write_atomic};
+use marginal::params::Margins;
+use marginal::scoring::paired::PairedComparison;
+use marginal::scoring::suite::objective::{DEFAULT_EARLY, DEFAULT_WEIGHT};
+use marginal::scoring::suite::{
+    LoadedSuites, Objective, ObjectiveParams, RunConfig, ScorerOptions, SuiteLimit, SuiteScorer,
+    default_cache_dir, load_suites,
+};
+use marginal::tune::cost::{SuiteCost, log_path};
+use marginal::tune::space::{DEFAULT_PARAMS, Space};
+use marginal::tune::spsa::SpsaState;
+use marginal::tune::{held_out, run_spsa};
+use serde::{Deserialize, Serialize};
+
+use super::{UserError, threads};
+
+/// The suites a default run tunes on (bundled with the repository).
+const DEFAULT_SUITES: [&str; 2] = ["data/suites/wac.epd", "data/suites/ecm.epd"];
+
+/// Arguments of `marginal tune`.
+#[derive(Args, Clone, Serialize, Deserialize)]
+pub struct TuneArgs {
+    /// Training suites (default: the bundled WAC and ECM). Without --holdout, one position in
+    /// three (by a hash of its FEN) is held out for validation and never tuned on.
+    #[arg(long, num_args = 1.., value_name = "FILE")]
+    suites: Vec<PathBuf>,
+    /// Validation suites, instead of the split of the training suites (no FEN may appear in
+    /// both).
+    #[arg(long, num_args = 1.., value_name = "FILE")]
+    holdout: Vec<PathBuf>,
+    /// Parameters to tune (names, UCI names or aliases), comma-separated.
+    #[arg(long, value_delimiter = ',', default_values_t = DEFAULT_PARAMS.map(String::from))]
+    params: Vec<String>,
+    /// Narrow a parameter's range: name=MIN..MAX (repeatable).
+    #[arg(long, value_name = "NAME=MIN..MAX")]
+    bounds: Vec<String>,
+    /// SPSA iterations (each scores two probes on the training positions).
+    #[arg(long, default_value_t = 16)]
+    iterations: u64,
+    /// Seed of SPSA's perturbations and rounding: the same seed gives the same result.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// SPSA's result per iteration is gain x (objective of theta+ - objective of theta-),
+    /// objective points; OpenBench's schedule then moves a margin by about
+    /// r_k * c_k * result.
+    #[arg(long, default_value_t = 100.0)]
+    gain: f64,
+    /// Fixed node budget per position (the default: pruning then buys depth).
+    #[arg(long, conflicts_with = "depth")]
+    nodes: Option<u64>,
+    /// Fixed depth per position instead of a node budget.
+    #[arg(long)]
+    depth: Option<u32>,
+    /// Objective weight: accuracy points per halving of the node count.
+    #[arg(long, default_value_t = DEFAULT_WEIGHT)]
+    weight: f64,
+    /// Objective: share of a solution's credit that depends on how early it was found.
+    #[arg(long, default_value_t = DEFAULT_EARLY)]
+    early: f64,
+    /// Transposition table per search, megabytes.
+    #[arg(long, default_value_t = RunConfig::default().hash_mb)]
+    hash: usize,
+    /// Worker threads (default: all cores). Results are identical for any count.
+    #[arg(long)]
+    #[serde(skip)]
+    threads: Option<usize>,
+    /// The tuned file to write.
+    #[arg(long, default_value = "tuned/spsa-suite.json")]
+    out: PathBuf,
+    /// Checkpoint directory (default: beside the output, NAME.checkpoint). Rerunning the same
+    /// command resumes from it.
+    #[arg(long)]
+    checkpoint: Option<PathBuf>,
+    /// Resume the run whose checkpoint directory this is, with its recorded arguments.
+    #[arg(long, value_name = "DIR")]
+    #[serde(skip)]
+    resume: Option<PathBuf>,
+}
+
+/// Default node budget per position.
+const DEFAULT_NODES: u64 = 5_000;
+
+impl TuneArgs {
+    fn checkpoint_dir(&self) -> PathBuf {
+        self.checkpoint.clone().unwrap_or_else(|| {
+            let mut name = self.out.file_stem().unwrap_or_default().to_os_string();
+            name.push(".checkpoint");
+            self.out.with_file_name(name)
+        })
+    }
+
+    fn suites(&self) -> Vec<PathBuf> {
+        if self.suites.is_empty() {
+            DEFAULT_SUITES.iter().map(PathBuf::from).collect()
+        } else {
+            self.suites.clone()
+        }
+    }
+
+    fn limit(&self) -> SuiteLimit {
+        match self.depth {
+            Some(d) => SuiteLimit::Depth(d.clamp(1, 100)),
+            None => SuiteLimit::Nodes(self.nodes.unwrap_or(DEFAULT_NODES).max(1)),
+        }
+    }
+}
+
+/// How a margin set scored on one side of the split.
+#[derive(Serialize)]
+struct SetFigures {
+    name: &'static str,
+    margins: Margins,
+    objective: Objective,
+}
+
+#[derive(Serialize)]
+struct Side {
+    positions: usize,
+    sets: Vec<SetFigures>,
+}
+
+/// Observer: one plain line per iteration (CI logs and terminals alike).
+struct Lines {
+    space: Space,
+    iterations: u64,
+    start: Instant,
+}
+
+impl Observe<SpsaState> for Lines {
+    fn observe_iter(&mut self, state: &SpsaState, kv: &KV) -> Result<(), Error> {
+        let theta = state.get_param().cloned().unwrap_or_default();
+        let values = self.space.values(&theta);
+        let margins: Vec<String> = self
+            .space
+            .dims
+            .iter()
+            .zip(&values)
+            .map(|(d, v)| format!("{} {v}", d.name))
+            .collect();
+        let result = kv
+            .get("result")
+            .and_then(|v| v.get_float())
+            .unwrap_or(f64::NAN);
+        println!(
+            "iteration {:>3}/{}: {}  result {result:+.3}  ({:.0} s)",
+            state.get_iter() + 1,
+            self.iterations,
+            margins.join(", "),
+            self.start.elapsed().as_secs_f64()
+        );
+        Ok(())
+    }
+}
+
+/// Runs the command.
+pub fn run(args: TuneArgs) -> Result<()> {
+    let args = match &args.resume {
+        Some(dir) => {
+            let path = dir.join("args.json");
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| UserError(format!("--resume: cannot read {}: {e}", path.display())))?;
+            let mut recorded: TuneArgs = serde_json::from_str(&text).map_err(|e| {
+                UserError(format!(
+                    "--resume: {}:{}: not a tune checkpoint: {e}",
+                    path.display(),
+                    e.line()
+                ))
+            })?;
+            recorded.threads = args.threads;
+            recorded.checkpoint = Some(dir.clone());
+            recorded
+        }
+        None => args,
+    };
+    let base = Margins::default();
+    let bounds: Vec<&str> = args.bounds.iter().map(String::as_str).collect();
+    let names: Vec<&str> = args.params.iter().map(String::as_str).collect();
+    let space = Space::new(base, &names, &bounds).map_err(UserError::from_display)?;
+    if !(args.gain.is_finite() && args.gain > 0.0) {
+        return Err(UserError(format!("--gain {}: must be a positive number", args.gain)).into());
+    }
+    let (train, validation) = split(&args)?;
+    let threads = threads(args.threads);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .context("cannot start worker threads")?;
+    let options = ScorerOptions {
+        config: RunConfig {
+            limit: args.limit(),
+            hash_mb: args.hash,
+        },
+        objective: ObjectiveParams {
+            weight: args.weight,
+            early: args.early.clamp(0.0, 1.0),
+        },
+        reference: Margins::off(),
+        cache_dir: Some(default_cache_dir()),
+    };
+    let dir = args.checkpoint_dir();
+    std::fs::create_dir_all(&dir)
+        .with_context(|| format!("cannot create checkpoint directory {}", dir.display()))?;
+    let run_id = run_id(&args, &train, &validation)?;
+    write_atomic(
+        &dir.join("args.json"),
+        serde_json::to_string_pretty(&args)?.as_bytes(),
+    )
+    .with_context(|| format!("cannot write {}", dir.join("args.json").display()))?;
+
+    println!(
+        "marginal tune: SPSA, {} iterations, seed {}, tuning {space}",
+        args.iterations, args.seed
+    );
+    println!(
+        "training {} positions, validation {} positions, {} per position, {threads} thread(s); checkpoint {}",
+        train.positions.len(),
+        validation.positions.len(),
+        options.config.limit,
+        dir.display()
+    );
+    let start = Instant::now();
+    let (train_scorer, validation_scorer) = pool.install(|| {
+        (
+            SuiteScorer::new(train, options.clone(), None),
+            SuiteScorer::new(validation, options.clone(), None),
+        )
+    });
+    let cost = SuiteCost::new(train_scorer, space.clone(), Some(&log_path(&dir)))
+        .with_context(|| format!("cannot open the evaluation log in {}", dir.display()))?;
+    let observer = Lines {
+        space: space.clone(),
+        iterations: args.iterations,
+        start,
+    };
+    let checkpoint = dir.join("spsa.json");
+    let (theta, cost) = pool
+        .install(|| {
+            run_spsa(
+                cost,
+                args.iterations,
+                args.seed,
+                args.gain,
+                Some((&checkpoint, &run_id)),
+                observer,
+            )
+        })
+        .map_err(|e| UserError(format!("{e}")))?;
+    let tuned = space.margins(&theta);
+
+    // Judge: tuned, the defaults and off, on training and on validation positions.
+    let sets = [
+        ("tuned", tuned),
+        ("default", Margins::default()),
+        ("off", Margins::off()),
+    ];
+    let judge = |scorer: &SuiteScorer| {
+        let mut figures = Vec::new();
+        let mut solved = Vec::new();
+        for (name, margins) in sets {
+            let score = scorer.score(&margins);
+            solved.push(
+                score
+                    .positions
+                    .iter()
+                    .map(|p| p.result.solved)
+                    .collect::<Vec<bool>>(),
+            );
+            figures.push(SetFigures {
+                name,
+                margins,
+                objective: score.objective,
+            });
+        }
+        let paired = PairedComparison::new(&solved[0], &solved[1]).expect("same positions");
+        (
+            Side {
+                positions: scorer.suites().positions.len(),
+                sets: figures,
+            },
+            paired,
+        )
+    };
+    let (train_side, train_paired) = pool.install(|| judge(cost.scorer()));
+    let (validation_side, validation_paired) = pool.install(|| judge(&validation_scorer));
+    let elapsed = start.elapsed().as_secs_f64();
+
+    println!();
+    print_side("training", &train_side, &train_paired);
+    print_side("validation", &validation_side, &validation_paired);
+
+    let evaluations = cost.evaluations();
+    let doc = serde_json::json!({
+        "format": marginal::formats::tuned::TUNED_FORMAT,
+        "margins": tuned,
+        "tuned": space.dims.iter().map(|d| d.name).collect::<Vec<_>>(),
+        "training": train_side,
+        "validation": validation_side,
+        "paired": {"training": train_paired, "validation": validation_paired},
+        "provenance": {
+            "marginal": env!("CARGO_PKG_VERSION"),
+            "engine_bench_nodes": bench::SIGNATURE_NODES,
+            "engine_signature": format!("{:016x}", bench::signature()),
+            "run": run_id,
+            "arguments": args,
+            "solver": "spsa",
+            "final_theta": theta,
+            "evaluations": evaluations.len(),
+            "wall_seconds": elapsed,
+            "command_line": std::env::args().collect::<Vec<_>>().join(" "),
+        },
+        "evaluations": evaluations,
+    });
+    write_atomic(
+        &args.out,
+        (serde_json::to_string_pretty(&doc)? + "\n").as_bytes(),
+    )
+    .with_context(|| format!("cannot write {}", args.out.display()))?;
+    println!(
+        "tuned set written to {} ({} evaluations, {elapsed:.0} s)",
+        args.out.display(),
+        evaluations.len()
+    );
+    Ok(())
+}
+
+/// Training and validation positions: the training suites and --holdout files, or the
+/// documented split of the training suites.
+fn split(args: &TuneArgs) -> Result<(LoadedSuites, LoadedSuites), UserError> {
+    let all = load_suites(&args.suites(), false).map_err(UserError::from_display)?;
+    for bad in all.skipped() {
+        eprintln!("{bad}");
+    }
+    if args.holdout.is_empty() {
+        return Ok(all.partition("holdout-fen-hash-3", |p| !held_out(&p.record.fen)));
+    }
+    let holdout = load_suites(&args.holdout, false).map_err(UserError::from_display)?;
+    let training: std::collections::HashSet<&str> = all
+        .positions
+        .iter()
+        .map(|p| p.record.fen.as_str())
+        .collect();
+    if let Some(p) = holdout
+        .positions
+        .iter()
+        .find(|p| training.contains(p.record.fen.as_str()))
+    {
+        return Err(UserError(format!(
+            "--holdout {}:{}: position '{}' is also a training position",
+            p.suite, p.record.line, p.record.fen
+        )));
+    }
+    Ok((all, holdout))
+}
+
+/// A digest of everything that determines the run's result: checkpoints of another run are
+/// refused.
+fn run_id(
+    args: &TuneArgs,
+    train: &LoadedSuites,
+    validation: &LoadedSuites,
+) -> Result<String, serde_json::Error> {
+    let mut recorded = args.clone();
+    recorded.out = PathBuf::new();
+    recorded.checkpoint = None;
+    let mut h = Fnv::new();
+    h.write(serde_json::to_string(&recorded)?.as_bytes());
+    h.write(&train.content_hash.to_le_bytes());
+    h.write(&validation.content_hash.to_le_bytes());
+    h.write(&bench::signature().to_le_bytes());
+    Ok(format!("{:016x}", h.finish()))
+}
+
+fn print_side(name: &str, side: &Side, paired: &PairedComparison) {
+    println!("{name} ({} positions):", side.positions);
+    println!(
+        "  {:<8} {:>9} {:>8} {:>12} {:>7} {:>9}",
+        "set", "objective", "solved", "nodes", "ratio", "accuracy"
+    );
+    for s in &side.sets {
+        let o = &s.objective;
+        println!(
+            "  {:<8} {:>9.3} {:>8} {:>12} {:>7.3} {:>9.3}",
+            s.name, o.value, o.solved, o.nodes, o.node_ratio, o.accuracy
+        );
+    }
+    println!(
+        "  tuned against default: {} solved by tuned only, {} by default only, McNemar exact p = {:.4}",
+        paired.only_a, paired.only_b, paired.p_value
+    );
+}

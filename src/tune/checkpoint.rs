@@ -1,0 +1,129 @@
+//! argmin checkpointing into a JSON file, written through a temporary file and a rename, so a
+//! kill at any moment leaves the previous checkpoint or the new one, never half of one. The
+//! file names the run it belongs to (`run`), so a checkpoint of another run is refused rather
+//! than resumed. JSON keeps every `f64` exactly (shortest round-trip form written, serde_json's
+//! `float_roundtrip` reading), so a resumed run is
+//! bit-identical to an uninterrupted one.
+
+use std::path::{Path, PathBuf};
+
+use argmin::core::checkpointing::{Checkpoint, CheckpointingFrequency};
+use argmin::core::{ArgminError, Error};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::formats::write_atomic;
+
+/// The format tag of checkpoint files.
+pub const FORMAT: &str = "marginal-checkpoint/1";
+
+/// A JSON checkpoint file for one run.
+#[derive(Debug, Clone)]
+pub struct JsonCheckpoint {
+    path: PathBuf,
+    run: String,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Saved<S, I> {
+    format: String,
+    run: String,
+    solver: S,
+    state: I,
+}
+
+impl JsonCheckpoint {
+    /// A checkpoint at `path` for the run identified by `run` (a digest of its configuration).
+    pub fn new(path: &Path, run: impl Into<String>) -> JsonCheckpoint {
+        JsonCheckpoint {
+            path: path.to_path_buf(),
+            run: run.into(),
+        }
+    }
+
+    /// Where it is written.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn error(&self, what: String) -> Error {
+        ArgminError::CheckpointNotFound {
+            text: format!("checkpoint {}: {what}", self.path.display()),
+        }
+        .into()
+    }
+}
+
+impl<S: Serialize + DeserializeOwned, I: Serialize + DeserializeOwned> Checkpoint<S, I>
+    for JsonCheckpoint
+{
+    fn save(&self, solver: &S, state: &I) -> Result<(), Error> {
+        let saved = Saved {
+            format: FORMAT.to_string(),
+            run: self.run.clone(),
+            solver,
+            state,
+        };
+        let text = serde_json::to_vec(&saved)?;
+        write_atomic(&self.path, &text).map_err(|e| self.error(format!("cannot write: {e}")))
+    }
+
+    fn load(&self) -> Result<Option<(S, I)>, Error> {
+        let text = match std::fs::read(&self.path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(self.error(format!("cannot read: {e}"))),
+        };
+        let header: serde_json::Value = serde_json::from_slice(&text)
+            .map_err(|e| self.error(format!("line {}: corrupt (not valid JSON: {e})", e.line())))?;
+        if header.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
+            return Err(self.error(format!(
+                "line 1: not a marginal checkpoint (format {})",
+                header.get("format").unwrap_or(&serde_json::Value::Null)
+            )));
+        }
+        let run = header.get("run").and_then(|r| r.as_str()).unwrap_or("");
+        if run != self.run {
+            return Err(self.error(format!(
+                "line 1: belongs to another run ({run}, this one is {}): use the same suites, \
+                 parameters, limits, solver and seed, or another checkpoint directory",
+                self.run
+            )));
+        }
+        let saved: Saved<S, I> = serde_json::from_value(header)
+            .map_err(|e| self.error(format!("line 1: corrupt: {e}")))?;
+        Ok(Some((saved.solver, saved.state)))
+    }
+
+    fn frequency(&self) -> CheckpointingFrequency {
+        CheckpointingFrequency::Always
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_and_refusals() {
+        let dir = std::env::temp_dir().join(format!("marginal-ckpt-{}", std::process::id()));
+        let path = dir.join("c.json");
+        let c = JsonCheckpoint::new(&path, "run-a");
+        let load = |c: &JsonCheckpoint| Checkpoint::<Vec<f64>, u64>::load(c);
+        assert!(load(&c).unwrap().is_none());
+        let solver = vec![0.1, 1.0 / 3.0, -2.5e-300];
+        c.save(&solver, &7u64).unwrap();
+        assert_eq!(load(&c).unwrap(), Some((solver, 7)));
+        // Another run's checkpoint, a corrupt file and a foreign file are errors naming it.
+        let other = JsonCheckpoint::new(&path, "run-b");
+        let e = load(&other).unwrap_err().to_string();
+        assert!(e.contains("another run") && e.contains("c.json"), "{e}");
+        std::fs::write(&path, "{\"format\": \"marginal-checkpoint/1\", \"ru").unwrap();
+        let e = load(&c).unwrap_err().to_string();
+        assert!(e.contains("corrupt"), "{e}");
+        std::fs::write(&path, "{\"format\": \"something/2\"}").unwrap();
+        let e = load(&c).unwrap_err().to_string();
+        assert!(e.contains("not a marginal checkpoint"), "{e}");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}
