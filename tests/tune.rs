@@ -136,3 +136,94 @@ fn bad_configurations_exit_2_with_a_clear_message() {
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// The parts of a tuned file that must not depend on an interruption: everything but timing,
+/// the command line and the bookkeeping of cache hits.
+fn result_of(path: &Path) -> Value {
+    let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let provenance = doc["provenance"].as_object_mut().unwrap();
+    for volatile in ["wall_seconds", "command_line", "arguments", "evaluations"] {
+        provenance.remove(volatile);
+    }
+    for e in doc["evaluations"].as_array_mut().unwrap() {
+        let e = e.as_object_mut().unwrap();
+        e.remove("index");
+        e.remove("cached");
+    }
+    doc
+}
+
+#[test]
+fn a_run_killed_with_sigkill_resumes_to_the_identical_result() {
+    let dir = scratch("kill");
+    let suite = small_suite(&dir, 40);
+    let args = |out: &str| -> Vec<String> {
+        [
+            "tune",
+            "--suites",
+            suite.to_str().unwrap(),
+            "--iterations",
+            "60",
+            "--nodes",
+            "1500",
+            "--threads",
+            "2",
+            "--out",
+            dir.join(out).to_str().unwrap(),
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    };
+    let straight = Command::new(env!("CARGO_BIN_EXE_marginal"))
+        .args(args("straight.json"))
+        .env("MARGINAL_CACHE_DIR", dir.join("cache"))
+        .output()
+        .unwrap();
+    assert!(straight.status.success());
+
+    // The same run, killed (SIGKILL) once some iterations are checkpointed.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_marginal"))
+        .args(args("killed.json"))
+        .env("MARGINAL_CACHE_DIR", dir.join("cache"))
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let log = dir.join("killed.checkpoint/evaluations.jsonl");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    loop {
+        let lines = std::fs::read_to_string(&log).map_or(0, |t| t.lines().count());
+        if lines >= 30 || std::time::Instant::now() > deadline {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        !dir.join("killed.json").exists(),
+        "the run finished before it was killed: nothing was resumed"
+    );
+
+    let resumed = marginal(
+        &[
+            "tune",
+            "--resume",
+            dir.join("killed.checkpoint").to_str().unwrap(),
+        ],
+        &dir,
+    );
+    let stdout = String::from_utf8_lossy(&resumed.stdout);
+    assert!(
+        resumed.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
+    // It went on from the checkpoint rather than from the start.
+    assert!(!stdout.contains("iteration   1/60"), "{stdout}");
+    assert_eq!(
+        result_of(&dir.join("straight.json")),
+        result_of(&dir.join("killed.json"))
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
