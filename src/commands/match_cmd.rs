@@ -109,7 +109,9 @@ fn parse_tc(text: &str) -> Result<MoveLimit, UserError> {
     })
 }
 
-fn parse_sprt(text: &str) -> Result<SprtParams, UserError> {
+/// Parses an SPRT design `ELO0,ELO1,ALPHA,BETA` (normalized Elo), checked; the errors name
+/// `--sprt`.
+pub(super) fn parse_sprt(text: &str) -> Result<SprtParams, UserError> {
     let [elo0, elo1, alpha, beta] = numbers::<4>(text, ',', "--sprt")?;
     let params = SprtParams {
         elo0,

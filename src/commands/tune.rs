@@ -24,6 +24,12 @@ use serde::{Deserialize, Serialize};
 
 use super::{UserError, threads};
 
+mod games;
+use games::ObjectiveKind;
+mod solver;
+use marginal::tune::solvers::Both;
+use solver::SolverKind;
+
 /// The suites a default run tunes on (bundled with the repository).
 const DEFAULT_SUITES: [&str; 2] = ["data/suites/wac.epd", "data/suites/ecm.epd"];
 
@@ -50,6 +56,18 @@ pub struct TuneArgs {
     /// Seed of SPSA's perturbations and rounding: the same seed gives the same result.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// The solver: `spsa` (OpenBench's schedule; the result is the final iterate),
+    /// `nelder-mead` (argmin's, from the defaults and one vertex per margin moved by 4 x its
+    /// step; the result is the best vertex) or `pso` (argmin's particle swarm over the bounds,
+    /// seeded by --seed; the result is the best particle). --iterations counts each solver's
+    /// iterations.
+    #[arg(long, value_enum, default_value_t = SolverKind::Spsa)]
+    #[serde(default, skip_serializing_if = "SolverKind::is_spsa")]
+    solver: SolverKind,
+    /// Particles of --solver pso (default 8; each iteration evaluates every one).
+    #[arg(long, value_name = "N")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    particles: Option<usize>,
     /// SPSA's result per iteration is gain x (objective of theta+ - objective of theta-),
     /// objective points; OpenBench's schedule then moves a margin by about
     /// r_k * c_k * result.
@@ -85,6 +103,34 @@ pub struct TuneArgs {
     #[arg(long, value_name = "DIR")]
     #[serde(skip)]
     resume: Option<PathBuf>,
+    /// What to optimise: `suite` (the suite objective on the training positions) or `games`
+    /// (self-play at --nodes per move, default 5,000: each SPSA iteration plays theta+
+    /// against theta- for --pairs game pairs on the next openings of the shuffled book, and
+    /// W-L drives the step as in fishtest and OpenBench; --gain is not applied).
+    #[arg(long, value_enum, default_value_t = ObjectiveKind::Suite)]
+    #[serde(default, skip_serializing_if = "ObjectiveKind::is_suite")]
+    objective: ObjectiveKind,
+    /// Games objective: game pairs per SPSA iteration (each opening twice, colours reversed;
+    /// default 8).
+    #[arg(long, value_name = "K")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pairs: Option<u32>,
+    /// Opening book of the games objective and of --confirm (default
+    /// data/openings/UHO_4060_v2_2k.epd), shuffled with --seed.
+    #[arg(long, value_name = "FILE")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    openings: Option<PathBuf>,
+    /// After tuning, play the tuned set against the defaults in self-play at --nodes per move
+    /// (default 5,000), at most GAMES games, stopped by the SPRT of --confirm-sprt; the match
+    /// report goes into the tuned file under "confirm".
+    #[arg(long, value_name = "GAMES")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    confirm: Option<u32>,
+    /// The SPRT of --confirm, as `marginal match --sprt`: elo0,elo1,alpha,beta in normalized
+    /// Elo (default 0,5,0.05,0.05).
+    #[arg(long, value_name = "ELO0,ELO1,ALPHA,BETA")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    confirm_sprt: Option<String>,
 }
 
 /// Default node budget per position.
@@ -189,6 +235,8 @@ pub fn run(args: TuneArgs) -> Result<()> {
     if !(args.gain.is_finite() && args.gain > 0.0) {
         return Err(UserError(format!("--gain {}: must be a positive number", args.gain)).into());
     }
+    let games_setup = games::setup(&args)?;
+    let solver_setup = solver::setup(&args, &space)?;
     let (train, validation) = split(&args)?;
     let threads = threads(args.threads);
     let pool = rayon::ThreadPoolBuilder::new()
@@ -218,8 +266,10 @@ pub fn run(args: TuneArgs) -> Result<()> {
     .with_context(|| format!("cannot write {}", dir.join("args.json").display()))?;
 
     println!(
-        "marginal tune: SPSA, {} iterations, seed {}, tuning {space}",
-        args.iterations, args.seed
+        "marginal tune: {}, {} iterations, seed {}, tuning {space}",
+        args.solver.label(),
+        args.iterations,
+        args.seed
     );
     println!(
         "training {} positions, validation {} positions, {} per position, {threads} thread(s); checkpoint {}",
@@ -242,19 +292,39 @@ pub fn run(args: TuneArgs) -> Result<()> {
         iterations: args.iterations,
         start,
     };
+    let recorder = solver::recorder(&solver_setup, &space, &dir, &cost, args.iterations, start)?;
+    let iterations = recorder.records();
     let checkpoint = dir.join("spsa.json");
-    let (theta, cost) = pool
-        .install(|| {
-            run_spsa(
-                cost,
-                args.iterations,
-                args.seed,
-                args.gain,
-                Some((&checkpoint, &run_id)),
-                observer,
-            )
-        })
-        .map_err(|e| UserError(format!("{e}")))?;
+    let mut games_problem = None;
+    let (theta, cost) = match (args.objective, &games_setup) {
+        (ObjectiveKind::Games, Some(setup)) => {
+            let (theta, problem) = games::tune(
+                &args,
+                setup,
+                &space,
+                &dir,
+                &run_id,
+                Both(observer, recorder),
+            )?;
+            games_problem = Some(problem);
+            (theta, cost)
+        }
+        _ if !args.solver.is_spsa() => pool
+            .install(|| solver::run(&solver_setup, cost, &dir, &run_id, recorder))
+            .map_err(|e| UserError(format!("{e}")))?,
+        _ => pool
+            .install(|| {
+                run_spsa(
+                    cost,
+                    args.iterations,
+                    args.seed,
+                    args.gain,
+                    Some((&checkpoint, &run_id)),
+                    Both(observer, recorder),
+                )
+            })
+            .map_err(|e| UserError(format!("{e}")))?,
+    };
     let tuned = space.margins(&theta);
 
     // Judge: tuned, the defaults and off, on training and on validation positions.
@@ -297,9 +367,13 @@ pub fn run(args: TuneArgs) -> Result<()> {
     println!();
     print_side("training", &train_side, &train_paired);
     print_side("validation", &validation_side, &validation_paired);
+    let confirm = match (args.confirm, &games_setup) {
+        (Some(n), Some(setup)) => Some(games::run_confirm(&args, setup, tuned, n)),
+        _ => None,
+    };
 
     let evaluations = cost.evaluations();
-    let doc = serde_json::json!({
+    let mut doc = serde_json::json!({
         "format": marginal::formats::tuned::TUNED_FORMAT,
         "margins": tuned,
         "tuned": space.dims.iter().map(|d| d.name).collect::<Vec<_>>(),
@@ -320,6 +394,14 @@ pub fn run(args: TuneArgs) -> Result<()> {
         },
         "evaluations": evaluations,
     });
+    games::add_to_document(
+        &mut doc,
+        args.objective,
+        games_problem.as_ref(),
+        games_setup.as_ref(),
+        confirm.as_ref(),
+    )?;
+    solver::add_to_document(&mut doc, &solver_setup, &iterations, &evaluations)?;
     write_atomic(
         &args.out,
         (serde_json::to_string_pretty(&doc)? + "\n").as_bytes(),
@@ -330,6 +412,15 @@ pub fn run(args: TuneArgs) -> Result<()> {
         args.out.display(),
         evaluations.len()
     );
+    let title = format!(
+        "marginal tune: {}, {} iterations, {} training positions, {} per position",
+        args.solver.label(),
+        args.iterations,
+        train_side.positions,
+        options.config.limit
+    );
+    let svg = solver::write_svg(&args.out, &doc, &space, title)?;
+    println!("plot written to {}", svg.display());
     Ok(())
 }
 
@@ -372,8 +463,12 @@ fn run_id(
     let mut recorded = args.clone();
     recorded.out = PathBuf::new();
     recorded.checkpoint = None;
+    let book_hash = games::for_run_id(&mut recorded);
     let mut h = Fnv::new();
     h.write(serde_json::to_string(&recorded)?.as_bytes());
+    if let Some(book) = book_hash {
+        h.write(&book.to_le_bytes());
+    }
     h.write(&train.content_hash.to_le_bytes());
     h.write(&validation.content_hash.to_le_bytes());
     h.write(&bench::signature().to_le_bytes());

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use argmin::core::{CostFunction, Error};
 use serde::{Deserialize, Serialize};
@@ -49,7 +49,13 @@ struct CostState {
     cache: HashMap<Vec<i32>, Evaluation>,
     log: Option<File>,
     count: u64,
+    tap: Option<Tap>,
 }
+
+/// A shared list that receives a copy of every evaluation (cache hits included) from the
+/// moment it is taken with [`SuiteCost::tap`]; whoever holds it drains it (an observer that
+/// records what each iteration evaluated).
+pub type Tap = Arc<Mutex<Vec<Evaluation>>>;
 
 impl SuiteCost {
     /// A cost over `space` scored by `scorer`. With `log`, every evaluation is appended to it
@@ -67,6 +73,7 @@ impl SuiteCost {
             cache: HashMap::new(),
             log: None,
             count: 0,
+            tap: None,
         };
         if let Some(path) = log {
             if path.exists() {
@@ -106,6 +113,13 @@ impl SuiteCost {
         all
     }
 
+    /// The tap: from now on every evaluation is also pushed onto the returned list (the same
+    /// list on every call).
+    pub fn tap(&self) -> Tap {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.tap.get_or_insert_with(Tap::default).clone()
+    }
+
     /// Evaluates integer values of the tuned parameters (from the cache when it has them).
     ///
     /// # Errors
@@ -139,6 +153,11 @@ impl SuiteCost {
             let line = serde_json::to_string(&evaluation).map_err(std::io::Error::other)?;
             writeln!(log, "{line}")?;
             log.flush()?;
+        }
+        if let Some(tap) = &state.tap {
+            tap.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(evaluation.clone());
         }
         state
             .cache

@@ -5,8 +5,14 @@
 
 pub mod checkpoint;
 pub mod cost;
+pub mod games;
+pub mod pareto;
+pub mod plot;
+pub mod solvers;
 pub mod space;
 pub mod spsa;
+
+pub use solvers::{run_nelder_mead, run_pso};
 
 use std::path::Path;
 

@@ -1,0 +1,261 @@
+//! `marginal tune --objective games` and `--confirm`: the command-line side of
+//! `marginal::tune::games` (the opening book, the settings, the confirmation match and what
+//! goes into the tuned file).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use argmin::core::observers::Observe;
+use marginal::formats::{Fnv, openings};
+use marginal::params::Margins;
+use marginal::scoring::games::game::{GameConfig, MoveLimit};
+use marginal::scoring::games::matches::{MatchConfig, MatchReport};
+use marginal::scoring::games::stats::SprtParams;
+use marginal::tune::games::{
+    DEFAULT_BOOK, DEFAULT_PAIRS, GamesProblem, GamesSettings, confirm, confirm_openings,
+    confirm_summary, log_path, run_spsa_games,
+};
+use marginal::tune::space::Space;
+use marginal::tune::spsa::SpsaState;
+use serde::{Deserialize, Serialize};
+use shakmaty::Chess;
+
+use super::super::match_cmd::parse_sprt;
+use super::super::{UserError, progress_bar, threads};
+use super::{DEFAULT_NODES, TuneArgs};
+
+/// What the solver optimises.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ObjectiveKind {
+    /// The suite objective on the training positions.
+    #[default]
+    Suite,
+    /// Self-play at fixed nodes: SPSA plays theta+ against theta-.
+    Games,
+}
+
+impl ObjectiveKind {
+    /// For serde's `skip_serializing_if`: the suite objective is not written into the recorded
+    /// arguments, so runs that do not use the games objective keep their run ids.
+    pub fn is_suite(&self) -> bool {
+        *self == ObjectiveKind::Suite
+    }
+}
+
+/// The default SPRT of `--confirm`.
+pub const DEFAULT_CONFIRM_SPRT: &str = "0,5,0.05,0.05";
+
+/// What the games objective and `--confirm` need, checked before anything runs.
+pub struct GamesSetup {
+    /// The book in file order (when games are played at all).
+    book: Vec<Chess>,
+    /// Its path and FNV-1a hash of its bytes.
+    book_path: PathBuf,
+    book_hash: u64,
+    /// The design of `--confirm`'s SPRT.
+    sprt: SprtParams,
+}
+
+impl TuneArgs {
+    fn pairs(&self) -> u32 {
+        self.pairs.unwrap_or(DEFAULT_PAIRS)
+    }
+
+    fn book_path(&self) -> PathBuf {
+        self.openings
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(DEFAULT_BOOK))
+    }
+
+    /// The per-move limit of the games: `--nodes` (default 5,000) or `--depth`.
+    fn move_limit(&self) -> MoveLimit {
+        match self.depth {
+            Some(d) => MoveLimit::Depth(d.clamp(1, 100)),
+            None => MoveLimit::Nodes(self.nodes.unwrap_or(DEFAULT_NODES).max(1)),
+        }
+    }
+
+    /// Whether any games are played (the games objective or `--confirm`).
+    fn plays_games(&self) -> bool {
+        self.objective == ObjectiveKind::Games || self.confirm.is_some()
+    }
+}
+
+/// Checks the games options and reads the book (when games are played).
+///
+/// # Errors
+/// `--pairs 0`, `--confirm 0`, a bad `--confirm-sprt`, an unreadable or empty book.
+pub fn setup(args: &TuneArgs) -> Result<Option<GamesSetup>, UserError> {
+    if args.pairs == Some(0) {
+        return Err(UserError("--pairs 0: play at least one game pair".into()));
+    }
+    if args.confirm == Some(0) {
+        return Err(UserError("--confirm 0: play at least two games".into()));
+    }
+    let sprt_text = args.confirm_sprt.as_deref().unwrap_or(DEFAULT_CONFIRM_SPRT);
+    let sprt = parse_sprt(sprt_text)
+        .map_err(|e| UserError(e.0.replacen("--sprt", "--confirm-sprt", 1)))?;
+    if !args.plays_games() {
+        return Ok(None);
+    }
+    let book_path = args.book_path();
+    let book = openings::read(&book_path).map_err(|e| UserError(format!("--openings: {e}")))?;
+    for line in &book.skipped {
+        eprintln!("{line}");
+    }
+    let bytes = std::fs::read(&book_path)
+        .map_err(|e| UserError(format!("--openings {}: {e}", book_path.display())))?;
+    let mut h = Fnv::new();
+    h.write(&bytes);
+    Ok(Some(GamesSetup {
+        book: book.records,
+        book_path,
+        book_hash: h.finish(),
+        sprt,
+    }))
+}
+
+/// Prepares the recorded arguments for the run id: `--confirm` and `--confirm-sprt` run after
+/// tuning and do not change its result (a rerun with another confirmation resumes the same
+/// run), nor do `--pairs` and `--openings` under the suite objective. Returns the hash of the
+/// book's bytes under the games objective, which the run id includes.
+pub fn for_run_id(recorded: &mut TuneArgs) -> Option<u64> {
+    recorded.confirm = None;
+    recorded.confirm_sprt = None;
+    if recorded.objective != ObjectiveKind::Games {
+        recorded.pairs = None;
+        recorded.openings = None;
+        return None;
+    }
+    let bytes = std::fs::read(recorded.book_path()).ok()?;
+    let mut h = Fnv::new();
+    h.write(&bytes);
+    Some(h.finish())
+}
+
+/// Adds the objective to the provenance, and the games log (`"games"`) and the confirmation
+/// match report (`"confirm"`) to the tuned file when there are.
+pub fn add_to_document(
+    doc: &mut serde_json::Value,
+    objective: ObjectiveKind,
+    problem: Option<&GamesProblem>,
+    setup: Option<&GamesSetup>,
+    confirm: Option<&MatchReport>,
+) -> Result<(), serde_json::Error> {
+    doc["provenance"]["objective"] = serde_json::to_value(objective)?;
+    if let (Some(problem), Some(setup)) = (problem, setup) {
+        doc["games"] = record(problem, setup);
+    }
+    if let Some(report) = confirm {
+        doc["confirm"] = serde_json::to_value(report)?;
+    }
+    Ok(())
+}
+
+/// Runs SPSA on the games objective (resuming from the checkpoint when there is one).
+pub fn tune(
+    args: &TuneArgs,
+    setup: &GamesSetup,
+    space: &Space,
+    dir: &Path,
+    run_id: &str,
+    observer: impl Observe<SpsaState> + 'static,
+) -> Result<(Vec<f64>, GamesProblem)> {
+    let mut book = setup.book.clone();
+    openings::shuffle(&mut book, args.seed);
+    let settings = GamesSettings {
+        game: GameConfig {
+            limit: args.move_limit(),
+            ..GameConfig::default()
+        },
+        pairs: args.pairs(),
+        concurrency: threads(args.threads),
+        hash_mb: args.hash,
+    };
+    println!(
+        "objective: games, theta+ against theta- for {} pair(s) ({} games) an iteration at {}/move, {} openings from {} (shuffled, seed {})",
+        settings.pairs,
+        2 * settings.pairs,
+        limit_text(settings.game.limit),
+        book.len(),
+        setup.book_path.display(),
+        args.seed
+    );
+    let problem = GamesProblem::new(space.clone(), book, settings, Some(&log_path(dir)))
+        .with_context(|| format!("cannot open the games log in {}", dir.display()))?;
+    let checkpoint = dir.join("spsa.json");
+    run_spsa_games(
+        problem,
+        args.iterations,
+        args.seed,
+        Some((&checkpoint, run_id)),
+        observer,
+    )
+    .map_err(|e| UserError(format!("{e}")).into())
+}
+
+fn limit_text(limit: MoveLimit) -> String {
+    match limit {
+        MoveLimit::Nodes(n) => format!("{n} nodes"),
+        MoveLimit::Depth(d) => format!("depth {d}"),
+        MoveLimit::Clock { base, increment } => {
+            format!("{}+{} s", base.as_secs_f64(), increment.as_secs_f64())
+        }
+    }
+}
+
+/// What the games objective adds to the tuned file: the log's name and size and every
+/// comparison.
+pub fn record(problem: &GamesProblem, setup: &GamesSetup) -> serde_json::Value {
+    let evaluations = problem.evaluations();
+    let games: u64 = evaluations.iter().map(|e| 2 * e.pairs).sum();
+    serde_json::json!({
+        "log": "games.jsonl",
+        "comparisons": evaluations.len(),
+        "games": games,
+        "pairs": problem.settings().pairs,
+        "limit": problem.settings().game.limit,
+        "openings": setup.book_path,
+        "openings_hash": format!("{:016x}", setup.book_hash),
+        "evaluations": evaluations,
+    })
+}
+
+/// `--confirm GAMES`: the tuned set against the defaults with the SPRT, printed in one line.
+pub fn run_confirm(args: &TuneArgs, setup: &GamesSetup, tuned: Margins, games: u32) -> MatchReport {
+    let book = confirm_openings(&setup.book, args.seed);
+    let config = MatchConfig {
+        game: GameConfig {
+            limit: args.move_limit(),
+            ..GameConfig::default()
+        },
+        games: games.max(2),
+        concurrency: threads(args.threads),
+        sprt: Some(setup.sprt),
+    };
+    println!(
+        "confirm: tuned against default, at most {} games at {}/move, SPRT nElo [{}, {}] (alpha {}, beta {})",
+        config.games.div_ceil(2) * 2,
+        limit_text(config.game.limit),
+        setup.sprt.elo0,
+        setup.sprt.elo1,
+        setup.sprt.alpha,
+        setup.sprt.beta
+    );
+    let bar = progress_bar(
+        u64::from(config.games.div_ceil(2) * 2),
+        "[{bar:30}] {pos}/{len} confirmation games",
+    );
+    let report = confirm(
+        tuned,
+        Margins::default(),
+        &book,
+        &config,
+        args.hash,
+        &mut |n| bar.set_position(n),
+    );
+    bar.finish_and_clear();
+    println!("confirm: {}", confirm_summary(&report));
+    report
+}

@@ -1,0 +1,251 @@
+//! `marginal tune --solver`: the command-line side of `marginal::tune::solvers` (which solver,
+//! its settings, progress lines, the per-iteration record), the Pareto front in the tuned file,
+//! and the SVG beside it.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use argmin::core::Error;
+use marginal::formats::write_atomic;
+use marginal::tune::cost::{Evaluation, SuiteCost};
+use marginal::tune::pareto;
+use marginal::tune::plot::{self, Candidate, MarkedSet, PlotData};
+use marginal::tune::solvers::{
+    DEFAULT_PARTICLES, IterationRecord, Iterations, NelderMeadSettings, PsoSettings, Recorder,
+    SpsaSettings,
+};
+use marginal::tune::space::Space;
+use marginal::tune::{run_nelder_mead, run_pso};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::super::UserError;
+use super::TuneArgs;
+use super::games::ObjectiveKind;
+
+/// Which solver walks the space.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SolverKind {
+    /// SPSA with OpenBench's schedule; the result is the final iterate.
+    #[default]
+    Spsa,
+    /// argmin's Nelder-Mead from a simplex around the defaults; the result is the best vertex.
+    NelderMead,
+    /// argmin's particle swarm over the bounds; the result is the best particle.
+    Pso,
+}
+
+impl SolverKind {
+    /// For serde's `skip_serializing_if`: SPSA is not written into the recorded arguments, so
+    /// SPSA runs keep their run ids.
+    pub fn is_spsa(&self) -> bool {
+        *self == SolverKind::Spsa
+    }
+
+    /// The name on the command line and in the tuned file.
+    pub fn name(self) -> &'static str {
+        match self {
+            SolverKind::Spsa => "spsa",
+            SolverKind::NelderMead => "nelder-mead",
+            SolverKind::Pso => "pso",
+        }
+    }
+
+    /// The name for people.
+    pub fn label(self) -> &'static str {
+        match self {
+            SolverKind::Spsa => "SPSA",
+            SolverKind::NelderMead => "Nelder-Mead",
+            SolverKind::Pso => "particle swarm",
+        }
+    }
+}
+
+/// A checked solver configuration.
+pub struct SolverSetup {
+    kind: SolverKind,
+    settings: Value,
+    nelder_mead: Option<NelderMeadSettings>,
+    pso: Option<PsoSettings>,
+}
+
+/// Checks the solver arguments and works out the settings.
+pub fn setup(args: &TuneArgs, space: &Space) -> Result<SolverSetup> {
+    let kind = args.solver;
+    if !kind.is_spsa() && args.objective != ObjectiveKind::Suite {
+        return Err(UserError(format!(
+            "--solver {}: only the suite objective is supported (the games objective runs SPSA)",
+            kind.name()
+        ))
+        .into());
+    }
+    if args.particles.is_some() && kind != SolverKind::Pso {
+        return Err(UserError("--particles: only with --solver pso".into()).into());
+    }
+    let particles = args.particles.unwrap_or(DEFAULT_PARTICLES);
+    if particles == 0 {
+        return Err(
+            UserError("--particles 0: the swarm needs at least one particle".into()).into(),
+        );
+    }
+    let (mut nelder_mead, mut pso) = (None, None);
+    let settings = match kind {
+        SolverKind::Spsa => serde_json::to_value(
+            SpsaSettings::new(space, args.iterations, args.seed, args.gain)
+                .map_err(UserError::from_display)?,
+        )?,
+        SolverKind::NelderMead => {
+            let s = NelderMeadSettings::new(space, args.iterations);
+            let value = serde_json::to_value(&s)?;
+            nelder_mead = Some(s);
+            value
+        }
+        SolverKind::Pso => {
+            let s = PsoSettings::new(space, args.iterations, particles, args.seed);
+            let value = serde_json::to_value(&s)?;
+            pso = Some(s);
+            value
+        }
+    };
+    Ok(SolverSetup {
+        kind,
+        settings,
+        nelder_mead,
+        pso,
+    })
+}
+
+/// The per-iteration recorder of a run: logged into the checkpoint directory (so a resumed run
+/// has the iterations before its checkpoint), fed by the suite cost's tap, and, for the solvers
+/// without their own progress line (all but SPSA), printing one line per iteration.
+pub fn recorder(
+    setup: &SolverSetup,
+    space: &Space,
+    dir: &Path,
+    cost: &SuiteCost,
+    iterations: u64,
+    start: Instant,
+) -> Result<Recorder> {
+    let path = dir.join("iterations.jsonl");
+    let recorder = Recorder::new(space.clone(), !setup.kind.is_spsa(), Some(&path))
+        .with_context(|| format!("cannot open {}", path.display()))?
+        .with_tap(cost.tap());
+    if setup.kind.is_spsa() {
+        return Ok(recorder);
+    }
+    let names: Vec<&'static str> = space.dims.iter().map(|d| d.name).collect();
+    let mut best = f64::NEG_INFINITY;
+    Ok(recorder.on_record(move |r: &IterationRecord| {
+        let margins: Vec<String> = names
+            .iter()
+            .zip(&r.values)
+            .map(|(n, v)| format!("{n} {v}"))
+            .collect();
+        let objective = r.objective.unwrap_or(f64::NAN);
+        best = best.max(objective);
+        let step = if r.iteration == 0 {
+            "start".to_string()
+        } else {
+            format!("iteration {:>3}/{iterations}", r.iteration)
+        };
+        println!(
+            "{step}: {}  objective {objective:.3}  best {best:.3}  ({} evaluated, {:.0} s)",
+            margins.join(", "),
+            r.evaluated.len(),
+            start.elapsed().as_secs_f64()
+        );
+    }))
+}
+
+/// Runs Nelder-Mead or the swarm (not SPSA: that is `marginal::tune::run_spsa`), checkpointing
+/// into `dir`.
+pub fn run(
+    setup: &SolverSetup,
+    cost: SuiteCost,
+    dir: &Path,
+    run_id: &str,
+    recorder: Recorder,
+) -> Result<(Vec<f64>, SuiteCost), Error> {
+    match (setup.kind, &setup.nelder_mead, &setup.pso) {
+        (SolverKind::NelderMead, Some(s), _) => {
+            let path = dir.join("nelder-mead.json");
+            run_nelder_mead(cost, s, Some((&path, run_id)), recorder)
+        }
+        (SolverKind::Pso, _, Some(s)) => {
+            let path = dir.join("pso.json");
+            run_pso(cost, s, Some((&path, run_id)), recorder)
+        }
+        _ => Err(Error::msg("SPSA runs through marginal::tune::run_spsa")),
+    }
+}
+
+/// Writes the solver's name and settings into the provenance, every iteration under
+/// `"iterations"`, and the evaluations with their Pareto flags.
+pub fn add_to_document(
+    doc: &mut Value,
+    setup: &SolverSetup,
+    iterations: &Iterations,
+    evaluations: &[Evaluation],
+) -> Result<()> {
+    let records = iterations.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    if let Some(provenance) = doc.get_mut("provenance").and_then(Value::as_object_mut) {
+        provenance.insert("solver".into(), setup.kind.name().into());
+        provenance.insert("solver_settings".into(), setup.settings.clone());
+        provenance.insert("iterations_recorded".into(), records.len().into());
+    }
+    if let Some(top) = doc.as_object_mut() {
+        top.insert("iterations".into(), serde_json::to_value(records)?);
+        top.insert(
+            "evaluations".into(),
+            serde_json::to_value(pareto::mark(evaluations))?,
+        );
+    }
+    Ok(())
+}
+
+/// Draws `NAME.svg` beside the tuned file `out` from its document; returns its path.
+pub fn write_svg(out: &Path, doc: &Value, space: &Space, title: String) -> Result<PathBuf> {
+    let iterations: Vec<IterationRecord> =
+        serde_json::from_value(doc["iterations"].clone()).unwrap_or_default();
+    let number = |v: &Value| v.as_f64().unwrap_or(f64::NAN);
+    let candidates = doc["evaluations"]
+        .as_array()
+        .map(|all| {
+            all.iter()
+                .map(|e| Candidate {
+                    node_ratio: number(&e["node_ratio"]),
+                    accuracy: number(&e["accuracy"]),
+                    pareto: e["pareto"].as_bool().unwrap_or(false),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let marked = doc["training"]["sets"]
+        .as_array()
+        .map(|sets| {
+            sets.iter()
+                .map(|s| MarkedSet {
+                    label: s["name"].as_str().unwrap_or("?").to_string(),
+                    node_ratio: number(&s["objective"]["node_ratio"]),
+                    accuracy: number(&s["objective"]["accuracy"]),
+                    objective: s["objective"]["value"].as_f64(),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let data = PlotData {
+        title,
+        margins: space.dims.iter().map(|d| d.name.to_string()).collect(),
+        starts: space.start(),
+        iterations,
+        candidates,
+        marked,
+    };
+    let path = out.with_extension("svg");
+    let text = plot::svg(&data)?;
+    write_atomic(&path, text.as_bytes())
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(path)
+}

@@ -1,0 +1,611 @@
+//! The games objective: margin sets judged by self-play at a fixed node budget (or depth) per
+//! move, through the same match code as `marginal match` ([`run_match`], fresh
+//! [`EnginePlayer`]s for every game, game pairs with colours reversed).
+//!
+//! # SPSA: θ+ against θ−
+//!
+//! [`GamesProblem`] is an [`SpsaProblem`]: iteration `k` plays the probe θ+ against θ− for
+//! `pairs` game pairs (each opening twice, colours reversed, both probes on the same openings)
+//! and returns `W − L` from θ+'s side, as fishtest and OpenBench do. The parameter table's
+//! `r_end` values are in those units, so no gain is applied (the suite objective's `--gain` is
+//! not used).
+//!
+//! # Which openings: deterministic, different every iteration, resumable
+//!
+//! The book is shuffled once with the run's seed ([`openings::shuffle`](crate::formats::openings::shuffle)).
+//! Iteration `k` plays the `pairs` openings that follow those of iteration `k − 1`: openings
+//! `(k·pairs + i) mod len` for `i < pairs` (see [`spsa_window`]), so iterations never share an
+//! opening until the book is used up (250 iterations at 8 pairs with the 2,002-position default
+//! book) and the run then wraps around.
+//!
+//! An [`SpsaProblem`] is not told the iteration, so the problem counts its comparisons
+//! (`compare` is called exactly once per iteration). argmin's checkpoint restores the solver
+//! and its state but not the problem, so on a resume [`run_spsa_games`] reads the checkpoint
+//! first and starts the count at the state's iteration (the number of iterations completed,
+//! which is the iteration the resumed run does next). The comparison of iteration `k` is thus a
+//! function of (seed, k, θ+, θ−) only, and games at fixed nodes or depth are deterministic, so a
+//! resumed run is bit-identical to an uninterrupted one. The log keeps each iteration's result:
+//! an iteration that was logged but not checkpointed before a kill is redone from the log
+//! rather than replayed.
+//!
+//! # Other solvers: a cost against the base set
+//!
+//! As an argmin [`CostFunction`] (for Nelder-Mead, particle swarm), a candidate plays the base
+//! set of the search space (the defaults) for `pairs` game pairs on a *fixed* set of openings,
+//! the first `pairs` of the shuffled book ([`COST_WINDOW`]). The cost is then a deterministic
+//! function of the margins (every candidate meets the same openings: common random numbers),
+//! which simplex and swarm methods need to rank candidates, and it is cached by margin values
+//! like the suite objective. The cost is minus the Elo of the candidate against the base,
+//! from its score with one pseudo-draw added ([`regularized_elo`]) so that it stays finite
+//! when one side wins every game.
+//!
+//! # Log
+//!
+//! Every comparison and cost evaluation is appended to `games.jsonl` in the checkpoint
+//! directory ([`log_path`]) as one JSON line, a [`GamesEvaluation`]: the margins of both sides
+//! as integer values, the openings used, W/D/L, the pentanomial counts, the result and the Elo.
+//! The lines already there (an interrupted run of the same configuration) are read back.
+//!
+//! # Confirmation
+//!
+//! [`confirm`] plays a tuned set against a baseline with an SPRT and returns the library's
+//! [`MatchReport`]; `marginal tune --confirm GAMES` puts it into the tuned file.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use argmin::core::checkpointing::Checkpoint;
+use argmin::core::observers::{Observe, ObserverMode};
+use argmin::core::{CostFunction, Error, Executor, State};
+use serde::{Deserialize, Serialize};
+use shakmaty::Chess;
+
+use super::checkpoint::JsonCheckpoint;
+use super::space::Space;
+use super::spsa::{Spsa, SpsaParam, SpsaProblem, SpsaState};
+use crate::params::Margins;
+use crate::scoring::games::game::{EnginePlayer, GameConfig, Player};
+use crate::scoring::games::matches::{MatchConfig, MatchReport, MatchResult, run_match};
+use crate::scoring::games::stats::{Pentanomial, SprtDecision, Wdl, elo_from_score, finite};
+
+/// The default opening book of the games objective and of `--confirm`.
+pub const DEFAULT_BOOK: &str = "data/openings/UHO_4060_v2_2k.epd";
+
+/// Default game pairs per SPSA iteration (and per cost evaluation).
+pub const DEFAULT_PAIRS: u32 = 8;
+
+/// The first opening (index into the shuffled book) of every cost evaluation.
+pub const COST_WINDOW: usize = 0;
+
+/// Added to the seed to shuffle the book for [`confirm`], so the confirmation meets the
+/// openings in another order than tuning did (with a book smaller than a long run's games the
+/// two cannot be disjoint).
+pub const CONFIRM_SEED_SALT: u64 = 0x636f_6e66_6972_6d00; // "confirm"
+
+/// What a logged line is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GamesKind {
+    /// An SPSA comparison: `a` is θ+, `b` is θ−.
+    Spsa,
+    /// A cost evaluation: `a` is the candidate, `b` the base set.
+    Cost,
+}
+
+/// One logged comparison or cost evaluation, everything from side `a`'s point of view.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GamesEvaluation {
+    /// SPSA comparison or cost evaluation.
+    pub kind: GamesKind,
+    /// SPSA: the iteration (0-based); cost: the sequence number of the evaluation.
+    pub index: u64,
+    /// Side A's tuned values, in the space's order (θ+, or the candidate).
+    pub a: Vec<i32>,
+    /// Side B's tuned values (θ−, or the base set).
+    pub b: Vec<i32>,
+    /// Index into the shuffled book of the first opening played; pair `i` played opening
+    /// `(first_opening + i) mod book length`.
+    pub first_opening: usize,
+    /// Game pairs played.
+    pub pairs: u64,
+    /// A's wins, draws and losses.
+    pub wdl: Wdl,
+    /// Pentanomial pair counts from A's side.
+    pub pentanomial: Pentanomial,
+    /// SPSA: `W − L` (the compare result); cost: the cost, `−Elo` with one pseudo-draw.
+    pub result: f64,
+    /// Pentanomial Elo of A against B (`null` when infinite: A won or lost everything).
+    pub elo: Option<f64>,
+    /// Whether it was read back from the log rather than played.
+    pub cached: bool,
+    /// Wall-clock time of the games, seconds.
+    pub seconds: f64,
+}
+
+/// How the games of the objective are played.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GamesSettings {
+    /// Per-game rules and the per-move limit (fixed nodes or depth for reproducibility).
+    pub game: GameConfig,
+    /// Game pairs per comparison.
+    pub pairs: u32,
+    /// Games played at once.
+    pub concurrency: usize,
+    /// Transposition table per engine per game, megabytes.
+    pub hash_mb: usize,
+}
+
+/// The games objective over a search space: an [`SpsaProblem`] (θ+ against θ−) and a
+/// [`CostFunction`] (a candidate against the base set). See the module documentation.
+pub struct GamesProblem {
+    space: Space,
+    openings: Vec<Chess>,
+    settings: GamesSettings,
+    next_iteration: AtomicU64,
+    state: Mutex<GamesState>,
+}
+
+struct GamesState {
+    log: Option<File>,
+    spsa: BTreeMap<u64, GamesEvaluation>,
+    costs: HashMap<Vec<i32>, GamesEvaluation>,
+    cost_count: u64,
+}
+
+/// The openings (indices into the shuffled book) of SPSA iteration `k`: `pairs` consecutive
+/// ones from `k · pairs`, wrapping around a book of `len` positions.
+pub fn spsa_window(k: u64, pairs: u32, len: usize) -> usize {
+    let len = len.max(1) as u128;
+    ((u128::from(k) * u128::from(pairs)) % len) as usize
+}
+
+/// Elo from A's score with one pseudo-draw added, `elo_from_score((points + ½) / (games + 1))`:
+/// finite for any result, 0 for no games, and ordered like the score.
+pub fn regularized_elo(wdl: &Wdl) -> f64 {
+    let points = wdl.wins as f64 + 0.5 * wdl.draws as f64;
+    elo_from_score((points + 0.5) / (wdl.total_games() as f64 + 1.0))
+}
+
+impl GamesProblem {
+    /// The games objective over `space`, playing from `openings` (already shuffled with the
+    /// run's seed; at least one). With `log`, every evaluation is appended to it as a JSON
+    /// line, and the lines already there are read back (SPSA results by iteration, costs by
+    /// margin values).
+    ///
+    /// # Errors
+    /// The log cannot be read or opened for appending.
+    ///
+    /// # Panics
+    /// If `openings` is empty.
+    pub fn new(
+        space: Space,
+        openings: Vec<Chess>,
+        settings: GamesSettings,
+        log: Option<&Path>,
+    ) -> Result<GamesProblem, std::io::Error> {
+        assert!(!openings.is_empty(), "the games objective needs openings");
+        let mut state = GamesState {
+            log: None,
+            spsa: BTreeMap::new(),
+            costs: HashMap::new(),
+            cost_count: 0,
+        };
+        if let Some(path) = log {
+            if path.exists() {
+                for line in BufReader::new(File::open(path)?).lines() {
+                    // A line cut short by a kill is simply not reused.
+                    if let Ok(e) = serde_json::from_str::<GamesEvaluation>(&line?) {
+                        match e.kind {
+                            GamesKind::Spsa => {
+                                state.spsa.insert(e.index, e);
+                            }
+                            GamesKind::Cost => {
+                                state.cost_count = state.cost_count.max(e.index + 1);
+                                state.costs.entry(e.a.clone()).or_insert(e);
+                            }
+                        }
+                    }
+                }
+            }
+            state.log = Some(OpenOptions::new().create(true).append(true).open(path)?);
+        }
+        Ok(GamesProblem {
+            space,
+            openings,
+            settings,
+            next_iteration: AtomicU64::new(0),
+            state: Mutex::new(state),
+        })
+    }
+
+    /// The search space.
+    pub fn space(&self) -> &Space {
+        &self.space
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &GamesSettings {
+        &self.settings
+    }
+
+    /// The shuffled book.
+    pub fn openings(&self) -> &[Chess] {
+        &self.openings
+    }
+
+    /// The iteration the next [`SpsaProblem::compare`] stands for (see the module
+    /// documentation; [`run_spsa_games`] sets it from the checkpoint).
+    pub fn set_next_iteration(&self, k: u64) {
+        self.next_iteration.store(k, Ordering::SeqCst);
+    }
+
+    /// Every SPSA comparison (in iteration order), then every distinct cost evaluation (in
+    /// the order first evaluated), including those read back from the log.
+    pub fn evaluations(&self) -> Vec<GamesEvaluation> {
+        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut costs: Vec<GamesEvaluation> = state.costs.values().cloned().collect();
+        costs.sort_by_key(|e| e.index);
+        state.spsa.values().cloned().chain(costs).collect()
+    }
+
+    /// Plays `a` against `b` for the configured pairs from opening `first` on.
+    fn play(&self, a: Margins, b: Margins, first: usize) -> MatchResult {
+        let len = self.openings.len();
+        let pairs = self.settings.pairs.max(1) as usize;
+        let window: Vec<Chess> = (0..pairs)
+            .map(|i| self.openings[(first + i) % len].clone())
+            .collect();
+        let hash = self.settings.hash_mb;
+        let factory_a = || -> Box<dyn Player> { Box::new(EnginePlayer::new("A", a, hash)) };
+        let factory_b = || -> Box<dyn Player> { Box::new(EnginePlayer::new("B", b, hash)) };
+        let config = MatchConfig {
+            game: self.settings.game,
+            games: 2 * pairs as u32,
+            concurrency: self.settings.concurrency.max(1),
+            sprt: None,
+        };
+        run_match(&factory_a, &factory_b, &window, &config, &mut |_, _| {})
+    }
+
+    /// Plays and builds the evaluation (not yet logged).
+    fn evaluate(
+        &self,
+        kind: GamesKind,
+        index: u64,
+        a: &[i32],
+        b: &[i32],
+        first: usize,
+    ) -> GamesEvaluation {
+        let start = Instant::now();
+        let r = self.play(self.space.margins_of(a), self.space.margins_of(b), first);
+        let s = &r.stats;
+        let result = match kind {
+            GamesKind::Spsa => s.wdl.wins as f64 - s.wdl.losses as f64,
+            GamesKind::Cost => -regularized_elo(&s.wdl),
+        };
+        GamesEvaluation {
+            kind,
+            index,
+            a: a.to_vec(),
+            b: b.to_vec(),
+            first_opening: first,
+            pairs: s.pentanomial.total_pairs(),
+            wdl: s.wdl,
+            pentanomial: s.pentanomial,
+            result,
+            elo: finite(s.estimate().elo),
+            cached: false,
+            seconds: start.elapsed().as_secs_f64(),
+        }
+    }
+
+    fn log(&self, state: &mut GamesState, e: &GamesEvaluation) -> Result<(), std::io::Error> {
+        if let Some(log) = state.log.as_mut() {
+            let line = serde_json::to_string(e).map_err(std::io::Error::other)?;
+            writeln!(log, "{line}")?;
+            log.flush()?;
+        }
+        Ok(())
+    }
+
+    /// SPSA iteration `k`: `plus` against `minus` (integer values of the tuned parameters) on
+    /// the openings of [`spsa_window`]; reads it from the log when this iteration with these
+    /// probes is already there.
+    ///
+    /// # Errors
+    /// The log cannot be written.
+    pub fn compare_values(
+        &self,
+        k: u64,
+        plus: &[i32],
+        minus: &[i32],
+    ) -> Result<GamesEvaluation, std::io::Error> {
+        let first = spsa_window(k, self.settings.pairs, self.openings.len());
+        let pairs = u64::from(self.settings.pairs.max(1));
+        {
+            let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(e) = state.spsa.get(&k)
+                && e.a == plus
+                && e.b == minus
+                && e.first_opening == first
+                && e.pairs == pairs
+            {
+                return Ok(GamesEvaluation {
+                    cached: true,
+                    ..e.clone()
+                });
+            }
+        }
+        let e = self.evaluate(GamesKind::Spsa, k, plus, minus, first);
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        self.log(&mut state, &e)?;
+        state.spsa.insert(k, e.clone());
+        Ok(e)
+    }
+
+    /// A candidate (integer values) against the base set on the fixed cost openings; from the
+    /// cache when it was evaluated before.
+    ///
+    /// # Errors
+    /// The log cannot be written.
+    pub fn cost_values(&self, values: &[i32]) -> Result<GamesEvaluation, std::io::Error> {
+        let cached = {
+            let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            state.costs.get(values).cloned()
+        };
+        if let Some(e) = cached {
+            return Ok(GamesEvaluation { cached: true, ..e });
+        }
+        let base = self.space.values_of(&self.space.base);
+        let first = COST_WINDOW % self.openings.len();
+        let mut e = self.evaluate(GamesKind::Cost, 0, values, &base, first);
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        e.index = state.cost_count;
+        state.cost_count += 1;
+        self.log(&mut state, &e)?;
+        state.costs.entry(e.a.clone()).or_insert_with(|| e.clone());
+        Ok(e)
+    }
+}
+
+impl SpsaProblem for GamesProblem {
+    /// `W − L` of θ+ against θ− over the iteration's game pairs.
+    fn compare(&self, plus: &[f64], minus: &[f64]) -> Result<f64, Error> {
+        let k = self.next_iteration.fetch_add(1, Ordering::SeqCst);
+        let e = self.compare_values(k, &self.space.values(plus), &self.space.values(minus))?;
+        Ok(e.result)
+    }
+}
+
+impl CostFunction for GamesProblem {
+    type Param = Vec<f64>;
+    type Output = f64;
+
+    /// Minus the (regularized) Elo of the margin set `x` stands for against the base set.
+    fn cost(&self, x: &Vec<f64>) -> Result<f64, Error> {
+        Ok(self.cost_values(&self.space.values(x))?.result)
+    }
+}
+
+/// The log file of a run's games inside its checkpoint directory.
+pub fn log_path(checkpoint_dir: &Path) -> PathBuf {
+    checkpoint_dir.join("games.jsonl")
+}
+
+/// Runs SPSA on the games objective from the space's start, or from the checkpoint when one
+/// is there (then the problem's iteration count starts at the checkpoint's, so the resumed
+/// run plays the same openings and ends bit-identical to an uninterrupted one). Returns the
+/// final iterate and the problem (with every comparison).
+///
+/// # Errors
+/// A bad configuration, a checkpoint of another run or a corrupt one, or an evaluation error.
+pub fn run_spsa_games(
+    problem: GamesProblem,
+    iterations: u64,
+    seed: u64,
+    checkpoint: Option<(&Path, &str)>,
+    observer: impl Observe<SpsaState> + 'static,
+) -> Result<(Vec<f64>, GamesProblem), Error> {
+    let params = problem
+        .space()
+        .dims
+        .iter()
+        .map(|d| SpsaParam::new(f64::from(d.lower), f64::from(d.upper), d.c_end, d.r_end))
+        .collect();
+    let solver = Spsa::new(params, iterations, seed)?;
+    let start = problem.space().start();
+    let checkpoint = checkpoint.map(|(path, run)| JsonCheckpoint::new(path, run));
+    if let Some(c) = &checkpoint
+        && let Some((_, state)) = Checkpoint::<Spsa, SpsaState>::load(c)?
+    {
+        problem.set_next_iteration(state.get_iter());
+    }
+    let mut executor = Executor::new(problem, solver)
+        .configure(|state| state.param(start).max_iters(iterations))
+        .add_observer(observer, ObserverMode::Always)
+        .timer(false);
+    if let Some(c) = checkpoint {
+        executor = executor.checkpointing(c);
+    }
+    let mut result = executor.run()?;
+    let theta = result
+        .state
+        .get_param()
+        .cloned()
+        .ok_or_else(|| Error::msg("SPSA ended without an iterate"))?;
+    let problem = result
+        .problem
+        .take_problem()
+        .ok_or_else(|| Error::msg("SPSA lost its problem"))?;
+    Ok((theta, problem))
+}
+
+/// The book order of [`confirm`]: the book shuffled with `seed + CONFIRM_SEED_SALT`.
+pub fn confirm_openings(book: &[Chess], seed: u64) -> Vec<Chess> {
+    let mut positions = book.to_vec();
+    crate::formats::openings::shuffle(&mut positions, seed.wrapping_add(CONFIRM_SEED_SALT));
+    positions
+}
+
+/// Plays `tuned` (engine A, named "tuned") against `baseline` (B, named "baseline") as
+/// `config` says (at most `config.games` games, stopped by `config.sprt`) and returns the
+/// match report. `on_pair` sees the games played so far after each pair (for progress).
+pub fn confirm(
+    tuned: Margins,
+    baseline: Margins,
+    openings: &[Chess],
+    config: &MatchConfig,
+    hash_mb: usize,
+    on_pair: &mut dyn FnMut(u64),
+) -> MatchReport {
+    let factory_a = || -> Box<dyn Player> { Box::new(EnginePlayer::new("tuned", tuned, hash_mb)) };
+    let factory_b =
+        || -> Box<dyn Player> { Box::new(EnginePlayer::new("baseline", baseline, hash_mb)) };
+    let result = run_match(&factory_a, &factory_b, openings, config, &mut |_, s| {
+        on_pair(s.games)
+    });
+    MatchReport::new(&result, config, "tuned", "baseline")
+}
+
+/// One line for people: games, W/D/L, Elo with its 95% interval, and the SPRT's LLR, bounds
+/// and verdict.
+pub fn confirm_summary(report: &MatchReport) -> String {
+    let e = report.estimate();
+    let mut line = format!(
+        "{} games: +{} ={} -{}, Elo {:+.1} [{:+.1}, {:+.1}], nElo {:+.1}",
+        report.games,
+        report.wdl.wins,
+        report.wdl.draws,
+        report.wdl.losses,
+        e.elo,
+        e.lower,
+        e.upper,
+        e.nelo
+    );
+    if let Some(s) = &report.sprt {
+        let verdict = match s.decision {
+            SprtDecision::AcceptH1 => "H1 accepted: tuned is stronger",
+            SprtDecision::AcceptH0 => "H0 accepted: tuned is not stronger",
+            SprtDecision::Continue => "no decision within the games allowed",
+        };
+        let num = |x: Option<f64>| x.map_or("inf".to_string(), |v| format!("{v:.2}"));
+        line.push_str(&format!(
+            ", SPRT nElo [{}, {}]: LLR {} in ({}, {}): {verdict}",
+            s.params.elo0,
+            s.params.elo1,
+            num(s.llr),
+            num(s.lower),
+            num(s.upper)
+        ));
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scoring::games::game::MoveLimit;
+    use shakmaty::Position;
+
+    fn book(n: usize) -> Vec<Chess> {
+        let mut out = Vec::new();
+        let mut pos = Chess::default();
+        for i in 0..n {
+            let moves = pos.legal_moves();
+            let m = moves[i % moves.len()];
+            pos.play_unchecked(m);
+            out.push(pos.clone());
+        }
+        out
+    }
+
+    fn problem(log: Option<&Path>) -> GamesProblem {
+        let space = Space::new(Margins::default(), &["frontier", "delta"], &[]).unwrap();
+        let settings = GamesSettings {
+            game: GameConfig {
+                limit: MoveLimit::Nodes(200),
+                max_plies: 60,
+                ..GameConfig::default()
+            },
+            pairs: 2,
+            concurrency: 2,
+            hash_mb: 1,
+        };
+        GamesProblem::new(space, book(6), settings, log).unwrap()
+    }
+
+    #[test]
+    fn windows_move_on_and_wrap() {
+        assert_eq!(spsa_window(0, 8, 2002), 0);
+        assert_eq!(spsa_window(1, 8, 2002), 8);
+        assert_eq!(spsa_window(250, 8, 2002), 2000);
+        assert_eq!(spsa_window(251, 8, 2002), 6);
+        assert_eq!(
+            spsa_window(u64::MAX, 8, 7),
+            ((u128::from(u64::MAX) * 8) % 7) as usize
+        );
+    }
+
+    #[test]
+    fn regularized_elo_is_finite_and_ordered() {
+        let w = |wins, draws, losses| Wdl {
+            wins,
+            draws,
+            losses,
+        };
+        assert_eq!(regularized_elo(&w(0, 0, 0)), 0.0);
+        assert_eq!(regularized_elo(&w(3, 2, 3)), 0.0);
+        let all = regularized_elo(&w(4, 0, 0));
+        assert!(all.is_finite() && all > regularized_elo(&w(3, 1, 0)));
+        assert_eq!(regularized_elo(&w(0, 0, 4)), -all);
+    }
+
+    #[test]
+    fn comparisons_are_deterministic_logged_and_read_back() {
+        let dir = std::env::temp_dir().join(format!("marginal-games-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let log = log_path(&dir);
+        let _ = std::fs::remove_file(&log);
+        let p = problem(Some(&log));
+        let plus = [150.0, 230.0];
+        let minus = [100.0, 170.0];
+        let r0 = p.compare(&plus, &minus).unwrap();
+        let r1 = p.compare(&plus, &minus).unwrap();
+        let e = p.evaluations();
+        assert_eq!(e.len(), 2);
+        assert_eq!((e[0].index, e[0].first_opening), (0, 0));
+        assert_eq!((e[1].index, e[1].first_opening), (1, 2));
+        assert_eq!(e[0].a, vec![150, 230]);
+        assert_eq!(e[0].pairs, 2);
+        assert_eq!(e[0].wdl.total_games(), 4);
+        assert_eq!(r0, e[0].wdl.wins as f64 - e[0].wdl.losses as f64);
+        // The same iterations on a fresh problem give the same results.
+        let q = problem(None);
+        assert_eq!(q.compare(&plus, &minus).unwrap(), r0);
+        assert_eq!(q.compare(&plus, &minus).unwrap(), r1);
+        // Cost: against the base set, cached by values.
+        let c = p.cost(&vec![150.0, 230.0]).unwrap();
+        assert!(c.is_finite());
+        assert_eq!(p.cost(&vec![150.2, 229.9]).unwrap(), c);
+        // Read back: iteration 1 is not replayed, the cost is cached.
+        let lines = || std::fs::read_to_string(&log).unwrap().lines().count();
+        assert_eq!(lines(), 3);
+        let back = problem(Some(&log));
+        assert_eq!(back.evaluations().len(), 3);
+        back.set_next_iteration(1);
+        assert_eq!(back.compare(&plus, &minus).unwrap(), r1);
+        assert!(
+            back.compare_values(1, &[150, 230], &[100, 170])
+                .unwrap()
+                .cached
+        );
+        assert!(back.cost_values(&[150, 230]).unwrap().cached);
+        assert_eq!(lines(), 3);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}

@@ -1,0 +1,506 @@
+//! The picture beside a tuned file (`tuned/NAME.svg`), drawn with plotters' SVG backend from
+//! plain data.
+//!
+//! Left: the objective across iterations (every candidate evaluated in an iteration as a grey
+//! dot; a line through the solver's point: its objective where the solver evaluated it, else the
+//! mean of the iteration's candidates, which for SPSA are its two probes; dashed lines at the
+//! tuned and default sets' objectives), and under it one small panel per tuned margin, each on
+//! its own axis, with the start value dashed. Right: accuracy against node ratio of every
+//! evaluated candidate, the Pareto front highlighted and joined, and the named sets (tuned,
+//! default, off) marked and labelled.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use super::solvers::IterationRecord;
+
+/// Width of the picture, pixels.
+pub const WIDTH: u32 = 1280;
+/// Height of the picture, pixels.
+pub const HEIGHT: u32 = 760;
+
+/// A margin set marked in the Pareto panel and, when it has an objective, in the objective panel.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MarkedSet {
+    /// Its label ("tuned", "default", "off").
+    pub label: String,
+    /// Total nodes over the reference's.
+    pub node_ratio: f64,
+    /// Accuracy, percent.
+    pub accuracy: f64,
+    /// Objective; drawn as a dashed line in the objective panel when given.
+    pub objective: Option<f64>,
+}
+
+/// One evaluated candidate in the Pareto panel.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Candidate {
+    /// Total nodes over the reference's.
+    pub node_ratio: f64,
+    /// Accuracy, percent.
+    pub accuracy: f64,
+    /// On the Pareto front.
+    pub pareto: bool,
+}
+
+/// Everything the picture shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlotData {
+    /// The title (the run: solver, positions, limit).
+    pub title: String,
+    /// The tuned margins' names, in the order of the records' values.
+    pub margins: Vec<String>,
+    /// Their start values (drawn dashed).
+    pub starts: Vec<f64>,
+    /// The iterations.
+    pub iterations: Vec<IterationRecord>,
+    /// Every evaluated candidate.
+    pub candidates: Vec<Candidate>,
+    /// The named sets.
+    pub marked: Vec<MarkedSet>,
+}
+
+/// Why the picture could not be drawn.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot draw the plot: {0}")]
+pub struct PlotError(String);
+
+fn err<E: std::fmt::Display>(e: E) -> PlotError {
+    PlotError(e.to_string())
+}
+
+/// Colours of the named sets, in order (tuned, default, off, then any others).
+const SET_COLOURS: [RGBColor; 5] = [
+    RGBColor(0x1f, 0x5f, 0xbf),
+    RGBColor(0x2a, 0x9d, 0x3a),
+    RGBColor(0x20, 0x20, 0x20),
+    RGBColor(0x9b, 0x4d, 0xca),
+    RGBColor(0xe0, 0x8a, 0x00),
+];
+const FRONT: RGBColor = RGBColor(0xd6, 0x27, 0x28);
+const LIGHT: RGBColor = RGBColor(0xb0, 0xb0, 0xb0);
+const LINE: RGBColor = RGBColor(0x1f, 0x5f, 0xbf);
+const FONT: &str = "sans-serif";
+
+/// The picture as SVG text.
+///
+/// # Errors
+/// Drawing failed (it does not for finite data).
+pub fn svg(data: &PlotData) -> Result<String, PlotError> {
+    let mut text = String::new();
+    {
+        let root = SVGBackend::with_string(&mut text, (WIDTH, HEIGHT)).into_drawing_area();
+        root.fill(&WHITE).map_err(err)?;
+        let root = root.titled(&data.title, (FONT, 20)).map_err(err)?;
+        let (left, right) = root.split_horizontally(WIDTH * 56 / 100);
+        let (top, bottom) = left.split_vertically((HEIGHT - 30) * 45 / 100);
+        objective_panel(&top, data)?;
+        let rows = bottom.split_evenly((data.margins.len().max(1), 1));
+        for (i, area) in rows.iter().enumerate().take(data.margins.len()) {
+            margin_panel(area, data, i, i + 1 == data.margins.len())?;
+        }
+        pareto_panel(&right, data)?;
+        root.present().map_err(err)?;
+    }
+    Ok(text)
+}
+
+/// `[lo, hi]` widened by `pad` of its span on each side (or by 1 around a single value).
+fn padded(values: impl IntoIterator<Item = f64>, pad: f64) -> (f64, f64) {
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for v in values.into_iter().filter(|v| v.is_finite()) {
+        lo = lo.min(v);
+        hi = hi.max(v);
+    }
+    if !lo.is_finite() {
+        return (0.0, 1.0);
+    }
+    let span = hi - lo;
+    if span <= f64::EPSILON * hi.abs().max(1.0) {
+        let d = (hi.abs() * 1e-3).max(1e-3);
+        return (lo - d, hi + d);
+    }
+    (lo - pad * span, hi + pad * span)
+}
+
+/// Decimals that tell apart ticks about `span / 10` apart (plotters' default count).
+fn decimals(span: f64) -> usize {
+    let step = span / 10.0;
+    if step >= 1.0 || step <= 0.0 {
+        0
+    } else {
+        (-step.log10()).ceil().clamp(0.0, 6.0) as usize
+    }
+}
+
+fn x_range(data: &PlotData) -> (f64, f64) {
+    let last = data
+        .iterations
+        .iter()
+        .map(|r| r.iteration)
+        .max()
+        .unwrap_or(0);
+    (-0.5, last.max(1) as f64 + 0.5)
+}
+
+/// The line's value at an iteration: the solver's objective, else the mean of its candidates.
+fn line_value(r: &IterationRecord) -> Option<f64> {
+    r.objective.or_else(|| {
+        (!r.evaluated.is_empty())
+            .then(|| r.evaluated.iter().sum::<f64>() / r.evaluated.len() as f64)
+    })
+}
+
+fn objective_panel(
+    area: &DrawingArea<SVGBackend, Shift>,
+    data: &PlotData,
+) -> Result<(), PlotError> {
+    let dots: Vec<(f64, f64)> = data
+        .iterations
+        .iter()
+        .flat_map(|r| r.evaluated.iter().map(move |&o| (r.iteration as f64, o)))
+        .filter(|p| p.1.is_finite())
+        .collect();
+    let line: Vec<(f64, f64)> = data
+        .iterations
+        .iter()
+        .filter_map(|r| line_value(r).map(|v| (r.iteration as f64, v)))
+        .filter(|p| p.1.is_finite())
+        .collect();
+    let levels: Vec<(usize, &MarkedSet, f64)> = data
+        .marked
+        .iter()
+        .enumerate()
+        .filter_map(|(i, m)| m.objective.map(|o| (i, m, o)))
+        .filter(|(_, m, _)| m.label != "off")
+        .collect();
+    let (x0, x1) = x_range(data);
+    let (y0, y1) = padded(
+        dots.iter()
+            .chain(&line)
+            .map(|p| p.1)
+            .chain(levels.iter().map(|l| l.2)),
+        0.08,
+    );
+    let mut chart = ChartBuilder::on(area)
+        .caption("Objective across iterations (training)", (FONT, 16))
+        .margin(8)
+        .x_label_area_size(28)
+        .y_label_area_size(56)
+        .build_cartesian_2d(x0..x1, y0..y1)
+        .map_err(err)?;
+    let y_dec = decimals(y1 - y0);
+    chart
+        .configure_mesh()
+        .light_line_style(WHITE.mix(0.0))
+        .x_labels(10)
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .y_label_formatter(&|y| format!("{y:.y_dec$}"))
+        .y_desc("objective")
+        .label_style((FONT, 12))
+        .draw()
+        .map_err(err)?;
+    if !dots.is_empty() {
+        chart
+            .draw_series(
+                dots.iter()
+                    .map(|&p| Circle::new(p, 2, LIGHT.mix(0.9).filled())),
+            )
+            .map_err(err)?
+            .label("candidates evaluated")
+            .legend(|(x, y)| Circle::new((x + 10, y), 3, LIGHT.filled()));
+    }
+    let line_label = if data.iterations.iter().any(|r| r.objective.is_some()) {
+        "solver's best point"
+    } else {
+        "mean of the iteration's candidates"
+    };
+    if !line.is_empty() {
+        chart
+            .draw_series(LineSeries::new(line.iter().copied(), LINE.stroke_width(2)))
+            .map_err(err)?
+            .label(line_label)
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], LINE.stroke_width(2)));
+    }
+    for (i, m, level) in levels {
+        let colour = SET_COLOURS[i.min(SET_COLOURS.len() - 1)];
+        let style = colour.mix(0.8).stroke_width(1);
+        chart
+            .draw_series(DashedLineSeries::new(
+                [(x0, level), (x1, level)],
+                6,
+                4,
+                style,
+            ))
+            .map_err(err)?
+            .label(format!("{} {level:.3}", m.label))
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(LIGHT)
+        .label_font((FONT, 12))
+        .draw()
+        .map_err(err)?;
+    Ok(())
+}
+
+fn margin_panel(
+    area: &DrawingArea<SVGBackend, Shift>,
+    data: &PlotData,
+    i: usize,
+    last: bool,
+) -> Result<(), PlotError> {
+    let points: Vec<(f64, f64)> = data
+        .iterations
+        .iter()
+        .filter_map(|r| r.values.get(i).map(|&v| (r.iteration as f64, f64::from(v))))
+        .collect();
+    let start = data.starts.get(i).copied();
+    let (x0, x1) = x_range(data);
+    let (y0, y1) = padded(points.iter().map(|p| p.1).chain(start), 0.15);
+    // Margins are integers: at least 8 units tall, so that ticks fall on integers.
+    let (y0, y1) = if y1 - y0 < 8.0 {
+        let mid = ((y0 + y1) / 2.0).round();
+        (mid - 4.0, mid + 4.0)
+    } else {
+        (y0, y1)
+    };
+    // Room above the lines for the panel's label.
+    let y1 = y1 + (y1 - y0) * 0.45;
+    let mut chart = ChartBuilder::on(area)
+        .margin_left(8)
+        .margin_right(8)
+        .margin_top(4)
+        .margin_bottom(if last { 4 } else { 0 })
+        .x_label_area_size(if last { 28 } else { 0 })
+        .y_label_area_size(56)
+        .build_cartesian_2d(x0..x1, y0..y1)
+        .map_err(err)?;
+    let x_format = |x: &f64| format!("{x:.0}");
+    let y_format = |y: &f64| format!("{y:.0}");
+    let mut mesh = chart.configure_mesh();
+    mesh.light_line_style(WHITE.mix(0.0))
+        .x_labels(10)
+        .y_labels(4)
+        .x_label_formatter(&x_format)
+        .y_label_formatter(&y_format)
+        .label_style((FONT, 11));
+    if last {
+        mesh.x_desc("iteration");
+    }
+    mesh.draw().map_err(err)?;
+    if let Some(s) = start {
+        chart
+            .draw_series(DashedLineSeries::new(
+                [(x0, s), (x1, s)],
+                6,
+                4,
+                SET_COLOURS[1].mix(0.8).stroke_width(1),
+            ))
+            .map_err(err)?;
+    }
+    let colour = SET_COLOURS[3 + i % 2];
+    chart
+        .draw_series(LineSeries::new(
+            points.iter().copied(),
+            colour.stroke_width(2),
+        ))
+        .map_err(err)?;
+    // The name, inside the panel's top left corner.
+    let name = data.margins.get(i).map_or("", String::as_str);
+    let label = match (start, points.last()) {
+        (Some(s), Some(&(_, v))) => format!("{name}: {s:.0} -> {v:.0}"),
+        _ => name.to_string(),
+    };
+    chart
+        .draw_series(std::iter::once(Text::new(
+            label,
+            (x0 + (x1 - x0) * 0.01, y1 - (y1 - y0) * 0.05),
+            (FONT, 12).into_font().color(&BLACK),
+        )))
+        .map_err(err)?;
+    Ok(())
+}
+
+fn pareto_panel(area: &DrawingArea<SVGBackend, Shift>, data: &PlotData) -> Result<(), PlotError> {
+    let all: Vec<(f64, f64)> = data
+        .candidates
+        .iter()
+        .map(|c| (c.node_ratio, c.accuracy))
+        .chain(data.marked.iter().map(|m| (m.node_ratio, m.accuracy)))
+        .filter(|p| p.0.is_finite() && p.1.is_finite())
+        .collect();
+    let (x0, x1) = padded(all.iter().map(|p| p.0), 0.08);
+    let (y0, y1) = padded(all.iter().map(|p| p.1), 0.10);
+    let mut chart = ChartBuilder::on(area)
+        .caption("Speed against accuracy (training)", (FONT, 16))
+        .margin(8)
+        .margin_right(20)
+        .x_label_area_size(40)
+        .y_label_area_size(56)
+        .build_cartesian_2d(x0..x1, y0..y1)
+        .map_err(err)?;
+    let (x_dec, y_dec) = (decimals(x1 - x0), decimals(y1 - y0));
+    chart
+        .configure_mesh()
+        .light_line_style(WHITE.mix(0.0))
+        .x_labels(6)
+        .x_label_formatter(&|x| format!("{x:.x_dec$}"))
+        .y_label_formatter(&|y| format!("{y:.y_dec$}"))
+        .x_desc("node ratio (nodes / nodes with pruning off; lower is faster)")
+        .y_desc("accuracy (%)")
+        .label_style((FONT, 12))
+        .draw()
+        .map_err(err)?;
+    let others: Vec<(f64, f64)> = data
+        .candidates
+        .iter()
+        .filter(|c| !c.pareto)
+        .map(|c| (c.node_ratio, c.accuracy))
+        .collect();
+    let mut front: Vec<(f64, f64)> = data
+        .candidates
+        .iter()
+        .filter(|c| c.pareto)
+        .map(|c| (c.node_ratio, c.accuracy))
+        .collect();
+    front.sort_by(|a, b| a.0.total_cmp(&b.0));
+    chart
+        .draw_series(
+            others
+                .iter()
+                .map(|&p| Circle::new(p, 3, LIGHT.mix(0.9).filled())),
+        )
+        .map_err(err)?
+        .label(format!("candidate ({})", data.candidates.len()))
+        .legend(|(x, y)| Circle::new((x + 10, y), 3, LIGHT.filled()));
+    // The front as a staircase: nothing beyond it is both faster and more accurate.
+    let stairs: Vec<(f64, f64)> = front
+        .windows(2)
+        .flat_map(|w| [w[0], (w[1].0, w[0].1)])
+        .chain(front.last().copied())
+        .collect();
+    chart
+        .draw_series(LineSeries::new(stairs, FRONT.mix(0.7).stroke_width(1)))
+        .map_err(err)?;
+    chart
+        .draw_series(front.iter().map(|&p| Circle::new(p, 4, FRONT.filled())))
+        .map_err(err)?
+        .label(format!("Pareto front ({})", front.len()))
+        .legend(|(x, y)| Circle::new((x + 10, y), 4, FRONT.filled()));
+    for (i, m) in data.marked.iter().enumerate() {
+        if !(m.node_ratio.is_finite() && m.accuracy.is_finite()) {
+            continue;
+        }
+        let colour = SET_COLOURS[i.min(SET_COLOURS.len() - 1)];
+        // Labels alternate below-right and above-left so that nearby sets stay readable.
+        let offset = if i % 2 == 0 {
+            (9, 4)
+        } else {
+            (-9 - 7 * m.label.len() as i32, -16)
+        };
+        chart
+            .draw_series(std::iter::once(
+                EmptyElement::at((m.node_ratio, m.accuracy))
+                    + TriangleMarker::new((0, 0), 7, colour.filled())
+                    + Text::new(
+                        m.label.clone(),
+                        offset,
+                        (FONT, 13).into_font().color(&colour),
+                    ),
+            ))
+            .map_err(err)?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(LIGHT)
+        .label_font((FONT, 12))
+        .draw()
+        .map_err(err)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn draws_svg_with_every_part() {
+        let iterations: Vec<IterationRecord> = (0..5)
+            .map(|k| IterationRecord {
+                iteration: k,
+                theta: vec![125.0 + k as f64, 500.0],
+                values: vec![125 + k as i32, 500],
+                objective: None,
+                result: Some(0.5),
+                evaluated: vec![20.0 + k as f64 * 0.1, 20.2],
+            })
+            .collect();
+        let data = PlotData {
+            title: "test".into(),
+            margins: vec!["futility_margin".into(), "ext_futility_margin".into()],
+            starts: vec![125.0, 500.0],
+            iterations,
+            candidates: vec![
+                Candidate {
+                    node_ratio: 0.5,
+                    accuracy: 60.0,
+                    pareto: true,
+                },
+                Candidate {
+                    node_ratio: 0.6,
+                    accuracy: 59.0,
+                    pareto: false,
+                },
+            ],
+            marked: vec![
+                MarkedSet {
+                    label: "tuned".into(),
+                    node_ratio: 0.5,
+                    accuracy: 60.0,
+                    objective: Some(20.4),
+                },
+                MarkedSet {
+                    label: "off".into(),
+                    node_ratio: 1.0,
+                    accuracy: 61.0,
+                    objective: Some(18.0),
+                },
+            ],
+        };
+        let text = svg(&data).unwrap();
+        assert!(text.starts_with("<svg"), "{}", &text[..100]);
+        for part in [
+            "futility_margin: 125 -&gt; 129",
+            "Pareto front (1)",
+            "tuned",
+            "off",
+        ] {
+            assert!(text.contains(part), "{part}");
+        }
+        // Empty data still draws.
+        let empty = PlotData {
+            iterations: vec![],
+            candidates: vec![],
+            marked: vec![],
+            ..data
+        };
+        assert!(svg(&empty).unwrap().contains("</svg>"));
+    }
+
+    #[test]
+    fn ranges_and_decimals() {
+        assert_eq!(padded([1.0, 3.0], 0.5), (0.0, 4.0));
+        let (lo, hi) = padded([0.9993, 0.9993], 0.1);
+        assert!(lo < 0.9993 && hi > 0.9993);
+        assert_eq!(padded([f64::NAN], 0.1), (0.0, 1.0));
+        assert_eq!(decimals(100.0), 0);
+        assert_eq!(decimals(0.01), 3);
+        assert_eq!(decimals(5.0), 1);
+    }
+}

@@ -1,0 +1,280 @@
+//! `marginal tune --objective games` and `--confirm` as a user runs them: a short games tune
+//! runs end to end and writes a tuned file that parses back with its games log, the same seed
+//! gives the same margins, and `--confirm` writes the confirmation match into the file.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("marginal-tune-games-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The first `n` WAC positions as a suite file.
+fn small_suite(dir: &Path, n: usize) -> PathBuf {
+    let wac = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/suites/wac.epd");
+    let text = std::fs::read_to_string(wac).unwrap();
+    let lines: Vec<&str> = text.lines().take(n).collect();
+    let path = dir.join("small.epd");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    path
+}
+
+fn tune(dir: &Path, suite: &Path, out: &str, extra: &[&str]) -> Output {
+    let out = dir.join(out);
+    let mut args = vec![
+        "tune",
+        "--suites",
+        suite.to_str().unwrap(),
+        "--nodes",
+        "300",
+        "--threads",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    Command::new(env!("CARGO_BIN_EXE_marginal"))
+        .args(&args)
+        .env("MARGINAL_CACHE_DIR", dir.join("cache"))
+        // The default opening book is found from the crate's root.
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run marginal")
+}
+
+fn succeeded(out: &Output) -> String {
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+fn document(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+const GAMES: [&str; 6] = ["--objective", "games", "--iterations", "2", "--pairs", "2"];
+
+#[test]
+fn a_short_games_tune_writes_its_games_log_and_is_reproducible() {
+    let dir = scratch("ok");
+    let suite = small_suite(&dir, 20);
+    let stdout = succeeded(&tune(&dir, &suite, "a.json", &GAMES));
+    assert!(stdout.contains("objective: games"), "{stdout}");
+    assert!(stdout.contains("iteration   2/2"), "{stdout}");
+    let path = dir.join("a.json");
+    let margins = marginal::formats::tuned::read(&path).unwrap();
+    let doc = document(&path);
+    assert_eq!(doc["format"], "marginal-tuned/1");
+    assert_eq!(doc["provenance"]["objective"], "games");
+    // One comparison an iteration, two pairs each, all logged.
+    let games = &doc["games"];
+    assert_eq!(games["comparisons"], 2, "{games}");
+    assert_eq!(games["games"], 8, "{games}");
+    let evaluations = games["evaluations"].as_array().unwrap();
+    assert_eq!(evaluations.len(), 2);
+    for (k, e) in evaluations.iter().enumerate() {
+        assert_eq!(e["kind"], "spsa");
+        assert_eq!(e["index"], k as u64);
+        // Each iteration plays the next openings of the shuffled book.
+        assert_eq!(e["first_opening"], 2 * k as u64);
+        assert_eq!(e["a"].as_array().unwrap().len(), 4);
+        let wdl = &e["wdl"];
+        let (w, d, l) = (
+            wdl["wins"].as_i64().unwrap(),
+            wdl["draws"].as_i64().unwrap(),
+            wdl["losses"].as_i64().unwrap(),
+        );
+        assert_eq!(w + d + l, 4);
+        assert_eq!(e["result"].as_f64().unwrap(), (w - l) as f64);
+    }
+    let log = std::fs::read_to_string(dir.join("a.checkpoint/games.jsonl")).unwrap();
+    assert_eq!(log.lines().count(), 2);
+    assert!(doc.get("confirm").is_none());
+
+    // The same seed in a fresh directory gives the same margins and the same games.
+    succeeded(&tune(&dir, &suite, "b.json", &GAMES));
+    assert_eq!(
+        marginal::formats::tuned::read(&dir.join("b.json")).unwrap(),
+        margins
+    );
+    let again = document(&dir.join("b.json"));
+    for (x, y) in evaluations
+        .iter()
+        .zip(again["games"]["evaluations"].as_array().unwrap())
+    {
+        for key in ["a", "b", "wdl", "pentanomial", "result"] {
+            assert_eq!(x[key], y[key], "{key}");
+        }
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn confirm_writes_the_match_report_into_the_tuned_file() {
+    let dir = scratch("confirm");
+    let suite = small_suite(&dir, 20);
+    let extra = [
+        "--iterations",
+        "1",
+        "--confirm",
+        "4",
+        "--confirm-sprt",
+        "0,10,0.05,0.05",
+    ];
+    let stdout = succeeded(&tune(&dir, &suite, "c.json", &extra));
+    assert!(
+        stdout.contains("confirm: ") && stdout.contains("LLR"),
+        "{stdout}"
+    );
+    let path = dir.join("c.json");
+    marginal::formats::tuned::read(&path).unwrap();
+    let doc = document(&path);
+    let confirm = &doc["confirm"];
+    assert_eq!(confirm["format"], "marginal-match/1", "{confirm}");
+    let games = confirm["games"].as_u64().unwrap();
+    assert!((2..=4).contains(&games), "{confirm}");
+    assert_eq!(
+        confirm["game_results"].as_array().unwrap().len() as u64,
+        games
+    );
+    let elo = &confirm["elo"];
+    let los = elo["los"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&los), "{elo}");
+    // Elo and its interval: numbers (or null, for an infinite end), in order.
+    let value = |key: &str| elo[key].as_f64();
+    for key in ["elo", "lower", "upper", "nelo"] {
+        assert!(elo[key].is_null() || value(key).is_some(), "{key}: {elo}");
+    }
+    if let (Some(lo), Some(e), Some(hi)) = (value("lower"), value("elo"), value("upper")) {
+        assert!(lo <= e && e <= hi, "{elo}");
+    }
+    let sprt = &confirm["sprt"];
+    assert_eq!(sprt["params"]["elo1"], 10.0);
+    assert!(sprt["llr"].as_f64().is_some(), "{sprt}");
+    assert!(sprt["decision"].is_string(), "{sprt}");
+    // The suite objective: no games log.
+    assert!(doc.get("games").is_none());
+    assert_eq!(doc["provenance"]["objective"], "suite");
+
+    // Bad games options exit 2 with a clear message.
+    for (extra, message) in [
+        (&["--objective", "games", "--pairs", "0"][..], "--pairs 0"),
+        (
+            &["--confirm", "4", "--confirm-sprt", "5,0,0.05,0.05"][..],
+            "--confirm-sprt",
+        ),
+        (
+            &["--confirm", "4", "--openings", "no/such.epd"][..],
+            "no/such.epd",
+        ),
+    ] {
+        let out = tune(&dir, &suite, "x.json", extra);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {stderr}");
+        assert!(stderr.contains(message), "{extra:?}: {stderr}");
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_games_tune_killed_with_sigkill_resumes_to_the_identical_result() {
+    let dir = scratch("kill");
+    let suite = small_suite(&dir, 20);
+    let args = |out: &str| -> Vec<String> {
+        [
+            "tune",
+            "--objective",
+            "games",
+            "--suites",
+            suite.to_str().unwrap(),
+            "--iterations",
+            "8",
+            "--pairs",
+            "2",
+            "--nodes",
+            "600",
+            "--threads",
+            "2",
+            "--out",
+            dir.join(out).to_str().unwrap(),
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    };
+    let run = |out: &str| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_marginal"));
+        command
+            .args(args(out))
+            .env("MARGINAL_CACHE_DIR", dir.join("cache"))
+            .current_dir(env!("CARGO_MANIFEST_DIR"));
+        command
+    };
+    succeeded(&run("straight.json").output().unwrap());
+
+    // The same run, killed (SIGKILL) once some iterations are logged.
+    let mut child = run("killed.json")
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let log = dir.join("killed.checkpoint/games.jsonl");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while std::fs::read_to_string(&log).map_or(0, |t| t.lines().count()) < 3
+        && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        !dir.join("killed.json").exists(),
+        "the run finished before it was killed: nothing was resumed"
+    );
+    let resumed = Command::new(env!("CARGO_BIN_EXE_marginal"))
+        .args(["tune", "--resume"])
+        .arg(dir.join("killed.checkpoint"))
+        .env("MARGINAL_CACHE_DIR", dir.join("cache"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    let stdout = succeeded(&resumed);
+    assert!(!stdout.contains("iteration   1/8"), "{stdout}");
+
+    // Same final iterate, bit for bit, and the same games.
+    let (a, b) = (
+        document(&dir.join("straight.json")),
+        document(&dir.join("killed.json")),
+    );
+    assert_eq!(a["margins"], b["margins"]);
+    assert_eq!(
+        a["provenance"]["final_theta"],
+        b["provenance"]["final_theta"]
+    );
+    let games = |doc: &Value| -> Vec<Value> {
+        doc["games"]["evaluations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                let mut e = e.clone();
+                let o = e.as_object_mut().unwrap();
+                o.remove("cached");
+                o.remove("seconds");
+                e
+            })
+            .collect()
+    };
+    assert_eq!(games(&a).len(), 8);
+    assert_eq!(games(&a), games(&b));
+    std::fs::remove_dir_all(dir).unwrap();
+}

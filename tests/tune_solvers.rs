@@ -1,0 +1,166 @@
+//! `marginal tune --solver nelder-mead` and `--solver pso` as a user runs them: a short run end
+//! to end writes a tuned file that parses back, with every iteration, every evaluation and its
+//! Pareto flag, and an SVG beside it; the swarm is reproducible from its seed; solver options
+//! that do not fit exit 2.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("marginal-solvers-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The first `n` WAC positions as a suite file.
+fn small_suite(dir: &Path, n: usize) -> PathBuf {
+    let wac = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/suites/wac.epd");
+    let text = std::fs::read_to_string(wac).unwrap();
+    let lines: Vec<&str> = text.lines().take(n).collect();
+    let path = dir.join("small.epd");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    path
+}
+
+fn tune(dir: &Path, suite: &Path, out: &str, extra: &[&str]) -> Output {
+    let out = dir.join(out);
+    let mut args = vec![
+        "tune",
+        "--suites",
+        suite.to_str().unwrap(),
+        "--iterations",
+        "2",
+        "--nodes",
+        "300",
+        "--threads",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    Command::new(env!("CARGO_BIN_EXE_marginal"))
+        .args(&args)
+        .env("MARGINAL_CACHE_DIR", dir.join("cache"))
+        .output()
+        .expect("run marginal")
+}
+
+/// Runs a tune that must succeed; returns its document.
+fn tune_ok(dir: &Path, suite: &Path, out: &str, extra: &[&str]) -> Value {
+    let run = tune(dir, suite, out, extra);
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "{extra:?}\n{stdout}\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(stdout.contains("plot written to"), "{stdout}");
+    let path = dir.join(out);
+    marginal::formats::tuned::read(&path).unwrap();
+    let svg = std::fs::read_to_string(path.with_extension("svg")).unwrap();
+    assert!(
+        svg.starts_with("<svg") || svg.starts_with("<?xml"),
+        "{}",
+        &svg[..svg.len().min(80)]
+    );
+    assert!(svg.trim_end().ends_with("</svg>"));
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+}
+
+/// What every tuned file of these solvers holds.
+fn check_document(doc: &Value, solver: &str) {
+    assert_eq!(doc["format"], "marginal-tuned/1");
+    assert_eq!(doc["provenance"]["solver"], solver);
+    assert!(doc["provenance"]["solver_settings"].is_object());
+    // Iterations: the start (0), then 1, 2, ... with four integer margins each.
+    let iterations = doc["iterations"].as_array().unwrap();
+    assert!(!iterations.is_empty() && iterations.len() <= 3);
+    for (k, r) in iterations.iter().enumerate() {
+        assert_eq!(r["iteration"], k as u64);
+        assert_eq!(r["values"].as_array().unwrap().len(), 4);
+        assert!(r["objective"].is_f64(), "{r}");
+    }
+    // Every evaluation is flagged, and the front is not empty.
+    let evaluations = doc["evaluations"].as_array().unwrap();
+    assert!(!evaluations.is_empty());
+    assert!(evaluations.iter().all(|e| e["pareto"].is_boolean()));
+    assert!(evaluations.iter().any(|e| e["pareto"] == true));
+    // The tuned set is the best point seen: no evaluation has a higher objective.
+    let best = evaluations
+        .iter()
+        .map(|e| e["objective"].as_f64().unwrap())
+        .fold(f64::NEG_INFINITY, f64::max);
+    let tuned = &doc["training"]["sets"][0];
+    assert_eq!(tuned["name"], "tuned");
+    assert_eq!(tuned["objective"]["value"].as_f64().unwrap(), best);
+}
+
+#[test]
+fn nelder_mead_runs_end_to_end() {
+    let dir = scratch("nm");
+    let suite = small_suite(&dir, 20);
+    let doc = tune_ok(&dir, &suite, "nm.json", &["--solver", "nelder-mead"]);
+    check_document(&doc, "nelder-mead");
+    let simplex = doc["provenance"]["solver_settings"]["simplex"]
+        .as_array()
+        .unwrap();
+    assert_eq!(simplex.len(), 5);
+    assert_eq!(doc["provenance"]["arguments"]["solver"], "nelder-mead");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn pso_runs_end_to_end_and_the_same_seed_gives_the_same_result() {
+    let dir = scratch("pso");
+    let suite = small_suite(&dir, 20);
+    let a = tune_ok(&dir, &suite, "a.json", &["--solver", "pso", "--seed", "5"]);
+    check_document(&a, "pso");
+    assert_eq!(a["provenance"]["solver_settings"]["particles"], 8);
+    // Eight particles at the start and in each of two iterations (the cache counts once).
+    assert!(a["evaluations"].as_array().unwrap().len() <= 24);
+    // A fresh run (its own checkpoint) with the same seed.
+    let b = tune_ok(&dir, &suite, "b.json", &["--solver", "pso", "--seed", "5"]);
+    assert_eq!(a["margins"], b["margins"]);
+    assert_eq!(
+        a["provenance"]["final_theta"],
+        b["provenance"]["final_theta"]
+    );
+    assert_eq!(a["iterations"], b["iterations"]);
+    let c = tune_ok(
+        &dir,
+        &suite,
+        "c.json",
+        &["--solver", "pso", "--seed", "6", "--particles", "3"],
+    );
+    assert_ne!(
+        a["provenance"]["final_theta"],
+        c["provenance"]["final_theta"]
+    );
+    assert_eq!(c["iterations"][1]["evaluated"].as_array().unwrap().len(), 3);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn solver_options_that_do_not_fit_exit_2() {
+    let dir = scratch("bad");
+    let suite = small_suite(&dir, 12);
+    let cases: [(&[&str], &str); 4] = [
+        (&["--particles", "4"], "only with --solver pso"),
+        (
+            &["--solver", "nelder-mead", "--objective", "games"],
+            "only the suite objective",
+        ),
+        (&["--solver", "pso", "--particles", "0"], "at least one"),
+        (&["--solver", "simplex"], "invalid value 'simplex'"),
+    ];
+    for (extra, message) in cases {
+        let out = tune(&dir, &suite, "x.json", extra);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {stderr}");
+        assert!(stderr.contains(message), "{extra:?}: {stderr}");
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
