@@ -797,9 +797,9 @@ fn command_level_match_json_report() {
     assert_eq!(wdl, report.wdl);
     assert_eq!(pentanomial, report.pentanomial);
 
-    // An unwritable report path fails at once (exit 2, naming the path), before any game.
+    // An unwritable report path fails at once (exit 2, naming the path), before any game: not
+    // even the header is printed.
     let bad = dir.join("no/such/dir/report.json");
-    let started = std::time::Instant::now();
     let out = run(&bad);
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -810,7 +810,6 @@ fn command_level_match_json_report() {
         "{}",
         String::from_utf8_lossy(&out.stdout)
     );
-    assert!(started.elapsed() < Duration::from_secs(5));
     std::fs::remove_dir_all(dir).unwrap();
 }
 
