@@ -60,14 +60,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use argmin::core::checkpointing::Checkpoint;
-use argmin::core::observers::{Observe, ObserverMode};
-use argmin::core::{CostFunction, Error, Executor, State};
+use argmin::core::observers::Observe;
+use argmin::core::{CostFunction, Error, State};
 use serde::{Deserialize, Serialize};
 use shakmaty::Chess;
 
 use super::checkpoint::JsonCheckpoint;
 use super::space::Space;
-use super::spsa::{Spsa, SpsaParam, SpsaProblem, SpsaState};
+use super::spsa::{Spsa, SpsaProblem, SpsaState};
 use crate::params::Margins;
 use crate::scoring::games::game::{EnginePlayer, GameConfig, Player};
 use crate::scoring::games::matches::{MatchConfig, MatchReport, MatchResult, run_match};
@@ -411,13 +411,7 @@ pub fn run_spsa_games(
     checkpoint: Option<(&Path, &str)>,
     observer: impl Observe<SpsaState> + 'static,
 ) -> Result<(Vec<f64>, GamesProblem), Error> {
-    let params = problem
-        .space()
-        .dims
-        .iter()
-        .map(|d| SpsaParam::new(f64::from(d.lower), f64::from(d.upper), d.c_end, d.r_end))
-        .collect();
-    let solver = Spsa::new(params, iterations, seed)?;
+    let solver = Spsa::new(super::spsa_params(problem.space()), iterations, seed)?;
     let start = problem.space().start();
     let checkpoint = checkpoint.map(|(path, run)| JsonCheckpoint::new(path, run));
     if let Some(c) = &checkpoint
@@ -425,23 +419,17 @@ pub fn run_spsa_games(
     {
         problem.set_next_iteration(state.get_iter());
     }
-    let mut executor = Executor::new(problem, solver)
-        .configure(|state| state.param(start).max_iters(iterations))
-        .add_observer(observer, ObserverMode::Always)
-        .timer(false);
-    if let Some(c) = checkpoint {
-        executor = executor.checkpointing(c);
-    }
-    let mut result = executor.run()?;
-    let theta = result
-        .state
+    let (state, problem) = super::execute(
+        problem,
+        solver,
+        |state| state.param(start).max_iters(iterations),
+        checkpoint,
+        observer,
+    )?;
+    let theta = state
         .get_param()
         .cloned()
         .ok_or_else(|| Error::msg("SPSA ended without an iterate"))?;
-    let problem = result
-        .problem
-        .take_problem()
-        .ok_or_else(|| Error::msg("SPSA lost its problem"))?;
     Ok((theta, problem))
 }
 

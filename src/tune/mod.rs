@@ -17,10 +17,14 @@ pub use solvers::{run_nelder_mead, run_pso};
 use std::path::Path;
 
 use argmin::core::observers::{Observe, ObserverMode};
-use argmin::core::{Error, Executor, State};
+use argmin::core::{Error, Executor, Solver, State};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 
 use crate::formats::Fnv;
+use checkpoint::JsonCheckpoint;
 use cost::SuiteCost;
+use space::Space;
 use spsa::{ByCost, Spsa, SpsaParam, SpsaState};
 
 /// The default validation split: a position is held out (never tuned on) when the FNV-1a hash
@@ -48,30 +52,60 @@ pub fn run_spsa(
     checkpoint: Option<(&Path, &str)>,
     observer: impl Observe<SpsaState> + 'static,
 ) -> Result<(Vec<f64>, SuiteCost), Error> {
-    let params = cost
-        .space()
-        .dims
-        .iter()
-        .map(|d| SpsaParam::new(f64::from(d.lower), f64::from(d.upper), d.c_end, d.r_end))
-        .collect();
-    let solver = Spsa::new(params, iterations, seed)?;
+    let solver = Spsa::new(spsa_params(cost.space()), iterations, seed)?;
     let start = cost.space().start();
-    let mut executor = Executor::new(ByCost::new(cost, gain), solver)
-        .configure(|state| state.param(start).max_iters(iterations))
-        .add_observer(observer, ObserverMode::Always)
-        .timer(false);
-    if let Some((path, run)) = checkpoint {
-        executor = executor.checkpointing(checkpoint::JsonCheckpoint::new(path, run));
-    }
-    let mut result = executor.run()?;
-    let theta = result
-        .state
+    let (state, problem) = execute(
+        ByCost::new(cost, gain),
+        solver,
+        |state| state.param(start).max_iters(iterations),
+        checkpoint.map(|(path, run)| JsonCheckpoint::new(path, run)),
+        observer,
+    )?;
+    let theta = state
         .get_param()
         .cloned()
         .ok_or_else(|| Error::msg("SPSA ended without an iterate"))?;
+    Ok((theta, problem.cost))
+}
+
+/// SPSA's per-parameter settings from a space: each tuned row's bounds, `c_end` and `r_end`.
+pub fn spsa_params(space: &Space) -> Vec<SpsaParam> {
+    space
+        .dims
+        .iter()
+        .map(|d| SpsaParam::new(f64::from(d.lower), f64::from(d.upper), d.c_end, d.r_end))
+        .collect()
+}
+
+/// Runs `solver` on `problem` through argmin's `Executor`, the one loop every tuning run goes
+/// through: `configure` sets up the initial state, `observer` sees every iteration, and with a
+/// `checkpoint` the run is saved every iteration and resumed from the file when it is there.
+/// Returns the final state and the problem.
+///
+/// # Errors
+/// The solver's, the problem's or the checkpoint's errors.
+pub fn execute<O, S, I>(
+    problem: O,
+    solver: S,
+    configure: impl FnOnce(I) -> I,
+    checkpoint: Option<JsonCheckpoint>,
+    observer: impl Observe<I> + 'static,
+) -> Result<(I, O), Error>
+where
+    S: Solver<O, I> + Serialize + DeserializeOwned + 'static,
+    I: State + Serialize + DeserializeOwned + 'static,
+{
+    let mut executor = Executor::new(problem, solver)
+        .configure(configure)
+        .add_observer(observer, ObserverMode::Always)
+        .timer(false);
+    if let Some(checkpoint) = checkpoint {
+        executor = executor.checkpointing(checkpoint);
+    }
+    let mut result = executor.run()?;
     let problem = result
         .problem
         .take_problem()
-        .ok_or_else(|| Error::msg("SPSA lost its problem"))?;
-    Ok((theta, problem.cost))
+        .ok_or_else(|| Error::msg("the solver lost its problem"))?;
+    Ok((result.state, problem))
 }

@@ -36,10 +36,9 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use argmin::core::observers::{Observe, ObserverMode};
+use argmin::core::observers::Observe;
 use argmin::core::{
-    CostFunction, Error, Executor, IterState, KV, PopulationState, Problem, Solver, State,
-    TerminationStatus,
+    CostFunction, Error, IterState, KV, PopulationState, Problem, Solver, State, TerminationStatus,
 };
 use argmin::solver::neldermead::NelderMead;
 use argmin::solver::particleswarm::{Particle, ParticleSwarm};
@@ -50,7 +49,7 @@ use serde::{Deserialize, Serialize};
 use super::checkpoint::JsonCheckpoint;
 use super::cost::Tap;
 use super::space::Space;
-use super::spsa::{Spsa, SpsaParam};
+use super::spsa::Spsa;
 
 /// Nelder-Mead's initial simplex moves each vertex this many `c_end` from the start.
 pub const SIMPLEX_STEPS: f64 = 4.0;
@@ -96,12 +95,7 @@ impl SpsaSettings {
     /// # Errors
     /// As [`Spsa::new`].
     pub fn new(space: &Space, iterations: u64, seed: u64, gain: f64) -> Result<Self, Error> {
-        let params: Vec<SpsaParam> = space
-            .dims
-            .iter()
-            .map(|d| SpsaParam::new(f64::from(d.lower), f64::from(d.upper), d.c_end, d.r_end))
-            .collect();
-        let spsa = Spsa::new(params, iterations, seed)?;
+        let spsa = Spsa::new(super::spsa_params(space), iterations, seed)?;
         Ok(SpsaSettings {
             iterations,
             seed,
@@ -235,23 +229,17 @@ where
         .with_rho(settings.rho)?
         .with_sigma(settings.sigma)?
         .with_sd_tolerance(settings.sd_tolerance)?;
-    let mut executor = Executor::new(cost, Finite(solver))
-        .configure(|state| state.max_iters(settings.iterations).target_cost(f64::MIN))
-        .add_observer(observer, ObserverMode::Always)
-        .timer(false);
-    if let Some((path, run)) = checkpoint {
-        executor = executor.checkpointing(JsonCheckpoint::new(path, run));
-    }
-    let mut result = executor.run()?;
-    let best = result
-        .state
+    let (state, cost) = super::execute(
+        cost,
+        Finite(solver),
+        |state| state.max_iters(settings.iterations).target_cost(f64::MIN),
+        checkpoint.map(|(path, run)| JsonCheckpoint::new(path, run)),
+        observer,
+    )?;
+    let best = state
         .get_best_param()
         .cloned()
         .ok_or_else(|| Error::msg("Nelder-Mead ended without a best point"))?;
-    let cost = result
-        .problem
-        .take_problem()
-        .ok_or_else(|| Error::msg("Nelder-Mead lost its problem"))?;
     Ok((best, cost))
 }
 
@@ -286,23 +274,17 @@ where
     .with_inertia_factor(settings.inertia)?
     .with_cognitive_factor(settings.cognitive)?
     .with_social_factor(settings.social)?;
-    let mut executor = Executor::new(cost, Finite(solver))
-        .configure(|state| state.max_iters(settings.iterations).target_cost(f64::MIN))
-        .add_observer(observer, ObserverMode::Always)
-        .timer(false);
-    if let Some((path, run)) = checkpoint {
-        executor = executor.checkpointing(JsonCheckpoint::new(path, run));
-    }
-    let mut result = executor.run()?;
-    let best = result
-        .state
+    let (state, cost) = super::execute(
+        cost,
+        Finite(solver),
+        |state| state.max_iters(settings.iterations).target_cost(f64::MIN),
+        checkpoint.map(|(path, run)| JsonCheckpoint::new(path, run)),
+        observer,
+    )?;
+    let best = state
         .get_best_param()
         .map(|p| p.position.clone())
         .ok_or_else(|| Error::msg("particle swarm ended without a best particle"))?;
-    let cost = result
-        .problem
-        .take_problem()
-        .ok_or_else(|| Error::msg("particle swarm lost its problem"))?;
     Ok((best, cost))
 }
 
