@@ -17,7 +17,7 @@ use marginal::scoring::suite::{
     default_cache_dir, load_suites,
 };
 use marginal::tune::cost::{SuiteCost, log_path};
-use marginal::tune::space::{DEFAULT_PARAMS, Space};
+use marginal::tune::space::{DEFAULT_PARAMS, ScheduleEnd, Space};
 use marginal::tune::spsa::SpsaState;
 use marginal::tune::{held_out, run_spsa};
 use serde::{Deserialize, Serialize};
@@ -50,6 +50,17 @@ pub struct TuneArgs {
     /// Narrow a parameter's range: name=MIN..MAX (repeatable).
     #[arg(long, value_name = "NAME=MIN..MAX")]
     bounds: Vec<String>,
+    /// SPSA's final perturbation c_end instead of the table's step: NAME=VALUE for one tuned
+    /// parameter, or VALUE for all (repeatable, applied in order).
+    #[arg(long, value_name = "[NAME=]VALUE")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    c_end: Vec<String>,
+    /// SPSA's final learning rate r_end instead of the table's (0.002 by default):
+    /// NAME=VALUE or VALUE for all (repeatable, applied in order). Games tunes get a few
+    /// thousand game pairs where OpenBench runs tens of thousands, so they want a larger one.
+    #[arg(long, value_name = "[NAME=]VALUE")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    r_end: Vec<String>,
     /// SPSA iterations (each scores two probes on the training positions).
     #[arg(long, default_value_t = 16)]
     iterations: u64,
@@ -231,7 +242,12 @@ pub fn run(args: TuneArgs) -> Result<()> {
     let base = Margins::default();
     let bounds: Vec<&str> = args.bounds.iter().map(String::as_str).collect();
     let names: Vec<&str> = args.params.iter().map(String::as_str).collect();
-    let space = Space::new(base, &names, &bounds).map_err(UserError::from_display)?;
+    let c_end: Vec<&str> = args.c_end.iter().map(String::as_str).collect();
+    let r_end: Vec<&str> = args.r_end.iter().map(String::as_str).collect();
+    let space = Space::new(base, &names, &bounds)
+        .and_then(|s| s.with_schedule(ScheduleEnd::C, &c_end))
+        .and_then(|s| s.with_schedule(ScheduleEnd::R, &r_end))
+        .map_err(UserError::from_display)?;
     if !(args.gain.is_finite() && args.gain > 0.0) {
         return Err(UserError(format!("--gain {}: must be a positive number", args.gain)).into());
     }
@@ -388,6 +404,10 @@ pub fn run(args: TuneArgs) -> Result<()> {
             "arguments": args,
             "solver": "spsa",
             "final_theta": theta,
+            "schedule": space.dims.iter().map(|d| serde_json::json!({
+                "name": d.name, "lower": d.lower, "upper": d.upper,
+                "c_end": d.c_end, "r_end": d.r_end,
+            })).collect::<Vec<_>>(),
             "evaluations": evaluations.len(),
             "wall_seconds": elapsed,
             "command_line": std::env::args().collect::<Vec<_>>().join(" "),

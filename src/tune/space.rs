@@ -45,6 +45,31 @@ pub enum SpaceError {
     /// Nothing to tune.
     #[error("no parameter to tune")]
     Empty,
+    /// A `--c-end`/`--r-end` entry that is not `[name=]VALUE` with a positive finite value.
+    #[error("{flag} '{text}' is not [name=]VALUE with a positive number")]
+    BadSchedule {
+        /// The option (`--c-end` or `--r-end`).
+        flag: &'static str,
+        /// What was given.
+        text: String,
+    },
+    /// A schedule override for a parameter that is not tuned.
+    #[error("{flag} given for '{name}', which is not among the tuned parameters")]
+    ScheduleUntuned {
+        /// The option.
+        flag: &'static str,
+        /// The parameter.
+        name: String,
+    },
+}
+
+/// Which end value of SPSA's schedule an override sets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScheduleEnd {
+    /// The final perturbation `c_end`, parameter units.
+    C,
+    /// The final learning rate `r_end`.
+    R,
 }
 
 /// One tuned dimension: a row of the parameter table with its (possibly narrowed) bounds.
@@ -131,6 +156,55 @@ impl Space {
             dim.upper = max;
         }
         Ok(Space { base, dims })
+    }
+
+    /// Overrides the table's `c_end` or `r_end` of SPSA's schedule: each entry is
+    /// `name=VALUE` for one tuned parameter or a bare `VALUE` for all of them (entries apply in
+    /// order, so `--r-end 0.005 --r-end delta=0.01` sets every row then delta).
+    ///
+    /// # Errors
+    /// A malformed entry, a value that is not a positive finite number, an unknown or untuned
+    /// parameter.
+    pub fn with_schedule(mut self, end: ScheduleEnd, entries: &[&str]) -> Result<Space, SpaceError> {
+        let flag = match end {
+            ScheduleEnd::C => "--c-end",
+            ScheduleEnd::R => "--r-end",
+        };
+        for text in entries {
+            let bad = || SpaceError::BadSchedule {
+                flag,
+                text: (*text).into(),
+            };
+            let (name, value) = match text.split_once('=') {
+                Some((name, value)) => (Some(name.trim()), value),
+                None => (None, *text),
+            };
+            let value: f64 = value.trim().parse().map_err(|_| bad())?;
+            if !(value.is_finite() && value > 0.0) {
+                return Err(bad());
+            }
+            let selected: Vec<&mut Dim> = match name {
+                None => self.dims.iter_mut().collect(),
+                Some(name) => {
+                    let index =
+                        Margins::find(name).ok_or_else(|| SpaceError::Unknown(name.into()))?;
+                    let dim = self.dims.iter_mut().find(|d| d.index == index).ok_or_else(|| {
+                        SpaceError::ScheduleUntuned {
+                            flag,
+                            name: PARAMS[index].name.into(),
+                        }
+                    })?;
+                    vec![dim]
+                }
+            };
+            for dim in selected {
+                match end {
+                    ScheduleEnd::C => dim.c_end = value,
+                    ScheduleEnd::R => dim.r_end = value,
+                }
+            }
+        }
+        Ok(self)
     }
 
     /// The base set's values of the tuned parameters, clipped to the bounds: where tuning starts.
@@ -271,6 +345,38 @@ mod tests {
         assert!(matches!(
             Space::new(m, &["frontier"], &["razor=1..2"]),
             Err(SpaceError::BoundsUntuned(_))
+        ));
+    }
+
+    #[test]
+    fn schedule_overrides_apply_in_order() {
+        let s = Space::new(Margins::default(), &DEFAULT_PARAMS, &[]).unwrap();
+        let s = s
+            .with_schedule(ScheduleEnd::R, &["0.005", "delta=0.01"])
+            .unwrap()
+            .with_schedule(ScheduleEnd::C, &["frontier=20"])
+            .unwrap();
+        let r: Vec<f64> = s.dims.iter().map(|d| d.r_end).collect();
+        assert_eq!(r, [0.005, 0.005, 0.005, 0.01]);
+        let c: Vec<f64> = s.dims.iter().map(|d| d.c_end).collect();
+        assert_eq!(c, [20.0, 25.0, 40.0, 10.0]);
+        for bad in ["0", "-1", "x", "frontier=", "frontier=inf"] {
+            assert!(
+                matches!(
+                    s.clone().with_schedule(ScheduleEnd::C, &[bad]),
+                    Err(SpaceError::BadSchedule { .. })
+                ),
+                "{bad}"
+            );
+        }
+        assert!(matches!(
+            s.clone().with_schedule(ScheduleEnd::R, &["nope=1"]),
+            Err(SpaceError::Unknown(_))
+        ));
+        let one = Space::new(Margins::default(), &["frontier"], &[]).unwrap();
+        assert!(matches!(
+            one.with_schedule(ScheduleEnd::R, &["razor=0.1"]),
+            Err(SpaceError::ScheduleUntuned { .. })
         ));
     }
 }
