@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use marginal::tune::file::TunedFile;
 use serde_json::Value;
 
 fn scratch(name: &str) -> PathBuf {
@@ -69,16 +70,66 @@ fn a_short_tune_writes_a_file_that_parses_back_and_is_reproducible() {
     );
     let path = dir.join("a.json");
     let margins = marginal::formats::tuned::read(&path).unwrap();
-    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    assert_eq!(doc["format"], "marginal-tuned/1");
-    assert_eq!(doc["tuned"].as_array().unwrap().len(), 4);
+    let file = TunedFile::read(&path).unwrap();
+    assert_eq!(file.format, "marginal-tuned/1");
+    assert_eq!(file.margins, margins);
+    assert_eq!(file.tuned.len(), 4);
+    assert_eq!(file.validation.positions + file.training.positions, 30);
+    let names: Vec<&str> = file.training.sets.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["tuned", "default", "off"]);
+    // Provenance: the suite with its content hash, the limit, the seed, the schedule.
+    let sources = &file.provenance.suites;
+    assert_eq!(sources.training.len(), 1);
+    assert_eq!(sources.training[0].hash.len(), 16);
     assert_eq!(
-        doc["validation"]["positions"].as_u64().unwrap()
-            + doc["training"]["positions"].as_u64().unwrap(),
+        sources.training[0].positions + sources.validation[0].positions,
         30
     );
-    // Six evaluations at most (two probes an iteration), every one logged.
-    assert!(!doc["evaluations"].as_array().unwrap().is_empty());
+    assert_eq!(file.provenance.seed, 1);
+    assert_eq!(file.provenance.iterations, 3);
+    assert_eq!(file.provenance.schedule[0].c_end, 10.0);
+    assert_eq!(file.provenance.schedule[0].r_end, 0.002);
+    // Six evaluations at most (two probes an iteration), every one logged, and one record per
+    // iteration and the start.
+    assert!((1..=6).contains(&file.evaluations.len()));
+    assert_eq!(file.provenance.evaluations, file.evaluations.len());
+    assert_eq!(file.iterations.len(), 4);
+    assert!(file.evaluations.iter().any(|e| e.pareto));
+    // It round-trips, and a damaged copy is refused naming the file, the line and the value.
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(
+        serde_json::to_value(&file).unwrap(),
+        serde_json::from_str::<Value>(&text).unwrap()
+    );
+    let (line, _) = text
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.contains("\"razor_margin\""))
+        .unwrap();
+    let bad = dir.join("bad.json");
+    let damaged: Vec<String> = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            if i == line {
+                l.split(':').next().unwrap().to_string() + ": 99999,"
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    std::fs::write(&bad, damaged.join("\n")).unwrap();
+    let error = TunedFile::read(&bad).unwrap_err().to_string();
+    assert!(
+        error.contains(&format!("bad.json:{}", line + 1)) && error.contains("99999"),
+        "{error}"
+    );
+    std::fs::write(&bad, text.replace("marginal-tuned/1", "marginal-tuned/9")).unwrap();
+    let error = TunedFile::read(&bad).unwrap_err().to_string();
+    assert!(
+        error.contains("bad.json:2") && error.contains("tuned/9"),
+        "{error}"
+    );
     // The same seed in a fresh directory gives the same margins.
     let again = tune(&dir, &suite, "b.json", &[]);
     assert!(again.status.success());
@@ -90,10 +141,43 @@ fn a_short_tune_writes_a_file_that_parses_back_and_is_reproducible() {
 }
 
 #[test]
+fn a_batched_tune_scores_both_probes_on_the_same_sample_and_is_reproducible() {
+    let dir = scratch("batch");
+    let suite = small_suite(&dir, 30);
+    let out = tune(&dir, &suite, "a.json", &["--batch", "6"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let file = TunedFile::read(&dir.join("a.json")).unwrap();
+    // Two evaluations an iteration, each pair on one batch, every batch a new one.
+    assert_eq!(file.evaluations.len(), 6);
+    let batches: Vec<&str> = file
+        .evaluations
+        .iter()
+        .map(|e| e.evaluation.batch.as_deref().unwrap())
+        .collect();
+    for pair in batches.chunks(2) {
+        assert_eq!(pair[0], pair[1]);
+    }
+    assert!(batches[0] != batches[2] && batches[2] != batches[4]);
+    assert!(file.evaluations.iter().all(|e| !e.pareto));
+    // Judged on every position all the same.
+    assert_eq!(file.training.positions + file.validation.positions, 30);
+    let again = tune(&dir, &suite, "b.json", &["--batch", "6"]);
+    assert!(again.status.success());
+    let b = TunedFile::read(&dir.join("b.json")).unwrap();
+    assert_eq!(b.margins, file.margins);
+    assert_eq!(b.provenance.final_theta, file.provenance.final_theta);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
 fn bad_configurations_exit_2_with_a_clear_message() {
     let dir = scratch("bad");
     let suite = small_suite(&dir, 12);
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &str); 7] = [
         (
             &["--params", "frontier,nosuch"],
             "unknown parameter 'nosuch'",
@@ -108,6 +192,8 @@ fn bad_configurations_exit_2_with_a_clear_message() {
             &["--holdout", suite.to_str().unwrap()],
             "also a training position",
         ),
+        (&["--batch", "0"], "--batch 0"),
+        (&["--r-end", "delta=-1"], "--r-end 'delta=-1'"),
     ];
     for (extra, message) in cases {
         let out = tune(&dir, &suite, "x.json", extra);

@@ -8,15 +8,20 @@ use argmin::core::observers::Observe;
 use argmin::core::{Error, KV, State};
 use clap::Args;
 use marginal::engine::bench;
+use marginal::formats::tuned::TUNED_FORMAT;
 use marginal::formats::{Fnv, write_atomic};
 use marginal::params::Margins;
 use marginal::scoring::paired::PairedComparison;
 use marginal::scoring::suite::objective::{DEFAULT_EARLY, DEFAULT_WEIGHT};
 use marginal::scoring::suite::{
-    LoadedSuites, Objective, ObjectiveParams, RunConfig, ScorerOptions, SuiteLimit, SuiteScorer,
+    LoadedSuites, ObjectiveParams, RunConfig, ScorerOptions, SuiteLimit, SuiteScorer,
     default_cache_dir, load_suites,
 };
 use marginal::tune::cost::{SuiteCost, log_path};
+use marginal::tune::file::{
+    Paired, Provenance, ScheduleRow, SetFigures, Side, SuiteSource, SuiteSources, TunedFile,
+};
+use marginal::tune::pareto;
 use marginal::tune::space::{DEFAULT_PARAMS, ScheduleEnd, Space};
 use marginal::tune::spsa::SpsaState;
 use marginal::tune::{held_out, run_spsa};
@@ -84,6 +89,12 @@ pub struct TuneArgs {
     /// r_k * c_k * result.
     #[arg(long, default_value_t = 100.0)]
     gain: f64,
+    /// Score each SPSA comparison on N training positions drawn afresh (seeded by --seed and
+    /// the probes, so a resumed run draws the same), not on all of them: cheaper, noisier
+    /// steps. The tuned set is still judged on every position.
+    #[arg(long, value_name = "N")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    batch: Option<usize>,
     /// Fixed node budget per position (the default: pruning then buys depth).
     #[arg(long, conflicts_with = "depth")]
     nodes: Option<u64>,
@@ -172,20 +183,6 @@ impl TuneArgs {
     }
 }
 
-/// How a margin set scored on one side of the split.
-#[derive(Serialize)]
-struct SetFigures {
-    name: &'static str,
-    margins: Margins,
-    objective: Objective,
-}
-
-#[derive(Serialize)]
-struct Side {
-    positions: usize,
-    sets: Vec<SetFigures>,
-}
-
 /// Observer: one plain line per iteration (CI logs and terminals alike).
 struct Lines {
     space: Space,
@@ -251,9 +248,26 @@ pub fn run(args: TuneArgs) -> Result<()> {
     if !(args.gain.is_finite() && args.gain > 0.0) {
         return Err(UserError(format!("--gain {}: must be a positive number", args.gain)).into());
     }
+    if let Some(n) = args.batch
+        && (n == 0 || !args.solver.is_spsa() || args.objective != ObjectiveKind::Suite)
+    {
+        return Err(UserError(format!(
+            "--batch {n}: needs a positive size, SPSA and the suite objective"
+        ))
+        .into());
+    }
     let games_setup = games::setup(&args)?;
     let solver_setup = solver::setup(&args, &space)?;
     let (train, validation) = split(&args)?;
+    let sources = SuiteSources {
+        split: if args.holdout.is_empty() {
+            "one position in three by FNV-1a of its FEN (marginal::tune::held_out)".to_string()
+        } else {
+            "--holdout files".to_string()
+        },
+        training: SuiteSource::of(&train),
+        validation: SuiteSource::of(&validation),
+    };
     let threads = threads(args.threads);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -335,6 +349,7 @@ pub fn run(args: TuneArgs) -> Result<()> {
                     args.iterations,
                     args.seed,
                     args.gain,
+                    args.batch,
                     Some((&checkpoint, &run_id)),
                     Both(observer, recorder),
                 )
@@ -362,7 +377,7 @@ pub fn run(args: TuneArgs) -> Result<()> {
                     .collect::<Vec<bool>>(),
             );
             figures.push(SetFigures {
-                name,
+                name: name.to_string(),
                 margins,
                 objective: score.objective,
             });
@@ -389,57 +404,69 @@ pub fn run(args: TuneArgs) -> Result<()> {
     };
 
     let evaluations = cost.evaluations();
-    let mut doc = serde_json::json!({
-        "format": marginal::formats::tuned::TUNED_FORMAT,
-        "margins": tuned,
-        "tuned": space.dims.iter().map(|d| d.name).collect::<Vec<_>>(),
-        "training": train_side,
-        "validation": validation_side,
-        "paired": {"training": train_paired, "validation": validation_paired},
-        "provenance": {
-            "marginal": env!("CARGO_PKG_VERSION"),
-            "engine_bench_nodes": bench::SIGNATURE_NODES,
-            "engine_signature": format!("{:016x}", bench::signature()),
-            "run": run_id,
-            "arguments": args,
-            "solver": "spsa",
-            "final_theta": theta,
-            "schedule": space.dims.iter().map(|d| serde_json::json!({
-                "name": d.name, "lower": d.lower, "upper": d.upper,
-                "c_end": d.c_end, "r_end": d.r_end,
-            })).collect::<Vec<_>>(),
-            "evaluations": evaluations.len(),
-            "wall_seconds": elapsed,
-            "command_line": std::env::args().collect::<Vec<_>>().join(" "),
+    let games_record = games_problem
+        .as_ref()
+        .zip(games_setup.as_ref())
+        .map(|(problem, setup)| games::record(problem, setup));
+    let records = iterations.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    let file = TunedFile {
+        format: TUNED_FORMAT.to_string(),
+        margins: tuned,
+        tuned: space.dims.iter().map(|d| d.name.to_string()).collect(),
+        training: train_side,
+        validation: validation_side,
+        paired: Paired {
+            training: train_paired,
+            validation: validation_paired,
         },
-        "evaluations": evaluations,
-    });
-    games::add_to_document(
-        &mut doc,
-        args.objective,
-        games_problem.as_ref(),
-        games_setup.as_ref(),
-        confirm.as_ref(),
-    )?;
-    solver::add_to_document(&mut doc, &solver_setup, &iterations, &evaluations)?;
+        provenance: Provenance {
+            marginal: env!("CARGO_PKG_VERSION").to_string(),
+            engine_bench_nodes: bench::SIGNATURE_NODES,
+            engine_signature: format!("{:016x}", bench::signature()),
+            run: run_id,
+            objective: args.objective.name().to_string(),
+            solver: args.solver.name().to_string(),
+            solver_settings: solver_setup.settings.clone(),
+            schedule: ScheduleRow::of(&space),
+            suites: sources,
+            limit: options.config.limit,
+            objective_params: options.objective,
+            seed: args.seed,
+            iterations: args.iterations,
+            final_theta: theta,
+            evaluations: evaluations.len(),
+            games: games_record.as_ref().map_or(0, |g| g.games),
+            iterations_recorded: records.len(),
+            wall_seconds: elapsed,
+            command_line: std::env::args().collect::<Vec<_>>().join(" "),
+            arguments: serde_json::to_value(&args)?,
+        },
+        evaluations: pareto::mark(&evaluations),
+        iterations: records,
+        games: games_record,
+        confirm,
+    };
     write_atomic(
         &args.out,
-        (serde_json::to_string_pretty(&doc)? + "\n").as_bytes(),
+        (serde_json::to_string_pretty(&file)? + "\n").as_bytes(),
     )
     .with_context(|| format!("cannot write {}", args.out.display()))?;
+    let work = match &file.games {
+        Some(g) => format!("{} games", g.games),
+        None => format!("{} evaluations", file.evaluations.len()),
+    };
     println!(
-        "tuned set written to {} ({} evaluations, {elapsed:.0} s)",
+        "tuned set written to {} ({work}, {elapsed:.0} s)",
         args.out.display(),
-        evaluations.len()
     );
     let title = format!(
         "marginal tune: {}, {} iterations, {} training positions, {} per position",
         args.solver.label(),
         args.iterations,
-        train_side.positions,
+        file.training.positions,
         options.config.limit
     );
-    let svg = solver::write_svg(&args.out, &doc, &space, title)?;
+    let svg = solver::write_svg(&args.out, &file, &space, title)?;
     println!("plot written to {}", svg.display());
     Ok(())
 }

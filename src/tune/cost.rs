@@ -13,7 +13,12 @@ use std::sync::{Arc, Mutex};
 use argmin::core::{CostFunction, Error};
 use serde::{Deserialize, Serialize};
 
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
 use super::space::Space;
+use super::spsa::SpsaProblem;
+use crate::formats::Fnv;
 use crate::params::Margins;
 use crate::scoring::suite::SuiteScorer;
 
@@ -36,6 +41,40 @@ pub struct Evaluation {
     pub solved: usize,
     /// Whether it came from the cache rather than a search.
     pub cached: bool,
+    /// The mini-batch it was scored on (`--batch`: a hash naming the sampled training
+    /// positions); absent when scored on every training position.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch: Option<String>,
+}
+
+/// A mini-batch of training positions: indices into the scorer's positions, and a name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Batch {
+    /// Hex hash naming the batch (part of the cache key).
+    pub id: String,
+    /// Positions, ascending.
+    pub indices: Vec<usize>,
+}
+
+impl Batch {
+    /// `size` distinct positions out of `len`, drawn with a generator seeded by `seed` and the
+    /// values of both probes, so one SPSA comparison scores its two probes on the same batch
+    /// and a resumed run draws the same batches again.
+    pub fn sample(size: usize, len: usize, seed: u64, plus: &[i32], minus: &[i32]) -> Batch {
+        let mut h = Fnv::new();
+        h.write(&seed.to_le_bytes());
+        for v in plus.iter().chain(minus) {
+            h.write(&v.to_le_bytes());
+        }
+        let hash = h.finish();
+        let mut rng = ChaCha8Rng::seed_from_u64(hash);
+        let mut indices = rand::seq::index::sample(&mut rng, len, size.min(len)).into_vec();
+        indices.sort_unstable();
+        Batch {
+            id: format!("{hash:016x}"),
+            indices,
+        }
+    }
 }
 
 /// The suite objective over a search space, with its evaluation cache and log.
@@ -46,7 +85,7 @@ pub struct SuiteCost {
 }
 
 struct CostState {
-    cache: HashMap<Vec<i32>, Evaluation>,
+    cache: HashMap<(Vec<i32>, Option<String>), Evaluation>,
     log: Option<File>,
     count: u64,
     tap: Option<Tap>,
@@ -81,7 +120,10 @@ impl SuiteCost {
                     // A line cut short by a kill is simply not reused.
                     if let Ok(e) = serde_json::from_str::<Evaluation>(&line?) {
                         state.count = state.count.max(e.index + 1);
-                        state.cache.entry(e.values.clone()).or_insert(e);
+                        state
+                            .cache
+                            .entry((e.values.clone(), e.batch.clone()))
+                            .or_insert(e);
                     }
                 }
             }
@@ -125,15 +167,32 @@ impl SuiteCost {
     /// # Errors
     /// The log cannot be written.
     pub fn evaluate(&self, values: &[i32]) -> Result<Evaluation, std::io::Error> {
+        self.evaluate_on(values, None)
+    }
+
+    /// Evaluates integer values of the tuned parameters on a mini-batch of the training
+    /// positions, or on all of them without one (from the cache when it has them).
+    ///
+    /// # Errors
+    /// The log cannot be written.
+    pub fn evaluate_on(
+        &self,
+        values: &[i32],
+        batch: Option<&Batch>,
+    ) -> Result<Evaluation, std::io::Error> {
+        let key = (values.to_vec(), batch.map(|b| b.id.clone()));
         let cached = {
             let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-            state.cache.get(values).cloned()
+            state.cache.get(&key).cloned()
         };
         let mut evaluation = match cached {
             Some(e) => Evaluation { cached: true, ..e },
             None => {
                 let margins: Margins = self.space.margins_of(values);
-                let o = self.scorer.score(&margins).objective;
+                let o = match batch {
+                    Some(b) => self.scorer.objective_on(&margins, &b.indices),
+                    None => self.scorer.score(&margins).objective,
+                };
                 Evaluation {
                     index: 0,
                     values: values.to_vec(),
@@ -143,6 +202,7 @@ impl SuiteCost {
                     node_ratio: o.node_ratio,
                     solved: o.solved,
                     cached: false,
+                    batch: key.1.clone(),
                 }
             }
         };
@@ -159,11 +219,39 @@ impl SuiteCost {
                 .unwrap_or_else(|e| e.into_inner())
                 .push(evaluation.clone());
         }
-        state
-            .cache
-            .entry(evaluation.values.clone())
-            .or_insert_with(|| evaluation.clone());
+        state.cache.entry(key).or_insert_with(|| evaluation.clone());
         Ok(evaluation)
+    }
+}
+
+/// SPSA's problem on the suite objective: `compare(plus, minus) = gain · (objective(plus) −
+/// objective(minus))`, both probes scored on every training position or, with a batch size,
+/// on the same [`Batch`] of them (a new one each comparison, seeded).
+pub struct SuiteProblem {
+    /// The cost function, with its cache and log.
+    pub cost: SuiteCost,
+    gain: f64,
+    batch: Option<(usize, u64)>,
+}
+
+impl SuiteProblem {
+    /// The problem; `batch` is `(size, seed)` for mini-batches.
+    pub fn new(cost: SuiteCost, gain: f64, batch: Option<(usize, u64)>) -> SuiteProblem {
+        SuiteProblem { cost, gain, batch }
+    }
+}
+
+impl SpsaProblem for SuiteProblem {
+    fn compare(&self, plus: &[f64], minus: &[f64]) -> Result<f64, Error> {
+        let space = self.cost.space();
+        let (plus, minus) = (space.values(plus), space.values(minus));
+        let batch = self.batch.map(|(size, seed)| {
+            let len = self.cost.scorer().suites().positions.len();
+            Batch::sample(size, len, seed, &plus, &minus)
+        });
+        let p = self.cost.evaluate_on(&plus, batch.as_ref())?.objective;
+        let m = self.cost.evaluate_on(&minus, batch.as_ref())?.objective;
+        Ok(self.gain * (p - m))
     }
 }
 
@@ -180,4 +268,32 @@ impl CostFunction for SuiteCost {
 /// The log file of a run's evaluations inside its checkpoint directory.
 pub fn log_path(checkpoint_dir: &Path) -> PathBuf {
     checkpoint_dir.join("evaluations.jsonl")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batches_are_seeded_by_the_probes_and_hold_distinct_positions() {
+        let a = Batch::sample(20, 100, 7, &[125, 500], &[115, 480]);
+        assert_eq!(a, Batch::sample(20, 100, 7, &[125, 500], &[115, 480]));
+        assert_eq!(a.indices.len(), 20);
+        assert!(a.indices.windows(2).all(|w| w[0] < w[1]));
+        assert!(a.indices.iter().all(|&i| i < 100));
+        let others = [
+            Batch::sample(20, 100, 8, &[125, 500], &[115, 480]),
+            Batch::sample(20, 100, 7, &[125, 501], &[115, 480]),
+            Batch::sample(20, 100, 7, &[115, 480], &[125, 500]),
+        ];
+        for other in &others {
+            assert_ne!(other.id, a.id);
+            assert_ne!(other.indices, a.indices);
+        }
+        // A batch larger than the positions is all of them.
+        assert_eq!(
+            Batch::sample(50, 10, 1, &[], &[]).indices,
+            (0..10).collect::<Vec<_>>()
+        );
+    }
 }

@@ -5,6 +5,7 @@
 
 pub mod checkpoint;
 pub mod cost;
+pub mod file;
 pub mod games;
 pub mod pareto;
 pub mod plot;
@@ -23,9 +24,9 @@ use serde::de::DeserializeOwned;
 
 use crate::formats::Fnv;
 use checkpoint::JsonCheckpoint;
-use cost::SuiteCost;
+use cost::{SuiteCost, SuiteProblem};
 use space::Space;
-use spsa::{ByCost, Spsa, SpsaParam, SpsaState};
+use spsa::{Spsa, SpsaParam, SpsaState};
 
 /// The default validation split: a position is held out (never tuned on) when the FNV-1a hash
 /// of its FEN (fields joined by single spaces, as the EPD reader gives it) is divisible by 3,
@@ -39,7 +40,8 @@ pub fn held_out(fen: &str) -> bool {
 /// Runs SPSA on the suite objective from the space's start (or from the checkpoint, when one
 /// is there: argmin restores the solver and its state, and the evaluation log restores the
 /// cache, so a resumed run ends bit-identical to an uninterrupted one). `gain` converts an
-/// objective difference between the probes into SPSA's result (see `marginal tune --help`).
+/// objective difference between the probes into SPSA's result (see `marginal tune --help`);
+/// `batch` scores each comparison on that many training positions drawn afresh (seeded).
 /// Returns the final iterate and the cost function (with every evaluation).
 ///
 /// # Errors
@@ -49,13 +51,14 @@ pub fn run_spsa(
     iterations: u64,
     seed: u64,
     gain: f64,
+    batch: Option<usize>,
     checkpoint: Option<(&Path, &str)>,
     observer: impl Observe<SpsaState> + 'static,
 ) -> Result<(Vec<f64>, SuiteCost), Error> {
     let solver = Spsa::new(spsa_params(cost.space()), iterations, seed)?;
     let start = cost.space().start();
     let (state, problem) = execute(
-        ByCost::new(cost, gain),
+        SuiteProblem::new(cost, gain, batch.map(|size| (size, seed))),
         solver,
         |state| state.param(start).max_iters(iterations),
         checkpoint.map(|(path, run)| JsonCheckpoint::new(path, run)),

@@ -8,7 +8,7 @@
 //! a point on the front are on it. A candidate with a NaN coordinate is never on the front and
 //! dominates nothing.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::cost::Evaluation;
 
@@ -52,7 +52,7 @@ pub fn front(points: &[(f64, f64)]) -> Vec<bool> {
 }
 
 /// An evaluation as the tuned file lists it: its fields and whether it is on the Pareto front.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MarkedEvaluation {
     /// The evaluation.
     #[serde(flatten)]
@@ -61,18 +61,17 @@ pub struct MarkedEvaluation {
     pub pareto: bool,
 }
 
-/// Marks the Pareto front among `evaluations` (by node ratio and accuracy).
+/// Marks the Pareto front among `evaluations` (by node ratio and accuracy). Only evaluations
+/// on every training position compete: those on a mini-batch are never on the front.
 pub fn mark(evaluations: &[Evaluation]) -> Vec<MarkedEvaluation> {
-    let points: Vec<(f64, f64)> = evaluations
-        .iter()
-        .map(|e| (e.node_ratio, e.accuracy))
-        .collect();
+    let full: Vec<&Evaluation> = evaluations.iter().filter(|e| e.batch.is_none()).collect();
+    let points: Vec<(f64, f64)> = full.iter().map(|e| (e.node_ratio, e.accuracy)).collect();
+    let mut on = full.iter().zip(front(&points)).map(|(_, on)| on);
     evaluations
         .iter()
-        .zip(front(&points))
-        .map(|(e, pareto)| MarkedEvaluation {
+        .map(|e| MarkedEvaluation {
             evaluation: e.clone(),
-            pareto,
+            pareto: e.batch.is_none() && on.next().unwrap_or(false),
         })
         .collect()
 }
@@ -147,10 +146,19 @@ mod tests {
             node_ratio,
             solved: 0,
             cached: false,
+            batch: None,
         };
         let marked = mark(&[e(0, 1.0, 50.0), e(1, 0.9, 50.0), e(2, 1.1, 51.0)]);
         let flags: Vec<bool> = marked.iter().map(|m| m.pareto).collect();
         assert_eq!(flags, [false, true, true]);
+        // An evaluation on a mini-batch is never on the front, and does not push others off.
+        let batched = Evaluation {
+            batch: Some("00".into()),
+            ..e(3, 0.5, 99.0)
+        };
+        let with_batch = mark(&[e(0, 1.0, 50.0), batched, e(1, 0.9, 50.0)]);
+        let flags: Vec<bool> = with_batch.iter().map(|m| m.pareto).collect();
+        assert_eq!(flags, [false, false, true]);
         let json = serde_json::to_value(&marked[1]).unwrap();
         assert_eq!(json["index"], 1);
         assert_eq!(json["node_ratio"], 0.9);

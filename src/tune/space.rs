@@ -165,7 +165,11 @@ impl Space {
     /// # Errors
     /// A malformed entry, a value that is not a positive finite number, an unknown or untuned
     /// parameter.
-    pub fn with_schedule(mut self, end: ScheduleEnd, entries: &[&str]) -> Result<Space, SpaceError> {
+    pub fn with_schedule(
+        mut self,
+        end: ScheduleEnd,
+        entries: &[&str],
+    ) -> Result<Space, SpaceError> {
         let flag = match end {
             ScheduleEnd::C => "--c-end",
             ScheduleEnd::R => "--r-end",
@@ -188,12 +192,14 @@ impl Space {
                 Some(name) => {
                     let index =
                         Margins::find(name).ok_or_else(|| SpaceError::Unknown(name.into()))?;
-                    let dim = self.dims.iter_mut().find(|d| d.index == index).ok_or_else(|| {
-                        SpaceError::ScheduleUntuned {
+                    let dim = self
+                        .dims
+                        .iter_mut()
+                        .find(|d| d.index == index)
+                        .ok_or_else(|| SpaceError::ScheduleUntuned {
                             flag,
                             name: PARAMS[index].name.into(),
-                        }
-                    })?;
+                        })?;
                     vec![dim]
                 }
             };

@@ -11,6 +11,7 @@ use marginal::params::Margins;
 use marginal::scoring::games::game::{GameConfig, MoveLimit};
 use marginal::scoring::games::matches::{MatchConfig, MatchReport};
 use marginal::scoring::games::stats::SprtParams;
+use marginal::tune::file::GamesRecord;
 use marginal::tune::games::{
     DEFAULT_BOOK, DEFAULT_PAIRS, GamesProblem, GamesSettings, confirm, confirm_openings,
     confirm_summary, log_path, run_spsa_games,
@@ -40,6 +41,14 @@ impl ObjectiveKind {
     /// arguments, so runs that do not use the games objective keep their run ids.
     pub fn is_suite(&self) -> bool {
         *self == ObjectiveKind::Suite
+    }
+
+    /// The name in the tuned file's provenance.
+    pub fn name(self) -> &'static str {
+        match self {
+            ObjectiveKind::Suite => "suite",
+            ObjectiveKind::Games => "games",
+        }
     }
 }
 
@@ -134,25 +143,6 @@ pub fn for_run_id(recorded: &mut TuneArgs) -> Option<u64> {
     Some(h.finish())
 }
 
-/// Adds the objective to the provenance, and the games log (`"games"`) and the confirmation
-/// match report (`"confirm"`) to the tuned file when there are.
-pub fn add_to_document(
-    doc: &mut serde_json::Value,
-    objective: ObjectiveKind,
-    problem: Option<&GamesProblem>,
-    setup: Option<&GamesSetup>,
-    confirm: Option<&MatchReport>,
-) -> Result<(), serde_json::Error> {
-    doc["provenance"]["objective"] = serde_json::to_value(objective)?;
-    if let (Some(problem), Some(setup)) = (problem, setup) {
-        doc["games"] = record(problem, setup);
-    }
-    if let Some(report) = confirm {
-        doc["confirm"] = serde_json::to_value(report)?;
-    }
-    Ok(())
-}
-
 /// Runs SPSA on the games objective (resuming from the checkpoint when there is one).
 pub fn tune(
     args: &TuneArgs,
@@ -207,19 +197,18 @@ fn limit_text(limit: MoveLimit) -> String {
 
 /// What the games objective adds to the tuned file: the log's name and size and every
 /// comparison.
-pub fn record(problem: &GamesProblem, setup: &GamesSetup) -> serde_json::Value {
+pub fn record(problem: &GamesProblem, setup: &GamesSetup) -> GamesRecord {
     let evaluations = problem.evaluations();
-    let games: u64 = evaluations.iter().map(|e| 2 * e.pairs).sum();
-    serde_json::json!({
-        "log": "games.jsonl",
-        "comparisons": evaluations.len(),
-        "games": games,
-        "pairs": problem.settings().pairs,
-        "limit": problem.settings().game.limit,
-        "openings": setup.book_path,
-        "openings_hash": format!("{:016x}", setup.book_hash),
-        "evaluations": evaluations,
-    })
+    GamesRecord {
+        log: "games.jsonl".to_string(),
+        comparisons: evaluations.len(),
+        games: evaluations.iter().map(|e| 2 * e.pairs).sum(),
+        pairs: u64::from(problem.settings().pairs),
+        limit: problem.settings().game.limit,
+        openings: setup.book_path.clone(),
+        openings_hash: format!("{:016x}", setup.book_hash),
+        evaluations,
+    }
 }
 
 /// `--confirm GAMES`: the tuned set against the defaults with the SPRT, printed in one line.

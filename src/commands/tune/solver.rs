@@ -8,12 +8,11 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use argmin::core::Error;
 use marginal::formats::write_atomic;
-use marginal::tune::cost::{Evaluation, SuiteCost};
-use marginal::tune::pareto;
+use marginal::tune::cost::SuiteCost;
+use marginal::tune::file::TunedFile;
 use marginal::tune::plot::{self, Candidate, MarkedSet, PlotData};
 use marginal::tune::solvers::{
-    DEFAULT_PARTICLES, IterationRecord, Iterations, NelderMeadSettings, PsoSettings, Recorder,
-    SpsaSettings,
+    DEFAULT_PARTICLES, IterationRecord, NelderMeadSettings, PsoSettings, Recorder, SpsaSettings,
 };
 use marginal::tune::space::Space;
 use marginal::tune::{run_nelder_mead, run_pso};
@@ -66,7 +65,8 @@ impl SolverKind {
 /// A checked solver configuration.
 pub struct SolverSetup {
     kind: SolverKind,
-    settings: Value,
+    /// The solver's settings, as the tuned file records them.
+    pub settings: Value,
     nelder_mead: Option<NelderMeadSettings>,
     pso: Option<PsoSettings>,
 }
@@ -181,65 +181,33 @@ pub fn run(
     }
 }
 
-/// Writes the solver's name and settings into the provenance, every iteration under
-/// `"iterations"`, and the evaluations with their Pareto flags.
-pub fn add_to_document(
-    doc: &mut Value,
-    setup: &SolverSetup,
-    iterations: &Iterations,
-    evaluations: &[Evaluation],
-) -> Result<()> {
-    let records = iterations.lock().unwrap_or_else(|e| e.into_inner()).clone();
-    if let Some(provenance) = doc.get_mut("provenance").and_then(Value::as_object_mut) {
-        provenance.insert("solver".into(), setup.kind.name().into());
-        provenance.insert("solver_settings".into(), setup.settings.clone());
-        provenance.insert("iterations_recorded".into(), records.len().into());
-    }
-    if let Some(top) = doc.as_object_mut() {
-        top.insert("iterations".into(), serde_json::to_value(records)?);
-        top.insert(
-            "evaluations".into(),
-            serde_json::to_value(pareto::mark(evaluations))?,
-        );
-    }
-    Ok(())
-}
-
 /// Draws `NAME.svg` beside the tuned file `out` from its document; returns its path.
-pub fn write_svg(out: &Path, doc: &Value, space: &Space, title: String) -> Result<PathBuf> {
-    let iterations: Vec<IterationRecord> =
-        serde_json::from_value(doc["iterations"].clone()).unwrap_or_default();
-    let number = |v: &Value| v.as_f64().unwrap_or(f64::NAN);
-    let candidates = doc["evaluations"]
-        .as_array()
-        .map(|all| {
-            all.iter()
-                .map(|e| Candidate {
-                    node_ratio: number(&e["node_ratio"]),
-                    accuracy: number(&e["accuracy"]),
-                    pareto: e["pareto"].as_bool().unwrap_or(false),
-                })
-                .collect()
+pub fn write_svg(out: &Path, file: &TunedFile, space: &Space, title: String) -> Result<PathBuf> {
+    let candidates = file
+        .evaluations
+        .iter()
+        .map(|e| Candidate {
+            node_ratio: e.evaluation.node_ratio,
+            accuracy: e.evaluation.accuracy,
+            pareto: e.pareto,
         })
-        .unwrap_or_default();
-    let marked = doc["training"]["sets"]
-        .as_array()
-        .map(|sets| {
-            sets.iter()
-                .map(|s| MarkedSet {
-                    label: s["name"].as_str().unwrap_or("?").to_string(),
-                    node_ratio: number(&s["objective"]["node_ratio"]),
-                    accuracy: number(&s["objective"]["accuracy"]),
-                    objective: s["objective"]["value"].as_f64(),
-                })
-                .collect()
+        .collect();
+    let marked = file
+        .training
+        .sets
+        .iter()
+        .map(|s| MarkedSet {
+            label: s.name.clone(),
+            node_ratio: s.objective.node_ratio,
+            accuracy: s.objective.accuracy,
+            objective: Some(s.objective.value),
         })
-        .unwrap_or_default();
+        .collect();
     let data = PlotData {
         title,
         margins: space.dims.iter().map(|d| d.name.to_string()).collect(),
         starts: space.start(),
-        iterations,
+        iterations: file.iterations.clone(),
         candidates,
         marked,
     };

@@ -32,6 +32,8 @@ pub struct SuiteFile {
     pub positions: usize,
     /// Lines that could not be parsed.
     pub skipped: Vec<SkippedLine>,
+    /// FNV-1a hash of the file's bytes (provenance: which version of the suite was used).
+    pub hash: u64,
 }
 
 /// Parsed suites, flattened into one position list.
@@ -99,6 +101,7 @@ impl LoadedSuites {
                     path: file.path.clone(),
                     positions: 0,
                     skipped: file.skipped.clone(),
+                    hash: file.hash,
                 });
             }
             for position in positions.by_ref().take(range.len()) {
@@ -129,10 +132,13 @@ pub fn load_suites(paths: &[PathBuf], strict: bool) -> Result<LoadedSuites, Suit
         let ParsedSuite {
             records, skipped, ..
         } = parse_bytes(&name, &bytes)?;
+        let mut own = Fnv::new();
+        own.write(&bytes);
         files.push(SuiteFile {
             path: name.clone(),
             positions: records.len(),
             skipped,
+            hash: own.finish(),
         });
         positions.extend(records.into_iter().map(|record| SuitePosition {
             suite: name.clone(),

@@ -224,6 +224,30 @@ impl SuiteScorer {
         )
     }
 
+    /// The objective of `margins` on a subset of the positions (`indices` into the position
+    /// list, each once), against the reference's results on the same positions: what a
+    /// mini-batch of the training positions says.
+    ///
+    /// # Panics
+    /// If an index is out of range.
+    pub fn objective_on(&self, margins: &Margins, indices: &[usize]) -> Objective {
+        let positions: Vec<SuitePosition> = indices
+            .iter()
+            .map(|&i| self.suites.positions[i].clone())
+            .collect();
+        let costs: Vec<u64> = indices.iter().map(|&i| self.reference_costs[i]).collect();
+        let reference: Vec<PositionResult> =
+            indices.iter().map(|&i| self.reference[i].clone()).collect();
+        let results = run::run(
+            &positions,
+            margins,
+            &self.options.config,
+            Some(&costs),
+            &|| {},
+        );
+        objective::evaluate(&results, &reference, &self.options.objective)
+    }
+
     /// Scores results of [`SuiteScorer::run`] (position order) for `margins`.
     ///
     /// # Panics

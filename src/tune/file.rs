@@ -1,0 +1,312 @@
+//! The tuned file `marginal tune` writes (`"format": "marginal-tuned/1"`), as a typed value:
+//! the margin set, how it scored against the defaults and `off` on training and validation
+//! positions, the confirmation match, the provenance of the run, and every candidate it
+//! evaluated. [`TunedFile::read`] parses one back with errors that name the file, the line and
+//! the value; [`crate::formats::tuned::read`] reads just the margins of any margin file.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::formats::tuned::{TUNED_FORMAT, TunedError};
+use crate::params::Margins;
+use crate::scoring::games::game::MoveLimit;
+use crate::scoring::games::matches::MatchReport;
+use crate::scoring::paired::PairedComparison;
+use crate::scoring::suite::objective::{Objective, ObjectiveParams};
+use crate::scoring::suite::{LoadedSuites, SuiteLimit};
+
+use super::games::GamesEvaluation;
+use super::pareto::MarkedEvaluation;
+use super::solvers::IterationRecord;
+use super::space::Space;
+
+/// A tuned file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TunedFile {
+    /// Always [`TUNED_FORMAT`].
+    pub format: String,
+    /// The full tuned margin set (untuned rows keep the base set's values).
+    pub margins: Margins,
+    /// The table names of the rows that were tuned.
+    pub tuned: Vec<String>,
+    /// The tuned set, the defaults and `off` on the training positions.
+    pub training: Side,
+    /// The same on the validation positions (never tuned on).
+    pub validation: Side,
+    /// Tuned against the defaults, position by position (exact McNemar).
+    pub paired: Paired,
+    /// What produced the file.
+    pub provenance: Provenance,
+    /// Every candidate the suite objective evaluated, with the Pareto front of speed against
+    /// accuracy marked (empty for a games tune).
+    pub evaluations: Vec<MarkedEvaluation>,
+    /// The solver's point after every iteration.
+    pub iterations: Vec<IterationRecord>,
+    /// The games objective's comparisons, for a games tune.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub games: Option<GamesRecord>,
+    /// The confirmation match of the tuned set against the defaults (`--confirm`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirm: Option<MatchReport>,
+}
+
+/// How the sets scored on one side of the split.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Side {
+    /// Positions on this side.
+    pub positions: usize,
+    /// `tuned`, `default` and `off`, in that order.
+    pub sets: Vec<SetFigures>,
+}
+
+impl Side {
+    /// The figures of the set called `name`.
+    pub fn set(&self, name: &str) -> Option<&SetFigures> {
+        self.sets.iter().find(|s| s.name == name)
+    }
+}
+
+/// How one margin set scored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SetFigures {
+    /// `tuned`, `default` or `off`.
+    pub name: String,
+    /// The set.
+    pub margins: Margins,
+    /// Its objective and parts.
+    pub objective: Objective,
+}
+
+/// The paired tests of the tuned set against the defaults.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Paired {
+    /// On the training positions.
+    pub training: PairedComparison,
+    /// On the validation positions.
+    pub validation: PairedComparison,
+}
+
+/// Everything that determined the result, and what the run cost.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Provenance {
+    /// marginal's version.
+    pub marginal: String,
+    /// The engine's bench node count.
+    pub engine_bench_nodes: u64,
+    /// The engine's search signature (hex).
+    pub engine_signature: String,
+    /// The run's digest (its checkpoint directory refuses other runs).
+    pub run: String,
+    /// `suite` or `games`.
+    pub objective: String,
+    /// `spsa`, `nelder-mead` or `pso`.
+    pub solver: String,
+    /// The solver's settings.
+    pub solver_settings: serde_json::Value,
+    /// Each tuned row: bounds and SPSA's schedule ends.
+    pub schedule: Vec<ScheduleRow>,
+    /// Training and validation suite files with their content hashes.
+    pub suites: SuiteSources,
+    /// Per-position limit of the suite scoring.
+    pub limit: SuiteLimit,
+    /// The suite objective's parameters.
+    pub objective_params: ObjectiveParams,
+    /// The seed.
+    pub seed: u64,
+    /// Iterations asked for.
+    pub iterations: u64,
+    /// The solver's final point (continuous).
+    pub final_theta: Vec<f64>,
+    /// Suite evaluations (cache hits included).
+    pub evaluations: usize,
+    /// Games played by the games objective (0 for a suite tune).
+    pub games: u64,
+    /// Iterations recorded.
+    pub iterations_recorded: usize,
+    /// Wall-clock seconds of this invocation (a resumed run counts only its own).
+    pub wall_seconds: f64,
+    /// The command line.
+    pub command_line: String,
+    /// The command's arguments, as recorded for `--resume`.
+    pub arguments: serde_json::Value,
+}
+
+/// One tuned row of the space.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScheduleRow {
+    /// Table name.
+    pub name: String,
+    /// Smallest value tried.
+    pub lower: i32,
+    /// Largest value tried.
+    pub upper: i32,
+    /// SPSA's final perturbation.
+    pub c_end: f64,
+    /// SPSA's final learning rate.
+    pub r_end: f64,
+}
+
+impl ScheduleRow {
+    /// The rows of a space.
+    pub fn of(space: &Space) -> Vec<ScheduleRow> {
+        space
+            .dims
+            .iter()
+            .map(|d| ScheduleRow {
+                name: d.name.to_string(),
+                lower: d.lower,
+                upper: d.upper,
+                c_end: d.c_end,
+                r_end: d.r_end,
+            })
+            .collect()
+    }
+}
+
+/// The suite files of both sides.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SuiteSources {
+    /// How validation positions were chosen: `holdout files` or the FEN-hash split.
+    pub split: String,
+    /// Training files.
+    pub training: Vec<SuiteSource>,
+    /// Validation files.
+    pub validation: Vec<SuiteSource>,
+}
+
+/// One suite file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SuiteSource {
+    /// The path as given.
+    pub path: String,
+    /// Positions used from it on this side.
+    pub positions: usize,
+    /// FNV-1a of the whole file (hex).
+    pub hash: String,
+}
+
+impl SuiteSource {
+    /// The files of loaded suites.
+    pub fn of(suites: &LoadedSuites) -> Vec<SuiteSource> {
+        suites
+            .files
+            .iter()
+            .map(|f| SuiteSource {
+                path: f.path.clone(),
+                positions: f.positions,
+                hash: format!("{:016x}", f.hash),
+            })
+            .collect()
+    }
+}
+
+/// The games objective's record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GamesRecord {
+    /// The log file in the checkpoint directory.
+    pub log: String,
+    /// Comparisons (SPSA iterations) or evaluations played.
+    pub comparisons: usize,
+    /// Games played.
+    pub games: u64,
+    /// Game pairs per comparison.
+    pub pairs: u64,
+    /// Per-move limit.
+    pub limit: MoveLimit,
+    /// The opening book.
+    pub openings: PathBuf,
+    /// FNV-1a of the book (hex).
+    pub openings_hash: String,
+    /// Every comparison.
+    pub evaluations: Vec<GamesEvaluation>,
+}
+
+/// The line of a typed-parse error. serde reports a bad margin at the end of its margin set;
+/// when the message names the parameter, the line is that of its nearest key above.
+fn value_line(text: &str, error: &serde_json::Error) -> usize {
+    let message = error.to_string();
+    let named = message
+        .split_once("parameter '")
+        .and_then(|(_, rest)| rest.split_once('\''))
+        .map(|(name, _)| format!("\"{name}\""));
+    let lines: Vec<&str> = text.lines().collect();
+    let end = error.line().min(lines.len());
+    named
+        .and_then(|key| (0..end).rev().find(|&i| lines[i].contains(&key)))
+        .map_or(error.line(), |i| i + 1)
+}
+
+impl TunedFile {
+    /// Parses the text of a tuned file; `path` names it in errors.
+    ///
+    /// # Errors
+    /// Invalid JSON, another format, or a field that is missing, mistyped or out of range: the
+    /// error names the file, the line and the value.
+    pub fn parse(path: &Path, text: &str) -> Result<TunedFile, TunedError> {
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| TunedError::Json {
+                path: path.to_path_buf(),
+                line: e.line(),
+                column: e.column(),
+                message: e.to_string(),
+            })?;
+        let format = value.get("format").and_then(|f| f.as_str());
+        if format != Some(TUNED_FORMAT) {
+            let line = text
+                .lines()
+                .position(|l| l.contains("\"format\""))
+                .map_or(1, |i| i + 1);
+            return Err(TunedError::Invalid {
+                path: path.to_path_buf(),
+                line,
+                message: format!(
+                    "format {} is not \"{TUNED_FORMAT}\"",
+                    value
+                        .get("format")
+                        .map_or("missing".into(), |f| f.to_string())
+                ),
+            });
+        }
+        let file: TunedFile = serde_json::from_str(text).map_err(|e| TunedError::Invalid {
+            path: path.to_path_buf(),
+            line: value_line(text, &e),
+            message: format!("not a {TUNED_FORMAT} file: {e}"),
+        })?;
+        for name in &file.tuned {
+            if Margins::find(name).is_none() {
+                let line = text
+                    .lines()
+                    .position(|l| l.contains(&format!("\"{name}\"")))
+                    .map_or(1, |i| i + 1);
+                return Err(TunedError::Invalid {
+                    path: path.to_path_buf(),
+                    line,
+                    message: format!("tuned parameter '{name}' is not in the parameter table"),
+                });
+            }
+        }
+        Ok(file)
+    }
+
+    /// Reads a tuned file.
+    ///
+    /// # Errors
+    /// As [`TunedFile::parse`], or the file cannot be read.
+    pub fn read(path: &Path) -> Result<TunedFile, TunedError> {
+        let text = std::fs::read_to_string(path).map_err(|source| TunedError::Unreadable {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::parse(path, &text)
+    }
+}
