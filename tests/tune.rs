@@ -93,6 +93,8 @@ fn a_short_tune_writes_a_file_that_parses_back_and_is_reproducible() {
     // iteration and the start.
     assert!((1..=6).contains(&file.evaluations.len()));
     assert_eq!(file.provenance.evaluations, file.evaluations.len());
+    assert_eq!(file.provenance.searched_evaluations, file.evaluations.len());
+    assert!(stdout.contains("evaluations searched in"), "{stdout}");
     assert_eq!(file.iterations.len(), 4);
     assert!(file.evaluations.iter().any(|e| e.pareto));
     // It round-trips, and a damaged copy is refused naming the file, the line and the value.
@@ -228,7 +230,14 @@ fn bad_configurations_exit_2_with_a_clear_message() {
 fn result_of(path: &Path) -> Value {
     let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let provenance = doc["provenance"].as_object_mut().unwrap();
-    for volatile in ["wall_seconds", "command_line", "arguments", "evaluations"] {
+    for volatile in [
+        "wall_seconds",
+        "command_line",
+        "arguments",
+        "evaluations",
+        "searched_evaluations",
+        "search_seconds",
+    ] {
         provenance.remove(volatile);
     }
     for e in doc["evaluations"].as_array_mut().unwrap() {

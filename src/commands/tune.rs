@@ -404,6 +404,7 @@ pub fn run(args: TuneArgs) -> Result<()> {
     };
 
     let evaluations = cost.evaluations();
+    let (searched, search_seconds) = cost.search_time();
     let games_record = games_problem
         .as_ref()
         .zip(games_setup.as_ref())
@@ -437,6 +438,8 @@ pub fn run(args: TuneArgs) -> Result<()> {
             evaluations: evaluations.len(),
             games: games_record.as_ref().map_or(0, |g| g.games),
             iterations_recorded: records.len(),
+            searched_evaluations: searched,
+            search_seconds,
             wall_seconds: elapsed,
             command_line: std::env::args().collect::<Vec<_>>().join(" "),
             arguments: serde_json::to_value(&args)?,
@@ -459,6 +462,20 @@ pub fn run(args: TuneArgs) -> Result<()> {
         "tuned set written to {} ({work}, {elapsed:.0} s)",
         args.out.display(),
     );
+    if searched > 0 {
+        let each = search_seconds / searched as f64;
+        println!(
+            "speed: {searched} evaluations searched in {search_seconds:.1} s on {threads} thread(s): {each:.2} s each ({} positions at {}), {:.1} per minute{}",
+            args.batch.unwrap_or(file.training.positions),
+            options.config.limit,
+            60.0 / each,
+            if args.solver.is_spsa() {
+                format!(", {:.2} s per SPSA iteration", 2.0 * each)
+            } else {
+                String::new()
+            }
+        );
+    }
     let title = format!(
         "marginal tune: {}, {} iterations, {} training positions, {} per position",
         args.solver.label(),

@@ -89,6 +89,8 @@ struct CostState {
     log: Option<File>,
     count: u64,
     tap: Option<Tap>,
+    searched: usize,
+    search_seconds: f64,
 }
 
 /// A shared list that receives a copy of every evaluation (cache hits included) from the
@@ -113,6 +115,8 @@ impl SuiteCost {
             log: None,
             count: 0,
             tap: None,
+            searched: 0,
+            search_seconds: 0.0,
         };
         if let Some(path) = log {
             if path.exists() {
@@ -155,6 +159,13 @@ impl SuiteCost {
         all
     }
 
+    /// How many evaluations this process searched (not from the cache or the log) and the
+    /// wall-clock seconds they took: the tuner's speed.
+    pub fn search_time(&self) -> (usize, f64) {
+        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        (state.searched, state.search_seconds)
+    }
+
     /// The tap: from now on every evaluation is also pushed onto the returned list (the same
     /// list on every call).
     pub fn tap(&self) -> Tap {
@@ -185,6 +196,7 @@ impl SuiteCost {
             let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
             state.cache.get(&key).cloned()
         };
+        let started = std::time::Instant::now();
         let mut evaluation = match cached {
             Some(e) => Evaluation { cached: true, ..e },
             None => {
@@ -207,6 +219,10 @@ impl SuiteCost {
             }
         };
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if !evaluation.cached {
+            state.searched += 1;
+            state.search_seconds += started.elapsed().as_secs_f64();
+        }
         evaluation.index = state.count;
         state.count += 1;
         if let Some(log) = state.log.as_mut() {

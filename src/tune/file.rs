@@ -129,6 +129,12 @@ pub struct Provenance {
     pub games: u64,
     /// Iterations recorded.
     pub iterations_recorded: usize,
+    /// Suite evaluations this invocation searched (not read from the cache or the log).
+    #[serde(default)]
+    pub searched_evaluations: usize,
+    /// Wall-clock seconds those searches took.
+    #[serde(default)]
+    pub search_seconds: f64,
     /// Wall-clock seconds of this invocation (a resumed run counts only its own).
     pub wall_seconds: f64,
     /// The command line.
