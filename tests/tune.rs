@@ -2,59 +2,25 @@
 //! back, the same seed gives the same result, and bad configurations exit 2 with a clear
 //! message.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use marginal::tune::file::TunedFile;
 use serde_json::Value;
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("marginal-tune-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+mod common;
+use common::{marginal, scratch, small_suite};
 
-/// The first `n` WAC positions as a suite file.
-fn small_suite(dir: &Path, n: usize) -> PathBuf {
-    let wac = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/suites/wac.epd");
-    let text = std::fs::read_to_string(wac).unwrap();
-    let lines: Vec<&str> = text.lines().take(n).collect();
-    let path = dir.join("small.epd");
-    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
-    path
-}
-
-fn marginal(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_marginal"))
-        .args(args)
-        .env("MARGINAL_CACHE_DIR", dir.join("cache"))
-        .output()
-        .expect("run marginal")
-}
-
+/// A 3-iteration tune at 400 nodes per position.
 fn tune(dir: &Path, suite: &Path, out: &str, extra: &[&str]) -> Output {
-    let out = dir.join(out);
-    let mut args = vec![
-        "tune",
-        "--suites",
-        suite.to_str().unwrap(),
-        "--iterations",
-        "3",
-        "--nodes",
-        "400",
-        "--threads",
-        "2",
-        "--out",
-        out.to_str().unwrap(),
-    ];
+    let mut args = vec!["--iterations", "3"];
     args.extend_from_slice(extra);
-    marginal(&args, dir)
+    common::tune(dir, suite, 400, out, &args)
 }
 
 #[test]
 fn a_short_tune_writes_a_file_that_parses_back_and_is_reproducible() {
-    let dir = scratch("ok");
+    let dir = scratch("tune", "ok");
     let suite = small_suite(&dir, 30);
     let out = tune(&dir, &suite, "a.json", &[]);
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -144,7 +110,7 @@ fn a_short_tune_writes_a_file_that_parses_back_and_is_reproducible() {
 
 #[test]
 fn a_batched_tune_scores_both_probes_on_the_same_sample_and_is_reproducible() {
-    let dir = scratch("batch");
+    let dir = scratch("tune", "batch");
     let suite = small_suite(&dir, 30);
     let out = tune(&dir, &suite, "a.json", &["--batch", "6"]);
     assert!(
@@ -177,7 +143,7 @@ fn a_batched_tune_scores_both_probes_on_the_same_sample_and_is_reproducible() {
 
 #[test]
 fn bad_configurations_exit_2_with_a_clear_message() {
-    let dir = scratch("bad");
+    let dir = scratch("tune", "bad");
     let suite = small_suite(&dir, 12);
     let cases: [(&[&str], &str); 7] = [
         (
@@ -250,7 +216,7 @@ fn result_of(path: &Path) -> Value {
 
 #[test]
 fn a_run_killed_with_sigkill_resumes_to_the_identical_result() {
-    let dir = scratch("kill");
+    let dir = scratch("tune", "kill");
     let suite = small_suite(&dir, 40);
     let args = |out: &str| -> Vec<String> {
         [

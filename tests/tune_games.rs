@@ -2,50 +2,17 @@
 //! runs end to end and writes a tuned file that parses back with its games log, the same seed
 //! gives the same margins, and `--confirm` writes the confirmation match into the file.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::Value;
 
-fn scratch(name: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("marginal-tune-games-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+mod common;
+use common::{scratch, small_suite};
 
-/// The first `n` WAC positions as a suite file.
-fn small_suite(dir: &Path, n: usize) -> PathBuf {
-    let wac = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/suites/wac.epd");
-    let text = std::fs::read_to_string(wac).unwrap();
-    let lines: Vec<&str> = text.lines().take(n).collect();
-    let path = dir.join("small.epd");
-    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
-    path
-}
-
+/// A tune at 300 nodes (per position, and per move in games).
 fn tune(dir: &Path, suite: &Path, out: &str, extra: &[&str]) -> Output {
-    let out = dir.join(out);
-    let mut args = vec![
-        "tune",
-        "--suites",
-        suite.to_str().unwrap(),
-        "--nodes",
-        "300",
-        "--threads",
-        "2",
-        "--out",
-        out.to_str().unwrap(),
-    ];
-    args.extend_from_slice(extra);
-    Command::new(env!("CARGO_BIN_EXE_marginal"))
-        .args(&args)
-        .env("MARGINAL_CACHE_DIR", dir.join("cache"))
-        // The default opening book is found from the crate's root.
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("run marginal")
+    common::tune(dir, suite, 300, out, extra)
 }
 
 fn succeeded(out: &Output) -> String {
@@ -66,7 +33,7 @@ const GAMES: [&str; 6] = ["--objective", "games", "--iterations", "2", "--pairs"
 
 #[test]
 fn a_short_games_tune_writes_its_games_log_and_is_reproducible() {
-    let dir = scratch("ok");
+    let dir = scratch("tune-games", "ok");
     let suite = small_suite(&dir, 20);
     let stdout = succeeded(&tune(&dir, &suite, "a.json", &GAMES));
     assert!(stdout.contains("objective: games"), "{stdout}");
@@ -121,7 +88,7 @@ fn a_short_games_tune_writes_its_games_log_and_is_reproducible() {
 
 #[test]
 fn confirm_writes_the_match_report_into_the_tuned_file() {
-    let dir = scratch("confirm");
+    let dir = scratch("tune-games", "confirm");
     let suite = small_suite(&dir, 20);
     let extra = [
         "--iterations",
@@ -188,7 +155,7 @@ fn confirm_writes_the_match_report_into_the_tuned_file() {
 
 #[test]
 fn a_games_tune_killed_with_sigkill_resumes_to_the_identical_result() {
-    let dir = scratch("kill");
+    let dir = scratch("tune-games", "kill");
     let suite = small_suite(&dir, 20);
     let args = |out: &str| -> Vec<String> {
         [

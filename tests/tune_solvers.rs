@@ -3,49 +3,19 @@
 //! Pareto flag, and an SVG beside it; the swarm is reproducible from its seed; solver options
 //! that do not fit exit 2.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Output;
 
 use serde_json::Value;
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("marginal-solvers-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+mod common;
+use common::{scratch, small_suite};
 
-/// The first `n` WAC positions as a suite file.
-fn small_suite(dir: &Path, n: usize) -> PathBuf {
-    let wac = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/suites/wac.epd");
-    let text = std::fs::read_to_string(wac).unwrap();
-    let lines: Vec<&str> = text.lines().take(n).collect();
-    let path = dir.join("small.epd");
-    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
-    path
-}
-
+/// A 2-iteration tune at 300 nodes per position.
 fn tune(dir: &Path, suite: &Path, out: &str, extra: &[&str]) -> Output {
-    let out = dir.join(out);
-    let mut args = vec![
-        "tune",
-        "--suites",
-        suite.to_str().unwrap(),
-        "--iterations",
-        "2",
-        "--nodes",
-        "300",
-        "--threads",
-        "2",
-        "--out",
-        out.to_str().unwrap(),
-    ];
+    let mut args = vec!["--iterations", "2"];
     args.extend_from_slice(extra);
-    Command::new(env!("CARGO_BIN_EXE_marginal"))
-        .args(&args)
-        .env("MARGINAL_CACHE_DIR", dir.join("cache"))
-        .output()
-        .expect("run marginal")
+    common::tune(dir, suite, 300, out, &args)
 }
 
 /// Runs a tune that must succeed; returns its document.
@@ -100,7 +70,7 @@ fn check_document(doc: &Value, solver: &str) {
 
 #[test]
 fn nelder_mead_runs_end_to_end() {
-    let dir = scratch("nm");
+    let dir = scratch("solvers", "nm");
     let suite = small_suite(&dir, 20);
     let doc = tune_ok(&dir, &suite, "nm.json", &["--solver", "nelder-mead"]);
     check_document(&doc, "nelder-mead");
@@ -114,7 +84,7 @@ fn nelder_mead_runs_end_to_end() {
 
 #[test]
 fn pso_runs_end_to_end_and_the_same_seed_gives_the_same_result() {
-    let dir = scratch("pso");
+    let dir = scratch("solvers", "pso");
     let suite = small_suite(&dir, 20);
     let a = tune_ok(&dir, &suite, "a.json", &["--solver", "pso", "--seed", "5"]);
     check_document(&a, "pso");
@@ -145,7 +115,7 @@ fn pso_runs_end_to_end_and_the_same_seed_gives_the_same_result() {
 
 #[test]
 fn solver_options_that_do_not_fit_exit_2() {
-    let dir = scratch("bad");
+    let dir = scratch("solvers", "bad");
     let suite = small_suite(&dir, 12);
     let cases: [(&[&str], &str); 4] = [
         (&["--particles", "4"], "only with --solver pso"),

@@ -1,0 +1,55 @@
+//! Helpers shared by the `marginal tune` tests: a scratch directory, a small suite, and the
+//! binary run as a user runs it.
+// Each test file uses some of these, not all.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A fresh, empty directory for one test (`prefix` keeps test files apart).
+pub fn scratch(prefix: &str, name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("marginal-{prefix}-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The first `n` WAC positions as a suite file.
+pub fn small_suite(dir: &Path, n: usize) -> PathBuf {
+    let wac = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/suites/wac.epd");
+    let text = std::fs::read_to_string(wac).unwrap();
+    let lines: Vec<&str> = text.lines().take(n).collect();
+    let path = dir.join("small.epd");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    path
+}
+
+/// Runs `marginal ARGS` from the crate's root (where the default opening book is), with the
+/// reference cache inside `dir`.
+pub fn marginal(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_marginal"))
+        .args(args)
+        .env("MARGINAL_CACHE_DIR", dir.join("cache"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run marginal")
+}
+
+/// `marginal tune --suites SUITE --nodes NODES --threads 2 --out DIR/OUT EXTRA...`.
+pub fn tune(dir: &Path, suite: &Path, nodes: u32, out: &str, extra: &[&str]) -> Output {
+    let out = dir.join(out);
+    let nodes = nodes.to_string();
+    let mut args = vec![
+        "tune",
+        "--suites",
+        suite.to_str().unwrap(),
+        "--nodes",
+        &nodes,
+        "--threads",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    marginal(&args, dir)
+}
