@@ -29,7 +29,7 @@ fn tune_ok(dir: &Path, suite: &Path, out: &str, extra: &[&str]) -> Value {
     );
     assert!(stdout.contains("plot written to"), "{stdout}");
     let path = dir.join(out);
-    marginal::formats::tuned::read(&path).unwrap();
+    marginal::tune::file::TunedFile::read(&path).unwrap();
     let svg = std::fs::read_to_string(path.with_extension("svg")).unwrap();
     assert!(
         svg.starts_with("<svg") || svg.starts_with("<?xml"),
@@ -114,14 +114,55 @@ fn pso_runs_end_to_end_and_the_same_seed_gives_the_same_result() {
 }
 
 #[test]
+fn nelder_mead_and_the_swarm_run_on_the_games_objective() {
+    let dir = scratch("solvers", "games");
+    let suite = small_suite(&dir, 12);
+    for solver in ["nelder-mead", "pso"] {
+        let out = format!("{solver}.json");
+        let extra = [
+            "--solver",
+            solver,
+            "--objective",
+            "games",
+            "--pairs",
+            "1",
+            "--particles",
+            "2",
+        ];
+        let extra = if solver == "pso" {
+            &extra[..]
+        } else {
+            &extra[..6]
+        };
+        let doc = tune_ok(&dir, &suite, &out, extra);
+        assert_eq!(doc["provenance"]["solver"], solver);
+        assert_eq!(doc["provenance"]["objective"], "games");
+        // Every candidate played the defaults: cost evaluations, one pair each, on the same
+        // first opening.
+        let games = doc["games"]["evaluations"].as_array().unwrap();
+        assert!(!games.is_empty());
+        for g in games {
+            assert_eq!(g["kind"], "cost", "{g}");
+            assert_eq!(g["pairs"], 1);
+            assert_eq!(g["first_opening"], games[0]["first_opening"]);
+        }
+        assert_eq!(
+            doc["provenance"]["games"].as_u64().unwrap(),
+            2 * games.len() as u64
+        );
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
 fn solver_options_that_do_not_fit_exit_2() {
     let dir = scratch("solvers", "bad");
     let suite = small_suite(&dir, 12);
     let cases: [(&[&str], &str); 4] = [
         (&["--particles", "4"], "only with --solver pso"),
         (
-            &["--solver", "nelder-mead", "--objective", "games"],
-            "only the suite objective",
+            &["--solver", "nelder-mead", "--batch", "4"],
+            "needs a positive size, SPSA and the suite objective",
         ),
         (&["--solver", "pso", "--particles", "0"], "at least one"),
         (&["--solver", "simplex"], "invalid value 'simplex'"),

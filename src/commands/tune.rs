@@ -328,14 +328,13 @@ pub fn run(args: TuneArgs) -> Result<()> {
     let mut games_problem = None;
     let (theta, cost) = match (args.objective, &games_setup) {
         (ObjectiveKind::Games, Some(setup)) => {
-            let (theta, problem) = games::tune(
-                &args,
-                setup,
-                &space,
-                &dir,
-                &run_id,
-                Both(observer, recorder),
-            )?;
+            let problem = games::problem(&args, setup, &space, &dir)?;
+            let (theta, problem) = if args.solver.is_spsa() {
+                games::tune(&args, problem, &dir, &run_id, Both(observer, recorder))?
+            } else {
+                pool.install(|| solver::run(&solver_setup, problem, &dir, &run_id, recorder))
+                    .map_err(|e| UserError(format!("{e}")))?
+            };
             games_problem = Some(problem);
             (theta, cost)
         }

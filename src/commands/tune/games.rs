@@ -143,15 +143,14 @@ pub fn for_run_id(recorded: &mut TuneArgs) -> Option<u64> {
     Some(h.finish())
 }
 
-/// Runs SPSA on the games objective (resuming from the checkpoint when there is one).
-pub fn tune(
+/// The games objective of a run: the book shuffled with --seed, the games' settings, the log
+/// in the checkpoint directory.
+pub fn problem(
     args: &TuneArgs,
     setup: &GamesSetup,
     space: &Space,
     dir: &Path,
-    run_id: &str,
-    observer: impl Observe<SpsaState> + 'static,
-) -> Result<(Vec<f64>, GamesProblem)> {
+) -> Result<GamesProblem> {
     let mut book = setup.book.clone();
     openings::shuffle(&mut book, args.seed);
     let settings = GamesSettings {
@@ -163,8 +162,13 @@ pub fn tune(
         concurrency: threads(args.threads),
         hash_mb: args.hash,
     };
+    let what = if args.solver.is_spsa() {
+        "theta+ against theta-"
+    } else {
+        "each candidate against the defaults (on the same openings every time)"
+    };
     println!(
-        "objective: games, theta+ against theta- for {} pair(s) ({} games) an iteration at {}/move, {} openings from {} (shuffled, seed {})",
+        "objective: games, {what} for {} pair(s) ({} games) at {}/move, {} openings from {} (shuffled, seed {})",
         settings.pairs,
         2 * settings.pairs,
         limit_text(settings.game.limit),
@@ -172,8 +176,18 @@ pub fn tune(
         setup.book_path.display(),
         args.seed
     );
-    let problem = GamesProblem::new(space.clone(), book, settings, Some(&log_path(dir)))
-        .with_context(|| format!("cannot open the games log in {}", dir.display()))?;
+    GamesProblem::new(space.clone(), book, settings, Some(&log_path(dir)))
+        .with_context(|| format!("cannot open the games log in {}", dir.display()))
+}
+
+/// Runs SPSA on the games objective (resuming from the checkpoint when there is one).
+pub fn tune(
+    args: &TuneArgs,
+    problem: GamesProblem,
+    dir: &Path,
+    run_id: &str,
+    observer: impl Observe<SpsaState> + 'static,
+) -> Result<(Vec<f64>, GamesProblem)> {
     let checkpoint = dir.join("spsa.json");
     run_spsa_games(
         problem,

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use argmin::core::Error;
+use argmin::core::{CostFunction, Error};
 use marginal::formats::write_atomic;
 use marginal::tune::cost::SuiteCost;
 use marginal::tune::file::TunedFile;
@@ -21,7 +21,6 @@ use serde_json::Value;
 
 use super::super::UserError;
 use super::TuneArgs;
-use super::games::ObjectiveKind;
 
 /// Which solver walks the space.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -74,13 +73,6 @@ pub struct SolverSetup {
 /// Checks the solver arguments and works out the settings.
 pub fn setup(args: &TuneArgs, space: &Space) -> Result<SolverSetup> {
     let kind = args.solver;
-    if !kind.is_spsa() && args.objective != ObjectiveKind::Suite {
-        return Err(UserError(format!(
-            "--solver {}: only the suite objective is supported (the games objective runs SPSA)",
-            kind.name()
-        ))
-        .into());
-    }
     if args.particles.is_some() && kind != SolverKind::Pso {
         return Err(UserError("--particles: only with --solver pso".into()).into());
     }
@@ -161,13 +153,16 @@ pub fn recorder(
 
 /// Runs Nelder-Mead or the swarm (not SPSA: that is `marginal::tune::run_spsa`), checkpointing
 /// into `dir`.
-pub fn run(
+pub fn run<C>(
     setup: &SolverSetup,
-    cost: SuiteCost,
+    cost: C,
     dir: &Path,
     run_id: &str,
     recorder: Recorder,
-) -> Result<(Vec<f64>, SuiteCost), Error> {
+) -> Result<(Vec<f64>, C), Error>
+where
+    C: CostFunction<Param = Vec<f64>, Output = f64>,
+{
     match (setup.kind, &setup.nelder_mead, &setup.pso) {
         (SolverKind::NelderMead, Some(s), _) => {
             let path = dir.join("nelder-mead.json");
