@@ -31,6 +31,10 @@ fn a_short_tune_writes_a_file_that_parses_back_and_is_reproducible() {
     );
     assert!(stdout.contains("iteration   3/3"), "{stdout}");
     assert!(
+        stdout.contains("objective ") && stdout.contains("best "),
+        "{stdout}"
+    );
+    assert!(
         stdout.contains("validation (") && stdout.contains("McNemar"),
         "{stdout}"
     );

@@ -32,7 +32,7 @@ use super::{UserError, threads};
 mod games;
 use games::ObjectiveKind;
 mod solver;
-use marginal::tune::solvers::Both;
+use marginal::tune::solvers::{Both, Iterations};
 use solver::SolverKind;
 
 /// The suites a default run tunes on (bundled with the repository).
@@ -188,6 +188,10 @@ struct Lines {
     space: Space,
     iterations: u64,
     start: Instant,
+    /// The recorder's list: the objectives each iteration evaluated (recorded before this
+    /// observer runs).
+    records: Iterations,
+    best: f64,
 }
 
 impl Observe<SpsaState> for Lines {
@@ -205,8 +209,22 @@ impl Observe<SpsaState> for Lines {
             .get("result")
             .and_then(|v| v.get_float())
             .unwrap_or(f64::NAN);
+        let evaluated = self
+            .records
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .last()
+            .map(|r| r.evaluated.clone())
+            .unwrap_or_default();
+        let objectives = if evaluated.is_empty() {
+            String::new()
+        } else {
+            self.best = evaluated.iter().copied().fold(self.best, f64::max);
+            let probes: Vec<String> = evaluated.iter().map(|o| format!("{o:.3}")).collect();
+            format!("  objective {}  best {:.3}", probes.join("/"), self.best)
+        };
         println!(
-            "iteration {:>3}/{}: {}  result {result:+.3}  ({:.0} s)",
+            "iteration {:>3}/{}: {}  result {result:+.3}{objectives}  ({:.0} s)",
             state.get_iter() + 1,
             self.iterations,
             margins.join(", "),
@@ -317,20 +335,22 @@ pub fn run(args: TuneArgs) -> Result<()> {
     });
     let cost = SuiteCost::new(train_scorer, space.clone(), Some(&log_path(&dir)))
         .with_context(|| format!("cannot open the evaluation log in {}", dir.display()))?;
+    let recorder = solver::recorder(&solver_setup, &space, &dir, &cost, args.iterations, start)?;
+    let iterations = recorder.records();
     let observer = Lines {
         space: space.clone(),
         iterations: args.iterations,
         start,
+        records: iterations.clone(),
+        best: f64::NEG_INFINITY,
     };
-    let recorder = solver::recorder(&solver_setup, &space, &dir, &cost, args.iterations, start)?;
-    let iterations = recorder.records();
     let checkpoint = dir.join("spsa.json");
     let mut games_problem = None;
     let (theta, cost) = match (args.objective, &games_setup) {
         (ObjectiveKind::Games, Some(setup)) => {
             let problem = games::problem(&args, setup, &space, &dir)?;
             let (theta, problem) = if args.solver.is_spsa() {
-                games::tune(&args, problem, &dir, &run_id, Both(observer, recorder))?
+                games::tune(&args, problem, &dir, &run_id, Both(recorder, observer))?
             } else {
                 pool.install(|| solver::run(&solver_setup, problem, &dir, &run_id, recorder))
                     .map_err(|e| UserError(format!("{e}")))?
@@ -350,7 +370,7 @@ pub fn run(args: TuneArgs) -> Result<()> {
                     args.gain,
                     args.batch,
                     Some((&checkpoint, &run_id)),
-                    Both(observer, recorder),
+                    Both(recorder, observer),
                 )
             })
             .map_err(|e| UserError(format!("{e}")))?,
