@@ -31,6 +31,11 @@ enum Command {
     Match(commands::match_cmd::MatchArgs),
     /// Tunes margins with SPSA on EPD suites and judges the result on held-out positions.
     Tune(commands::tune::TuneArgs),
+    /// Draws a tuned file's SVG (objective and margins across iterations, Pareto front) again.
+    Plot {
+        /// The tuned file (`marginal-tuned/1`); the SVG is written beside it.
+        file: std::path::PathBuf,
+    },
     /// Searches the built-in bench positions; the total node count is the engine's signature.
     Bench {
         /// Search depth, plies.
@@ -73,6 +78,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Suite(args) => commands::suite::run(args)?,
         Command::Match(args) => commands::match_cmd::run(args)?,
         Command::Tune(args) => commands::tune::run(args)?,
+        Command::Plot { file } => commands::tune::plot(&file)?,
         Command::Bench {
             depth,
             margins,

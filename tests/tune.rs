@@ -96,6 +96,14 @@ fn a_short_tune_writes_a_file_that_parses_back_and_is_reproducible() {
         error.contains(&format!("bad.json:{}", line + 1)) && error.contains("99999"),
         "{error}"
     );
+    // `marginal plot` draws the SVG again from the file, and refuses the damaged one.
+    std::fs::remove_file(path.with_extension("svg")).unwrap();
+    let plot = marginal(&["plot", path.to_str().unwrap()], &dir);
+    assert!(plot.status.success());
+    assert!(path.with_extension("svg").exists());
+    let plot = marginal(&["plot", bad.to_str().unwrap()], &dir);
+    assert_eq!(plot.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&plot.stderr).contains("bad.json:"));
     std::fs::write(&bad, text.replace("marginal-tuned/1", "marginal-tuned/9")).unwrap();
     let error = TunedFile::read(&bad).unwrap_err().to_string();
     assert!(

@@ -495,14 +495,25 @@ pub fn run(args: TuneArgs) -> Result<()> {
             }
         );
     }
-    let title = format!(
-        "marginal tune: {}, {} iterations, {} training positions, {} per position",
-        args.solver.label(),
-        args.iterations,
-        file.training.positions,
-        options.config.limit
-    );
-    let svg = solver::write_svg(&args.out, &file, &space, title)?;
+    let svg = solver::write_svg(&args.out, &file, &space)?;
+    println!("plot written to {}", svg.display());
+    Ok(())
+}
+
+/// `marginal plot FILE`: draws a tuned file's SVG again, beside it.
+pub fn plot(path: &std::path::Path) -> Result<()> {
+    let file = TunedFile::read(path).map_err(UserError::from_display)?;
+    let names: Vec<&str> = file.tuned.iter().map(String::as_str).collect();
+    let bounds: Vec<String> = file
+        .provenance
+        .schedule
+        .iter()
+        .map(|r| format!("{}={}..{}", r.name, r.lower, r.upper))
+        .collect();
+    let bounds: Vec<&str> = bounds.iter().map(String::as_str).collect();
+    let space = Space::new(Margins::default(), &names, &bounds)
+        .map_err(|e| UserError(format!("{}: {e}", path.display())))?;
+    let svg = solver::write_svg(path, &file, &space)?;
     println!("plot written to {}", svg.display());
     Ok(())
 }

@@ -94,7 +94,12 @@ pub fn svg(data: &PlotData) -> Result<String, PlotError> {
         let root = root.titled(&data.title, (FONT, 20)).map_err(err)?;
         let (left, right) = root.split_horizontally(WIDTH * 56 / 100);
         let (top, bottom) = left.split_vertically((HEIGHT - 30) * 45 / 100);
-        objective_panel(&top, data)?;
+        let objectives = data.iterations.iter().any(|r| line_value(r).is_some());
+        if objectives || !data.iterations.iter().any(|r| r.result.is_some()) {
+            objective_panel(&top, data)?;
+        } else {
+            result_panel(&top, data)?;
+        }
         let rows = bottom.split_evenly((data.margins.len().max(1), 1));
         for (i, area) in rows.iter().enumerate().take(data.margins.len()) {
             margin_panel(area, data, i, i + 1 == data.margins.len())?;
@@ -236,6 +241,80 @@ fn objective_panel(
             .label(format!("{} {level:.3}", m.label))
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
     }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(LIGHT)
+        .label_font((FONT, 12))
+        .draw()
+        .map_err(err)?;
+    Ok(())
+}
+
+/// Iterations averaged by the line of [`result_panel`].
+const RESULT_WINDOW: usize = 20;
+
+/// For a run without suite evaluations (the games objective): SPSA's result per iteration
+/// (W-L of theta+ against theta-) as dots, and its mean over the last [`RESULT_WINDOW`]
+/// iterations as a line.
+fn result_panel(area: &DrawingArea<SVGBackend, Shift>, data: &PlotData) -> Result<(), PlotError> {
+    let dots: Vec<(f64, f64)> = data
+        .iterations
+        .iter()
+        .filter_map(|r| r.result.map(|v| (r.iteration as f64, v)))
+        .filter(|p| p.1.is_finite())
+        .collect();
+    let line: Vec<(f64, f64)> = (0..dots.len())
+        .map(|i| {
+            let window = &dots[(i + 1).saturating_sub(RESULT_WINDOW)..=i];
+            let mean = window.iter().map(|p| p.1).sum::<f64>() / window.len() as f64;
+            (dots[i].0, mean)
+        })
+        .collect();
+    let (x0, x1) = x_range(data);
+    let (y0, y1) = padded(dots.iter().map(|p| p.1).chain([0.0]), 0.08);
+    let mut chart = ChartBuilder::on(area)
+        .caption(
+            "SPSA's result per iteration (W-L of theta+ against theta-)",
+            (FONT, 16),
+        )
+        .margin(8)
+        .x_label_area_size(28)
+        .y_label_area_size(56)
+        .build_cartesian_2d(x0..x1, y0..y1)
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .light_line_style(WHITE.mix(0.0))
+        .x_labels(10)
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .y_label_formatter(&|y| format!("{y:.0}"))
+        .y_desc("W-L")
+        .label_style((FONT, 12))
+        .draw()
+        .map_err(err)?;
+    chart
+        .draw_series(
+            dots.iter()
+                .map(|&p| Circle::new(p, 2, LIGHT.mix(0.9).filled())),
+        )
+        .map_err(err)?
+        .label("result of the iteration")
+        .legend(|(x, y)| Circle::new((x + 10, y), 3, LIGHT.filled()));
+    chart
+        .draw_series(LineSeries::new(line.iter().copied(), LINE.stroke_width(2)))
+        .map_err(err)?
+        .label(format!("mean of the last {RESULT_WINDOW} iterations"))
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], LINE.stroke_width(2)));
+    chart
+        .draw_series(DashedLineSeries::new(
+            [(x0, 0.0), (x1, 0.0)],
+            6,
+            4,
+            BLACK.mix(0.5).stroke_width(1),
+        ))
+        .map_err(err)?;
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::LowerRight)
@@ -483,6 +562,24 @@ mod tests {
         ] {
             assert!(text.contains(part), "{part}");
         }
+        assert!(text.contains("Objective across iterations"));
+        // A games run (results, no evaluations) plots SPSA's results instead.
+        let games = PlotData {
+            iterations: data
+                .iterations
+                .iter()
+                .map(|r| IterationRecord {
+                    evaluated: vec![],
+                    result: Some(r.iteration as f64 - 2.0),
+                    ..r.clone()
+                })
+                .collect(),
+            candidates: vec![],
+            ..data.clone()
+        };
+        let text = svg(&games).unwrap();
+        assert!(text.contains("W-L of theta+ against theta-"));
+        assert!(text.contains("mean of the last 20 iterations"));
         // Empty data still draws.
         let empty = PlotData {
             iterations: vec![],

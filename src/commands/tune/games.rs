@@ -199,7 +199,8 @@ pub fn tune(
     .map_err(|e| UserError(format!("{e}")).into())
 }
 
-fn limit_text(limit: MoveLimit) -> String {
+/// A per-move limit in words: `5000 nodes`, `depth 8`, `10+0.1 s`.
+pub fn limit_text(limit: MoveLimit) -> String {
     match limit {
         MoveLimit::Nodes(n) => format!("{n} nodes"),
         MoveLimit::Depth(d) => format!("depth {d}"),

@@ -21,6 +21,7 @@ use serde_json::Value;
 
 use super::super::UserError;
 use super::TuneArgs;
+use super::games::limit_text;
 
 /// Which solver walks the space.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -177,7 +178,27 @@ where
 }
 
 /// Draws `NAME.svg` beside the tuned file `out` from its document; returns its path.
-pub fn write_svg(out: &Path, file: &TunedFile, space: &Space, title: String) -> Result<PathBuf> {
+pub fn write_svg(out: &Path, file: &TunedFile, space: &Space) -> Result<PathBuf> {
+    let p = &file.provenance;
+    let solver = match p.solver.as_str() {
+        "spsa" => "SPSA",
+        "nelder-mead" => "Nelder-Mead",
+        "pso" => "particle swarm",
+        other => other,
+    };
+    let title = match &file.games {
+        Some(g) => format!(
+            "marginal tune: {solver} on games, {} iterations, {} pair(s) each ({} games) at {} per move",
+            p.iterations,
+            g.pairs,
+            g.games,
+            limit_text(g.limit)
+        ),
+        None => format!(
+            "marginal tune: {solver}, {} iterations, {} training positions, {} per position",
+            p.iterations, file.training.positions, p.limit
+        ),
+    };
     let candidates = file
         .evaluations
         .iter()
