@@ -10,6 +10,7 @@
 //! default, off) marked and labelled.
 
 use plotters::coord::Shift;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
 use super::solvers::IterationRecord;
@@ -187,24 +188,14 @@ fn objective_panel(
             .chain(levels.iter().map(|l| l.2)),
         0.08,
     );
-    let mut chart = ChartBuilder::on(area)
-        .caption("Objective across iterations (training)", (FONT, 16))
-        .margin(8)
-        .x_label_area_size(28)
-        .y_label_area_size(56)
-        .build_cartesian_2d(x0..x1, y0..y1)
-        .map_err(err)?;
-    let y_dec = decimals(y1 - y0);
-    chart
-        .configure_mesh()
-        .light_line_style(WHITE.mix(0.0))
-        .x_labels(10)
-        .x_label_formatter(&|x| format!("{x:.0}"))
-        .y_label_formatter(&|y| format!("{y:.y_dec$}"))
-        .y_desc("objective")
-        .label_style((FONT, 12))
-        .draw()
-        .map_err(err)?;
+    let mut chart = iteration_chart(
+        area,
+        "Objective across iterations (training)",
+        (x0, x1),
+        (y0, y1),
+        "objective",
+        decimals(y1 - y0),
+    )?;
     if !dots.is_empty() {
         chart
             .draw_series(
@@ -241,6 +232,45 @@ fn objective_panel(
             .label(format!("{} {level:.3}", m.label))
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
     }
+    draw_legend(&mut chart)
+}
+
+/// A chart with iterations along x, as the top panel draws them.
+type Chart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// The top panel's chart: caption, ranges, and the mesh with `y_decimals` on the y labels.
+fn iteration_chart<'a, 'b>(
+    area: &'a DrawingArea<SVGBackend<'b>, Shift>,
+    caption: &str,
+    (x0, x1): (f64, f64),
+    (y0, y1): (f64, f64),
+    y_desc: &str,
+    y_decimals: usize,
+) -> Result<Chart<'a, 'b>, PlotError> {
+    let mut chart = ChartBuilder::on(area)
+        .caption(caption, (FONT, 16))
+        .margin(8)
+        .x_label_area_size(28)
+        .y_label_area_size(56)
+        .build_cartesian_2d(x0..x1, y0..y1)
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .light_line_style(WHITE.mix(0.0))
+        .x_labels(10)
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .y_label_formatter(&|y| format!("{y:.y_decimals$}"))
+        .y_desc(y_desc)
+        .label_style((FONT, 12))
+        .draw()
+        .map_err(err)?;
+    Ok(chart)
+}
+
+/// A panel's legend, lower right.
+fn draw_legend<'a, DB: DrawingBackend + 'a>(
+    chart: &mut ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+) -> Result<(), PlotError> {
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::LowerRight)
@@ -274,26 +304,14 @@ fn result_panel(area: &DrawingArea<SVGBackend, Shift>, data: &PlotData) -> Resul
         .collect();
     let (x0, x1) = x_range(data);
     let (y0, y1) = padded(dots.iter().map(|p| p.1).chain([0.0]), 0.08);
-    let mut chart = ChartBuilder::on(area)
-        .caption(
-            "SPSA's result per iteration (W-L of theta+ against theta-)",
-            (FONT, 16),
-        )
-        .margin(8)
-        .x_label_area_size(28)
-        .y_label_area_size(56)
-        .build_cartesian_2d(x0..x1, y0..y1)
-        .map_err(err)?;
-    chart
-        .configure_mesh()
-        .light_line_style(WHITE.mix(0.0))
-        .x_labels(10)
-        .x_label_formatter(&|x| format!("{x:.0}"))
-        .y_label_formatter(&|y| format!("{y:.0}"))
-        .y_desc("W-L")
-        .label_style((FONT, 12))
-        .draw()
-        .map_err(err)?;
+    let mut chart = iteration_chart(
+        area,
+        "SPSA's result per iteration (W-L of theta+ against theta-)",
+        (x0, x1),
+        (y0, y1),
+        "W-L",
+        0,
+    )?;
     chart
         .draw_series(
             dots.iter()
@@ -315,15 +333,7 @@ fn result_panel(area: &DrawingArea<SVGBackend, Shift>, data: &PlotData) -> Resul
             BLACK.mix(0.5).stroke_width(1),
         ))
         .map_err(err)?;
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(LIGHT)
-        .label_font((FONT, 12))
-        .draw()
-        .map_err(err)?;
-    Ok(())
+    draw_legend(&mut chart)
 }
 
 fn margin_panel(
@@ -493,15 +503,7 @@ fn pareto_panel(area: &DrawingArea<SVGBackend, Shift>, data: &PlotData) -> Resul
             ))
             .map_err(err)?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(LIGHT)
-        .label_font((FONT, 12))
-        .draw()
-        .map_err(err)?;
-    Ok(())
+    draw_legend(&mut chart)
 }
 
 #[cfg(test)]
