@@ -56,7 +56,7 @@ pub enum TunedError {
 }
 
 /// The 1-based line on which `"key"` first appears in `text` (1 when absent).
-fn line_of(text: &str, key: &str) -> usize {
+pub(crate) fn line_of(text: &str, key: &str) -> usize {
     let quoted = format!("\"{key}\"");
     text.lines()
         .position(|l| l.contains(&quoted))

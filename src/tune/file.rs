@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::formats::tuned::{TUNED_FORMAT, TunedError};
+use crate::formats::tuned::{TUNED_FORMAT, TunedError, line_of};
 use crate::params::Margins;
 use crate::scoring::games::game::MoveLimit;
 use crate::scoring::games::matches::MatchReport;
@@ -268,13 +268,9 @@ impl TunedFile {
             })?;
         let format = value.get("format").and_then(|f| f.as_str());
         if format != Some(TUNED_FORMAT) {
-            let line = text
-                .lines()
-                .position(|l| l.contains("\"format\""))
-                .map_or(1, |i| i + 1);
             return Err(TunedError::Invalid {
                 path: path.to_path_buf(),
-                line,
+                line: line_of(text, "format"),
                 message: format!(
                     "format {} is not \"{TUNED_FORMAT}\"",
                     value
@@ -290,13 +286,9 @@ impl TunedFile {
         })?;
         for name in &file.tuned {
             if Margins::find(name).is_none() {
-                let line = text
-                    .lines()
-                    .position(|l| l.contains(&format!("\"{name}\"")))
-                    .map_or(1, |i| i + 1);
                 return Err(TunedError::Invalid {
                     path: path.to_path_buf(),
-                    line,
+                    line: line_of(text, name),
                     message: format!("tuned parameter '{name}' is not in the parameter table"),
                 });
             }
