@@ -279,10 +279,17 @@ impl TunedFile {
                 ),
             });
         }
-        let file: TunedFile = serde_json::from_str(text).map_err(|e| TunedError::Invalid {
-            path: path.to_path_buf(),
-            line: value_line(text, &e),
-            message: format!("not a {TUNED_FORMAT} file: {e}"),
+        let file: TunedFile = serde_json::from_str(text).map_err(|e| {
+            // The line leads the message; serde's own position would contradict it.
+            let mut message = e.to_string();
+            if let Some(at) = message.rfind(" at line ") {
+                message.truncate(at);
+            }
+            TunedError::Invalid {
+                path: path.to_path_buf(),
+                line: value_line(text, &e),
+                message: format!("not a {TUNED_FORMAT} file: {message}"),
+            }
         })?;
         for name in &file.tuned {
             if Margins::find(name).is_none() {
