@@ -11,6 +11,9 @@ use std::path::Path;
 use indicatif::{ProgressBar, ProgressStyle};
 use marginal::formats::tuned;
 use marginal::params::Margins;
+use marginal::scoring::suite::RunConfig;
+use marginal::scoring::suite::objective::{DEFAULT_EARLY, DEFAULT_WEIGHT, ObjectiveParams};
+use serde::{Deserialize, Serialize};
 
 /// An error in what the user gave (a file, an option, a margin set): exit status 2.
 #[derive(Debug, thiserror::Error)]
@@ -101,5 +104,29 @@ mod tests {
             150
         );
         assert_eq!(resolve("off").unwrap(), Margins::off());
+    }
+}
+
+/// The suite objective's options, shared by `suite` and `tune`.
+#[derive(clap::Args, Clone, Serialize, Deserialize)]
+pub struct ScoringArgs {
+    /// Objective weight: accuracy points per halving of the node count.
+    #[arg(long, default_value_t = DEFAULT_WEIGHT)]
+    pub weight: f64,
+    /// Objective: share of a solution's credit that depends on how early it was found.
+    #[arg(long, default_value_t = DEFAULT_EARLY)]
+    pub early: f64,
+    /// Transposition table per search, megabytes.
+    #[arg(long, default_value_t = RunConfig::default().hash_mb)]
+    pub hash: usize,
+}
+
+impl ScoringArgs {
+    /// The objective's parameters (`early` clamped to 0..1).
+    pub fn params(&self) -> ObjectiveParams {
+        ObjectiveParams {
+            weight: self.weight,
+            early: self.early.clamp(0.0, 1.0),
+        }
     }
 }

@@ -5,14 +5,13 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use marginal::scoring::suite::objective::{DEFAULT_EARLY, DEFAULT_WEIGHT};
 use marginal::scoring::suite::{
-    LoadedSuites, Objective, ObjectiveParams, Phase, PositionScore, RunConfig, ScorerOptions,
-    SuiteLimit, SuiteScore, SuiteScorer, default_cache_dir, load_suites,
+    LoadedSuites, Objective, Phase, PositionScore, RunConfig, ScorerOptions, SuiteLimit,
+    SuiteScore, SuiteScorer, default_cache_dir, load_suites,
 };
 use serde::Serialize;
 
-use super::{UserError, margins_from, progress_bar, resolve, threads};
+use super::{ScoringArgs, UserError, margins_from, progress_bar, resolve, threads};
 
 /// Arguments of `marginal suite`.
 #[derive(Args)]
@@ -45,15 +44,9 @@ pub struct SuiteArgs {
     /// Make any bad EPD line fatal (exit 2).
     #[arg(long)]
     strict: bool,
-    /// Objective weight: accuracy points per halving of the node count.
-    #[arg(long, default_value_t = DEFAULT_WEIGHT)]
-    weight: f64,
-    /// Objective: share of a solution's credit that depends on how early it was found.
-    #[arg(long, default_value_t = DEFAULT_EARLY)]
-    early: f64,
-    /// Transposition table per search, megabytes.
-    #[arg(long, default_value_t = RunConfig::default().hash_mb)]
-    hash: usize,
+    /// The suite objective's weights and the table size.
+    #[command(flatten)]
+    scoring: ScoringArgs,
     /// Where cached reference runs live (default $MARGINAL_CACHE_DIR or .marginal-cache).
     #[arg(long)]
     cache_dir: Option<PathBuf>,
@@ -94,12 +87,9 @@ pub fn options(args: &SuiteArgs) -> Result<ScorerOptions, UserError> {
     Ok(ScorerOptions {
         config: RunConfig {
             limit,
-            hash_mb: args.hash,
+            hash_mb: args.scoring.hash,
         },
-        objective: ObjectiveParams {
-            weight: args.weight,
-            early: args.early.clamp(0.0, 1.0),
-        },
+        objective: args.scoring.params(),
         reference: resolve(&args.reference)?,
         cache_dir: (!args.no_cache)
             .then(|| args.cache_dir.clone().unwrap_or_else(default_cache_dir)),

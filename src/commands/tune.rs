@@ -12,10 +12,8 @@ use marginal::formats::tuned::TUNED_FORMAT;
 use marginal::formats::{Fnv, write_atomic};
 use marginal::params::Margins;
 use marginal::scoring::paired::PairedComparison;
-use marginal::scoring::suite::objective::{DEFAULT_EARLY, DEFAULT_WEIGHT};
 use marginal::scoring::suite::{
-    LoadedSuites, ObjectiveParams, RunConfig, ScorerOptions, SuiteLimit, SuiteScorer,
-    default_cache_dir, load_suites,
+    LoadedSuites, RunConfig, ScorerOptions, SuiteLimit, SuiteScorer, default_cache_dir, load_suites,
 };
 use marginal::tune::cost::{SuiteCost, log_path};
 use marginal::tune::file::{
@@ -27,7 +25,7 @@ use marginal::tune::spsa::SpsaState;
 use marginal::tune::{held_out, run_spsa};
 use serde::{Deserialize, Serialize};
 
-use super::{UserError, threads};
+use super::{ScoringArgs, UserError, threads};
 
 mod games;
 use games::ObjectiveKind;
@@ -101,15 +99,10 @@ pub struct TuneArgs {
     /// Fixed depth per position instead of a node budget.
     #[arg(long)]
     depth: Option<u32>,
-    /// Objective weight: accuracy points per halving of the node count.
-    #[arg(long, default_value_t = DEFAULT_WEIGHT)]
-    weight: f64,
-    /// Objective: share of a solution's credit that depends on how early it was found.
-    #[arg(long, default_value_t = DEFAULT_EARLY)]
-    early: f64,
-    /// Transposition table per search, megabytes.
-    #[arg(long, default_value_t = RunConfig::default().hash_mb)]
-    hash: usize,
+    /// The suite objective's weights and the table size.
+    #[command(flatten)]
+    #[serde(flatten)]
+    scoring: ScoringArgs,
     /// Worker threads (default: all cores). Results are identical for any count.
     #[arg(long)]
     #[serde(skip)]
@@ -294,12 +287,9 @@ pub fn run(args: TuneArgs) -> Result<()> {
     let options = ScorerOptions {
         config: RunConfig {
             limit: args.limit(),
-            hash_mb: args.hash,
+            hash_mb: args.scoring.hash,
         },
-        objective: ObjectiveParams {
-            weight: args.weight,
-            early: args.early.clamp(0.0, 1.0),
-        },
+        objective: args.scoring.params(),
         reference: Margins::off(),
         cache_dir: Some(default_cache_dir()),
     };

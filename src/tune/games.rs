@@ -419,18 +419,7 @@ pub fn run_spsa_games(
     {
         problem.set_next_iteration(state.get_iter());
     }
-    let (state, problem) = super::execute(
-        problem,
-        solver,
-        |state| state.param(start).max_iters(iterations),
-        checkpoint,
-        observer,
-    )?;
-    let theta = state
-        .get_param()
-        .cloned()
-        .ok_or_else(|| Error::msg("SPSA ended without an iterate"))?;
-    Ok((theta, problem))
+    super::execute_spsa(problem, solver, start, iterations, checkpoint, observer)
 }
 
 /// The book order of [`confirm`]: the book shuffled with `seed + CONFIRM_SEED_SALT`.

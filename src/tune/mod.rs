@@ -26,7 +26,7 @@ use crate::formats::Fnv;
 use checkpoint::JsonCheckpoint;
 use cost::{SuiteCost, SuiteProblem};
 use space::Space;
-use spsa::{Spsa, SpsaParam, SpsaState};
+use spsa::{Spsa, SpsaParam, SpsaProblem, SpsaState};
 
 /// The default validation split: a position is held out (never tuned on) when the FNV-1a hash
 /// of its FEN (fields joined by single spaces, as the EPD reader gives it) is divisible by 3,
@@ -57,18 +57,37 @@ pub fn run_spsa(
 ) -> Result<(Vec<f64>, SuiteCost), Error> {
     let solver = Spsa::new(spsa_params(cost.space()), iterations, seed)?;
     let start = cost.space().start();
+    let checkpoint = checkpoint.map(|(path, run)| JsonCheckpoint::new(path, run));
+    let problem = SuiteProblem::new(cost, gain, batch.map(|size| (size, seed)));
+    let (theta, problem) = execute_spsa(problem, solver, start, iterations, checkpoint, observer)?;
+    Ok((theta, problem.cost))
+}
+
+/// Runs `solver` (SPSA) on `problem` from `start` for `iterations` through [`execute`], and
+/// returns its final iterate (SPSA's result) with the problem.
+///
+/// # Errors
+/// As [`execute`], or no iterate at the end.
+pub fn execute_spsa<P: SpsaProblem>(
+    problem: P,
+    solver: Spsa,
+    start: Vec<f64>,
+    iterations: u64,
+    checkpoint: Option<JsonCheckpoint>,
+    observer: impl Observe<SpsaState> + 'static,
+) -> Result<(Vec<f64>, P), Error> {
     let (state, problem) = execute(
-        SuiteProblem::new(cost, gain, batch.map(|size| (size, seed))),
+        problem,
         solver,
         |state| state.param(start).max_iters(iterations),
-        checkpoint.map(|(path, run)| JsonCheckpoint::new(path, run)),
+        checkpoint,
         observer,
     )?;
     let theta = state
         .get_param()
         .cloned()
         .ok_or_else(|| Error::msg("SPSA ended without an iterate"))?;
-    Ok((theta, problem.cost))
+    Ok((theta, problem))
 }
 
 /// SPSA's per-parameter settings from a space: each tuned row's bounds, `c_end` and `r_end`.

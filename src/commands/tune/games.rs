@@ -160,7 +160,7 @@ pub fn problem(
         },
         pairs: args.pairs(),
         concurrency: threads(args.threads),
-        hash_mb: args.hash,
+        hash_mb: args.scoring.hash,
     };
     let what = if args.solver.is_spsa() {
         "theta+ against theta-"
@@ -256,7 +256,7 @@ pub fn run_confirm(args: &TuneArgs, setup: &GamesSetup, tuned: Margins, games: u
         Margins::default(),
         &book,
         &config,
-        args.hash,
+        args.scoring.hash,
         &mut |n| bar.set_position(n),
     );
     bar.finish_and_clear();
