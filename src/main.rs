@@ -36,6 +36,9 @@ enum Command {
         /// The tuned file (`marginal-tuned/1`); the SVG is written beside it.
         file: std::path::PathBuf,
     },
+    /// Re-measures a tuned file's set against its record and the defaults: exit 0 it holds,
+    /// 1 it regressed, 2 unusable input (for an engine's CI).
+    Check(commands::check::CheckArgs),
     /// Searches the built-in bench positions; the total node count is the engine's signature.
     Bench {
         /// Search depth, plies.
@@ -78,6 +81,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Suite(args) => commands::suite::run(args)?,
         Command::Match(args) => commands::match_cmd::run(args)?,
         Command::Tune(args) => commands::tune::run(args)?,
+        Command::Check(args) => commands::check::run(args)?,
         Command::Plot { file } => commands::tune::plot(&file)?,
         Command::Bench {
             depth,

@@ -1,6 +1,7 @@
 //! The subcommands of the `marginal` binary: thin printers over the library, and the small
 //! pieces they share (margin-set specs, thread counts, progress bars, user errors).
 
+pub mod check;
 pub mod match_cmd;
 pub mod suite;
 pub mod tune;
@@ -19,6 +20,11 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct UserError(pub String);
+
+/// The measured thing failed (a regression, a rejected SPRT): exit status 1.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Failed(pub String);
 
 impl UserError {
     /// A user error from any error's message.

@@ -13,16 +13,16 @@ use marginal::formats::{Fnv, write_atomic};
 use marginal::params::Margins;
 use marginal::scoring::paired::PairedComparison;
 use marginal::scoring::suite::{
-    LoadedSuites, RunConfig, ScorerOptions, SuiteLimit, SuiteScorer, default_cache_dir, load_suites,
+    LoadedSuites, RunConfig, ScorerOptions, SuiteLimit, SuiteScorer, default_cache_dir,
 };
 use marginal::tune::cost::{SuiteCost, log_path};
 use marginal::tune::file::{
-    Paired, Provenance, ScheduleRow, SetFigures, Side, SuiteSource, SuiteSources, TunedFile,
+    Paired, Provenance, ScheduleRow, Side, SuiteSource, SuiteSources, TunedFile,
 };
 use marginal::tune::pareto;
 use marginal::tune::space::{DEFAULT_PARAMS, ScheduleEnd, Space};
 use marginal::tune::spsa::SpsaState;
-use marginal::tune::{held_out, run_spsa};
+use marginal::tune::{SplitError, run_spsa};
 use serde::{Deserialize, Serialize};
 
 use super::{ScoringArgs, UserError, threads};
@@ -373,35 +373,18 @@ pub fn run(args: TuneArgs) -> Result<()> {
         ("default", Margins::default()),
         ("off", Margins::off()),
     ];
-    let judge = |scorer: &SuiteScorer| {
-        let mut figures = Vec::new();
-        let mut solved = Vec::new();
-        for (name, margins) in sets {
-            let score = scorer.score(&margins);
-            solved.push(
-                score
-                    .positions
-                    .iter()
-                    .map(|p| p.result.solved)
-                    .collect::<Vec<bool>>(),
-            );
-            figures.push(SetFigures {
-                name: name.to_string(),
-                margins,
-                objective: score.objective,
-            });
-        }
-        let paired = PairedComparison::new(&solved[0], &solved[1]).expect("same positions");
+    let (train_side, validation_side) = pool.install(|| {
         (
-            Side {
-                positions: scorer.suites().positions.len(),
-                sets: figures,
-            },
-            paired,
+            Side::measure(cost.scorer(), &sets),
+            Side::measure(&validation_scorer, &sets),
         )
-    };
-    let (train_side, train_paired) = pool.install(|| judge(cost.scorer()));
-    let (validation_side, validation_paired) = pool.install(|| judge(&validation_scorer));
+    });
+    let train_paired = train_side
+        .paired("tuned", "default")
+        .expect("both measured");
+    let validation_paired = validation_side
+        .paired("tuned", "default")
+        .expect("both measured");
     let elapsed = start.elapsed().as_secs_f64();
 
     println!();
@@ -457,6 +440,7 @@ pub fn run(args: TuneArgs) -> Result<()> {
         iterations: records,
         games: games_record,
         confirm,
+        measured: None,
     };
     write_atomic(
         &args.out,
@@ -508,33 +492,22 @@ pub fn plot(path: &std::path::Path) -> Result<()> {
     Ok(())
 }
 
-/// Training and validation positions: the training suites and --holdout files, or the
-/// documented split of the training suites.
+/// Training and validation positions (see [`marginal::tune::split`]); bad lines are reported.
 fn split(args: &TuneArgs) -> Result<(LoadedSuites, LoadedSuites), UserError> {
-    let all = load_suites(&args.suites(), false).map_err(UserError::from_display)?;
-    for bad in all.skipped() {
-        eprintln!("{bad}");
+    let (train, validation) =
+        marginal::tune::split(&args.suites(), &args.holdout).map_err(|e| {
+            UserError(match e {
+                SplitError::Overlap { .. } => format!("--holdout {e}"),
+                SplitError::Suite(e) => e.to_string(),
+            })
+        })?;
+    let mut seen = std::collections::HashSet::new();
+    for bad in train.skipped().chain(validation.skipped()) {
+        if seen.insert(bad.to_string()) {
+            eprintln!("{bad}");
+        }
     }
-    if args.holdout.is_empty() {
-        return Ok(all.partition("holdout-fen-hash-3", |p| !held_out(&p.record.fen)));
-    }
-    let holdout = load_suites(&args.holdout, false).map_err(UserError::from_display)?;
-    let training: std::collections::HashSet<&str> = all
-        .positions
-        .iter()
-        .map(|p| p.record.fen.as_str())
-        .collect();
-    if let Some(p) = holdout
-        .positions
-        .iter()
-        .find(|p| training.contains(p.record.fen.as_str()))
-    {
-        return Err(UserError(format!(
-            "--holdout {}:{}: position '{}' is also a training position",
-            p.suite, p.record.line, p.record.fen
-        )));
-    }
-    Ok((all, holdout))
+    Ok((train, validation))
 }
 
 /// A digest of everything that determines the run's result: checkpoints of another run are

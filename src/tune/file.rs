@@ -14,7 +14,7 @@ use crate::scoring::games::game::MoveLimit;
 use crate::scoring::games::matches::MatchReport;
 use crate::scoring::paired::PairedComparison;
 use crate::scoring::suite::objective::{Objective, ObjectiveParams};
-use crate::scoring::suite::{LoadedSuites, SuiteLimit};
+use crate::scoring::suite::{LoadedSuites, PositionResult, RunConfig, SuiteLimit, SuiteScorer};
 
 use super::games::GamesEvaluation;
 use super::pareto::MarkedEvaluation;
@@ -50,6 +50,24 @@ pub struct TunedFile {
     /// The confirmation match of the tuned set against the defaults (`--confirm`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confirm: Option<MatchReport>,
+    /// The engine that measured the training and validation figures, when `marginal check
+    /// --update` measured them again after the run (else the run's engine measured them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measured: Option<Measured>,
+}
+
+/// Who measured a file's figures again (`marginal check --update`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Measured {
+    /// marginal's version.
+    pub marginal: String,
+    /// The engine's bench node count.
+    pub engine_bench_nodes: u64,
+    /// The engine's search signature (hex).
+    pub engine_signature: String,
+    /// The command line.
+    pub command_line: String,
 }
 
 /// How the sets scored on one side of the split.
@@ -69,6 +87,50 @@ impl Side {
     }
 }
 
+impl Side {
+    /// Scores each named set on the scorer's positions: the side's figures, with every
+    /// position's outcome. The scorer's reference set is not searched again: its run is
+    /// the reference run (the search is deterministic).
+    pub fn measure(scorer: &SuiteScorer, sets: &[(&str, Margins)]) -> Side {
+        let sets = sets
+            .iter()
+            .map(|&(name, margins)| {
+                let score = if margins == scorer.options().reference {
+                    scorer.score_results(&margins, scorer.reference().to_vec())
+                } else {
+                    scorer.score(&margins)
+                };
+                SetFigures {
+                    name: name.to_string(),
+                    margins,
+                    objective: score.objective,
+                    positions: score
+                        .positions
+                        .iter()
+                        .map(|p| PositionOutcome::of(&p.result))
+                        .collect(),
+                }
+            })
+            .collect();
+        Side {
+            positions: scorer.suites().positions.len(),
+            sets,
+        }
+    }
+
+    /// Set `a` against set `b`, position by position (exact McNemar); `None` when either is
+    /// missing or lacks per-position outcomes.
+    pub fn paired(&self, a: &str, b: &str) -> Option<PairedComparison> {
+        let solved = |name| {
+            let set = self
+                .set(name)
+                .filter(|s| s.positions.len() == self.positions)?;
+            Some(set.positions.iter().map(|p| p.solved).collect::<Vec<_>>())
+        };
+        PairedComparison::new(&solved(a)?, &solved(b)?).ok()
+    }
+}
+
 /// How one margin set scored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -79,6 +141,34 @@ pub struct SetFigures {
     pub margins: Margins,
     /// Its objective and parts.
     pub objective: Objective,
+    /// Each position's outcome, in the side's position order (files written before outcomes
+    /// were recorded have none; `marginal check --update` adds them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub positions: Vec<PositionOutcome>,
+}
+
+/// What the search of one position gave: enough for `marginal check` to name what changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PositionOutcome {
+    /// Best move, UCI (`None` without legal moves).
+    #[serde(rename = "move")]
+    pub best_move: Option<String>,
+    /// Whether it solved the position.
+    pub solved: bool,
+    /// Nodes searched.
+    pub nodes: u64,
+}
+
+impl PositionOutcome {
+    /// The outcome of a search result.
+    pub fn of(result: &PositionResult) -> PositionOutcome {
+        PositionOutcome {
+            best_move: result.best_move.clone(),
+            solved: result.solved,
+            nodes: result.nodes,
+        }
+    }
 }
 
 /// The paired tests of the tuned set against the defaults.
@@ -141,6 +231,18 @@ pub struct Provenance {
     pub command_line: String,
     /// The command's arguments, as recorded for `--resume`.
     pub arguments: serde_json::Value,
+}
+
+impl Provenance {
+    /// The transposition table per search, megabytes, as the run's arguments record it
+    /// (`--hash`; the scoring default when absent).
+    pub fn hash_mb(&self) -> usize {
+        self.arguments
+            .get("hash")
+            .and_then(serde_json::Value::as_u64)
+            .and_then(|h| usize::try_from(h).ok())
+            .unwrap_or(RunConfig::default().hash_mb)
+    }
 }
 
 /// One tuned row of the space.
@@ -268,15 +370,21 @@ impl TunedFile {
             })?;
         let format = value.get("format").and_then(|f| f.as_str());
         if format != Some(TUNED_FORMAT) {
-            return Err(TunedError::Invalid {
-                path: path.to_path_buf(),
-                line: line_of(text, "format"),
-                message: format!(
+            let message = match format {
+                Some(f) if f.starts_with("marginal-tuned/") => format!(
+                    "format \"{f}\" is another version of the tuned-file format: this marginal reads \"{TUNED_FORMAT}\" (a newer file needs a newer marginal)"
+                ),
+                _ => format!(
                     "format {} is not \"{TUNED_FORMAT}\"",
                     value
                         .get("format")
                         .map_or("missing".into(), |f| f.to_string())
                 ),
+            };
+            return Err(TunedError::Invalid {
+                path: path.to_path_buf(),
+                line: line_of(text, "format"),
+                message,
             });
         }
         let file: TunedFile = serde_json::from_str(text).map_err(|e| {

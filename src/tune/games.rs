@@ -452,6 +452,15 @@ pub fn confirm(
 /// One line for people: games, W/D/L, Elo with its 95% interval, and the SPRT's LLR, bounds
 /// and verdict.
 pub fn confirm_summary(report: &MatchReport) -> String {
+    match_summary(
+        report,
+        "H1 accepted: tuned is stronger",
+        "H0 accepted: tuned is not stronger",
+    )
+}
+
+/// As [`confirm_summary`], with the words for each SPRT verdict (`accept_h1`, `accept_h0`).
+pub fn match_summary(report: &MatchReport, accept_h1: &str, accept_h0: &str) -> String {
     let e = report.estimate();
     let mut line = format!(
         "{} games: +{} ={} -{}, Elo {:+.1} [{:+.1}, {:+.1}], nElo {:+.1}",
@@ -466,8 +475,8 @@ pub fn confirm_summary(report: &MatchReport) -> String {
     );
     if let Some(s) = &report.sprt {
         let verdict = match s.decision {
-            SprtDecision::AcceptH1 => "H1 accepted: tuned is stronger",
-            SprtDecision::AcceptH0 => "H0 accepted: tuned is not stronger",
+            SprtDecision::AcceptH1 => accept_h1,
+            SprtDecision::AcceptH0 => accept_h0,
             SprtDecision::Continue => "no decision within the games allowed",
         };
         let num = |x: Option<f64>| x.map_or("inf".to_string(), |v| format!("{v:.2}"));

@@ -15,7 +15,8 @@ pub mod spsa;
 
 pub use solvers::{run_nelder_mead, run_pso};
 
-use std::path::Path;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
 
 use argmin::core::observers::{Observe, ObserverMode};
 use argmin::core::{Error, Executor, Solver, State};
@@ -23,6 +24,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::formats::Fnv;
+use crate::scoring::suite::{LoadedSuites, SuiteError, load_suites};
 use checkpoint::JsonCheckpoint;
 use cost::{SuiteCost, SuiteProblem};
 use space::Space;
@@ -35,6 +37,61 @@ pub fn held_out(fen: &str) -> bool {
     let mut h = Fnv::new();
     h.write(fen.as_bytes());
     h.finish().is_multiple_of(3)
+}
+
+/// The tag of the default split in the content hashes of its sides (reference-run cache keys).
+const HOLDOUT_TAG: &str = "holdout-fen-hash-3";
+
+/// Why training and validation positions could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum SplitError {
+    /// A suite file is unreadable or empty.
+    #[error(transparent)]
+    Suite(#[from] SuiteError),
+    /// A validation position is also a training position.
+    #[error("{path}:{line}: position '{fen}' is both a validation and a training position")]
+    Overlap {
+        /// The validation file.
+        path: String,
+        /// Its line.
+        line: usize,
+        /// The position.
+        fen: String,
+    },
+}
+
+/// Training and validation positions: `training` and the `holdout` files when there are any
+/// (no FEN may be in both), else the split of `training` by [`held_out`]. Bad lines are kept
+/// as skipped lines of their files.
+///
+/// # Errors
+/// An unreadable or empty file, or a position on both sides.
+pub fn split(
+    training: &[PathBuf],
+    holdout: &[PathBuf],
+) -> Result<(LoadedSuites, LoadedSuites), SplitError> {
+    let all = load_suites(training, false)?;
+    if holdout.is_empty() {
+        return Ok(all.partition(HOLDOUT_TAG, |p| !held_out(&p.record.fen)));
+    }
+    let validation = load_suites(holdout, false)?;
+    let fens: HashSet<&str> = all
+        .positions
+        .iter()
+        .map(|p| p.record.fen.as_str())
+        .collect();
+    if let Some(p) = validation
+        .positions
+        .iter()
+        .find(|p| fens.contains(p.record.fen.as_str()))
+    {
+        return Err(SplitError::Overlap {
+            path: p.suite.clone(),
+            line: p.record.line,
+            fen: p.record.fen.clone(),
+        });
+    }
+    Ok((all, validation))
 }
 
 /// Runs SPSA on the suite objective from the space's start (or from the checkpoint, when one

@@ -1,0 +1,893 @@
+//! `marginal check`: does a tuned set still hold? Re-measures the set of a tuned file, and the
+//! baseline (the defaults) beside it, with the limits and suites the file records, and compares
+//! with the recorded figures.
+//!
+//! When the engine is the one that measured the file (same bench signature), the search is
+//! deterministic and every figure must come out identical: any difference is a defect (or an
+//! edit of the file). When the engine changed, figures move, and the check judges by statistics:
+//!
+//! - fewer positions solved than recorded, by an exact McNemar test at [`SIGNIFICANCE`]
+//!   (position by position, recorded against now);
+//! - more nodes than recorded by more than [`NODES_TOLERANCE`];
+//! - an objective lower than recorded by more than [`OBJECTIVE_TOLERANCE`] points;
+//! - on validation, worse than the baseline measured now: fewer solved by the same McNemar test,
+//!   or an objective lower by more than [`OBJECTIVE_TOLERANCE`].
+//!
+//! Each of these is a regression in either mode. An optional non-regression SPRT of the tuned
+//! set against the baseline ([`NON_REGRESSION`], fishtest's bounds) adds games.
+//!
+//! The library measures and judges; the command prints and sets the exit code.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::bench;
+use crate::formats::{Fnv, openings};
+use crate::params::Margins;
+use crate::scoring::games::game::{GameConfig, MoveLimit};
+use crate::scoring::games::matches::{MatchConfig, MatchReport};
+use crate::scoring::games::stats::{SprtDecision, SprtParams};
+use crate::scoring::paired::PairedComparison;
+use crate::scoring::suite::{
+    LoadedSuites, Objective, RunConfig, ScorerOptions, SuiteScorer, default_cache_dir,
+};
+use crate::tune::file::{Measured, Paired, PositionOutcome, Side, SuiteSource, TunedFile};
+use crate::tune::games::{DEFAULT_BOOK, confirm, confirm_openings};
+use crate::tune::{SplitError, split};
+
+/// The format tag of a check report.
+pub const FORMAT: &str = "marginal-check/1";
+
+/// A McNemar p-value below this is significant (two-sided, exact).
+pub const SIGNIFICANCE: f64 = 0.05;
+
+/// A tuned set may search this share more nodes than recorded before it counts as slower.
+pub const NODES_TOLERANCE: f64 = 0.05;
+
+/// A tuned set's objective may drop this many points (the objective's units: percent of the
+/// available solution credit, plus the speed term) below what was recorded, or below the
+/// baseline's on validation, before it counts as worse. One position of 810 is worth 0.12.
+pub const OBJECTIVE_TOLERANCE: f64 = 1.0;
+
+/// fishtest's non-regression SPRT: normalized Elo bounds [-1.75, 0.25], alpha = beta = 0.05.
+/// H0 (the tuned set is 1.75 nElo worse than the baseline) accepted is a regression.
+pub const NON_REGRESSION: SprtParams = SprtParams {
+    elo0: -1.75,
+    elo1: 0.25,
+    alpha: 0.05,
+    beta: 0.05,
+};
+
+/// Per-move limit of `--games` when the file records no games (as `marginal tune --confirm`).
+pub const DEFAULT_GAME_NODES: u64 = 5_000;
+
+/// The sets a side is measured with, in the file's order.
+const SETS: [&str; 3] = ["tuned", "default", "off"];
+
+/// Why a file cannot be checked: unusable input (exit status 2).
+#[derive(Debug, thiserror::Error)]
+pub enum CheckError {
+    /// The file lacks per-position outcomes (written before they were recorded).
+    #[error(
+        "{path}: records no per-position outcomes (written by an older marginal); record them with `marginal check {path} --update`"
+    )]
+    NoOutcomes {
+        /// The tuned file.
+        path: String,
+    },
+    /// The file lacks a set's figures.
+    #[error("{path}: the {side} figures have no '{set}' set")]
+    MissingSet {
+        /// The tuned file.
+        path: String,
+        /// `training` or `validation`.
+        side: &'static str,
+        /// The set.
+        set: &'static str,
+    },
+    /// A suite or book file the file names is not there.
+    #[error("{path}: {what} {file} not found (looked in {tried})")]
+    Missing {
+        /// The tuned file.
+        path: String,
+        /// `suite` or `opening book`.
+        what: &'static str,
+        /// The file as recorded.
+        file: String,
+        /// Where it was looked for.
+        tried: String,
+    },
+    /// A suite or book file's content is not what the file was measured on.
+    #[error(
+        "{path}: {what} {file} changed since the file was written: content hash {now}, recorded {recorded}"
+    )]
+    Changed {
+        /// The tuned file.
+        path: String,
+        /// `suite` or `opening book`.
+        what: &'static str,
+        /// The file, as found.
+        file: String,
+        /// The recorded FNV-1a hash (hex).
+        recorded: String,
+        /// Its hash now.
+        now: String,
+    },
+    /// The suites give other positions than recorded.
+    #[error("{path}: {side} positions: {now} from the suites now, {recorded} recorded")]
+    Positions {
+        /// The tuned file.
+        path: String,
+        /// `training` or `validation`.
+        side: &'static str,
+        /// Recorded count.
+        recorded: usize,
+        /// Count now.
+        now: usize,
+    },
+    /// The suites cannot be read or split.
+    #[error("{path}: {source}")]
+    Split {
+        /// The tuned file.
+        path: String,
+        /// Why.
+        source: SplitError,
+    },
+    /// The book cannot be read.
+    #[error("{path}: {message}")]
+    Book {
+        /// The tuned file.
+        path: String,
+        /// Why.
+        message: String,
+    },
+}
+
+/// The engine the file was measured with, against the engine now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EngineCheck {
+    /// The signature the figures were measured with (hex).
+    pub recorded_signature: String,
+    /// This engine's signature.
+    pub signature: String,
+    /// The bench node count recorded.
+    pub recorded_bench_nodes: u64,
+    /// This engine's bench node count.
+    pub bench_nodes: u64,
+    /// Whether the signatures agree: figures must then match exactly.
+    pub same: bool,
+}
+
+/// A tuned file, with its suites found and verified: ready to measure.
+#[derive(Debug)]
+pub struct Prepared {
+    /// The file as named on the command line.
+    pub path: PathBuf,
+    /// Its contents.
+    pub file: TunedFile,
+    /// The engine then and now.
+    pub engine: EngineCheck,
+    /// Training positions, as recorded.
+    pub training: LoadedSuites,
+    /// Validation positions, as recorded.
+    pub validation: LoadedSuites,
+    /// How to score them, as recorded.
+    pub options: ScorerOptions,
+}
+
+/// Finds a file a tuned file names: as given (relative to the working directory), else
+/// relative to the tuned file's directory and each of its ancestors. Returns the candidates
+/// tried when none exists.
+pub fn locate(recorded: &Path, tuned_file: &Path) -> Result<PathBuf, Vec<PathBuf>> {
+    let mut tried = vec![recorded.to_path_buf()];
+    if recorded.exists() || recorded.is_absolute() {
+        return if recorded.exists() {
+            Ok(recorded.to_path_buf())
+        } else {
+            Err(tried)
+        };
+    }
+    let dir = tuned_file
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    for base in dir.ancestors() {
+        let candidate = base.join(recorded);
+        if candidate.exists() {
+            return Ok(candidate);
+        }
+        tried.push(candidate);
+    }
+    Err(tried)
+}
+
+fn hex(hash: u64) -> String {
+    format!("{hash:016x}")
+}
+
+fn tried_text(tried: &[PathBuf]) -> String {
+    tried
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Whether every set of both sides records per-position outcomes, which the comparison
+/// needs (only `--update` can do without: it records them).
+pub fn has_outcomes(file: &TunedFile) -> bool {
+    [&file.training, &file.validation].iter().all(|side| {
+        side.sets
+            .iter()
+            .all(|s| s.positions.len() == side.positions)
+    })
+}
+
+/// Checks that a file has the figures a check compares, finds its suites and verifies them
+/// (content hashes, position counts), and compares the engine. Per-position outcomes are
+/// checked by [`Prepared::judge`]'s caller through [`has_outcomes`].
+///
+/// # Errors
+/// See [`CheckError`]: every case is unusable input.
+pub fn prepare(path: &Path, file: TunedFile) -> Result<Prepared, CheckError> {
+    let name = path.display().to_string();
+    for (side_name, side) in [
+        ("training", &file.training),
+        ("validation", &file.validation),
+    ] {
+        if let Some(set) = SETS.into_iter().find(|set| side.set(set).is_none()) {
+            return Err(CheckError::MissingSet {
+                path: name,
+                side: side_name,
+                set,
+            });
+        }
+    }
+    let sources = &file.provenance.suites;
+    let holdout = sources.split.starts_with("--holdout");
+    let find = |sources: &[SuiteSource]| -> Result<Vec<PathBuf>, CheckError> {
+        sources
+            .iter()
+            .map(|s| {
+                locate(Path::new(&s.path), path).map_err(|tried| CheckError::Missing {
+                    path: name.clone(),
+                    what: "suite",
+                    file: s.path.clone(),
+                    tried: tried_text(&tried),
+                })
+            })
+            .collect()
+    };
+    let train_paths = find(&sources.training)?;
+    let holdout_paths = if holdout {
+        find(&sources.validation)?
+    } else {
+        Vec::new()
+    };
+    let (training, validation) =
+        split(&train_paths, &holdout_paths).map_err(|source| CheckError::Split {
+            path: name.clone(),
+            source,
+        })?;
+    for (side_name, loaded, recorded, figures) in [
+        ("training", &training, &sources.training, &file.training),
+        (
+            "validation",
+            &validation,
+            &sources.validation,
+            &file.validation,
+        ),
+    ] {
+        for (now, then) in loaded.files.iter().zip(recorded) {
+            if hex(now.hash) != then.hash {
+                return Err(CheckError::Changed {
+                    path: name.clone(),
+                    what: "suite",
+                    file: now.path.clone(),
+                    recorded: then.hash.clone(),
+                    now: hex(now.hash),
+                });
+            }
+        }
+        let counts = |files: Vec<usize>| files.iter().sum::<usize>();
+        let recorded_count = counts(recorded.iter().map(|s| s.positions).collect());
+        if loaded.positions.len() != figures.positions
+            || loaded.positions.len() != recorded_count
+            || loaded.files.len() != recorded.len()
+        {
+            return Err(CheckError::Positions {
+                path: name.clone(),
+                side: side_name,
+                recorded: figures.positions,
+                now: loaded.positions.len(),
+            });
+        }
+    }
+    let recorded = file.measured.as_ref().map_or(
+        (
+            &file.provenance.engine_signature,
+            file.provenance.engine_bench_nodes,
+        ),
+        |m| (&m.engine_signature, m.engine_bench_nodes),
+    );
+    let signature = hex(bench::signature());
+    let engine = EngineCheck {
+        same: *recorded.0 == signature,
+        recorded_signature: recorded.0.clone(),
+        signature,
+        recorded_bench_nodes: recorded.1,
+        bench_nodes: bench::SIGNATURE_NODES,
+    };
+    let options = ScorerOptions {
+        config: RunConfig {
+            limit: file.provenance.limit,
+            hash_mb: file.provenance.hash_mb(),
+        },
+        objective: file.provenance.objective_params,
+        reference: Margins::off(),
+        cache_dir: Some(default_cache_dir()),
+    };
+    Ok(Prepared {
+        path: path.to_path_buf(),
+        file,
+        engine,
+        training,
+        validation,
+        options,
+    })
+}
+
+/// One set on one side: recorded against now.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SetCheck {
+    /// `tuned`, `default` or `off`.
+    pub name: String,
+    /// As recorded.
+    pub recorded: Objective,
+    /// As measured now.
+    pub now: Objective,
+}
+
+/// The tuned set on one suite file of a side.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SuiteCheck {
+    /// The suite file.
+    pub path: String,
+    /// Its positions on this side.
+    pub positions: usize,
+    /// Positions the tuned set solved, as recorded.
+    pub solved_recorded: usize,
+    /// Positions it solves now.
+    pub solved_now: usize,
+    /// Its nodes, as recorded.
+    pub nodes_recorded: u64,
+    /// Its nodes now.
+    pub nodes_now: u64,
+    /// Positions whose outcome (move, solved or nodes) changed.
+    pub changed: usize,
+}
+
+/// A position whose outcome changed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChangedPosition {
+    /// Which set.
+    pub set: String,
+    /// The suite file.
+    pub suite: String,
+    /// Its line there.
+    pub line: usize,
+    /// Its EPD id.
+    pub id: Option<String>,
+    /// The position.
+    pub fen: String,
+    /// As recorded.
+    pub before: PositionOutcome,
+    /// Now.
+    pub now: PositionOutcome,
+}
+
+/// One side (training or validation), recorded against now.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SideCheck {
+    /// `training` or `validation`.
+    pub side: String,
+    /// Positions.
+    pub positions: usize,
+    /// Each set's objective, recorded and now.
+    pub sets: Vec<SetCheck>,
+    /// The tuned set now (A) against as recorded (B), position by position.
+    pub tuned_now_vs_recorded: PairedComparison,
+    /// The tuned set (A) against the baseline (B), both now.
+    pub tuned_vs_default: PairedComparison,
+    /// The tuned set per suite file.
+    pub suites: Vec<SuiteCheck>,
+    /// Every position whose outcome changed, for any set (tuned first).
+    pub changed: Vec<ChangedPosition>,
+}
+
+/// What a finding is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FindingKind {
+    /// Same engine, other figures: the search is deterministic, so a defect or an edit.
+    NotReproduced,
+    /// Significantly fewer positions solved than recorded.
+    FewerSolved,
+    /// More nodes than recorded beyond [`NODES_TOLERANCE`].
+    MoreNodes,
+    /// A lower objective than recorded beyond [`OBJECTIVE_TOLERANCE`].
+    WorseObjective,
+    /// Worse than the baseline on validation.
+    WorseThanBaseline,
+    /// The non-regression SPRT accepted H0.
+    LostGames,
+}
+
+/// One reason the check fails.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Finding {
+    /// What kind.
+    pub kind: FindingKind,
+    /// For people: the side, the set, the suite and the figures.
+    pub message: String,
+}
+
+/// The non-regression match of `--games`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GamesCheck {
+    /// The opening book played.
+    pub openings: String,
+    /// The match (tuned as A, the defaults as B).
+    pub report: MatchReport,
+}
+
+/// The verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// Nothing regressed.
+    Holds,
+    /// At least one finding.
+    Regressed,
+}
+
+/// Everything a check measured and decided (`--json`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CheckReport {
+    /// Always [`FORMAT`].
+    pub format: String,
+    /// The tuned file.
+    pub file: String,
+    /// marginal's version.
+    pub marginal: String,
+    /// The engine then and now.
+    pub engine: EngineCheck,
+    /// Whether the file's margins are the ones its figures were measured with.
+    pub margins_as_measured: bool,
+    /// The file's tuned margin set.
+    pub margins: Margins,
+    /// Training, then validation.
+    pub sides: Vec<SideCheck>,
+    /// The non-regression match, with `--games`.
+    pub games: Option<GamesCheck>,
+    /// Why it regressed (empty when it holds).
+    pub findings: Vec<Finding>,
+    /// Holds or regressed.
+    pub verdict: Verdict,
+}
+
+/// The figures measured now, with the same shape as the file's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Measurement {
+    /// Training side.
+    pub training: Side,
+    /// Validation side.
+    pub validation: Side,
+}
+
+impl Prepared {
+    /// The sets to measure: the file's tuned margins, the defaults and `off`.
+    fn sets(&self) -> [(&'static str, Margins); 3] {
+        [
+            ("tuned", self.file.margins),
+            ("default", Margins::default()),
+            ("off", Margins::off()),
+        ]
+    }
+
+    /// Measures the sets on both sides (on the current rayon pool; results do not depend on
+    /// its size).
+    pub fn measure(&self) -> Measurement {
+        let sets = self.sets();
+        let side = |suites: &LoadedSuites| {
+            let scorer = SuiteScorer::new(suites.clone(), self.options.clone(), None);
+            Side::measure(&scorer, &sets)
+        };
+        Measurement {
+            training: side(&self.training),
+            validation: side(&self.validation),
+        }
+    }
+
+    /// Compares what was measured with what the file records, and decides.
+    pub fn judge(&self, now: &Measurement, games: Option<GamesCheck>) -> CheckReport {
+        let recorded_tuned = self.file.training.set("tuned").map(|s| s.margins);
+        let mut findings = Vec::new();
+        let sides = [
+            (
+                "training",
+                &self.file.training,
+                &now.training,
+                &self.training,
+            ),
+            (
+                "validation",
+                &self.file.validation,
+                &now.validation,
+                &self.validation,
+            ),
+        ]
+        .into_iter()
+        .map(|(name, then, now, suites)| {
+            let side = compare_side(name, then, now, suites);
+            judge_side(&side, self.engine.same, &mut findings);
+            side
+        })
+        .collect();
+        findings.extend(games.as_ref().and_then(games_finding));
+        CheckReport {
+            format: FORMAT.to_string(),
+            file: self.path.display().to_string(),
+            marginal: env!("CARGO_PKG_VERSION").to_string(),
+            engine: self.engine.clone(),
+            margins_as_measured: recorded_tuned == Some(self.file.margins),
+            margins: self.file.margins,
+            sides,
+            games,
+            verdict: if findings.is_empty() {
+                Verdict::Holds
+            } else {
+                Verdict::Regressed
+            },
+            findings,
+        }
+    }
+
+    /// The non-regression match: the tuned set against the defaults for at most `games`
+    /// games, stopped by [`NON_REGRESSION`], at the file's recorded per-move limit (its
+    /// confirmation match's, else its games objective's, else [`DEFAULT_GAME_NODES`]) on its
+    /// book (verified by hash when recorded). `on_pair` sees the games played so far.
+    ///
+    /// # Errors
+    /// The book is missing, changed or unreadable.
+    pub fn play(
+        &self,
+        games: u32,
+        concurrency: usize,
+        on_pair: &mut dyn FnMut(u64),
+    ) -> Result<GamesCheck, CheckError> {
+        let name = self.path.display().to_string();
+        let recorded_book = self
+            .file
+            .games
+            .as_ref()
+            .map(|g| (&g.openings, &g.openings_hash));
+        let book_path = recorded_book.map_or(PathBuf::from(DEFAULT_BOOK), |(p, _)| p.clone());
+        let book_path = locate(&book_path, &self.path).map_err(|tried| CheckError::Missing {
+            path: name.clone(),
+            what: "opening book",
+            file: book_path.display().to_string(),
+            tried: tried_text(&tried),
+        })?;
+        if let Some((_, hash)) = recorded_book {
+            let bytes = std::fs::read(&book_path).map_err(|e| CheckError::Book {
+                path: name.clone(),
+                message: format!("cannot read {}: {e}", book_path.display()),
+            })?;
+            let mut h = Fnv::new();
+            h.write(&bytes);
+            if hex(h.finish()) != *hash {
+                return Err(CheckError::Changed {
+                    path: name,
+                    what: "opening book",
+                    file: book_path.display().to_string(),
+                    recorded: hash.clone(),
+                    now: hex(h.finish()),
+                });
+            }
+        }
+        let book = openings::read(&book_path).map_err(|e| CheckError::Book {
+            path: name.clone(),
+            message: e.to_string(),
+        })?;
+        let game = match (&self.file.confirm, &self.file.games) {
+            (Some(c), _) => c.config.game,
+            (None, Some(g)) => GameConfig {
+                limit: g.limit,
+                ..GameConfig::default()
+            },
+            (None, None) => GameConfig {
+                limit: MoveLimit::Nodes(DEFAULT_GAME_NODES),
+                ..GameConfig::default()
+            },
+        };
+        let config = MatchConfig {
+            game,
+            games: games.max(2),
+            concurrency,
+            sprt: Some(NON_REGRESSION),
+        };
+        let report = confirm(
+            self.file.margins,
+            Margins::default(),
+            &confirm_openings(&book.records, self.file.provenance.seed),
+            &config,
+            self.options.config.hash_mb,
+            on_pair,
+        );
+        Ok(GamesCheck {
+            openings: book_path.display().to_string(),
+            report,
+        })
+    }
+
+    /// The file with the figures measured now in place of the recorded ones (the tuned set,
+    /// the defaults and `off` on both sides, the paired tests), and the engine that measured
+    /// them: what `marginal check --update` writes. The tuning run's provenance is kept.
+    pub fn updated(&self, now: &Measurement, command_line: String) -> TunedFile {
+        let mut file = self.file.clone();
+        file.training = now.training.clone();
+        file.validation = now.validation.clone();
+        file.paired = Paired {
+            training: now.training.paired("tuned", "default").expect("measured"),
+            validation: now.validation.paired("tuned", "default").expect("measured"),
+        };
+        file.measured = Some(Measured {
+            marginal: env!("CARGO_PKG_VERSION").to_string(),
+            engine_bench_nodes: bench::SIGNATURE_NODES,
+            engine_signature: hex(bench::signature()),
+            command_line,
+        });
+        file
+    }
+}
+
+/// The finding of a non-regression match whose SPRT accepted H0.
+fn games_finding(games: &GamesCheck) -> Option<Finding> {
+    let report = &games.report;
+    let sprt = report.sprt.as_ref()?;
+    if sprt.decision != SprtDecision::AcceptH0 {
+        return None;
+    }
+    let e = report.estimate();
+    Some(Finding {
+        kind: FindingKind::LostGames,
+        message: format!(
+            "games: the non-regression SPRT nElo [{}, {}] accepted H0 after {} games: nElo {:+.1} [{:+.1}, {:+.1}] against the defaults",
+            sprt.params.elo0, sprt.params.elo1, report.games, e.nelo, e.nelo_lower, e.nelo_upper
+        ),
+    })
+}
+
+/// Recorded against now on one side.
+fn compare_side(name: &str, then: &Side, now: &Side, suites: &LoadedSuites) -> SideCheck {
+    let mut sets = Vec::new();
+    let mut changed = Vec::new();
+    for set in SETS {
+        let (Some(a), Some(b)) = (then.set(set), now.set(set)) else {
+            continue;
+        };
+        sets.push(SetCheck {
+            name: set.to_string(),
+            recorded: a.objective,
+            now: b.objective,
+        });
+        for (i, (before, after)) in a.positions.iter().zip(&b.positions).enumerate() {
+            if before != after {
+                let p = &suites.positions[i];
+                changed.push(ChangedPosition {
+                    set: set.to_string(),
+                    suite: p.suite.clone(),
+                    line: p.record.line,
+                    id: p.record.id.clone(),
+                    fen: p.record.fen.clone(),
+                    before: before.clone(),
+                    now: after.clone(),
+                });
+            }
+        }
+    }
+    let tuned = |side: &Side| -> Vec<PositionOutcome> {
+        side.set("tuned")
+            .map(|s| s.positions.clone())
+            .unwrap_or_default()
+    };
+    let (before, after) = (tuned(then), tuned(now));
+    let solved = |v: &[PositionOutcome]| v.iter().map(|p| p.solved).collect::<Vec<_>>();
+    let tuned_now_vs_recorded =
+        PairedComparison::new(&solved(&after), &solved(&before)).expect("same positions");
+    let suites = suites
+        .ranges()
+        .map(|(file, range)| {
+            let (b, a) = (&before[range.clone()], &after[range]);
+            SuiteCheck {
+                path: file.path.clone(),
+                positions: file.positions,
+                solved_recorded: b.iter().filter(|p| p.solved).count(),
+                solved_now: a.iter().filter(|p| p.solved).count(),
+                nodes_recorded: b.iter().map(|p| p.nodes).sum(),
+                nodes_now: a.iter().map(|p| p.nodes).sum(),
+                changed: b.iter().zip(a).filter(|(x, y)| x != y).count(),
+            }
+        })
+        .collect();
+    SideCheck {
+        side: name.to_string(),
+        positions: now.positions,
+        sets,
+        tuned_now_vs_recorded,
+        tuned_vs_default: now.paired("tuned", "default").expect("measured"),
+        suites,
+        changed,
+    }
+}
+
+/// The suites where the tuned set lost solutions, for messages: `wac.epd 100 -> 95`.
+fn suite_losses(side: &SideCheck) -> String {
+    let lost: Vec<String> = side
+        .suites
+        .iter()
+        .filter(|s| s.solved_now != s.solved_recorded)
+        .map(|s| format!("{} {} -> {}", s.path, s.solved_recorded, s.solved_now))
+        .collect();
+    if lost.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", lost.join(", "))
+    }
+}
+
+/// Adds the findings of one side.
+fn judge_side(side: &SideCheck, same_engine: bool, findings: &mut Vec<Finding>) {
+    let name = &side.side;
+    let mut add = |kind, message: String| findings.push(Finding { kind, message });
+    if same_engine {
+        for set in &side.sets {
+            let moved = side.changed.iter().filter(|c| c.set == set.name).count();
+            if set.recorded != set.now || moved > 0 {
+                add(
+                    FindingKind::NotReproduced,
+                    format!(
+                        "{name}, {} set: the engine is the one that measured the file, yet {moved} position(s) changed (solved {} -> {}, nodes {} -> {}, objective {:.3} -> {:.3}); the search is deterministic, so this is a defect or the file was edited",
+                        set.name,
+                        set.recorded.solved,
+                        set.now.solved,
+                        set.recorded.nodes,
+                        set.now.nodes,
+                        set.recorded.value,
+                        set.now.value
+                    ),
+                );
+            }
+        }
+    }
+    let Some(tuned) = side.sets.iter().find(|s| s.name == "tuned") else {
+        return;
+    };
+    let paired = &side.tuned_now_vs_recorded;
+    if paired.only_b > paired.only_a && paired.p_value < SIGNIFICANCE {
+        add(
+            FindingKind::FewerSolved,
+            format!(
+                "{name}: the tuned set solves {} positions, {} recorded{}: {} lost, {} gained, McNemar p = {:.4} < {SIGNIFICANCE}",
+                tuned.now.solved,
+                tuned.recorded.solved,
+                suite_losses(side),
+                paired.only_b,
+                paired.only_a,
+                paired.p_value
+            ),
+        );
+    }
+    if tuned.now.nodes as f64 > tuned.recorded.nodes as f64 * (1.0 + NODES_TOLERANCE) {
+        add(
+            FindingKind::MoreNodes,
+            format!(
+                "{name}: the tuned set searches {} nodes, {} recorded (+{:.1}% > {:.0}%)",
+                tuned.now.nodes,
+                tuned.recorded.nodes,
+                100.0 * (tuned.now.nodes as f64 / tuned.recorded.nodes.max(1) as f64 - 1.0),
+                100.0 * NODES_TOLERANCE
+            ),
+        );
+    }
+    if tuned.now.value < tuned.recorded.value - OBJECTIVE_TOLERANCE {
+        add(
+            FindingKind::WorseObjective,
+            format!(
+                "{name}: the tuned set's objective is {:.3}, {:.3} recorded (lower by more than {OBJECTIVE_TOLERANCE})",
+                tuned.now.value, tuned.recorded.value
+            ),
+        );
+    }
+    if name != "validation" {
+        return;
+    }
+    let Some(default) = side.sets.iter().find(|s| s.name == "default") else {
+        return;
+    };
+    let vs = &side.tuned_vs_default;
+    if vs.only_b > vs.only_a && vs.p_value < SIGNIFICANCE {
+        add(
+            FindingKind::WorseThanBaseline,
+            format!(
+                "validation: the tuned set solves {} positions, the defaults {}: {} solved by the defaults only, {} by the tuned set only, McNemar p = {:.4} < {SIGNIFICANCE}",
+                tuned.now.solved, default.now.solved, vs.only_b, vs.only_a, vs.p_value
+            ),
+        );
+    }
+    if tuned.now.value < default.now.value - OBJECTIVE_TOLERANCE {
+        add(
+            FindingKind::WorseThanBaseline,
+            format!(
+                "validation: the tuned set's objective is {:.3}, the defaults' {:.3} (lower by more than {OBJECTIVE_TOLERANCE})",
+                tuned.now.value, default.now.value
+            ),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_an_accepted_h0_of_the_games_is_a_finding() {
+        // A real match report (the shipped 1,000 games of spsa-suite against the defaults),
+        // given the non-regression SPRT with each verdict in turn.
+        let text = include_str!("../tuned/matches/spsa-suite-5000.json");
+        let mut report: MatchReport = serde_json::from_str(text).unwrap();
+        let mut games = |decision| {
+            report.sprt = Some(crate::scoring::games::matches::SprtReport {
+                params: NON_REGRESSION,
+                llr: Some(0.0),
+                lower: Some(-2.94),
+                upper: Some(2.94),
+                decision,
+            });
+            games_finding(&GamesCheck {
+                openings: DEFAULT_BOOK.to_string(),
+                report: report.clone(),
+            })
+        };
+        assert_eq!(games(SprtDecision::AcceptH1), None);
+        assert_eq!(games(SprtDecision::Continue), None);
+        let finding = games(SprtDecision::AcceptH0).unwrap();
+        assert_eq!(finding.kind, FindingKind::LostGames);
+        assert!(
+            finding.message.contains("accepted H0"),
+            "{}",
+            finding.message
+        );
+    }
+
+    #[test]
+    fn files_are_found_as_given_or_beside_the_tuned_file() {
+        let dir = std::env::temp_dir().join(format!("marginal-locate-{}", std::process::id()));
+        let nested = dir.join("tuned");
+        std::fs::create_dir_all(nested.join("inner")).unwrap();
+        std::fs::create_dir_all(dir.join("data")).unwrap();
+        std::fs::write(dir.join("data/x.epd"), "").unwrap();
+        let tuned = nested.join("inner/t.json");
+        let found = locate(Path::new("data/x.epd"), &tuned).unwrap();
+        assert_eq!(
+            found.canonicalize().unwrap(),
+            dir.join("data/x.epd").canonicalize().unwrap()
+        );
+        let tried = locate(Path::new("data/none.epd"), &tuned).unwrap_err();
+        assert!(tried.len() >= 4, "{tried:?}");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}

@@ -1,0 +1,343 @@
+//! `marginal check`: re-measures a tuned file and says whether its set still holds (exit 0),
+//! regressed (exit 1) or cannot be checked (exit 2). See [`marginal::check`] for the rules.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use marginal::check::{
+    self, CheckReport, NODES_TOLERANCE, NON_REGRESSION, OBJECTIVE_TOLERANCE, Prepared,
+    SIGNIFICANCE, SideCheck, Verdict,
+};
+use marginal::formats::write_atomic;
+use marginal::scoring::games::stats::SprtDecision;
+use marginal::tune::file::{Side, TunedFile};
+use marginal::tune::games::match_summary;
+
+use super::{Failed, UserError, progress_bar, threads};
+
+/// Arguments of `marginal check`.
+#[derive(Args)]
+pub struct CheckArgs {
+    /// The tuned file (`marginal-tuned/1`). Its suites are looked for as recorded (relative to
+    /// the working directory), then relative to the file's directory and its ancestors.
+    file: PathBuf,
+    /// Also play the tuned set against the defaults, at most N games, stopped by the
+    /// non-regression SPRT nElo [-1.75, 0.25] (fishtest's bounds): H0 accepted is a regression.
+    #[arg(long, value_name = "N")]
+    games: Option<u32>,
+    /// Write the whole report (figures, changed positions, findings, verdict) as JSON.
+    #[arg(long, value_name = "OUT")]
+    json: Option<PathBuf>,
+    /// Replace the file's recorded figures with those measured now (after an intended change
+    /// of the engine or of the file), keeping the tuning run's provenance.
+    #[arg(long)]
+    update: bool,
+    /// Worker threads (default: all cores). Results are identical for any count.
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+/// Changed positions printed per side (the JSON report has them all).
+const SHOWN: usize = 12;
+
+/// Runs the command.
+pub fn run(args: CheckArgs) -> Result<()> {
+    if args.games == Some(0) {
+        return Err(UserError("--games 0: play at least two games".into()).into());
+    }
+    let file = TunedFile::read(&args.file).map_err(UserError::from_display)?;
+    if !check::has_outcomes(&file) {
+        if args.update {
+            return update_without_outcomes(&args, file);
+        }
+        return Err(UserError::from_display(check::CheckError::NoOutcomes {
+            path: args.file.display().to_string(),
+        })
+        .into());
+    }
+    let prepared = check::prepare(&args.file, file).map_err(UserError::from_display)?;
+    let threads = threads(args.threads);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .context("cannot start worker threads")?;
+
+    println!("marginal check {}", args.file.display());
+    let e = &prepared.engine;
+    if e.same {
+        println!(
+            "engine: signature {} as recorded (bench {} nodes): every figure must come out identical",
+            e.signature, e.bench_nodes
+        );
+    } else {
+        println!(
+            "engine: signature {} differs from the file's {} (bench {} nodes, recorded {}): the engine changed since the figures were measured, so they may move; judging by the statistics",
+            e.signature, e.recorded_signature, e.bench_nodes, e.recorded_bench_nodes
+        );
+    }
+    let sources = &prepared.file.provenance.suites;
+    let files: Vec<String> = prepared
+        .training
+        .files
+        .iter()
+        .map(|f| format!("{} ({:016x})", f.path, f.hash))
+        .collect();
+    println!(
+        "suites: {} as recorded; {} training and {} validation positions ({}) at {} per position, {threads} thread(s)",
+        files.join(", "),
+        prepared.training.positions.len(),
+        prepared.validation.positions.len(),
+        sources.split,
+        prepared.options.config.limit
+    );
+    let now = pool.install(|| prepared.measure());
+    let games = match args.games {
+        Some(n) => Some(play(&prepared, n, threads)?),
+        None => None,
+    };
+    let report = prepared.judge(&now, games);
+    for side in &report.sides {
+        print_side(side);
+    }
+    if let Some(g) = &report.games {
+        println!(
+            "games ({}): {}",
+            g.openings,
+            match_summary(
+                &g.report,
+                "H1 accepted: no regression",
+                "H0 accepted: the tuned set is weaker than the defaults (a regression)"
+            )
+        );
+    }
+    if let Some(out) = &args.json {
+        write_atomic(
+            out,
+            (serde_json::to_string_pretty(&report)? + "\n").as_bytes(),
+        )
+        .with_context(|| format!("cannot write {}", out.display()))?;
+        println!("report written to {}", out.display());
+    }
+    if args.update {
+        return write_update(&args, &prepared, &now, &report);
+    }
+    verdict(&report)
+}
+
+/// Plays the non-regression match with a progress bar.
+fn play(prepared: &Prepared, games: u32, threads: usize) -> Result<check::GamesCheck> {
+    println!(
+        "games: tuned against default, at most {} games, SPRT nElo [{}, {}] (alpha {}, beta {}): H0 accepted is a regression",
+        games.max(2).div_ceil(2) * 2,
+        NON_REGRESSION.elo0,
+        NON_REGRESSION.elo1,
+        NON_REGRESSION.alpha,
+        NON_REGRESSION.beta
+    );
+    let bar = progress_bar(
+        u64::from(games.max(2).div_ceil(2) * 2),
+        "[{bar:30}] {pos}/{len} games",
+    );
+    let result = prepared.play(games, threads, &mut |n| bar.set_position(n));
+    bar.finish_and_clear();
+    Ok(result.map_err(UserError::from_display)?)
+}
+
+fn print_side(side: &SideCheck) {
+    println!(
+        "{} ({} positions), recorded -> now:",
+        side.side, side.positions
+    );
+    println!(
+        "  {:<8} {:^14} {:^26} {:^20}",
+        "set", "solved", "nodes", "objective"
+    );
+    for s in &side.sets {
+        let mark = if s.recorded == s.now {
+            ""
+        } else {
+            "  (changed)"
+        };
+        let line = format!(
+            "  {:<8} {:>5} -> {:<5} {:>11} -> {:<11} {:>8.3} -> {:<8.3}{mark}",
+            s.name,
+            s.recorded.solved,
+            s.now.solved,
+            s.recorded.nodes,
+            s.now.nodes,
+            s.recorded.value,
+            s.now.value
+        );
+        println!("{}", line.trim_end());
+    }
+    let suites: Vec<String> = side
+        .suites
+        .iter()
+        .map(|s| {
+            format!(
+                "{} {} -> {} ({} changed)",
+                s.path, s.solved_recorded, s.solved_now, s.changed
+            )
+        })
+        .collect();
+    println!("  tuned set per suite, solved: {}", suites.join(", "));
+    let r = &side.tuned_now_vs_recorded;
+    println!(
+        "  tuned now against recorded: {} solved now only, {} recorded only, McNemar p = {:.4}",
+        r.only_a, r.only_b, r.p_value
+    );
+    let d = &side.tuned_vs_default;
+    println!(
+        "  tuned against default (now): {} solved by tuned only, {} by default only, McNemar p = {:.4}",
+        d.only_a, d.only_b, d.p_value
+    );
+    let tuned: Vec<_> = side.changed.iter().filter(|c| c.set == "tuned").collect();
+    if !tuned.is_empty() {
+        println!("  positions whose tuned outcome changed (suite:line id: move before -> now):");
+        let show = |o: &marginal::tune::file::PositionOutcome| {
+            format!(
+                "{} ({}, {} nodes)",
+                o.best_move.as_deref().unwrap_or("none"),
+                if o.solved { "solved" } else { "unsolved" },
+                o.nodes
+            )
+        };
+        // Solved flips first: they are what the verdict rests on.
+        let mut ordered = tuned.clone();
+        ordered.sort_by_key(|c| c.before.solved == c.now.solved);
+        for c in ordered.iter().take(SHOWN) {
+            println!(
+                "    {}:{} {}: {} -> {}  [{}]",
+                c.suite,
+                c.line,
+                c.id.as_deref().unwrap_or("-"),
+                show(&c.before),
+                show(&c.now),
+                c.fen
+            );
+        }
+        if tuned.len() > SHOWN {
+            println!(
+                "    ... and {} more (--json OUT lists them all)",
+                tuned.len() - SHOWN
+            );
+        }
+    }
+}
+
+/// Prints the verdict; a regression is exit status 1.
+fn verdict(report: &CheckReport) -> Result<()> {
+    if !report.margins_as_measured {
+        println!(
+            "note: the file's margins are not the ones its figures were measured with (edited after the run?)"
+        );
+    }
+    if let Some(g) = &report.games
+        && g.report
+            .sprt
+            .as_ref()
+            .is_some_and(|s| s.decision == SprtDecision::Continue)
+    {
+        println!(
+            "note: the games reached no SPRT decision in {} games: no regression shown, none excluded (more --games narrows it)",
+            g.report.games
+        );
+    }
+    match report.verdict {
+        Verdict::Holds => {
+            println!(
+                "verdict: holds (no significant loss of solutions at p < {SIGNIFICANCE}, nodes within +{:.0}%, objective within {OBJECTIVE_TOLERANCE} of the record and of the defaults on validation)",
+                100.0 * NODES_TOLERANCE
+            );
+            Ok(())
+        }
+        Verdict::Regressed => {
+            println!("verdict: regressed");
+            for f in &report.findings {
+                println!("  - {}", f.message);
+            }
+            Err(Failed(format!(
+                "{}: the tuned set regressed ({} finding(s))",
+                report.file,
+                report.findings.len()
+            ))
+            .into())
+        }
+    }
+}
+
+/// `--update`: writes the figures measured now into the file.
+fn write_update(
+    args: &CheckArgs,
+    prepared: &Prepared,
+    now: &check::Measurement,
+    report: &CheckReport,
+) -> Result<()> {
+    let file = prepared.updated(now, std::env::args().collect::<Vec<_>>().join(" "));
+    write_atomic(
+        &args.file,
+        (serde_json::to_string_pretty(&file)? + "\n").as_bytes(),
+    )
+    .with_context(|| format!("cannot write {}", args.file.display()))?;
+    println!(
+        "updated {}: the figures measured now replace the recorded ones ({} before the update)",
+        args.file.display(),
+        match report.verdict {
+            Verdict::Holds => "it held",
+            Verdict::Regressed => "it had regressed",
+        }
+    );
+    Ok(())
+}
+
+/// `--update` of a file written before per-position outcomes were recorded: nothing to compare
+/// position by position, so the totals are shown and the file gets its outcomes.
+fn update_without_outcomes(args: &CheckArgs, file: TunedFile) -> Result<()> {
+    let recorded = (file.training.clone(), file.validation.clone());
+    let prepared = check::prepare(&args.file, file).map_err(UserError::from_display)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads(args.threads))
+        .build()
+        .context("cannot start worker threads")?;
+    println!(
+        "marginal check {} --update: the file records no per-position outcomes; measuring them",
+        args.file.display()
+    );
+    let now = pool.install(|| prepared.measure());
+    for (name, then, now) in [
+        ("training", &recorded.0, &now.training),
+        ("validation", &recorded.1, &now.validation),
+    ] {
+        print_totals(name, then, now);
+    }
+    let file = prepared.updated(&now, std::env::args().collect::<Vec<_>>().join(" "));
+    write_atomic(
+        &args.file,
+        (serde_json::to_string_pretty(&file)? + "\n").as_bytes(),
+    )
+    .with_context(|| format!("cannot write {}", args.file.display()))?;
+    println!(
+        "updated {}: figures and per-position outcomes measured now",
+        args.file.display()
+    );
+    Ok(())
+}
+
+fn print_totals(name: &str, then: &Side, now: &Side) {
+    println!("{name} ({} positions), recorded -> now:", now.positions);
+    for set in &now.sets {
+        let before = then.set(&set.name).map(|s| s.objective);
+        let o = &set.objective;
+        match before {
+            Some(b) => println!(
+                "  {:<8} solved {} -> {}, nodes {} -> {}, objective {:.3} -> {:.3}",
+                set.name, b.solved, o.solved, b.nodes, o.nodes, b.value, o.value
+            ),
+            None => println!(
+                "  {:<8} solved {}, nodes {}, objective {:.3}",
+                set.name, o.solved, o.nodes, o.value
+            ),
+        }
+    }
+}

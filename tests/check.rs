@@ -1,0 +1,333 @@
+//! `marginal check` as an engine's CI runs it: the shipped sets hold (exit 0), a set made worse
+//! regresses (exit 1) with the suites, positions and figures named, and unusable input is
+//! exit 2 with the file and line named.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::{marginal, scratch};
+use marginal::check::{CheckReport, FindingKind, Verdict};
+use marginal::params::PARAMS;
+use serde_json::Value;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn shipped(name: &str) -> Value {
+    let text = std::fs::read_to_string(root().join("tuned").join(name)).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+fn write(dir: &Path, name: &str, value: &Value) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, serde_json::to_string_pretty(value).unwrap() + "\n").unwrap();
+    path
+}
+
+fn text(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr)
+}
+
+fn report(path: &Path) -> CheckReport {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// The shipped file with every tuned margin at `pick(min, max)` of its table range.
+fn with_tuned_margins(pick: fn(i32, i32) -> i32) -> Value {
+    let mut file = shipped("spsa-suite.json");
+    let tuned: Vec<String> = file["tuned"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap().to_string())
+        .collect();
+    for name in tuned {
+        let spec = PARAMS.iter().find(|p| p.name == name).unwrap();
+        file["margins"][&name] = pick(spec.min, spec.max).into();
+    }
+    file
+}
+
+#[test]
+fn every_shipped_set_holds_and_reproduces_exactly() {
+    let dir = scratch("check", "shipped");
+    for entry in std::fs::read_dir(root().join("tuned")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        let json = dir.join("report.json");
+        let out = marginal(
+            &[
+                "check",
+                path.to_str().unwrap(),
+                "--json",
+                json.to_str().unwrap(),
+            ],
+            &dir,
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        let r = report(&json);
+        assert_eq!(r.verdict, Verdict::Holds);
+        assert!(
+            r.engine.same,
+            "{}: measured by another engine",
+            path.display()
+        );
+        // Same engine: every figure and every position comes out as recorded.
+        for side in &r.sides {
+            assert!(side.changed.is_empty(), "{}", path.display());
+            assert_eq!(side.sets.len(), 3);
+            for set in &side.sets {
+                assert_eq!(set.recorded, set.now, "{} {}", path.display(), set.name);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_set_at_its_minimum_margins_is_caught_and_the_changed_positions_are_named() {
+    let dir = scratch("check", "minimum");
+    let file = write(&dir, "min.json", &with_tuned_margins(|min, _| min));
+    let json = dir.join("report.json");
+    let out = marginal(
+        &[
+            "check",
+            file.to_str().unwrap(),
+            "--json",
+            json.to_str().unwrap(),
+        ],
+        &dir,
+    );
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(said.contains("verdict: regressed"), "{said}");
+    assert!(said.contains("the file was edited"), "{said}");
+    assert!(said.contains("data/suites/wac.epd"), "{said}");
+    let r = report(&json);
+    assert!(!r.margins_as_measured);
+    assert!(
+        r.findings
+            .iter()
+            .any(|f| f.kind == FindingKind::NotReproduced)
+    );
+    // The changed positions carry their FEN and the move before and now; the printed lines
+    // show the solved/unsolved flips first.
+    let changed = &r.sides[1].changed;
+    let c = changed
+        .iter()
+        .find(|c| c.before.solved != c.now.solved)
+        .unwrap();
+    assert!(said.contains(&c.fen), "{said}");
+    assert_ne!(c.before, c.now);
+    assert!(
+        changed.iter().all(|c| c.set == "tuned"),
+        "only the tuned set moved"
+    );
+}
+
+#[test]
+fn a_worse_set_under_another_engine_fails_on_the_statistics() {
+    // Every margin at its maximum prunes (almost) nothing: fewer solutions at the recorded node
+    // budget. A foreign signature makes check judge by the statistics alone.
+    let dir = scratch("check", "maximum");
+    let mut value = with_tuned_margins(|_, max| max);
+    value["measured"]["engine_signature"] = "0123456789abcdef".into();
+    let file = write(&dir, "max.json", &value);
+    let json = dir.join("report.json");
+    let out = marginal(
+        &[
+            "check",
+            file.to_str().unwrap(),
+            "--json",
+            json.to_str().unwrap(),
+        ],
+        &dir,
+    );
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("differs from the file's 0123456789abcdef"),
+        "{said}"
+    );
+    let r = report(&json);
+    assert!(!r.engine.same);
+    let kinds: Vec<FindingKind> = r.findings.iter().map(|f| f.kind).collect();
+    assert!(!kinds.contains(&FindingKind::NotReproduced), "{kinds:?}");
+    assert!(kinds.contains(&FindingKind::FewerSolved), "{kinds:?}");
+    assert!(kinds.contains(&FindingKind::WorseThanBaseline), "{kinds:?}");
+    let validation = &r.sides[1];
+    assert!(validation.tuned_now_vs_recorded.only_b > validation.tuned_now_vs_recorded.only_a);
+    // The finding names the suites and their figures.
+    let fewer = r
+        .findings
+        .iter()
+        .find(|f| f.kind == FindingKind::FewerSolved)
+        .unwrap();
+    assert!(
+        fewer.message.contains("data/suites/ecm.epd"),
+        "{}",
+        fewer.message
+    );
+}
+
+#[test]
+fn unusable_files_are_exit_2_naming_the_file_and_line() {
+    let dir = scratch("check", "unusable");
+    let good = std::fs::read_to_string(root().join("tuned/spsa-suite.json")).unwrap();
+    let run = |name: &str, contents: &str| -> String {
+        let path = dir.join(name);
+        std::fs::write(&path, contents).unwrap();
+        let out = marginal(&["check", path.to_str().unwrap()], &dir);
+        let said = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{name}: {said}");
+        assert!(said.contains(path.to_str().unwrap()), "{name}: {said}");
+        said
+    };
+    // Corrupt: a stray character on line 3.
+    let corrupt = good.replacen("\"margins\": {", "\"margins\": {]", 1);
+    assert!(run("corrupt.json", &corrupt).contains("corrupt.json:3:"));
+    // Truncated half way: the error names the last line.
+    let half = &good[..good.len() / 2];
+    let said = run("truncated.json", half);
+    assert!(
+        said.contains(&format!("truncated.json:{}:", half.lines().count())),
+        "{said}"
+    );
+    // A future version of the format.
+    let future = good.replacen("marginal-tuned/1", "marginal-tuned/2", 1);
+    let said = run("future.json", &future);
+    assert!(said.contains("future.json:2:"), "{said}");
+    assert!(said.contains("newer marginal"), "{said}");
+    // A margin out of its range, on its own line.
+    let line = good
+        .lines()
+        .position(|l| l.contains("\"razor_margin\""))
+        .unwrap()
+        + 1;
+    let bad = good.replacen("\"razor_margin\": 989", "\"razor_margin\": 99999", 1);
+    let said = run("range.json", &bad);
+    assert!(said.contains(&format!("range.json:{line}:")), "{said}");
+    assert!(said.contains("99999"), "{said}");
+    // Missing.
+    let out = marginal(&["check", "tuned/no-such.json"], &dir);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).contains("tuned/no-such.json"));
+}
+
+#[test]
+fn changed_or_missing_suites_are_exit_2() {
+    let dir = scratch("check", "suites");
+    std::fs::create_dir_all(dir.join("data/suites")).unwrap();
+    let wac = std::fs::read_to_string(root().join("data/suites/wac.epd")).unwrap();
+    // One position's solution changed: the content hash differs.
+    std::fs::write(
+        dir.join("data/suites/wac.epd"),
+        wac.replacen("bm Qg6", "bm Qh5", 1),
+    )
+    .unwrap();
+    std::fs::copy(
+        root().join("data/suites/ecm.epd"),
+        dir.join("data/suites/ecm.epd"),
+    )
+    .unwrap();
+    let file = write(&dir, "t.json", &shipped("spsa-suite.json"));
+    let run_in = |cwd: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_marginal"))
+            .args(["check", file.to_str().unwrap()])
+            .env("MARGINAL_CACHE_DIR", dir.join("cache"))
+            .current_dir(cwd)
+            .output()
+            .unwrap()
+    };
+    let out = run_in(&dir);
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    assert!(said.contains("data/suites/wac.epd changed"), "{said}");
+    assert!(said.contains("be02b2a0960f8a30"), "recorded hash: {said}");
+    // Found through the tuned file's directory too (the working directory is elsewhere).
+    let elsewhere = scratch("check", "elsewhere");
+    let out = run_in(&elsewhere);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).contains("changed"), "{}", text(&out));
+    // Missing: neither here nor beside the file.
+    std::fs::remove_file(dir.join("data/suites/wac.epd")).unwrap();
+    let out = run_in(&elsewhere);
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("suite data/suites/wac.epd not found"),
+        "{said}"
+    );
+}
+
+#[test]
+fn update_records_outcomes_and_a_deliberate_change() {
+    let dir = scratch("check", "update");
+    // A file from before outcomes were recorded: check refuses it and names --update.
+    let mut old = shipped("spsa-suite.json");
+    for side in ["training", "validation"] {
+        for set in old[side]["sets"].as_array_mut().unwrap() {
+            set.as_object_mut().unwrap().remove("positions");
+        }
+    }
+    old.as_object_mut().unwrap().remove("measured");
+    let file = write(&dir, "old.json", &old);
+    let out = marginal(&["check", file.to_str().unwrap()], &dir);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("--update"));
+    let out = marginal(&["check", file.to_str().unwrap(), "--update"], &dir);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    // It now holds what the shipped file holds (the same engine measured both), up to the
+    // record of who measured it.
+    let without_measured = |mut v: Value| {
+        v.as_object_mut().unwrap().remove("measured");
+        v
+    };
+    let updated: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert!(updated["measured"]["command_line"].is_string());
+    assert_eq!(
+        without_measured(updated),
+        without_measured(shipped("spsa-suite.json"))
+    );
+    let out = marginal(&["check", file.to_str().unwrap()], &dir);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+
+    // A deliberate change of margins: regressed, then --update records it and it holds.
+    let changed = write(&dir, "changed.json", &with_tuned_margins(|min, _| min));
+    let out = marginal(&["check", changed.to_str().unwrap(), "--update"], &dir);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("it had regressed"), "{}", text(&out));
+    let out = marginal(&["check", changed.to_str().unwrap()], &dir);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+}
+
+#[test]
+fn games_add_a_non_regression_sprt() {
+    let dir = scratch("check", "games");
+    let json = dir.join("report.json");
+    let out = marginal(
+        &[
+            "check",
+            "tuned/spsa-suite.json",
+            "--games",
+            "4",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+        &dir,
+    );
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(said.contains("SPRT nElo [-1.75, 0.25]"), "{said}");
+    let r = report(&json);
+    let games = r.games.unwrap();
+    assert_eq!(games.report.games, 4);
+    let sprt = games.report.sprt.unwrap();
+    assert_eq!((sprt.params.elo0, sprt.params.elo1), (-1.75, 0.25));
+    let out = marginal(&["check", "tuned/spsa-suite.json", "--games", "0"], &dir);
+    assert_eq!(out.status.code(), Some(2));
+}
