@@ -6,6 +6,7 @@
 //! exports. The engine knows nothing of tuning.
 
 pub mod engine;
+pub mod export;
 pub mod formats;
 pub mod params;
 pub mod scoring;
