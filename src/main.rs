@@ -31,6 +31,8 @@ enum Command {
     Match(commands::match_cmd::MatchArgs),
     /// Tunes margins with SPSA on EPD suites and judges the result on held-out positions.
     Tune(commands::tune::TuneArgs),
+    /// Writes a tuned file as JSON, TOML, Rust, C, UCI setoption lines, or OpenBench/fishtest SPSA input.
+    Export(commands::export::ExportArgs),
     /// Draws a tuned file's SVG (objective and margins across iterations, Pareto front) again.
     Plot {
         /// The tuned file (`marginal-tuned/1`); the SVG is written beside it.
@@ -82,6 +84,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Match(args) => commands::match_cmd::run(args)?,
         Command::Tune(args) => commands::tune::run(args)?,
         Command::Check(args) => commands::check::run(args)?,
+        Command::Export(args) => commands::export::run(args)?,
         Command::Plot { file } => commands::tune::plot(&file)?,
         Command::Bench {
             depth,

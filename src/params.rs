@@ -63,8 +63,17 @@ impl ParamSpec {
             ParamKind::Check => format!(
                 "option name {} type check default {}",
                 self.uci_name,
-                self.default != 0
+                self.uci_value(self.default)
             ),
+        }
+    }
+
+    /// A value of this parameter as UCI writes it: the number for a spin, `true` or `false`
+    /// (any non-zero value is `true`) for a check.
+    pub fn uci_value(&self, value: i32) -> String {
+        match self.kind {
+            ParamKind::Spin => value.to_string(),
+            ParamKind::Check => (value != 0).to_string(),
         }
     }
 }
@@ -613,6 +622,21 @@ mod tests {
     #[should_panic(expected = "outside")]
     fn with_refuses_out_of_range_values_written_in_code() {
         let _ = Margins::default().with("delta_margin", 100_000);
+    }
+
+    #[test]
+    fn uci_values_are_numbers_or_booleans() {
+        let margin = &PARAMS[Margins::find("futility_margin").unwrap()];
+        let switch = &PARAMS[Margins::find("null_move").unwrap()];
+        assert_eq!(margin.uci_value(130), "130");
+        assert_eq!(
+            (switch.uci_value(1), switch.uci_value(0)),
+            ("true".into(), "false".into())
+        );
+        assert_eq!(
+            switch.uci_option(),
+            "option name NullMove type check default true"
+        );
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! The search runs on its own thread so that `stop`, `isready` and `quit` are answered while it
 //! thinks. Every margin and switch of the parameter table is a UCI option, so a GUI, cutechess or
 //! fastchess can play any margin set. Bad input (unknown command, bad FEN, illegal move, bad
-//! option) is answered with `info string ...` and the engine stays alive.
+//! option) is answered with `info string ...` and the engine stays alive. The non-standard `d`
+//! shows the position and the current value of every margin option.
 
 use std::io::{BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -110,13 +111,7 @@ impl UciEngine {
                 self.finish_search(true);
                 return false;
             }
-            "d" => say(
-                &self.out,
-                &format!(
-                    "info string fen {}",
-                    Fen::from_position(&self.position, EnPassantMode::Legal)
-                ),
-            ),
+            "d" => self.cmd_d(),
             "debug" | "register" | "ponderhit" => {}
             other => say(
                 &self.out,
@@ -161,6 +156,29 @@ impl UciEngine {
             say(&self.out, &p.uci_option());
         }
         say(&self.out, "uciok");
+    }
+
+    /// The non-standard `d` (display) command: the position as `info string fen <fen>`, then
+    /// every option of the parameter table with its current value as
+    /// `info string margins <UciName>=<value> ...` (table order; checks as `true`/`false`,
+    /// the spelling `setoption` takes), so a script can check what its `setoption` lines did.
+    fn cmd_d(&self) {
+        say(
+            &self.out,
+            &format!(
+                "info string fen {}",
+                Fen::from_position(&self.position, EnPassantMode::Legal)
+            ),
+        );
+        let margins: Vec<String> = PARAMS
+            .iter()
+            .enumerate()
+            .map(|(i, p)| format!("{}={}", p.uci_name, p.uci_value(self.margins.get_index(i))))
+            .collect();
+        say(
+            &self.out,
+            &format!("info string margins {}", margins.join(" ")),
+        );
     }
 
     fn cmd_setoption(&mut self, words: &[&str]) {

@@ -2,6 +2,7 @@
 //! pieces they share (margin-set specs, thread counts, progress bars, user errors).
 
 pub mod check;
+pub mod export;
 pub mod match_cmd;
 pub mod suite;
 pub mod tune;

@@ -1,0 +1,116 @@
+//! Pruning margins exported by `marginal export` on 2024-02-29 from tests/golden/export/tuned.json.
+//! Tuned by marginal 0.1.0: spsa on the suite objective, seed 1, 16 iterations, run 0d83cb0f9de2e57e.
+//! Engine: search signature b7e64e6b5a8a1283, bench 5710118 nodes.
+//! Rows: all 22 of the margin set, in table order; 4 tuned, the others as the tuned file has them.
+//!
+//! Use it as a module: `mod margins;` (or `#[path = "..."] mod margins;`).
+
+/// Frontier futility pruning (depth 1): skip a move when eval + margin (+ captured value) <= alpha.
+///
+/// Not tuned (default true).
+pub const PRUNE_FUTILITY: bool = true;
+
+/// Frontier futility margin, eval units (seed: 125).
+///
+/// Tuned from 125 within 0..=1500.
+pub const PRUNE_FUTILITY_MARGIN: i32 = 130;
+
+/// What a futile frontier node does: 0 skips futile moves one by one, 1 drops to quiescence, 2 returns the evaluation.
+///
+/// Not tuned (default 0, range 0..=2).
+pub const PRUNE_FUTILITY_MODE: i32 = 0;
+
+/// Also never prune rook/queen moves to the 7th, queen captures, captures of a lone bishop pair bishop, or of pawns on their 2nd/3rd rank (seed 000).
+///
+/// Not tuned (default true).
+pub const PRUNE_FUTILITY_SEED_GUARDS: bool = true;
+
+/// Extended futility pruning at pre-frontier nodes (depth 2).
+///
+/// Not tuned (default true).
+pub const PRUNE_EXT_FUTILITY: bool = true;
+
+/// Extended futility margin, eval units (seed: 500, about a rook).
+///
+/// Tuned from 500 within 0..=3000.
+pub const PRUNE_EXT_FUTILITY_MARGIN: i32 = 460;
+
+/// Limited razoring at depth 3: reduce by one ply when eval + margin <= alpha.
+///
+/// Not tuned (default true).
+pub const PRUNE_RAZORING: bool = true;
+
+/// Razoring margin, eval units (seed: about a queen).
+///
+/// Tuned from 980 within 0..=4000.
+pub const PRUNE_RAZOR_MARGIN: i32 = 989;
+
+/// Razor only when the opponent has more than this many pieces (knights, bishops, rooks, queens).
+///
+/// Not tuned (default 3, range 0..=14).
+pub const PRUNE_RAZOR_MIN_PIECES: i32 = 3;
+
+/// Delta pruning in quiescence, per capture and the node-level early exit.
+///
+/// Not tuned (default true).
+pub const PRUNE_DELTA_PRUNING: bool = true;
+
+/// Delta margin, eval units (seed: 200).
+///
+/// Tuned from 200 within 0..=1500.
+pub const PRUNE_DELTA_MARGIN: i32 = 188;
+
+/// Delta pruning is off when both sides' knights, bishops, rooks and queens together are worth this or less (late endgame).
+///
+/// Not tuned (default 1300, range 0..=8000).
+pub const PRUNE_DELTA_ENDGAME_MATERIAL: i32 = 1300;
+
+/// Deep futility pruning (Muller): prune a node when even winning the opponent's two best pieces cannot reach alpha.
+///
+/// Not tuned (default false).
+pub const PRUNE_DEEP_FUTILITY: bool = false;
+
+/// Deep futility positional margin (counted twice), eval units.
+///
+/// Not tuned (default 100, range 0..=1000).
+pub const PRUNE_DEEP_FUTILITY_MARGIN: i32 = 100;
+
+/// Deep futility applies at depths 2 to this (3 + R with the null-move R).
+///
+/// Not tuned (default 5, range 2..=10).
+pub const PRUNE_DEEP_FUTILITY_DEPTH: i32 = 5;
+
+/// Move-count-based pruning of late quiet moves at shallow depth.
+///
+/// Not tuned (default false).
+pub const PRUNE_LATE_MOVE_PRUNING: bool = false;
+
+/// Late move pruning applies at depths up to this, plies.
+///
+/// Not tuned (default 3, range 1..=10).
+pub const PRUNE_LMP_DEPTH: i32 = 3;
+
+/// Late move pruning keeps the first lmp_base + depth^2 moves.
+///
+/// Not tuned (default 4, range 1..=64).
+pub const PRUNE_LMP_BASE: i32 = 4;
+
+/// Null-move pruning (off in check, at PV nodes and without knights, bishops, rooks or queens).
+///
+/// Not tuned (default true).
+pub const PRUNE_NULL_MOVE: bool = true;
+
+/// Null-move depth reduction R, plies (plus depth/6).
+///
+/// Not tuned (default 3, range 1..=6).
+pub const PRUNE_NULL_MOVE_R: i32 = 3;
+
+/// Late move reductions of quiet moves, re-searched at full depth when they raise alpha.
+///
+/// Not tuned (default true).
+pub const PRUNE_LMR: bool = true;
+
+/// Aspiration windows around the previous iteration's score.
+///
+/// Not tuned (default true).
+pub const PRUNE_ASPIRATION: bool = true;
