@@ -19,8 +19,7 @@ use std::fmt::Write as _;
 use crate::params::{Margins, PARAMS, ParamKind, ParamSpec};
 use crate::tune::file::TunedFile;
 
-/// The format tag of the JSON export (`"format"`), and of the TOML export's `format` key.
-pub const EXPORT_FORMAT: &str = "marginal-export/1";
+pub use crate::formats::tuned::EXPORT_FORMAT;
 
 /// The C include guard's stem when the output has no file name (standard output).
 pub const DEFAULT_GUARD_STEM: &str = "MARGINAL_TUNED";

@@ -20,6 +20,10 @@ pub const FORMAT: &str = "marginal-margins/1";
 /// provenance of the run that produced it); its margins are read like any margin set.
 pub const TUNED_FORMAT: &str = "marginal-tuned/1";
 
+/// The format tag of `marginal export --format json` (a margin set with the provenance of its
+/// tuned file); its margins are read like any margin set, so an export is a `--margins` file.
+pub const EXPORT_FORMAT: &str = "marginal-export/1";
+
 /// Why a margin set could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum TunedError {
@@ -82,10 +86,13 @@ pub fn parse(path: &Path, text: &str) -> Result<Margins, TunedError> {
     if let Some(format) = top.get("format")
         && format.as_str() != Some(FORMAT)
         && format.as_str() != Some(TUNED_FORMAT)
+        && format.as_str() != Some(EXPORT_FORMAT)
     {
         return Err(invalid(
             "format",
-            format!("format {format} is not \"{FORMAT}\" or \"{TUNED_FORMAT}\""),
+            format!(
+                "format {format} is not \"{FORMAT}\", \"{TUNED_FORMAT}\" or \"{EXPORT_FORMAT}\""
+            ),
         ));
     }
     let map = match top.get("margins") {
@@ -193,5 +200,14 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("other/9"), "{e}");
+    }
+
+    #[test]
+    fn a_json_export_is_a_margin_set() {
+        let text = r#"{"format": "marginal-export/1", "source": {"file": "t.json"},
+            "margins": {"futility_margin": 65, "delta_margin": 185}}"#;
+        let m = parse(Path::new("e.json"), text).unwrap();
+        assert_eq!((m.futility_margin(), m.delta_margin()), (65, 185));
+        assert_eq!(m.razor_margin(), Margins::default().razor_margin());
     }
 }
