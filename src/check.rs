@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::engine::bench;
-use crate::formats::{Fnv, openings};
+use crate::formats::{Fnv, bundled, openings, read_bytes};
 use crate::params::Margins;
 use crate::scoring::games::game::{GameConfig, MoveLimit};
 use crate::scoring::games::matches::{MatchConfig, MatchReport};
@@ -177,8 +177,9 @@ pub struct Prepared {
 }
 
 /// Finds a file a tuned file names: as given (relative to the working directory), else
-/// relative to the tuned file's directory and each of its ancestors. Returns the candidates
-/// tried when none exists.
+/// relative to the tuned file's directory and each of its ancestors, else the copy bundled in
+/// the binary ([`bundled`]; read through [`read_bytes`]). Returns the candidates tried when
+/// none exists.
 pub fn locate(recorded: &Path, tuned_file: &Path) -> Result<PathBuf, Vec<PathBuf>> {
     let mut tried = vec![recorded.to_path_buf()];
     if recorded.exists() || recorded.is_absolute() {
@@ -199,6 +200,9 @@ pub fn locate(recorded: &Path, tuned_file: &Path) -> Result<PathBuf, Vec<PathBuf
             return Ok(candidate);
         }
         tried.push(candidate);
+    }
+    if bundled(recorded).is_some() {
+        return Ok(recorded.to_path_buf());
     }
     Err(tried)
 }
@@ -582,9 +586,9 @@ impl Prepared {
             tried: tried_text(&tried),
         })?;
         if let Some((_, hash)) = recorded_book {
-            let bytes = std::fs::read(&book_path).map_err(|e| CheckError::Book {
+            let bytes = read_bytes(&book_path, "opening book ").map_err(|e| CheckError::Book {
                 path: name.clone(),
-                message: format!("cannot read {}: {e}", book_path.display()),
+                message: e.to_string(),
             })?;
             let mut h = Fnv::new();
             h.write(&bytes);

@@ -5,9 +5,9 @@ mod commands;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
-use commands::{UserError, margins_from};
+use commands::{Failed, UserError, margins_from};
 use marginal::engine::{DEFAULT_HASH_MB, bench};
 use marginal::formats::uci_move;
 use marginal::params::{self, PARAMS};
@@ -16,6 +16,7 @@ use marginal::params::{self, PARAMS};
 #[command(
     name = "marginal",
     version,
+    disable_help_subcommand = true,
     about = "Tunes the pruning margins (futility, extended futility, razoring, delta) of a chess engine's search"
 )]
 struct Cli {
@@ -43,20 +44,25 @@ enum Command {
     Check(commands::check::CheckArgs),
     /// Searches the built-in bench positions; the total node count is the engine's signature.
     Bench {
-        /// Search depth, plies.
-        #[arg(long, default_value_t = bench::DEFAULT_DEPTH)]
+        /// Search depth, plies (1 to 100).
+        #[arg(long, default_value_t = bench::DEFAULT_DEPTH, value_parser = commands::depth_arg())]
         depth: u32,
-        /// Margin set: a built-in name (default, off, sound), a tuned .json file, or
+        /// Margin set: a built-in name (default, off, bare, sound), a tuned .json file, or
         /// name=value assignments.
         #[arg(long, default_value = "default")]
         margins: String,
-        /// Transposition table size, megabytes (0 disables it).
-        #[arg(long, default_value_t = DEFAULT_HASH_MB)]
+        /// Transposition table size, megabytes (0 disables it; at most 16384).
+        #[arg(long, default_value_t = DEFAULT_HASH_MB, value_parser = commands::hash_arg())]
         hash: usize,
     },
     /// Speaks the UCI protocol on standard input/output (for GUIs, cutechess, fastchess).
     Uci,
-    /// Lists every margin and switch with its default and range.
+    /// Prints the help of marginal or of one of its commands (as `--help` does).
+    Help {
+        /// The command (suite, match, tune, check, export, plot, bench, uci, params).
+        command: Option<String>,
+    },
+    /// Lists every margin and switch with its UCI name, alias, default and range.
     Params {
         /// Print a Markdown table (as in the README).
         #[arg(long)]
@@ -69,12 +75,19 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
-            if e.downcast_ref::<UserError>().is_some() {
-                ExitCode::from(2)
-            } else {
-                ExitCode::FAILURE
-            }
+            exit_code(&e)
         }
+    }
+}
+
+/// The exit status of a failed command, one scheme for every command (README "Exit codes"):
+/// 1 when the measured thing failed (a regression, a rejected SPRT), 2 for unusable input or
+/// environment (bad options or files, unwritable outputs, I/O errors).
+fn exit_code(e: &anyhow::Error) -> ExitCode {
+    if e.downcast_ref::<Failed>().is_some() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::from(2)
     }
 }
 
@@ -106,6 +119,22 @@ fn run(cli: Cli) -> Result<()> {
             });
             println!("{} nodes {} nps", totals.nodes, totals.nps());
         }
+        Command::Help { command } => {
+            let mut cli = Cli::command();
+            cli.build();
+            match command {
+                None => cli.print_long_help()?,
+                Some(name) => match cli.find_subcommand_mut(&name) {
+                    Some(sub) => sub.print_long_help()?,
+                    None => {
+                        return Err(UserError(format!(
+                            "help: no command '{name}' (see `marginal --help`)"
+                        ))
+                        .into());
+                    }
+                },
+            }
+        }
         Command::Uci => {
             let mut engine = marginal::uci::UciEngine::new(Box::new(std::io::stdout()));
             engine.run(std::io::stdin().lock());
@@ -114,10 +143,19 @@ fn run(cli: Cli) -> Result<()> {
             if markdown {
                 print!("{}", params::markdown_table());
             } else {
+                println!(
+                    "{:<24} {:<22} {:<12} {:>7}  range",
+                    "name", "UCI option", "alias", "default"
+                );
                 for p in PARAMS {
                     println!(
-                        "{:<24} {:<22} default {:>5}  range {}..{}",
-                        p.name, p.uci_name, p.default, p.min, p.max
+                        "{:<24} {:<22} {:<12} {:>7}  {}..{}",
+                        p.name,
+                        p.uci_name,
+                        p.alias.unwrap_or("-"),
+                        p.default,
+                        p.min,
+                        p.max
                     );
                 }
             }

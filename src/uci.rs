@@ -21,8 +21,7 @@ use crate::engine::{Board, DEFAULT_HASH_MB, Limits, Searcher};
 use crate::formats::uci_move as uci;
 use crate::params::{Margins, PARAMS};
 
-/// Largest transposition table accepted, megabytes.
-pub const MAX_HASH_MB: usize = 16_384;
+pub use crate::engine::MAX_HASH_MB;
 
 /// A line-oriented writer shared by the protocol thread and the search thread.
 type Out = Arc<Mutex<Box<dyn Write + Send>>>;

@@ -253,15 +253,24 @@ fn changed_or_missing_suites_are_exit_2() {
     let out = run_in(&elsewhere);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out).contains("changed"), "{}", text(&out));
-    // Missing: neither here nor beside the file.
-    std::fs::remove_file(dir.join("data/suites/wac.epd")).unwrap();
-    let out = run_in(&elsewhere);
+    // Missing: neither here, nor beside the file, nor bundled in the binary.
+    let mut gone = shipped("spsa-suite.json");
+    for side in ["training", "validation"] {
+        gone["provenance"]["suites"][side][0]["path"] = "suites/gone.epd".into();
+    }
+    let gone = write(&dir, "gone.json", &gone);
+    let out = Command::new(env!("CARGO_BIN_EXE_marginal"))
+        .args(["check", gone.to_str().unwrap()])
+        .current_dir(&elsewhere)
+        .output()
+        .unwrap();
     let said = text(&out);
     assert_eq!(out.status.code(), Some(2), "{said}");
-    assert!(
-        said.contains("suite data/suites/wac.epd not found"),
-        "{said}"
-    );
+    assert!(said.contains("suite suites/gone.epd not found"), "{said}");
+    // A bundled suite missing from disk is read from the binary: the record holds.
+    std::fs::remove_file(dir.join("data/suites/wac.epd")).unwrap();
+    let out = run_in(&dir);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
 }
 
 #[test]

@@ -172,7 +172,7 @@ fn bad_configurations_exit_2_with_a_clear_message() {
             &["--holdout", suite.to_str().unwrap()],
             "both a validation and a training position",
         ),
-        (&["--batch", "0"], "--batch 0"),
+        (&["--batch", "0"], "at least 1"),
         (&["--r-end", "delta=-1"], "--r-end 'delta=-1'"),
     ];
     for (extra, message) in cases {

@@ -14,7 +14,7 @@ use marginal::scoring::games::stats::SprtDecision;
 use marginal::tune::file::{Side, TunedFile};
 use marginal::tune::games::match_summary;
 
-use super::{Failed, UserError, progress_bar, threads};
+use super::{Failed, UserError, count, progress_bar, threads, threads_arg, whole_pairs, writable};
 
 /// Arguments of `marginal check`.
 #[derive(Args)]
@@ -24,7 +24,7 @@ pub struct CheckArgs {
     file: PathBuf,
     /// Also play the tuned set against the defaults, at most N games, stopped by the
     /// non-regression SPRT nElo [-1.75, 0.25] (fishtest's bounds): H0 accepted is a regression.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = count::<u32, 1>)]
     games: Option<u32>,
     /// Write the whole report (figures, changed positions, findings, verdict) as JSON.
     #[arg(long, value_name = "OUT")]
@@ -33,8 +33,8 @@ pub struct CheckArgs {
     /// of the engine or of the file), keeping the tuning run's provenance.
     #[arg(long)]
     update: bool,
-    /// Worker threads (default: all cores). Results are identical for any count.
-    #[arg(long)]
+    /// Worker threads (default: all cores; at most 256). Results are identical for any count.
+    #[arg(long, value_parser = threads_arg())]
     threads: Option<usize>,
 }
 
@@ -43,8 +43,8 @@ const SHOWN: usize = 12;
 
 /// Runs the command.
 pub fn run(args: CheckArgs) -> Result<()> {
-    if args.games == Some(0) {
-        return Err(UserError("--games 0: play at least two games".into()).into());
+    if let Some(out) = &args.json {
+        writable(out, "--json")?;
     }
     let file = TunedFile::read(&args.file).map_err(UserError::from_display)?;
     if !check::has_outcomes(&file) {
@@ -93,7 +93,7 @@ pub fn run(args: CheckArgs) -> Result<()> {
     );
     let now = pool.install(|| prepared.measure());
     let games = match args.games {
-        Some(n) => Some(play(&prepared, n, threads)?),
+        Some(n) => Some(play(&prepared, whole_pairs(n, "--games"), threads)?),
         None => None,
     };
     let report = prepared.judge(&now, games);

@@ -17,7 +17,10 @@ use marginal::scoring::games::matches::{
 use marginal::scoring::games::pgn;
 use marginal::scoring::games::stats::{SprtDecision, SprtParams};
 
-use super::{UserError, margins_from, progress_bar, threads};
+use super::{
+    UserError, count, depth_arg, hash_arg, margins_from, progress_bar, threads, threads_arg,
+    whole_pairs,
+};
 
 /// Arguments of `marginal match`.
 #[derive(Args)]
@@ -35,17 +38,18 @@ pub struct MatchArgs {
     /// Seed for shuffling the openings (same seed, same games at fixed nodes or depth).
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Most games to play (whole pairs: each opening twice, colours reversed).
-    #[arg(long, default_value_t = 200)]
+    /// Most games to play (whole pairs: each opening twice, colours reversed; an odd number
+    /// is rounded up, and said so).
+    #[arg(long, default_value_t = 200, value_parser = count::<u32, 1>)]
     games: u32,
-    /// Games played at once (default: all cores).
-    #[arg(long)]
+    /// Games played at once (default: all cores; at most 256).
+    #[arg(long, value_parser = threads_arg())]
     concurrency: Option<usize>,
     /// Fixed nodes per move (the default, 5000).
-    #[arg(long, conflicts_with_all = ["depth", "tc"])]
+    #[arg(long, conflicts_with_all = ["depth", "tc"], value_parser = count::<u64, 1>)]
     nodes: Option<u64>,
     /// Fixed depth per move, plies.
-    #[arg(long, conflicts_with = "tc")]
+    #[arg(long, conflicts_with = "tc", value_parser = depth_arg())]
     depth: Option<u32>,
     /// Time control BASE+INC in seconds, e.g. 10+0.1 (real clocks; time losses counted).
     #[arg(long)]
@@ -68,10 +72,10 @@ pub struct MatchArgs {
     #[arg(long, value_name = "SCORE:MOVES:AFTER")]
     draw: Option<String>,
     /// Plies after which a game is drawn.
-    #[arg(long, default_value_t = 400)]
+    #[arg(long, default_value_t = 400, value_parser = count::<u32, 1>)]
     max_plies: u32,
-    /// Transposition table per engine per game, megabytes.
-    #[arg(long, default_value_t = 4)]
+    /// Transposition table per engine per game, megabytes (0 to 16384).
+    #[arg(long, default_value_t = 4, value_parser = hash_arg())]
     hash: usize,
 }
 
@@ -228,6 +232,7 @@ pub fn run(args: MatchArgs) -> Result<()> {
             format!("{}+{} s", base.as_secs_f64(), increment.as_secs_f64())
         }
     };
+    whole_pairs(args.games, "--games");
     println!(
         "marginal match: A '{}' vs B '{}', up to {} games at {limit_text}, {} openings from {} (seed {}), {concurrency} at once",
         args.a,

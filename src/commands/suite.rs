@@ -11,7 +11,10 @@ use marginal::scoring::suite::{
 };
 use serde::Serialize;
 
-use super::{ScoringArgs, UserError, margins_from, progress_bar, resolve, threads};
+use super::{
+    ScoringArgs, UserError, count, depth_arg, margins_from, progress_bar, resolve, threads,
+    threads_arg, writable,
+};
 
 /// Arguments of `marginal suite`.
 #[derive(Args)]
@@ -19,7 +22,7 @@ pub struct SuiteArgs {
     /// EPD suite files (e.g. data/suites/wac.epd).
     #[arg(required = true)]
     files: Vec<PathBuf>,
-    /// Margin set to score: a built-in name (default, off, sound), a tuned .json file, or
+    /// Margin set to score: a built-in name (default, off, bare, sound), a tuned .json file, or
     /// name=value assignments.
     #[arg(long, default_value = "default")]
     margins: String,
@@ -27,16 +30,16 @@ pub struct SuiteArgs {
     #[arg(long = "set", value_name = "NAME=VALUE")]
     set: Vec<String>,
     /// Fixed search depth per position, plies (default 8 when --nodes is not given).
-    #[arg(long, conflicts_with = "nodes")]
+    #[arg(long, conflicts_with = "nodes", value_parser = depth_arg())]
     depth: Option<u32>,
-    /// Fixed node budget per position.
-    #[arg(long)]
+    /// Fixed node budget per position (at least 1).
+    #[arg(long, value_parser = count::<u64, 1>)]
     nodes: Option<u64>,
     /// Reference run: `off` (no pruning), another built-in set, a tuned file or assignments.
     #[arg(long, default_value = "off")]
     reference: String,
-    /// Worker threads (default: all cores). Results are identical for any count.
-    #[arg(long)]
+    /// Worker threads (default: all cores; at most 256). Results are identical for any count.
+    #[arg(long, value_parser = threads_arg())]
     threads: Option<usize>,
     /// Write a JSON report with every per-position result.
     #[arg(long, value_name = "OUT")]
@@ -80,8 +83,8 @@ struct RunReport<'a> {
 /// The limit, objective weights and scorer options the arguments ask for.
 pub fn options(args: &SuiteArgs) -> Result<ScorerOptions, UserError> {
     let limit = match (args.depth, args.nodes) {
-        (_, Some(n)) => SuiteLimit::Nodes(n.max(1)),
-        (Some(d), None) => SuiteLimit::Depth(d.clamp(1, 100)),
+        (_, Some(n)) => SuiteLimit::Nodes(n),
+        (Some(d), None) => SuiteLimit::Depth(d),
         (None, None) => SuiteLimit::Depth(8),
     };
     Ok(ScorerOptions {
@@ -100,6 +103,9 @@ pub fn options(args: &SuiteArgs) -> Result<ScorerOptions, UserError> {
 pub fn run(args: SuiteArgs) -> Result<()> {
     let margins = margins_from(&args.margins, &args.set)?;
     let options = options(&args)?;
+    if let Some(out) = &args.json {
+        writable(out, "--json")?;
+    }
     let suites = load_suites(&args.files, args.strict).map_err(UserError::from_display)?;
     for bad in suites.skipped() {
         eprintln!("{bad}");

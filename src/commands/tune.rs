@@ -25,7 +25,9 @@ use marginal::tune::spsa::SpsaState;
 use marginal::tune::{SplitError, run_spsa};
 use serde::{Deserialize, Serialize};
 
-use super::{ScoringArgs, UserError, threads};
+use super::{
+    ScoringArgs, UserError, count, depth_arg, positive, threads, threads_arg, whole_pairs, writable,
+};
 
 mod games;
 use games::ObjectiveKind;
@@ -64,8 +66,8 @@ pub struct TuneArgs {
     #[arg(long, value_name = "[NAME=]VALUE")]
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     r_end: Vec<String>,
-    /// SPSA iterations (each scores two probes on the training positions).
-    #[arg(long, default_value_t = 16)]
+    /// SPSA iterations (each scores two probes on the training positions; at least 1).
+    #[arg(long, default_value_t = 16, value_parser = count::<u64, 1>)]
     iterations: u64,
     /// Seed of SPSA's perturbations and rounding: the same seed gives the same result.
     #[arg(long, default_value_t = 1)]
@@ -78,33 +80,33 @@ pub struct TuneArgs {
     #[arg(long, value_enum, default_value_t = SolverKind::Spsa)]
     #[serde(default, skip_serializing_if = "SolverKind::is_spsa")]
     solver: SolverKind,
-    /// Particles of --solver pso (default 8; each iteration evaluates every one).
-    #[arg(long, value_name = "N")]
+    /// Particles of --solver pso (default 8, at least 2; each iteration evaluates every one).
+    #[arg(long, value_name = "N", value_parser = count::<usize, 2>)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     particles: Option<usize>,
     /// SPSA's result per iteration is gain x (objective of theta+ - objective of theta-),
     /// objective points; OpenBench's schedule then moves a margin by about
     /// r_k * c_k * result.
-    #[arg(long, default_value_t = 100.0)]
+    #[arg(long, default_value_t = 100.0, value_parser = positive)]
     gain: f64,
     /// Score each SPSA comparison on N training positions drawn afresh (seeded by --seed and
     /// the probes, so a resumed run draws the same), not on all of them: cheaper, noisier
     /// steps. The tuned set is still judged on every position.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = count::<usize, 1>)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     batch: Option<usize>,
     /// Fixed node budget per position (the default: pruning then buys depth).
-    #[arg(long, conflicts_with = "depth")]
+    #[arg(long, conflicts_with = "depth", value_parser = count::<u64, 1>)]
     nodes: Option<u64>,
     /// Fixed depth per position instead of a node budget.
-    #[arg(long)]
+    #[arg(long, value_parser = depth_arg())]
     depth: Option<u32>,
     /// The suite objective's weights and the table size.
     #[command(flatten)]
     #[serde(flatten)]
     scoring: ScoringArgs,
-    /// Worker threads (default: all cores). Results are identical for any count.
-    #[arg(long)]
+    /// Worker threads (default: all cores; at most 256). Results are identical for any count.
+    #[arg(long, value_parser = threads_arg())]
     #[serde(skip)]
     threads: Option<usize>,
     /// The tuned file to write.
@@ -127,7 +129,7 @@ pub struct TuneArgs {
     objective: ObjectiveKind,
     /// Games objective: game pairs per SPSA iteration (each opening twice, colours reversed;
     /// default 8).
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", value_parser = count::<u32, 1>)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pairs: Option<u32>,
     /// Opening book of the games objective and of --confirm (default
@@ -138,7 +140,7 @@ pub struct TuneArgs {
     /// After tuning, play the tuned set against the defaults in self-play at --nodes per move
     /// (default 5,000), at most GAMES games, stopped by the SPRT of --confirm-sprt; the match
     /// report goes into the tuned file under "confirm".
-    #[arg(long, value_name = "GAMES")]
+    #[arg(long, value_name = "GAMES", value_parser = count::<u32, 1>)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     confirm: Option<u32>,
     /// The SPRT of --confirm, as `marginal match --sprt`: elo0,elo1,alpha,beta in normalized
@@ -170,8 +172,8 @@ impl TuneArgs {
 
     fn limit(&self) -> SuiteLimit {
         match self.depth {
-            Some(d) => SuiteLimit::Depth(d.clamp(1, 100)),
-            None => SuiteLimit::Nodes(self.nodes.unwrap_or(DEFAULT_NODES).max(1)),
+            Some(d) => SuiteLimit::Depth(d),
+            None => SuiteLimit::Nodes(self.nodes.unwrap_or(DEFAULT_NODES)),
         }
     }
 }
@@ -267,6 +269,7 @@ pub fn run(args: TuneArgs) -> Result<()> {
         ))
         .into());
     }
+    writable(&args.out, "--out")?;
     let games_setup = games::setup(&args)?;
     let solver_setup = solver::setup(&args, &space)?;
     let (train, validation) = split(&args)?;
@@ -391,7 +394,12 @@ pub fn run(args: TuneArgs) -> Result<()> {
     print_side("training", &train_side, &train_paired);
     print_side("validation", &validation_side, &validation_paired);
     let confirm = match (args.confirm, &games_setup) {
-        (Some(n), Some(setup)) => Some(games::run_confirm(&args, setup, tuned, n)),
+        (Some(n), Some(setup)) => Some(games::run_confirm(
+            &args,
+            setup,
+            tuned,
+            whole_pairs(n, "--confirm"),
+        )),
         _ => None,
     };
 

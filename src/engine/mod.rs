@@ -17,5 +17,12 @@ pub use board::Board;
 
 /// Default transposition table size, megabytes (UCI `Hash`, `marginal bench --hash`).
 pub const DEFAULT_HASH_MB: usize = 16;
+
+/// The largest transposition table a command or the `Hash` option accepts, megabytes.
+pub const MAX_HASH_MB: usize = 16_384;
+
+/// The deepest fixed-depth search a command accepts, plies (the search itself stops at
+/// `MAX_PLY - 8`).
+pub const MAX_DEPTH: u32 = 100;
 pub use search::{Limits, SearchResult, Searcher};
 pub use technique::{PruneStats, Technique};

@@ -24,7 +24,7 @@ use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Move};
 use thiserror::Error;
 
-use super::{DataFileError, Parsed, is_junk, parse_lines, read_bytes, trim_line};
+use super::{DataFileError, Parsed, excerpt, is_junk, parse_lines, read_bytes, trim_line};
 
 /// One parsed EPD line: a legal position with its operations resolved.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,7 +55,7 @@ pub struct EpdRecord {
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum EpdError {
     /// The FEN part is malformed or describes an illegal position.
-    #[error("bad FEN '{fen}': {reason}")]
+    #[error("bad FEN '{}': {reason}", excerpt(.fen))]
     BadFen {
         /// The FEN text as found on the line.
         fen: String,
@@ -63,7 +63,7 @@ pub enum EpdError {
         reason: String,
     },
     /// A move is not legal in the position, or not readable as SAN or UCI.
-    #[error("illegal move '{mv}' in {opcode}")]
+    #[error("illegal move '{}' in {}", excerpt(.mv), excerpt(.opcode))]
     IllegalMove {
         /// The move as written.
         mv: String,
@@ -71,7 +71,7 @@ pub enum EpdError {
         opcode: String,
     },
     /// A SAN move matches more than one legal move.
-    #[error("ambiguous move '{mv}' in {opcode}")]
+    #[error("ambiguous move '{}' in {}", excerpt(.mv), excerpt(.opcode))]
     AmbiguousMove {
         /// The move as written.
         mv: String,
@@ -89,13 +89,13 @@ pub enum EpdError {
     },
     /// An opcode does not start with a letter or contains characters other
     /// than letters, digits and `_`.
-    #[error("invalid opcode '{opcode}'")]
+    #[error("invalid opcode '{}'", excerpt(.opcode))]
     InvalidOpcode {
         /// The offending opcode text.
         opcode: String,
     },
     /// A quoted operand has no closing `"`.
-    #[error("unterminated quote in {opcode} operation")]
+    #[error("unterminated quote in {} operation", excerpt(.opcode))]
     UnterminatedQuote {
         /// The operation containing the open quote.
         opcode: String,
@@ -116,7 +116,7 @@ pub enum EpdError {
         c9: usize,
     },
     /// A `c0` move and the `c9` move at the same position are different moves.
-    #[error("c0 move '{c0}' disagrees with c9 move '{c9}'")]
+    #[error("c0 move '{}' disagrees with c9 move '{}'", excerpt(.c0), excerpt(.c9))]
     C9Conflict {
         /// The `c0` move as written.
         c0: String,
@@ -211,9 +211,10 @@ pub fn parse_position(text: &str) -> Result<Option<(Chess, String, &str)>, EpdEr
 ///
 /// # Errors
 ///
-/// [`DataFileError::Unreadable`] if the file cannot be read, and
+/// [`DataFileError::Unreadable`] if the file cannot be read,
 /// [`DataFileError::Empty`] if it yields neither records nor skipped
-/// lines (empty, or only blank and comment lines).
+/// lines (empty, or only blank and comment lines), and
+/// [`DataFileError::Unusable`] if every line is bad.
 pub fn parse_file(path: &Path) -> Result<ParsedSuite, DataFileError> {
     parse_bytes(&path.display().to_string(), &read_bytes(path, "")?)
 }
@@ -226,10 +227,18 @@ pub fn parse_file(path: &Path) -> Result<ParsedSuite, DataFileError> {
 /// [`DataFileError::Empty`] if it yields neither records nor skipped lines.
 pub fn parse_bytes(path: &str, bytes: &[u8]) -> Result<ParsedSuite, DataFileError> {
     let suite = parse_lines(path, bytes, parse_line);
-    if suite.records.is_empty() && suite.skipped.is_empty() {
-        return Err(DataFileError::Empty {
-            path: path.to_string(),
-            what: "positions",
+    if suite.records.is_empty() {
+        return Err(match suite.skipped.first() {
+            None => DataFileError::Empty {
+                path: path.to_string(),
+                what: "positions",
+            },
+            Some(first) => DataFileError::Unusable {
+                path: path.to_string(),
+                what: "positions",
+                count: suite.skipped.len(),
+                first: Box::new(first.clone()),
+            },
         });
     }
     Ok(suite)

@@ -68,19 +68,104 @@ pub enum DataFileError {
         /// What was expected ("positions", "usable opening positions").
         what: &'static str,
     },
+    /// Every line that is not blank or a comment is bad (a binary file, another format).
+    #[error("{path}: no usable {what}: all {count} line(s) are bad; the first: {first}")]
+    Unusable {
+        /// The file's path.
+        path: String,
+        /// What was expected ("positions", "opening positions").
+        what: &'static str,
+        /// Bad lines.
+        count: usize,
+        /// The first bad line.
+        first: Box<SkippedLine>,
+    },
+}
+
+/// Most characters of a line or value quoted in a message.
+pub const EXCERPT_CHARS: usize = 100;
+
+/// `text` as it can be quoted in a message: at most [`EXCERPT_CHARS`] characters, control
+/// characters and undecodable bytes shown as `?`, and what was cut said.
+pub fn excerpt(text: &str) -> String {
+    let mut out: String = text
+        .chars()
+        .take(EXCERPT_CHARS)
+        .map(|c| {
+            if c.is_control() || c == char::REPLACEMENT_CHARACTER {
+                '?'
+            } else {
+                c
+            }
+        })
+        .collect();
+    let total = text.chars().count();
+    if total > EXCERPT_CHARS {
+        out.push_str(&format!("... ({} more characters)", total - EXCERPT_CHARS));
+    }
+    out
+}
+
+/// The data files bundled inside the binary, by the path they have in the repository: an
+/// installed `marginal` finds the default suites and opening books from any directory.
+const BUNDLED: [(&str, &[u8]); 6] = [
+    (
+        "data/suites/wac.epd",
+        include_bytes!("../../data/suites/wac.epd"),
+    ),
+    (
+        "data/suites/ecm.epd",
+        include_bytes!("../../data/suites/ecm.epd"),
+    ),
+    (
+        "data/suites/bk.epd",
+        include_bytes!("../../data/suites/bk.epd"),
+    ),
+    (
+        "data/suites/sts.epd",
+        include_bytes!("../../data/suites/sts.epd"),
+    ),
+    (
+        "data/openings/UHO_4060_v2_2k.epd",
+        include_bytes!("../../data/openings/UHO_4060_v2_2k.epd"),
+    ),
+    (
+        "data/openings/noob_3moves_1k.epd",
+        include_bytes!("../../data/openings/noob_3moves_1k.epd"),
+    ),
+];
+
+/// The bundled copy of a data file named by its repository path (`data/suites/wac.epd`,
+/// `./data/...`), if there is one.
+pub fn bundled(path: &Path) -> Option<&'static [u8]> {
+    let name: Vec<_> = path
+        .components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .collect();
+    BUNDLED
+        .iter()
+        .find(|(p, _)| Path::new(p).components().eq(name.iter().copied()))
+        .map(|(_, bytes)| *bytes)
 }
 
 /// Reads a whole data file; `kind` names the kind of file in the error, with a trailing space
-/// ("opening book "), or is empty.
+/// ("opening book "), or is empty. A bundled file (see [`bundled`]) that is not on disk is
+/// read from the binary; a file on disk always wins.
 ///
 /// # Errors
 /// [`DataFileError::Unreadable`], naming the file.
 pub fn read_bytes(path: &Path, kind: &'static str) -> Result<Vec<u8>, DataFileError> {
-    std::fs::read(path).map_err(|source| DataFileError::Unreadable {
-        kind,
-        path: path.display().to_string(),
-        source,
-    })
+    match std::fs::read(path) {
+        Ok(bytes) => Ok(bytes),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && bundled(path).is_some() => {
+            Ok(bundled(path).unwrap_or_default().to_vec())
+        }
+        Err(source) => Err(DataFileError::Unreadable {
+            kind,
+            path: path.display().to_string(),
+            source,
+        }),
+    }
 }
 
 /// Characters ignored around a line: whitespace, control characters (CR, NUL) and a
@@ -116,7 +201,7 @@ pub fn parse_lines<T, E: fmt::Display>(
             Err(err) => parsed.skipped.push(SkippedLine {
                 path: path.to_owned(),
                 line,
-                text: trim_line(raw).to_owned(),
+                text: excerpt(trim_line(raw)),
                 reason: err.to_string(),
             }),
         }

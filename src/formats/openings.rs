@@ -29,17 +29,25 @@ pub fn parse_line(text: &str) -> Result<Option<Chess>, String> {
 /// Reads a book file.
 ///
 /// # Errors
-/// [`DataFileError::Unreadable`], or [`DataFileError::Empty`] when no line is a playable
-/// position.
+/// [`DataFileError::Unreadable`], or [`DataFileError::Empty`] or
+/// [`DataFileError::Unusable`] when no line is a playable position.
 pub fn read(path: &Path) -> Result<Book, DataFileError> {
     let name = path.display().to_string();
     let book = parse_lines(&name, &read_bytes(path, "opening book ")?, |line, _| {
         parse_line(line)
     });
     if book.records.is_empty() {
-        return Err(DataFileError::Empty {
-            path: name,
-            what: "usable opening positions",
+        return Err(match book.skipped.first() {
+            None => DataFileError::Empty {
+                path: name,
+                what: "usable opening positions",
+            },
+            Some(first) => DataFileError::Unusable {
+                path: name,
+                what: "opening positions",
+                count: book.skipped.len(),
+                first: Box::new(first.clone()),
+            },
         });
     }
     Ok(book)

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use argmin::core::observers::Observe;
-use marginal::formats::{Fnv, openings};
+use marginal::formats::{Fnv, openings, read_bytes};
 use marginal::params::Margins;
 use marginal::scoring::games::game::{GameConfig, MoveLimit};
 use marginal::scoring::games::matches::{MatchConfig, MatchReport};
@@ -80,8 +80,8 @@ impl TuneArgs {
     /// The per-move limit of the games: `--nodes` (default 5,000) or `--depth`.
     fn move_limit(&self) -> MoveLimit {
         match self.depth {
-            Some(d) => MoveLimit::Depth(d.clamp(1, 100)),
-            None => MoveLimit::Nodes(self.nodes.unwrap_or(DEFAULT_NODES).max(1)),
+            Some(d) => MoveLimit::Depth(d),
+            None => MoveLimit::Nodes(self.nodes.unwrap_or(DEFAULT_NODES)),
         }
     }
 
@@ -113,8 +113,8 @@ pub fn setup(args: &TuneArgs) -> Result<Option<GamesSetup>, UserError> {
     for line in &book.skipped {
         eprintln!("{line}");
     }
-    let bytes = std::fs::read(&book_path)
-        .map_err(|e| UserError(format!("--openings {}: {e}", book_path.display())))?;
+    let bytes = read_bytes(&book_path, "opening book ")
+        .map_err(|e| UserError(format!("--openings: {e}")))?;
     let mut h = Fnv::new();
     h.write(&bytes);
     Ok(Some(GamesSetup {
@@ -137,7 +137,7 @@ pub fn for_run_id(recorded: &mut TuneArgs) -> Option<u64> {
         recorded.openings = None;
         return None;
     }
-    let bytes = std::fs::read(recorded.book_path()).ok()?;
+    let bytes = read_bytes(&recorded.book_path(), "").ok()?;
     let mut h = Fnv::new();
     h.write(&bytes);
     Some(h.finish())

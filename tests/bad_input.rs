@@ -1,0 +1,328 @@
+//! Bad input to every command, as a new user would give it: each case must end within a bounded
+//! time with the documented exit status (2: unusable input or environment) and a message that
+//! names the problem, never a panic, a hang or a silent change of what was asked.
+
+mod common;
+
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::scratch;
+
+/// Longest any case may take before it counts as a hang.
+const DEADLINE: Duration = Duration::from_secs(60);
+
+struct Outcome {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `marginal ARGS` from the crate's root, killing it at the deadline.
+fn run(args: &[&str], dir: &Path) -> Outcome {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_marginal"))
+        .args(args)
+        .env("MARGINAL_CACHE_DIR", dir.join("cache"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run marginal");
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = out.read_to_string(&mut s);
+        s
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > DEADLINE {
+            let _ = child.kill();
+            panic!("marginal {args:?} did not finish within {DEADLINE:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Outcome {
+        code: status.code(),
+        stdout: reader.join().unwrap(),
+        stderr: err_reader.join().unwrap(),
+    }
+}
+
+#[test]
+fn every_command_refuses_bad_input_with_exit_2_and_a_message() {
+    let dir = scratch("bad-input", "table");
+    let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    // Files a user might pass by mistake.
+    let mut binary = Vec::new();
+    binary.extend_from_slice(b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\xff\xfe\n");
+    binary.extend((0..2000u32).map(|i| (i * 37 % 251) as u8));
+    std::fs::write(dir.join("binary.epd"), &binary).unwrap();
+    std::fs::write(dir.join("bad.epd"), "not a fen\nalso 1 2 3 bad\n").unwrap();
+    std::fs::write(dir.join("empty.epd"), "\n# only a comment\n").unwrap();
+    std::fs::write(dir.join("long.epd"), "x".repeat(1 << 20) + "\n").unwrap();
+    std::fs::write(
+        dir.join("corrupt.json"),
+        "{\"format\": \"marginal-tuned/1\",\n  \"margins\": [",
+    )
+    .unwrap();
+    std::fs::write(dir.join("book.epd"), "garbage\n").unwrap();
+    std::fs::create_dir_all(dir.join("a-directory")).unwrap();
+    let (binary, bad, empty, long, corrupt, book, a_dir) = (
+        path("binary.epd"),
+        path("bad.epd"),
+        path("empty.epd"),
+        path("long.epd"),
+        path("corrupt.json"),
+        path("book.epd"),
+        path("a-directory"),
+    );
+    let wac = "data/suites/wac.epd";
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        // suite
+        (vec!["suite", &binary], "no usable positions"),
+        (vec!["suite", &bad], "no usable positions"),
+        (vec!["suite", &empty], "no positions"),
+        (vec!["suite", &long], "more characters"),
+        (vec!["suite", "no/such.epd"], "cannot read no/such.epd"),
+        (vec!["suite", wac, "--depth", "0"], "--depth"),
+        (vec!["suite", wac, "--depth", "1000"], "1..=100"),
+        (vec!["suite", wac, "--nodes", "0"], "at least 1"),
+        (vec!["suite", wac, "--threads", "0"], "--threads"),
+        (vec!["suite", wac, "--threads", "10000"], "1..=256"),
+        (vec!["suite", wac, "--hash", "100000000"], "0..=16384"),
+        (vec!["suite", wac, "--early", "5"], "[0, 1]"),
+        (vec!["suite", wac, "--weight", "nan"], "finite"),
+        (
+            vec!["suite", wac, "--margins", "bogus"],
+            "margin set 'bogus'",
+        ),
+        (vec!["suite", wac, "--set", "frontier=99999"], "99999"),
+        (vec!["suite", wac, "--margins", &corrupt], "corrupt.json:2"),
+        (vec!["suite", wac, "--json", &a_dir], "is a directory"),
+        (
+            vec!["suite", wac, "--json", "/proc/no/such/dir/x.json"],
+            "--json",
+        ),
+        // match
+        (
+            vec!["match", "--a", "default", "--b", "off", "--games", "0"],
+            "at least 1",
+        ),
+        (
+            vec![
+                "match",
+                "--a",
+                "default",
+                "--b",
+                "off",
+                "--concurrency",
+                "0",
+            ],
+            "--concurrency",
+        ),
+        (
+            vec![
+                "match",
+                "--a",
+                "default",
+                "--b",
+                "off",
+                "--concurrency",
+                "10000",
+            ],
+            "1..=256",
+        ),
+        (
+            vec!["match", "--a", "default", "--b", "off", "--nodes", "0"],
+            "at least 1",
+        ),
+        (
+            vec!["match", "--a", "default", "--b", "off", "--depth", "0"],
+            "--depth",
+        ),
+        (
+            vec![
+                "match",
+                "--a",
+                "default",
+                "--b",
+                "off",
+                "--hash",
+                "100000000",
+            ],
+            "0..=16384",
+        ),
+        (
+            vec!["match", "--a", "default", "--b", "off", "--openings", &book],
+            "no usable opening positions",
+        ),
+        (
+            vec!["match", "--a", "default", "--b", "off", "--tc", "abc"],
+            "--tc",
+        ),
+        (
+            vec!["match", "--a", "default", "--b", "off", "--sprt", "1,2"],
+            "--sprt",
+        ),
+        (
+            vec!["match", "--a", "nope", "--b", "off"],
+            "margin set 'nope'",
+        ),
+        // tune
+        (vec!["tune", "--iterations", "0"], "at least 1"),
+        (vec!["tune", "--gain=-1"], "> 0"),
+        (vec!["tune", "--threads", "10000"], "1..=256"),
+        (vec!["tune", "--suites", &binary], "no usable positions"),
+        (
+            vec!["tune", "--params", "nosuch"],
+            "unknown parameter 'nosuch'",
+        ),
+        (vec!["tune", "--out", "/proc/no/such/dir/t.json"], "--out"),
+        (vec!["tune", "--confirm", "0"], "at least 1"),
+        // check, export, plot
+        (vec!["check", "no/such.json"], "cannot read no/such.json"),
+        (vec!["check", &corrupt], "corrupt.json:2"),
+        (
+            vec!["check", "tuned/spsa-suite.json", "--games", "0"],
+            "at least 1",
+        ),
+        (
+            vec!["check", "tuned/spsa-suite.json", "--json", &a_dir],
+            "is a directory",
+        ),
+        (
+            vec!["export", &corrupt, "--format", "rust"],
+            "corrupt.json:2",
+        ),
+        (
+            vec!["export", "tuned/spsa-suite.json", "--format", "cobol"],
+            "cobol",
+        ),
+        (vec!["plot", &corrupt], "corrupt.json:2"),
+        // bench, help
+        (vec!["bench", "--depth", "0"], "--depth"),
+        (vec!["bench", "--hash", "100000000"], "0..=16384"),
+        (vec!["bench", "--margins", "razor=-5"], "-5"),
+        (vec!["help", "nope"], "no command 'nope'"),
+        (vec!["frobnicate"], "unrecognized subcommand"),
+    ];
+    for (args, fragment) in &cases {
+        let out = run(args, &dir);
+        let said = format!("{}{}", out.stdout, out.stderr);
+        assert_eq!(out.code, Some(2), "marginal {args:?}:\n{said}");
+        assert!(
+            said.contains(fragment),
+            "marginal {args:?}: no '{fragment}' in:\n{said}"
+        );
+        assert!(
+            !said.contains("panicked"),
+            "marginal {args:?} panicked:\n{said}"
+        );
+        // Messages quote bad input briefly, never a whole megabyte line or raw bytes.
+        assert!(
+            out.stderr.len() < 4000,
+            "marginal {args:?}: {} bytes on stderr",
+            out.stderr.len()
+        );
+        assert!(
+            !out.stderr.contains('\u{7f}') && !out.stderr.contains('\0'),
+            "{args:?}"
+        );
+    }
+}
+
+#[test]
+fn help_works_for_every_command_and_for_help_itself() {
+    let dir = scratch("bad-input", "help");
+    for command in [
+        "suite", "match", "tune", "check", "export", "plot", "bench", "uci", "params", "help",
+    ] {
+        let out = run(&["help", command], &dir);
+        assert_eq!(out.code, Some(0), "help {command}: {}", out.stderr);
+        assert!(
+            out.stdout.contains(&format!("marginal {command}")),
+            "help {command}: {}",
+            out.stdout
+        );
+        let out = run(&[command, "--help"], &dir);
+        assert_eq!(out.code, Some(0), "{command} --help: {}", out.stderr);
+    }
+    let out = run(&["help", "--help"], &dir);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    // The built-in sets are all named where a margin set is taken.
+    for command in ["suite", "bench"] {
+        let out = run(&[command, "--help"], &dir);
+        assert!(
+            out.stdout.contains("bare"),
+            "{command} --help: {}",
+            out.stdout
+        );
+    }
+    // Aliases are listed.
+    let out = run(&["params"], &dir);
+    assert!(out.stdout.contains("frontier") && out.stdout.contains("prefrontier"));
+}
+
+#[test]
+fn rounding_is_said_and_bundled_data_is_found_from_anywhere() {
+    let dir = scratch("bad-input", "anywhere");
+    // Odd games are rounded up to a whole pair, and the output says so.
+    let out = run(
+        &[
+            "match",
+            "--a",
+            "default",
+            "--b",
+            "default",
+            "--games",
+            "1",
+            "--nodes",
+            "200",
+            "--concurrency",
+            "1",
+        ],
+        &dir,
+    );
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(out.stdout.contains("rounded up to 2"), "{}", out.stdout);
+    // From a directory without data/: the default book and the bundled suites come from the
+    // binary.
+    let elsewhere = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_marginal"))
+            .args(args)
+            .env("MARGINAL_CACHE_DIR", dir.join("cache"))
+            .current_dir(&dir)
+            .output()
+            .unwrap()
+    };
+    let out = elsewhere(&[
+        "match", "--a", "default", "--b", "off", "--games", "2", "--nodes", "200",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = elsewhere(&["suite", "data/suites/bk.epd", "--nodes", "200"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("24 positions"));
+}
