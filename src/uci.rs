@@ -679,7 +679,7 @@ mod tests {
             (8, "exactly8"),
             (9, "nine mor"),
             (0, ""),
-            (20, "no newli"),
+            (21, "no newli"),
         ];
         let want: Vec<(usize, String)> = want.iter().map(|(n, s)| (*n, s.to_string())).collect();
         assert_eq!(lines, want);
