@@ -2,11 +2,16 @@
 //!
 //! The search runs on its own thread so that `stop`, `isready` and `quit` are answered while it
 //! thinks. Every margin and switch of the parameter table is a UCI option, so a GUI, cutechess or
-//! fastchess can play any margin set. Bad input (unknown command, bad FEN, illegal move, bad
-//! option) is answered with `info string ...` and the engine stays alive. The non-standard `d`
-//! shows the position and the current value of every margin option.
+//! fastchess can play any margin set. The non-standard `d` shows the position and the current
+//! value of every margin option.
+//!
+//! Bad input never stops the engine: an unknown command, a bad FEN, an illegal move, a bad option
+//! value, a line that is not UTF-8 (read lossily) or longer than [`MAX_LINE_BYTES`] (skipped) is
+//! answered with `info string ...`, quoting at most [`QUOTE_CHARS`] printable characters of it.
+//! Every `go` is answered by exactly one `bestmove` (`0000` when there is no legal move), even
+//! when some of its parameters are bad: those are reported and ignored.
 
-use std::io::{BufRead, Write};
+use std::io::{self, BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -19,9 +24,21 @@ use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
 use crate::engine::search::{IterationInfo, mate_in};
 use crate::engine::{Board, DEFAULT_HASH_MB, Limits, Searcher};
 use crate::formats::uci_move as uci;
-use crate::params::{Margins, PARAMS};
+use crate::params::{Margins, PARAMS, ParamError};
 
 pub use crate::engine::MAX_HASH_MB;
+
+/// Longest command line read, bytes (without its newline); a longer line is reported and
+/// skipped, and no more than this is ever kept of it. The longest legal game (17,697 plies under
+/// the 75-move rule, at most 6 bytes a move) fits as a `position ... moves` line with room to
+/// spare.
+pub const MAX_LINE_BYTES: usize = 128 * 1024;
+
+/// Most characters of the user's input quoted back in an `info string`.
+pub const QUOTE_CHARS: usize = 100;
+
+/// Longest `info string` message written, characters (a last guard: input is quoted shorter).
+const MAX_INFO_CHARS: usize = 1000;
 
 /// A line-oriented writer shared by the protocol thread and the search thread.
 type Out = Arc<Mutex<Box<dyn Write + Send>>>;
@@ -31,6 +48,84 @@ fn say(out: &Out, line: &str) {
     // A closed output (GUI gone) is not our error to report.
     let _ = writeln!(w, "{line}");
     let _ = w.flush();
+}
+
+/// Writes `message` as one `info string` line: control characters shown as `?`, at most
+/// [`MAX_INFO_CHARS`] characters.
+fn info(out: &Out, message: &str) {
+    let mut line = String::from("info string ");
+    line.extend(
+        message
+            .chars()
+            .take(MAX_INFO_CHARS)
+            .map(|c| if c.is_control() { '?' } else { c }),
+    );
+    if message.chars().nth(MAX_INFO_CHARS).is_some() {
+        line.push_str("...");
+    }
+    say(out, &line);
+}
+
+/// At most [`QUOTE_CHARS`] characters of the user's `text`, control characters shown as `?`
+/// and `...` marking a cut, for quoting back in an `info string`.
+pub fn quote(text: &str) -> String {
+    let mut quoted: String = text
+        .chars()
+        .take(QUOTE_CHARS)
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect();
+    if text.chars().nth(QUOTE_CHARS).is_some() {
+        quoted.push_str("...");
+    }
+    quoted
+}
+
+/// Reads one line (up to `\n`, which is dropped) into `kept`, keeping at most `max` bytes of
+/// it and consuming the rest. Returns the line's full length in bytes, or `None` at the end of
+/// input.
+fn read_line_capped(
+    input: &mut impl BufRead,
+    kept: &mut Vec<u8>,
+    max: usize,
+) -> io::Result<Option<usize>> {
+    kept.clear();
+    let mut length = 0usize;
+    let mut read_any = false;
+    loop {
+        let available = match input.fill_buf() {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            return Ok(read_any.then_some(length));
+        }
+        read_any = true;
+        let newline = available.iter().position(|&b| b == b'\n');
+        let part = &available[..newline.unwrap_or(available.len())];
+        let room = max.saturating_sub(kept.len());
+        kept.extend_from_slice(&part[..part.len().min(room)]);
+        length = length.saturating_add(part.len());
+        let used = newline.map_or(available.len(), |n| n + 1);
+        input.consume(used);
+        if newline.is_some() {
+            return Ok(Some(length));
+        }
+    }
+}
+
+/// A parameter error with the user's text in it quoted (see [`quote`]).
+fn quoted(e: ParamError) -> ParamError {
+    match e {
+        ParamError::Unknown(name) => ParamError::Unknown(quote(&name)),
+        ParamError::BadValue { name, value, kind } => ParamError::BadValue {
+            name,
+            value: quote(&value),
+            kind,
+        },
+        ParamError::NotAssignment(text) => ParamError::NotAssignment(quote(&text)),
+        e @ ParamError::OutOfRange { .. } => e,
+    }
 }
 
 /// The protocol state.
@@ -64,11 +159,35 @@ impl UciEngine {
         }
     }
 
-    /// Reads commands until `quit` or end of input.
-    pub fn run(&mut self, input: impl BufRead) {
-        for line in input.lines() {
-            let Ok(line) = line else { break };
-            if !self.handle(&line) {
+    /// Reads commands until `quit` or end of input. A line that is not UTF-8 is read lossily
+    /// (and said so); a line longer than [`MAX_LINE_BYTES`] is reported and skipped.
+    pub fn run(&mut self, mut input: impl BufRead) {
+        let mut line = Vec::new();
+        // A read error is the end of input, as end of file is.
+        while let Ok(Some(length)) = read_line_capped(&mut input, &mut line, MAX_LINE_BYTES) {
+            if length > MAX_LINE_BYTES {
+                let start = String::from_utf8_lossy(&line[..line.len().min(4 * QUOTE_CHARS)]);
+                info(
+                    &self.out,
+                    &format!(
+                        "line of {length} bytes skipped (more than {MAX_LINE_BYTES}): '{}'",
+                        quote(&start)
+                    ),
+                );
+                continue;
+            }
+            let go_on = match std::str::from_utf8(&line) {
+                Ok(text) => self.handle(text),
+                Err(_) => {
+                    let text = String::from_utf8_lossy(&line);
+                    info(
+                        &self.out,
+                        &format!("line is not valid UTF-8; read as '{}'", quote(&text)),
+                    );
+                    self.handle(&text)
+                }
+            };
+            if !go_on {
                 break;
             }
         }
@@ -112,9 +231,13 @@ impl UciEngine {
             }
             "d" => self.cmd_d(),
             "debug" | "register" | "ponderhit" => {}
-            other => say(
+            other => info(
                 &self.out,
-                &format!("info string unknown command '{other}' (line '{line}')"),
+                &format!(
+                    "unknown command '{}' (line '{}')",
+                    quote(other),
+                    quote(line)
+                ),
             ),
         }
         true
@@ -131,7 +254,14 @@ impl UciEngine {
             match handle.join() {
                 Ok(searcher) => self.searcher = Some(searcher),
                 Err(_) => {
-                    say(&self.out, "info string search thread failed; engine reset");
+                    // The thread died before its `bestmove`: the GUI still gets one (the
+                    // position cannot have changed, every command that changes it waits here).
+                    info(&self.out, "search thread failed; engine reset");
+                    let fallback = self.position.legal_moves().first().map(|m| uci(*m));
+                    say(
+                        &self.out,
+                        &format!("bestmove {}", fallback.as_deref().unwrap_or("0000")),
+                    );
                     self.searcher = Some(Searcher::new(self.hash_mb, self.margins));
                 }
             }
@@ -185,7 +315,7 @@ impl UciEngine {
         let name_at = words.iter().position(|w| w.eq_ignore_ascii_case("name"));
         let value_at = words.iter().position(|w| w.eq_ignore_ascii_case("value"));
         let Some(name_at) = name_at else {
-            say(&self.out, "info string setoption needs 'name <option>'");
+            info(&self.out, "setoption needs 'name <option>'");
             return;
         };
         let name_end = value_at.unwrap_or(words.len());
@@ -193,27 +323,56 @@ impl UciEngine {
         let value = value_at
             .map(|v| words[v + 1..].join(" "))
             .unwrap_or_default();
-        let searcher = self.searcher.as_mut().expect("no search is running");
         if name.eq_ignore_ascii_case("Hash") {
-            match value.parse::<usize>() {
-                Ok(mb) if mb <= MAX_HASH_MB => {
-                    self.hash_mb = mb;
-                    searcher.resize_tt(mb);
-                }
-                _ => say(
+            self.set_hash(&value);
+            return;
+        }
+        let searcher = self.searcher.as_mut().expect("no search is running");
+        if name.eq_ignore_ascii_case("Clear Hash") {
+            if !value.is_empty() {
+                info(
                     &self.out,
                     &format!(
-                        "info string option Hash: '{value}' is not a size in 0..{MAX_HASH_MB} MB"
+                        "option Clear Hash is a button: value '{}' ignored",
+                        quote(&value)
                     ),
-                ),
+                );
             }
-        } else if name.eq_ignore_ascii_case("Clear Hash") {
             searcher.clear();
         } else {
             match self.margins.set(&name, &value) {
                 Ok(()) => searcher.set_margins(self.margins),
-                Err(e) => say(&self.out, &format!("info string {e}")),
+                Err(e) => info(&self.out, &quoted(e).to_string()),
             }
+        }
+    }
+
+    /// `setoption name Hash value <MB>`: a new table of that size, or an `info string` and the
+    /// old table when the size is out of range or cannot be allocated.
+    fn set_hash(&mut self, value: &str) {
+        match value.trim().parse::<usize>() {
+            Ok(mb) if mb <= MAX_HASH_MB => self.resize_hash(mb),
+            _ => info(
+                &self.out,
+                &format!(
+                    "option Hash: '{}' is not a size in 0..{MAX_HASH_MB} MB; keeping {} MB",
+                    quote(value),
+                    self.hash_mb
+                ),
+            ),
+        }
+    }
+
+    /// A new table of `mb` megabytes, or the old one and an `info string` when the memory
+    /// cannot be had.
+    fn resize_hash(&mut self, mb: usize) {
+        let searcher = self.searcher.as_mut().expect("no search is running");
+        match searcher.try_resize_tt(mb) {
+            Ok(()) => self.hash_mb = mb,
+            Err(e) => info(
+                &self.out,
+                &format!("option Hash: {e}; keeping {} MB", self.hash_mb),
+            ),
         }
     }
 
@@ -225,21 +384,21 @@ impl UciEngine {
             Some(&"fen") => {
                 let text = setup[1..].join(" ");
                 text.parse::<Fen>()
-                    .map_err(|e| format!("bad FEN '{text}': {e}"))
+                    .map_err(|e| format!("bad FEN '{}': {e}", quote(&text)))
                     .and_then(|fen| {
                         fen.into_position(CastlingMode::Standard)
-                            .map_err(|e| format!("bad FEN '{text}': {e}"))
+                            .map_err(|e| format!("bad FEN '{}': {e}", quote(&text)))
                     })
             }
             _ => Err(format!(
                 "position needs 'startpos' or 'fen <fen>', got '{}'",
-                words.join(" ")
+                quote(&words.join(" "))
             )),
         };
         let mut board = match start {
             Ok(p) => Board::new(p),
             Err(e) => {
-                say(&self.out, &format!("info string {e}; position unchanged"));
+                info(&self.out, &format!("{e}; position unchanged"));
                 return;
             }
         };
@@ -253,10 +412,11 @@ impl UciEngine {
                 .ok()
                 .and_then(|u| u.to_move(board.pos()).ok());
             let Some(m) = parsed else {
-                say(
+                info(
                     &self.out,
                     &format!(
-                        "info string illegal move '{text}' (move {} of the list) in {}; position unchanged",
+                        "illegal move '{}' (move {} of the list) in {}; position unchanged",
+                        quote(text),
                         i + 1,
                         Fen::from_position(board.pos(), EnPassantMode::Legal)
                     ),
@@ -270,14 +430,13 @@ impl UciEngine {
         self.history = history;
     }
 
+    /// Starts a search; it always ends with one `bestmove` (bad parameters are reported and
+    /// ignored, see [`parse_go`]).
     fn cmd_go(&mut self, words: &[&str]) {
-        let limits = match parse_go(words, self.position.turn()) {
-            Ok(l) => l,
-            Err(e) => {
-                say(&self.out, &format!("info string {e}"));
-                return;
-            }
-        };
+        let GoCommand { limits, problems } = parse_go(words, self.position.turn());
+        for problem in &problems {
+            info(&self.out, problem);
+        }
         self.infinite = limits.infinite;
         let mut searcher = self.searcher.take().expect("searcher present when idle");
         self.stop.store(false, Ordering::Relaxed);
@@ -319,75 +478,260 @@ pub fn info_line(info: &IterationInfo) -> String {
     )
 }
 
-/// Parses the arguments of `go` into search limits for the side to move `turn`.
-pub fn parse_go(words: &[&str], turn: Color) -> Result<Limits, String> {
+/// The words of `go` that take a value or stand alone; a value is never one of them.
+const GO_WORDS: [&str; 12] = [
+    "infinite",
+    "ponder",
+    "searchmoves",
+    "depth",
+    "nodes",
+    "movetime",
+    "wtime",
+    "btime",
+    "winc",
+    "binc",
+    "movestogo",
+    "mate",
+];
+
+/// A `go` command as read: the limits of its good parameters, and one message for each bad one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GoCommand {
+    /// What stops the search.
+    pub limits: Limits,
+    /// What was wrong, each an `info string` message (empty for a good command).
+    pub problems: Vec<String>,
+}
+
+/// Parses the arguments of `go` into search limits for the side to move `turn`. A bad
+/// parameter (unknown, missing or non-numeric value, `searchmoves`) is reported in
+/// [`GoCommand::problems`] and ignored; when bad parameters leave nothing that limits the
+/// search (depth, nodes, time, `infinite`), it is one ply deep so that the `bestmove` comes at
+/// once. Negative clocks count as zero.
+pub fn parse_go(words: &[&str], turn: Color) -> GoCommand {
     let mut limits = Limits::default();
+    let mut problems = Vec::new();
     let mut i = 0;
-    let number = |i: usize, name: &str| -> Result<u64, String> {
-        let text = words
-            .get(i + 1)
-            .ok_or_else(|| format!("go {name} needs a number"))?;
-        // Clocks may go negative in some GUIs: treat as zero.
-        if let Ok(v) = text.parse::<i64>() {
-            return Ok(v.max(0) as u64);
-        }
-        Err(format!("go {name}: '{text}' is not a number"))
-    };
     while i < words.len() {
         let w = words[i];
+        i += 1;
         match w {
-            "infinite" => {
-                limits.infinite = true;
-                i += 1;
-                continue;
+            "infinite" => limits.infinite = true,
+            "ponder" => {}
+            "searchmoves" => {
+                // Its moves run to the next keyword.
+                i += words[i..]
+                    .iter()
+                    .take_while(|m| !GO_WORDS.contains(m))
+                    .count();
+                problems.push("go searchmoves is not supported; searching every move".into());
             }
-            "ponder" => {
+            "depth" | "nodes" | "movetime" | "wtime" | "btime" | "winc" | "binc" | "movestogo"
+            | "mate" => {
+                let Some(text) = words.get(i).filter(|t| !GO_WORDS.contains(t)) else {
+                    problems.push(format!("go {w} needs a number"));
+                    continue;
+                };
                 i += 1;
-                continue;
-            }
-            "depth" => limits.depth = Some(number(i, w)?.clamp(1, 100) as u32),
-            "nodes" => limits.nodes = Some(number(i, w)?.max(1)),
-            "movetime" => limits.movetime = Some(Duration::from_millis(number(i, w)?)),
-            "wtime" | "btime" => {
-                let ms = number(i, w)?;
-                if (w == "wtime") == (turn == Color::White) {
-                    limits.time_left = Some(Duration::from_millis(ms));
+                let Ok(number) = text.parse::<i64>() else {
+                    problems.push(format!("go {w}: '{}' is not a number", quote(text)));
+                    continue;
+                };
+                let n = number.max(0) as u64;
+                let ours = |white: &str| (w == white) == (turn == Color::White);
+                match w {
+                    "depth" => limits.depth = Some(n.clamp(1, 100) as u32),
+                    "nodes" => limits.nodes = Some(n.max(1)),
+                    "movetime" => limits.movetime = Some(Duration::from_millis(n)),
+                    "wtime" | "btime" if ours("wtime") => {
+                        limits.time_left = Some(Duration::from_millis(n));
+                    }
+                    "winc" | "binc" if ours("winc") => {
+                        limits.increment = Some(Duration::from_millis(n));
+                    }
+                    "movestogo" => limits.moves_to_go = Some(n.clamp(1, 1000) as u32),
+                    "mate" => limits.depth = Some((n * 2).clamp(1, 100) as u32),
+                    _ => {} // the other side's clock
                 }
             }
-            "winc" | "binc" => {
-                let ms = number(i, w)?;
-                if (w == "winc") == (turn == Color::White) {
-                    limits.increment = Some(Duration::from_millis(ms));
-                }
-            }
-            "movestogo" => limits.moves_to_go = Some(number(i, w)?.clamp(1, 1000) as u32),
-            "mate" => limits.depth = Some((number(i, w)? * 2).clamp(1, 100) as u32),
-            "searchmoves" => return Err("go searchmoves is not supported".to_string()),
-            other => return Err(format!("go: unknown parameter '{other}'")),
+            other => problems.push(format!("go: unknown parameter '{}'", quote(other))),
         }
-        i += 2;
     }
-    Ok(limits)
+    let limited = limits.depth.is_some()
+        || limits.nodes.is_some()
+        || limits.movetime.is_some()
+        || limits.time_left.is_some()
+        || limits.infinite;
+    if !problems.is_empty() && !limited {
+        limits.depth = Some(1);
+        problems.push("go: no usable limit left; searching one ply".into());
+    }
+    GoCommand { limits, problems }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// An output that a test can read back.
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Shared {
+        fn lines(&self) -> Vec<String> {
+            String::from_utf8(self.0.lock().unwrap().clone())
+                .expect("the output is UTF-8")
+                .lines()
+                .map(String::from)
+                .collect()
+        }
+    }
+
+    /// Runs a session on `input` (read through a 7-byte buffer, so lines cross reads).
+    fn session(input: &[u8]) -> Vec<String> {
+        let out = Shared::default();
+        let mut engine = UciEngine::new(Box::new(out.clone()));
+        engine.run(io::BufReader::with_capacity(7, input));
+        out.lines()
+    }
+
     #[test]
     fn go_parsing() {
         let l = parse_go(
             &["wtime", "1000", "btime", "2000", "winc", "10"],
             Color::Black,
-        )
-        .unwrap();
-        assert_eq!(l.time_left, Some(Duration::from_millis(2000)));
-        assert_eq!(l.increment, None);
-        let l = parse_go(&["depth", "7", "nodes", "5000"], Color::White).unwrap();
-        assert_eq!((l.depth, l.nodes), (Some(7), Some(5000)));
-        assert!(parse_go(&["depth"], Color::White).is_err());
-        assert!(parse_go(&["depth", "x"], Color::White).is_err());
-        assert!(parse_go(&["fast"], Color::White).is_err());
-        assert!(parse_go(&["infinite"], Color::White).unwrap().infinite);
+        );
+        assert!(l.problems.is_empty());
+        assert_eq!(l.limits.time_left, Some(Duration::from_millis(2000)));
+        assert_eq!(l.limits.increment, None);
+        let l = parse_go(&["depth", "7", "nodes", "5000"], Color::White);
+        assert_eq!((l.limits.depth, l.limits.nodes), (Some(7), Some(5000)));
+        assert!(parse_go(&["infinite"], Color::White).limits.infinite);
+        // Plain `go` keeps the library's default depth.
+        assert_eq!(parse_go(&[], Color::White).limits, Limits::default());
+    }
+
+    #[test]
+    fn bad_go_parameters_are_reported_and_ignored() {
+        // Nothing usable left: one ply.
+        for words in [
+            &["depth"][..],
+            &["depth", "x"],
+            &["fast"],
+            &["nodes", "abc"],
+            &["searchmoves", "e2e4", "d2d4"],
+        ] {
+            let go = parse_go(words, Color::White);
+            assert!(!go.problems.is_empty(), "{words:?}");
+            assert_eq!(go.limits, Limits::depth(1), "{words:?}");
+        }
+        // The good parameters still apply; a keyword is never taken as a value.
+        let go = parse_go(
+            &["nodes", "depth", "5", "x", "movetime", "-3"],
+            Color::White,
+        );
+        assert_eq!(go.limits.depth, Some(5));
+        assert_eq!(go.limits.nodes, None);
+        assert_eq!(go.limits.movetime, Some(Duration::ZERO));
+        assert_eq!(
+            go.problems,
+            ["go nodes needs a number", "go: unknown parameter 'x'"]
+        );
+        let go = parse_go(&["searchmoves", "e2e4", "nodes", "300"], Color::White);
+        assert_eq!(go.limits, Limits::nodes(300));
+        assert_eq!(go.problems.len(), 1);
+        // Overlong values are quoted short.
+        let long = "9".repeat(5000);
+        let go = parse_go(&["depth", &long], Color::White);
+        assert!(go.problems[0].len() < 200, "{:?}", go.problems);
+    }
+
+    #[test]
+    fn quoting_keeps_text_short_and_printable() {
+        assert_eq!(quote("e2e4"), "e2e4");
+        assert_eq!(quote("a\0b\x1b[2Jc\r"), "a?b?[2Jc?");
+        let long = "x".repeat(QUOTE_CHARS + 1);
+        assert_eq!(quote(&long), format!("{}...", &long[..QUOTE_CHARS]));
+    }
+
+    #[test]
+    fn lines_are_read_with_a_cap() {
+        let input = b"short\r\nexactly8\nnine more\n\nno newline at the end";
+        let mut reader = io::BufReader::with_capacity(3, &input[..]);
+        let mut kept = Vec::new();
+        let mut lines = Vec::new();
+        while let Some(length) = read_line_capped(&mut reader, &mut kept, 8).unwrap() {
+            lines.push((length, String::from_utf8(kept.clone()).unwrap()));
+        }
+        let want = [
+            (6, "short\r"),
+            (8, "exactly8"),
+            (9, "nine mor"),
+            (0, ""),
+            (21, "no newli"),
+        ];
+        let want: Vec<(usize, String)> = want.iter().map(|(n, s)| (*n, s.to_string())).collect();
+        assert_eq!(lines, want);
+    }
+
+    #[test]
+    fn a_line_that_is_not_utf8_is_read_lossily() {
+        let lines = session(b"setoption name UCI_Opponent value GM 2800 human J\xf6rg\nisready\n");
+        assert_eq!(lines.len(), 3, "{lines:?}");
+        assert_eq!(
+            lines[0],
+            "info string line is not valid UTF-8; read as \
+             'setoption name UCI_Opponent value GM 2800 human J\u{fffd}rg'"
+        );
+        assert!(lines[1].starts_with("info string unknown parameter 'UCI_Opponent'"));
+        assert_eq!(lines[2], "readyok");
+    }
+
+    #[test]
+    fn an_overlong_line_is_skipped_and_quoted_short() {
+        let mut input = vec![b'\xff'; MAX_LINE_BYTES + 1];
+        input.extend_from_slice(b"\ngo depth 1\n");
+        let lines = session(&input);
+        assert_eq!(
+            lines[0],
+            format!(
+                "info string line of {} bytes skipped (more than {MAX_LINE_BYTES}): '{}...'",
+                MAX_LINE_BYTES + 1,
+                "\u{fffd}".repeat(QUOTE_CHARS)
+            )
+        );
+        assert_eq!(
+            lines.iter().filter(|l| l.starts_with("bestmove")).count(),
+            1
+        );
+    }
+
+    #[test]
+    fn a_table_that_cannot_be_allocated_keeps_the_old_one() {
+        let out = Shared::default();
+        let mut engine = UciEngine::new(Box::new(out.clone()));
+        engine.handle("setoption name Hash value 2");
+        // Beyond MAX_HASH_MB only a test can ask for it: 2^60 bytes fail in the allocator.
+        engine.resize_hash(1 << 40);
+        engine.handle("setoption name Hash value 100000000");
+        assert_eq!(engine.hash_mb, 2);
+        assert_eq!(engine.searcher.as_ref().unwrap().tt_mb(), 2);
+        assert_eq!(
+            out.lines(),
+            [
+                "info string option Hash: cannot allocate a transposition table of 1099511627776 MB; keeping 2 MB",
+                "info string option Hash: '100000000' is not a size in 0..16384 MB; keeping 2 MB",
+            ]
+        );
     }
 }

@@ -79,6 +79,14 @@ struct Entry {
     bound: u8, // 0 empty, 1 exact, 2 lower, 3 upper
 }
 
+/// A transposition table of this many megabytes cannot be allocated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("cannot allocate a transposition table of {mb} MB")]
+pub struct TtAllocError {
+    /// The size asked for, megabytes.
+    pub mb: usize,
+}
+
 /// The table. Size is fixed at construction; [`TranspositionTable::clear`] empties it.
 pub struct TranspositionTable {
     buckets: Vec<[Entry; 2]>,
@@ -89,11 +97,23 @@ const MATE_BOUND: i32 = super::search::MATE_BOUND;
 
 impl TranspositionTable {
     /// A table of about `mb` megabytes; `0` makes a disabled table that stores nothing.
+    ///
+    /// Panics when the memory cannot be had; [`TranspositionTable::try_new`] reports it instead.
     pub fn new(mb: usize) -> TranspositionTable {
-        let count = mb * 1024 * 1024 / std::mem::size_of::<[Entry; 2]>();
-        TranspositionTable {
-            buckets: vec![[Entry::default(); 2]; count],
-        }
+        TranspositionTable::try_new(mb).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// A table of about `mb` megabytes, or an error when the size overflows or the allocator
+    /// refuses it (nothing is allocated then).
+    pub fn try_new(mb: usize) -> Result<TranspositionTable, TtAllocError> {
+        let count = mb.checked_mul(1024 * 1024).ok_or(TtAllocError { mb })?
+            / std::mem::size_of::<[Entry; 2]>();
+        let mut buckets = Vec::new();
+        buckets
+            .try_reserve_exact(count)
+            .map_err(|_| TtAllocError { mb })?;
+        buckets.resize(count, [Entry::default(); 2]);
+        Ok(TranspositionTable { buckets })
     }
 
     /// Size in megabytes (rounded down).
@@ -234,5 +254,18 @@ mod tests {
         let mut off = TranspositionTable::new(0);
         off.store(42, 0, PackedMove::NONE, 1, 1, 1, Bound::Exact);
         assert!(off.probe(42, 0).is_none());
+    }
+
+    #[test]
+    fn an_impossible_size_is_an_error_not_an_abort() {
+        // 2^40 MB is 2^60 bytes, beyond any address space; usize::MAX MB overflows the byte count.
+        for mb in [1 << 40, usize::MAX] {
+            assert_eq!(
+                TranspositionTable::try_new(mb).err(),
+                Some(TtAllocError { mb })
+            );
+        }
+        assert_eq!(TranspositionTable::try_new(2).unwrap().size_mb(), 2);
+        assert_eq!(TranspositionTable::try_new(0).unwrap().size_mb(), 0);
     }
 }

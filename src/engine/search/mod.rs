@@ -66,7 +66,7 @@ use shakmaty::{Chess, Move};
 use super::board::Board;
 use super::ordering::Heuristics;
 use super::technique::PruneStats;
-use super::tt::TranspositionTable;
+use super::tt::{TranspositionTable, TtAllocError};
 use crate::params::Margins;
 
 pub use limits::Limits;
@@ -187,6 +187,18 @@ impl Searcher {
     /// Resizes the transposition table (clears it).
     pub fn resize_tt(&mut self, mb: usize) {
         self.tt = TranspositionTable::new(mb);
+    }
+
+    /// Resizes the transposition table to `mb` megabytes (clearing it), or keeps the current
+    /// table untouched when the new one cannot be allocated.
+    pub fn try_resize_tt(&mut self, mb: usize) -> Result<(), TtAllocError> {
+        self.tt = TranspositionTable::try_new(mb)?;
+        Ok(())
+    }
+
+    /// Size of the transposition table, megabytes (rounded down).
+    pub fn tt_mb(&self) -> usize {
+        self.tt.size_mb()
     }
 
     /// Forgets everything learnt: transposition table, killers, history. A search after
