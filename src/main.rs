@@ -52,7 +52,7 @@ enum Command {
         #[arg(long, default_value = "default")]
         margins: String,
         /// Transposition table size, megabytes (0 disables it; at most 16384).
-        #[arg(long, default_value_t = DEFAULT_HASH_MB, value_parser = commands::hash_arg())]
+        #[arg(long, default_value_t = DEFAULT_HASH_MB, value_parser = commands::hash_arg)]
         hash: usize,
     },
     /// Speaks the UCI protocol on standard input/output (for GUIs, cutechess, fastchess).

@@ -75,7 +75,7 @@ pub struct MatchArgs {
     #[arg(long, default_value_t = 400, value_parser = count::<u32, 1>)]
     max_plies: u32,
     /// Transposition table per engine per game, megabytes (0 to 16384).
-    #[arg(long, default_value_t = 4, value_parser = hash_arg())]
+    #[arg(long, default_value_t = 4, value_parser = hash_arg)]
     hash: usize,
 }
 

@@ -12,6 +12,7 @@ use std::path::Path;
 
 use clap::builder::RangedU64ValueParser;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
+use marginal::engine::tt::TranspositionTable;
 use marginal::engine::{MAX_DEPTH, MAX_HASH_MB};
 use marginal::formats::tuned;
 use marginal::params::Margins;
@@ -78,9 +79,15 @@ pub fn threads_arg() -> RangedU64ValueParser<usize> {
     RangedU64ValueParser::new().range(1..=MAX_THREADS as u64)
 }
 
-/// `--hash`: 0 (no table) to [`MAX_HASH_MB`] megabytes, as the UCI option.
-pub fn hash_arg() -> RangedU64ValueParser<usize> {
-    RangedU64ValueParser::new().range(0..=MAX_HASH_MB as u64)
+/// `--hash`: 0 (no table) to [`MAX_HASH_MB`] megabytes, as the UCI option, and a size the
+/// allocator grants (checked before any work, so a huge table is a clear error, not an abort).
+pub fn hash_arg(text: &str) -> Result<usize, String> {
+    let mb: usize = count::<usize, 0>(text)?;
+    if mb > MAX_HASH_MB {
+        return Err(format!("{mb} is not in 0..={MAX_HASH_MB} (megabytes)"));
+    }
+    TranspositionTable::can_allocate(mb).map_err(|e| e.to_string())?;
+    Ok(mb)
 }
 
 /// `--depth`: 1 to [`MAX_DEPTH`] plies.
@@ -275,7 +282,7 @@ pub struct ScoringArgs {
     #[arg(long, default_value_t = DEFAULT_EARLY, value_parser = fraction)]
     pub early: f64,
     /// Transposition table per search, megabytes (0 to 16384).
-    #[arg(long, default_value_t = RunConfig::default().hash_mb, value_parser = hash_arg())]
+    #[arg(long, default_value_t = RunConfig::default().hash_mb, value_parser = hash_arg)]
     pub hash: usize,
 }
 

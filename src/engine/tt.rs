@@ -116,6 +116,19 @@ impl TranspositionTable {
         Ok(TranspositionTable { buckets })
     }
 
+    /// Whether the allocator grants a table of `mb` megabytes now (reserved and released at
+    /// once, without touching the memory): a command checks its `--hash` with it before work.
+    ///
+    /// # Errors
+    /// The size overflows or the allocator refuses it.
+    pub fn can_allocate(mb: usize) -> Result<(), TtAllocError> {
+        let count = mb.checked_mul(1024 * 1024).ok_or(TtAllocError { mb })?
+            / std::mem::size_of::<[Entry; 2]>();
+        Vec::<[Entry; 2]>::new()
+            .try_reserve_exact(count)
+            .map_err(|_| TtAllocError { mb })
+    }
+
     /// Size in megabytes (rounded down).
     pub fn size_mb(&self) -> usize {
         self.buckets.len() * std::mem::size_of::<[Entry; 2]>() / (1024 * 1024)
