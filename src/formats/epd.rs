@@ -1096,13 +1096,23 @@ mod tests {
     }
 
     #[test]
-    fn parse_file_of_only_bad_lines_is_ok() {
+    fn a_file_of_only_bad_lines_is_unusable_and_quoted_briefly() {
         let path = temp_path("bad.epd");
-        std::fs::write(&path, "junk\n").unwrap();
-        let suite = parse_file(&path).unwrap();
+        let long = "\u{1}".repeat(500);
+        // A line of control characters alone is blank (junk is trimmed), not bad.
+        std::fs::write(&path, format!("junk\n{long}\n")).unwrap();
+        let e = parse_file(&path).unwrap_err();
         std::fs::remove_file(&path).unwrap();
-        assert!(suite.records.is_empty());
-        assert_eq!(suite.skipped.len(), 1);
+        let DataFileError::Unusable { count, first, .. } = &e else {
+            panic!("{e:?}");
+        };
+        assert_eq!((*count, first.line), (1, 1));
+        let message = e.to_string();
+        assert!(message.contains("no usable positions"), "{message}");
+        let second = parse_bytes("x.epd", format!("{long} a b c d\n").as_bytes()).unwrap_err();
+        let text = second.to_string();
+        assert!(text.len() < 300 && !text.contains('\u{1}'), "{text}");
+        assert!(text.contains("more characters"), "{text}");
     }
 
     #[test]
