@@ -610,7 +610,7 @@ fn assert_same_report(a: &MatchReport, b: &MatchReport) {
     };
     let (e, f) = (&a.elo, &b.elo);
     for (x, y) in [
-        (Some(a.score), Some(b.score)),
+        (a.score, b.score),
         (Some(a.elapsed_seconds), Some(b.elapsed_seconds)),
         (e.elo, f.elo),
         (e.lower, f.lower),
@@ -618,7 +618,7 @@ fn assert_same_report(a: &MatchReport, b: &MatchReport) {
         (e.nelo, f.nelo),
         (e.nelo_lower, f.nelo_lower),
         (e.nelo_upper, f.nelo_upper),
-        (Some(e.los), Some(f.los)),
+        (e.los, f.los),
     ] {
         assert!(close(x, y), "{x:?} vs {y:?}");
     }
@@ -854,8 +854,10 @@ fn a_report_with_infinite_elo_is_valid_json_with_nulls() {
     assert_eq!(report.estimate().elo, f64::INFINITY);
     assert_eq!(report.elo.elo, None);
     assert_eq!(report.elo.nelo, None);
-    assert_eq!(report.elo.los, 1.0);
-    assert_eq!(report.score, 1.0);
+    // Every pair scored the same: LOS 1 is a convention, not an estimate, and left out.
+    assert_eq!(report.estimate().los, 1.0);
+    assert_eq!(report.elo.los, None);
+    assert_eq!(report.score, Some(1.0));
     assert_eq!(report.wdl.wins, 4);
     assert_eq!(report.pentanomial.ww, 2);
     assert!(report.sprt.unwrap().llr.is_some());
@@ -863,6 +865,7 @@ fn a_report_with_infinite_elo_is_valid_json_with_nulls() {
     let value: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert!(value["elo"]["elo"].is_null(), "{text}");
     assert!(value["elo"]["upper"].is_null(), "{text}");
+    assert!(value["elo"]["los"].is_null(), "{text}");
     assert_eq!(value["game_results"][1]["result"], "0-1");
     assert_eq!(value["game_results"][1]["a_result"], "Win");
     assert_same_report(&serde_json::from_str(&text).unwrap(), &report);

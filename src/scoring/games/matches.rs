@@ -239,11 +239,11 @@ pub const MATCH_REPORT_FORMAT: &str = "marginal-match/1";
 ///
 /// It serializes to JSON and reads back into the same value (bit for bit with serde_json's
 /// `float_roundtrip` feature; without it serde_json's faster float parser may be one unit in
-/// the last place off). JSON has no infinities, so every statistic
-/// that can be infinite is an `Option`, `None` (`null` in JSON) exactly when the value is not
-/// finite: Elo is `±∞` when A scored 0% or 100% (and nElo when every pair scored the same),
-/// an interval end is infinite when it reaches a 0% or 100% score (see [`EloSummary`]). Use
-/// [`MatchReport::estimate`] for the exact values with their infinities.
+/// the last place off). Every statistic that can be undefined is an `Option`, `None` (`null`
+/// in JSON) exactly when it is not defined (see [`EloSummary`]): Elo when A scored 0% or 100%
+/// (`±∞`), an interval end that reaches a 0% or 100% score, and the intervals, nElo and LOS
+/// while every pair scored the same (after one pair, say), when they are conventions rather
+/// than estimates. Use [`MatchReport::estimate`] for the exact values with their infinities.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MatchReport {
     /// Always [`MATCH_REPORT_FORMAT`].
@@ -260,8 +260,8 @@ pub struct MatchReport {
     pub pairs: u64,
     /// A's wins, draws and losses.
     pub wdl: Wdl,
-    /// A's score per game, 0..1 (0 when no game was counted).
-    pub score: f64,
+    /// A's score per game, 0..1 (`None`: no game was counted).
+    pub score: Option<f64>,
     /// Pentanomial pair counts (LL, LD, WL+DD, WD, WW from A's side).
     pub pentanomial: Pentanomial,
     /// Elo and normalized Elo with their 95% intervals, and LOS, from the pentanomial counts
@@ -404,7 +404,7 @@ impl MatchReport {
             games: s.games,
             pairs: s.pentanomial.total_pairs(),
             wdl: s.wdl,
-            score: s.score(),
+            score: Some(s.score()).filter(|_| s.games > 0),
             pentanomial: s.pentanomial,
             elo: s.estimate().into(),
             sprt,
