@@ -359,14 +359,8 @@ mod pgn_result {
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<GameOutcome, D::Error> {
         let text = String::deserialize(d)?;
-        [
-            GameOutcome::WhiteWins,
-            GameOutcome::BlackWins,
-            GameOutcome::Draw,
-        ]
-        .into_iter()
-        .find(|o| o.pgn() == text)
-        .ok_or_else(|| D::Error::custom(format!("unknown result '{text}'")))
+        GameOutcome::from_pgn(&text)
+            .ok_or_else(|| D::Error::custom(format!("unknown result '{text}'")))
     }
 }
 
