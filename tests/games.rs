@@ -6,6 +6,7 @@ use std::io::Cursor;
 use std::ops::ControlFlow;
 use std::path::Path;
 use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -18,6 +19,7 @@ use marginal::scoring::games::game::{
 };
 use marginal::scoring::games::matches::{
     MATCH_REPORT_FORMAT, MatchConfig, MatchReport, MatchResult, MatchStats, PairRecord, run_match,
+    run_match_from,
 };
 use marginal::scoring::games::pgn::format_game;
 use marginal::scoring::games::stats::{GameResult, Pentanomial, SprtDecision, SprtParams, Wdl};
@@ -365,6 +367,71 @@ fn fixed_node_matches_are_deterministic_on_any_thread_count() {
     assert_eq!(summary(&s1), summary(&s3));
     assert_eq!(s1.stats.llr, s3.stats.llr);
     assert!(s1.stats.decision.is_some());
+}
+
+#[test]
+fn an_interrupted_match_keeps_a_prefix_and_resumes_to_the_same_result() {
+    let a = engine("A", Margins::default());
+    let b = engine("B", Margins::off());
+    let books = openings();
+    let config = MatchConfig {
+        game: GameConfig {
+            limit: MoveLimit::Nodes(300),
+            max_plies: 60,
+            ..GameConfig::default()
+        },
+        games: 12,
+        concurrency: 2,
+        sprt: Some(SprtParams::default()),
+    };
+    let never = AtomicBool::new(false);
+    let full = run_match_from(&a, &b, &books, &config, Vec::new(), &never, &mut |_, _| {});
+    assert_eq!(
+        (full.pairs.len(), full.interrupted, full.earlier),
+        (6, false, 0)
+    );
+    // Raised (as a signal handler would) once two pairs are counted: no pair starts after it,
+    // the games in flight are abandoned, and what is counted is a prefix in index order.
+    let interrupt = AtomicBool::new(false);
+    let cut = run_match_from(
+        &a,
+        &b,
+        &books,
+        &config,
+        Vec::new(),
+        &interrupt,
+        &mut |p, _| {
+            if p.index == 1 {
+                interrupt.store(true, Ordering::Relaxed);
+            }
+        },
+    );
+    assert!(cut.interrupted);
+    assert!((2..6).contains(&cut.pairs.len()), "{}", cut.pairs.len());
+    assert_eq!(summary(&cut), summary(&full)[..cut.pairs.len()]);
+    // Resumed from those pairs: the rest is played, and everything counts as in one go.
+    let mut seen = Vec::new();
+    let earlier = cut.pairs.len();
+    let resumed = run_match_from(&a, &b, &books, &config, cut.pairs, &never, &mut |p, _| {
+        seen.push(p.index)
+    });
+    assert_eq!(seen, (earlier..6).collect::<Vec<_>>());
+    assert_eq!((resumed.earlier, resumed.interrupted), (earlier, false));
+    assert_eq!(summary(&resumed), summary(&full));
+    assert_eq!(resumed.stats.pentanomial, full.stats.pentanomial);
+    assert_eq!(resumed.stats.wdl, full.stats.wdl);
+    assert_eq!(resumed.stats.llr, full.stats.llr);
+    // Given the whole match, nothing is played.
+    let again = run_match_from(
+        &a,
+        &b,
+        &books,
+        &config,
+        full.pairs.clone(),
+        &never,
+        &mut |_, _| panic!("nothing to play"),
+    );
+    assert_eq!(summary(&again), summary(&full));
 }
 
 /// Collects tags and SAN moves with pgn-reader, an independent parser.
@@ -849,6 +916,8 @@ fn a_report_with_infinite_elo_is_valid_json_with_nulls() {
         pairs,
         stats,
         elapsed: Duration::from_millis(1500),
+        earlier: 0,
+        interrupted: false,
     };
     let report = MatchReport::new(&result, &config, "A", "B");
     assert_eq!(report.estimate().elo, f64::INFINITY);
