@@ -71,6 +71,11 @@ fn main() -> ExitCode {
             eprintln!("error: {e:#}");
             if e.downcast_ref::<UserError>().is_some() {
                 ExitCode::from(2)
+            } else if e
+                .downcast_ref::<commands::match_cmd::Interrupted>()
+                .is_some()
+            {
+                ExitCode::from(commands::match_cmd::INTERRUPTED_STATUS)
             } else {
                 ExitCode::FAILURE
             }
