@@ -10,6 +10,7 @@ use std::process::{Child, Command, ExitStatus};
 use std::time::{Duration, Instant};
 
 use marginal::scoring::games::pgn::read_games;
+#[cfg(unix)]
 use marginal::scoring::games::stats::{GameResult, Pentanomial, Wdl};
 use serde_json::Value;
 
@@ -112,6 +113,7 @@ fn games_of(pgn: &Path) -> String {
 }
 
 /// A JSON report without its wall-clock time.
+#[cfg(unix)]
 fn report_of(json: &Path) -> Value {
     let mut v: Value = serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
     v.as_object_mut().unwrap().remove("elapsed_seconds");
@@ -120,6 +122,7 @@ fn report_of(json: &Path) -> Value {
 
 /// A's W/D/L and pentanomial, re-derived from the results of the PGN's games (A has White in
 /// each pair's first game).
+#[cfg(unix)]
 fn counts_of(pgn: &Path) -> (Wdl, Pentanomial) {
     let read = read_games(&std::fs::read(pgn).unwrap()).unwrap();
     let mut wdl = Wdl::default();
@@ -143,6 +146,8 @@ fn counts_of(pgn: &Path) -> (Wdl, Pentanomial) {
     (wdl, penta)
 }
 
+/// Signals are sent with `kill`, so this runs where there is one.
+#[cfg(unix)]
 #[test]
 fn ctrl_c_keeps_the_whole_pairs_and_resume_ends_as_an_uninterrupted_match() {
     let dir = scratch("match", "ctrl-c");
@@ -256,6 +261,7 @@ fn ctrl_c_keeps_the_whole_pairs_and_resume_ends_as_an_uninterrupted_match() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+#[cfg(unix)]
 #[test]
 fn sigterm_stops_it_as_ctrl_c_does() {
     let dir = scratch("match", "sigterm");
