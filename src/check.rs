@@ -27,7 +27,7 @@ use crate::formats::{Fnv, bundled, openings, read_bytes};
 use crate::params::Margins;
 use crate::scoring::games::game::{GameConfig, MoveLimit};
 use crate::scoring::games::matches::{MatchConfig, MatchReport};
-use crate::scoring::games::stats::{SprtDecision, SprtParams};
+use crate::scoring::games::stats::{EloSummary, Shown, SprtDecision, SprtParams};
 use crate::scoring::paired::PairedComparison;
 use crate::scoring::suite::{
     LoadedSuites, Objective, RunConfig, ScorerOptions, SuiteScorer, default_cache_dir,
@@ -665,12 +665,17 @@ fn games_finding(games: &GamesCheck) -> Option<Finding> {
     if sprt.decision != SprtDecision::AcceptH0 {
         return None;
     }
-    let e = report.estimate();
+    let e = EloSummary::from(report.estimate());
     Some(Finding {
         kind: FindingKind::LostGames,
         message: format!(
             "games: the non-regression SPRT nElo [{}, {}] accepted H0 after {} games: nElo {:+.1} [{:+.1}, {:+.1}] against the defaults",
-            sprt.params.elo0, sprt.params.elo1, report.games, e.nelo, e.nelo_lower, e.nelo_upper
+            sprt.params.elo0,
+            sprt.params.elo1,
+            report.games,
+            Shown(e.nelo),
+            Shown(e.nelo_lower),
+            Shown(e.nelo_upper)
         ),
     })
 }

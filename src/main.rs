@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::{CommandFactory, Parser, Subcommand};
 
-use commands::{Failed, UserError, margins_from};
+use commands::{Failed, INTERRUPTED_STATUS, Interrupted, UserError, margins_from};
 use marginal::engine::{DEFAULT_HASH_MB, bench};
 use marginal::formats::uci_move;
 use marginal::params::{self, PARAMS};
@@ -82,10 +82,12 @@ fn main() -> ExitCode {
 
 /// The exit status of a failed command, one scheme for every command (README "Exit codes"):
 /// 1 when the measured thing failed (a regression, a rejected SPRT), 2 for unusable input or
-/// environment (bad options or files, unwritable outputs, I/O errors).
+/// environment (bad options or files, unwritable outputs, I/O errors), 130 when interrupted.
 fn exit_code(e: &anyhow::Error) -> ExitCode {
     if e.downcast_ref::<Failed>().is_some() {
         ExitCode::FAILURE
+    } else if e.downcast_ref::<Interrupted>().is_some() {
+        ExitCode::from(INTERRUPTED_STATUS)
     } else {
         ExitCode::from(2)
     }

@@ -6,6 +6,7 @@ use std::io::Cursor;
 use std::ops::ControlFlow;
 use std::path::Path;
 use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -18,6 +19,7 @@ use marginal::scoring::games::game::{
 };
 use marginal::scoring::games::matches::{
     MATCH_REPORT_FORMAT, MatchConfig, MatchReport, MatchResult, MatchStats, PairRecord, run_match,
+    run_match_from,
 };
 use marginal::scoring::games::pgn::format_game;
 use marginal::scoring::games::stats::{GameResult, Pentanomial, SprtDecision, SprtParams, Wdl};
@@ -367,6 +369,71 @@ fn fixed_node_matches_are_deterministic_on_any_thread_count() {
     assert!(s1.stats.decision.is_some());
 }
 
+#[test]
+fn an_interrupted_match_keeps_a_prefix_and_resumes_to_the_same_result() {
+    let a = engine("A", Margins::default());
+    let b = engine("B", Margins::off());
+    let books = openings();
+    let config = MatchConfig {
+        game: GameConfig {
+            limit: MoveLimit::Nodes(300),
+            max_plies: 60,
+            ..GameConfig::default()
+        },
+        games: 12,
+        concurrency: 2,
+        sprt: Some(SprtParams::default()),
+    };
+    let never = AtomicBool::new(false);
+    let full = run_match_from(&a, &b, &books, &config, Vec::new(), &never, &mut |_, _| {});
+    assert_eq!(
+        (full.pairs.len(), full.interrupted, full.earlier),
+        (6, false, 0)
+    );
+    // Raised (as a signal handler would) once two pairs are counted: no pair starts after it,
+    // the games in flight are abandoned, and what is counted is a prefix in index order.
+    let interrupt = AtomicBool::new(false);
+    let cut = run_match_from(
+        &a,
+        &b,
+        &books,
+        &config,
+        Vec::new(),
+        &interrupt,
+        &mut |p, _| {
+            if p.index == 1 {
+                interrupt.store(true, Ordering::Relaxed);
+            }
+        },
+    );
+    assert!(cut.interrupted);
+    assert!((2..6).contains(&cut.pairs.len()), "{}", cut.pairs.len());
+    assert_eq!(summary(&cut), summary(&full)[..cut.pairs.len()]);
+    // Resumed from those pairs: the rest is played, and everything counts as in one go.
+    let mut seen = Vec::new();
+    let earlier = cut.pairs.len();
+    let resumed = run_match_from(&a, &b, &books, &config, cut.pairs, &never, &mut |p, _| {
+        seen.push(p.index)
+    });
+    assert_eq!(seen, (earlier..6).collect::<Vec<_>>());
+    assert_eq!((resumed.earlier, resumed.interrupted), (earlier, false));
+    assert_eq!(summary(&resumed), summary(&full));
+    assert_eq!(resumed.stats.pentanomial, full.stats.pentanomial);
+    assert_eq!(resumed.stats.wdl, full.stats.wdl);
+    assert_eq!(resumed.stats.llr, full.stats.llr);
+    // Given the whole match, nothing is played.
+    let again = run_match_from(
+        &a,
+        &b,
+        &books,
+        &config,
+        full.pairs.clone(),
+        &never,
+        &mut |_, _| panic!("nothing to play"),
+    );
+    assert_eq!(summary(&again), summary(&full));
+}
+
 /// Collects tags and SAN moves with pgn-reader, an independent parser.
 struct Collect;
 
@@ -537,7 +604,8 @@ fn command_level_match() {
     assert!(stdout.contains("games/min"), "{stdout}");
     let text = std::fs::read_to_string(&pgn).unwrap();
     assert_eq!(text.matches("[Event ").count(), 4);
-    // Same seed, same games.
+    // Same seed, same games (into another file: an existing PGN is never written over).
+    let other = dir.join("again.pgn");
     let again = run(&[
         "--games",
         "4",
@@ -549,10 +617,10 @@ fn command_level_match() {
         "3",
         "--sprt",
         "--pgn",
-        pgn.to_str().unwrap(),
+        other.to_str().unwrap(),
     ]);
     assert!(again.status.success());
-    assert_eq!(std::fs::read_to_string(&pgn).unwrap(), text);
+    assert_eq!(std::fs::read_to_string(&other).unwrap(), text);
     // Bad input: exit 2 with a clear message.
     for (args, expected) in [
         (vec!["--sprt", "1,2,3"], "--sprt"),
@@ -610,7 +678,7 @@ fn assert_same_report(a: &MatchReport, b: &MatchReport) {
     };
     let (e, f) = (&a.elo, &b.elo);
     for (x, y) in [
-        (Some(a.score), Some(b.score)),
+        (a.score, b.score),
         (Some(a.elapsed_seconds), Some(b.elapsed_seconds)),
         (e.elo, f.elo),
         (e.lower, f.lower),
@@ -618,7 +686,7 @@ fn assert_same_report(a: &MatchReport, b: &MatchReport) {
         (e.nelo, f.nelo),
         (e.nelo_lower, f.nelo_lower),
         (e.nelo_upper, f.nelo_upper),
-        (Some(e.los), Some(f.los)),
+        (e.los, f.los),
     ] {
         assert!(close(x, y), "{x:?} vs {y:?}");
     }
@@ -750,7 +818,7 @@ fn command_level_match_json_report() {
             elo_line.starts_with(&format!("Elo {elo:+.2} ")),
             "{elo_line}"
         ),
-        None => assert!(elo_line.contains("inf"), "{elo_line}"),
+        None => assert!(elo_line.starts_with("Elo n/a "), "{elo_line}"),
     }
     let sprt = report.sprt.expect("an SPRT ran");
     assert_eq!(sprt.params, SprtParams::default());
@@ -849,13 +917,17 @@ fn a_report_with_infinite_elo_is_valid_json_with_nulls() {
         pairs,
         stats,
         elapsed: Duration::from_millis(1500),
+        earlier: 0,
+        interrupted: false,
     };
     let report = MatchReport::new(&result, &config, "A", "B");
     assert_eq!(report.estimate().elo, f64::INFINITY);
     assert_eq!(report.elo.elo, None);
     assert_eq!(report.elo.nelo, None);
-    assert_eq!(report.elo.los, 1.0);
-    assert_eq!(report.score, 1.0);
+    // Every pair scored the same: LOS 1 is a convention, not an estimate, and left out.
+    assert_eq!(report.estimate().los, 1.0);
+    assert_eq!(report.elo.los, None);
+    assert_eq!(report.score, Some(1.0));
     assert_eq!(report.wdl.wins, 4);
     assert_eq!(report.pentanomial.ww, 2);
     assert!(report.sprt.unwrap().llr.is_some());
@@ -863,6 +935,7 @@ fn a_report_with_infinite_elo_is_valid_json_with_nulls() {
     let value: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert!(value["elo"]["elo"].is_null(), "{text}");
     assert!(value["elo"]["upper"].is_null(), "{text}");
+    assert!(value["elo"]["los"].is_null(), "{text}");
     assert_eq!(value["game_results"][1]["result"], "0-1");
     assert_eq!(value["game_results"][1]["a_result"], "Win");
     assert_same_report(&serde_json::from_str(&text).unwrap(), &report);

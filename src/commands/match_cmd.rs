@@ -1,25 +1,36 @@
 //! `marginal match`: margin set against margin set in self-play, pentanomial Elo and SPRT.
+//!
+//! Ctrl-C (SIGINT) or SIGTERM stops it cleanly: no new pair starts, the games in flight are
+//! abandoned, and the whole pairs played are summed up (and written to `--json`) before it exits
+//! with status 130; a second signal ends it at once. `--resume` goes on from the whole pairs of
+//! the `--pgn` file (see [`resume`]).
+
+mod resume;
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use marginal::formats::openings;
+use marginal::formats::{Fnv, openings};
 use marginal::scoring::games::game::{
     DrawRule, EnginePlayer, GameConfig, MoveLimit, Player, ResignRule,
 };
 use marginal::scoring::games::matches::{
-    MatchConfig, MatchReport, MatchStats, PairRecord, run_match,
+    MatchConfig, MatchReport, MatchResult, MatchStats, PairRecord, run_match_from,
 };
 use marginal::scoring::games::pgn;
-use marginal::scoring::games::stats::{SprtDecision, SprtParams};
+use marginal::scoring::games::stats::{EloSummary, Shown, SprtDecision, SprtParams, sprt_llr};
+use shakmaty::EnPassantMode;
+use shakmaty::fen::Fen;
 
 use super::{
-    UserError, count, depth_arg, hash_arg, margins_from, progress_bar, threads, threads_arg,
-    whole_pairs,
+    Failed, INTERRUPTED_STATUS, Interrupted, UserError, count, depth_arg, hash_arg, margins_from,
+    progress_bar, threads, threads_arg, whole_pairs,
 };
 
 /// Arguments of `marginal match`.
@@ -57,9 +68,17 @@ pub struct MatchArgs {
     /// Stop at an SPRT bound: elo0,elo1,alpha,beta in normalized Elo (default 0,5,0.05,0.05).
     #[arg(long, num_args = 0..=1, default_missing_value = "0,5,0.05,0.05", value_name = "ELO0,ELO1,ALPHA,BETA")]
     sprt: Option<String>,
-    /// Write the games as PGN (appended pair by pair as they finish).
+    /// Write the games as PGN, pair by pair as they finish (only whole pairs). A file that
+    /// already holds anything is refused, never overwritten: continue its match with --resume.
+    /// The settings are kept beside it in FILE.match.json.
     #[arg(long, value_name = "FILE")]
     pgn: Option<PathBuf>,
+    /// Continue the match in the --pgn file (after Ctrl-C or a kill) from its whole pairs; it
+    /// ends as the uninterrupted match would. Needs the same settings (checked; --concurrency
+    /// and --json may differ). An unfinished pair at the file's end is dropped. A missing or
+    /// empty file starts the match.
+    #[arg(long, requires = "pgn")]
+    resume: bool,
     /// Write the whole match report as JSON (counts, pentanomial, Elo, nElo, LOS, SPRT, time
     /// losses, every game); statistics that are infinite are written as null.
     #[arg(long, value_name = "FILE")]
@@ -129,13 +148,26 @@ pub(super) fn parse_sprt(text: &str) -> Result<SprtParams, UserError> {
     Ok(params)
 }
 
+/// A share as a percentage with one decimal, or `n/a` (without a `%`) when not defined.
+fn percent(share: Option<f64>) -> String {
+    match share {
+        Some(x) if x.is_finite() => format!("{:.1}%", 100.0 * x),
+        _ => Shown(None).to_string(),
+    }
+}
+
+/// A's score (not defined before the first game).
+fn score(stats: &MatchStats) -> Option<f64> {
+    Some(stats.score()).filter(|_| stats.games > 0)
+}
+
 fn status(stats: &MatchStats, sprt: Option<&SprtParams>) -> String {
-    let e = stats.estimate();
+    let e = EloSummary::from(stats.estimate());
     let mut s = format!(
-        "score {:.1}%  Elo {:+.1} +- {:.1}",
-        100.0 * stats.score(),
-        e.elo,
-        (e.upper - e.lower) / 2.0
+        "score {}  Elo {:+.1} +- {:.1}",
+        percent(score(stats)),
+        Shown(e.elo),
+        Shown(e.lower.zip(e.upper).map(|(lo, hi)| (hi - lo) / 2.0))
     );
     if let (Some(llr), Some(p)) = (stats.llr, sprt) {
         let (lo, hi) = p.bounds();
@@ -149,6 +181,89 @@ fn status(stats: &MatchStats, sprt: Option<&SprtParams>) -> String {
 fn create_output(path: &std::path::Path, option: &str) -> Result<File, UserError> {
     File::create(path)
         .map_err(|e| UserError(format!("{option}: cannot write {}: {e}", path.display())))
+}
+
+/// Raises the returned flag at the first SIGINT (Ctrl-C) or SIGTERM; a second one ends the
+/// process at once with [`INTERRUPTED_STATUS`] (a PGN cut short then is mended by --resume).
+fn interrupt_flag() -> Result<Arc<AtomicBool>> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let flag = Arc::new(AtomicBool::new(false));
+    for signal in [SIGINT, SIGTERM] {
+        // The exit is registered first, so it sees the flag as it was before this signal: it
+        // acts only on the second.
+        signal_hook::flag::register_conditional_shutdown(
+            signal,
+            i32::from(INTERRUPTED_STATUS),
+            Arc::clone(&flag),
+        )
+        .context("cannot install the SIGINT/SIGTERM handler")?;
+        signal_hook::flag::register(signal, Arc::clone(&flag))
+            .context("cannot install the SIGINT/SIGTERM handler")?;
+    }
+    Ok(flag)
+}
+
+/// The per-move limit as the options write it.
+fn limit_option(limit: MoveLimit) -> String {
+    match limit {
+        MoveLimit::Nodes(n) => format!("--nodes {n}"),
+        MoveLimit::Depth(d) => format!("--depth {d}"),
+        MoveLimit::Clock { base, increment } => {
+            format!("--tc {}+{}", base.as_secs_f64(), increment.as_secs_f64())
+        }
+    }
+}
+
+/// Everything that decides the games of a match (for `--resume` to check), as canonical text.
+fn settings(
+    args: &MatchArgs,
+    margins: (&marginal::params::Margins, &marginal::params::Margins),
+    book: &[shakmaty::Chess],
+    config: &MatchConfig,
+) -> resume::Settings {
+    let mut hash = Fnv::new();
+    for pos in book {
+        hash.write(
+            Fen::from_position(pos, EnPassantMode::Legal)
+                .to_string()
+                .as_bytes(),
+        );
+        hash.write(b"\n");
+    }
+    let game = &config.game;
+    let none = || "none".to_string();
+    vec![
+        ("--a", args.a.clone()),
+        ("margins of A", margins.0.to_string()),
+        ("--b", args.b.clone()),
+        ("margins of B", margins.1.to_string()),
+        (
+            "--openings",
+            format!("{} positions, FNV-1a {:016x}", book.len(), hash.finish()),
+        ),
+        ("--seed", args.seed.to_string()),
+        ("--games", (config.games.div_ceil(2) * 2).to_string()),
+        ("per-move limit", limit_option(game.limit)),
+        (
+            "--resign",
+            game.resign
+                .map_or_else(none, |r| format!("{}:{}", r.score, r.moves)),
+        ),
+        (
+            "--draw",
+            game.draw.map_or_else(none, |d| {
+                format!("{}:{}:{}", d.score, d.moves, d.after_move)
+            }),
+        ),
+        ("--max-plies", game.max_plies.to_string()),
+        ("--hash", args.hash.to_string()),
+        (
+            "--sprt",
+            config.sprt.map_or_else(none, |p| {
+                format!("{},{},{},{}", p.elo0, p.elo1, p.alpha, p.beta)
+            }),
+        ),
+    ]
 }
 
 /// Runs the command.
@@ -187,7 +302,6 @@ pub fn run(args: MatchArgs) -> Result<()> {
         eprintln!("{line}");
     }
     let mut positions = book.records;
-    openings::shuffle(&mut positions, args.seed);
     let concurrency = threads(args.concurrency);
     let config = MatchConfig {
         game,
@@ -195,30 +309,41 @@ pub fn run(args: MatchArgs) -> Result<()> {
         concurrency,
         sprt,
     };
+    let settings = settings(&args, (&margins_a, &margins_b), &positions, &config);
+    openings::shuffle(&mut positions, args.seed);
+    let total_pairs = config.games.div_ceil(2) as usize;
+    let name_a = format!("A {}", args.a);
+    let name_b = format!("B {}", args.b);
 
-    // Both output files are created before the first game, so a bad path fails at once.
+    // The output files are opened before the first game, so a bad path fails at once; a PGN's
+    // games are checked (and an unfinished pair cut off) before the JSON report is touched.
     if let (Some(pgn), Some(json)) = (&args.pgn, &args.json)
-        && pgn == json
+        && (pgn == json || resume::record_path(pgn) == *json)
     {
         return Err(UserError(format!(
-            "--pgn and --json both name {}: give them different files",
-            pgn.display()
+            "--pgn {} and --json {} would write the same file: give the report another name",
+            pgn.display(),
+            json.display()
         ))
         .into());
     }
-    let mut pgn_out = args
-        .pgn
-        .as_deref()
-        .map(|path| create_output(path, "--pgn").map(BufWriter::new))
-        .transpose()?;
+    let opened = match &args.pgn {
+        None => None,
+        Some(path) if args.resume => Some(resume::resume(
+            path,
+            &settings,
+            (&name_a, &name_b),
+            &positions,
+            total_pairs,
+        )?),
+        Some(path) => Some(resume::start(path, &settings)?),
+    };
     let json_out = args
         .json
         .as_deref()
         .map(|path| create_output(path, "--json"))
         .transpose()?;
 
-    let name_a = format!("A {}", args.a);
-    let name_b = format!("B {}", args.b);
     let hash = args.hash;
     let factory_a =
         || -> Box<dyn Player> { Box::new(EnginePlayer::new(name_a.clone(), margins_a, hash)) };
@@ -237,23 +362,51 @@ pub fn run(args: MatchArgs) -> Result<()> {
         "marginal match: A '{}' vs B '{}', up to {} games at {limit_text}, {} openings from {} (seed {}), {concurrency} at once",
         args.a,
         args.b,
-        config.games.div_ceil(2) * 2,
+        total_pairs * 2,
         positions.len(),
         args.openings.display(),
         args.seed
     );
+    let (mut pgn_out, earlier) = match opened {
+        None => (None, Vec::new()),
+        Some(opened) => {
+            let path = args.pgn.as_deref().expect("opened a --pgn").display();
+            if let Some((bytes, games)) = opened.dropped {
+                let whole = if games > 0 {
+                    ", a first game without its partner among them"
+                } else {
+                    ""
+                };
+                println!(
+                    "resume: dropped the unfinished pair at the end of {path} ({bytes} bytes{whole})"
+                );
+            }
+            if args.resume {
+                println!(
+                    "resume: {} whole pairs ({} games) in {path} count; play goes on from pair {}",
+                    opened.earlier.len(),
+                    2 * opened.earlier.len(),
+                    opened.earlier.len() + 1
+                );
+            }
+            (Some(opened.file), opened.earlier)
+        }
+    };
 
     let date = pgn::today();
     let bar = progress_bar(
-        u64::from(config.games.div_ceil(2) * 2),
+        (total_pairs * 2) as u64,
         "[{bar:30}] {pos}/{len} games {msg}",
     );
     let mut write_error: Option<std::io::Error> = None;
-    let result = run_match(
+    let interrupt = interrupt_flag()?;
+    let result = run_match_from(
         &factory_a,
         &factory_b,
         &positions,
         &config,
+        earlier,
+        &interrupt,
         &mut |pair: &PairRecord, stats: &MatchStats| {
             bar.set_position(stats.games);
             bar.set_message(status(stats, sprt.as_ref()));
@@ -267,8 +420,12 @@ pub fn run(args: MatchArgs) -> Result<()> {
                             &format!("{round}.2"),
                             &date,
                         );
-                if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-                    write_error.get_or_insert(e);
+                // Both games in one write: a pair reaches the file whole, or (killed in the
+                // middle) as a tail that --resume drops.
+                if write_error.is_none()
+                    && let Err(e) = out.write_all(text.as_bytes())
+                {
+                    write_error = Some(e);
                 }
             }
         },
@@ -278,54 +435,7 @@ pub fn run(args: MatchArgs) -> Result<()> {
         return Err(e).context("cannot write the PGN file");
     }
 
-    let s = &result.stats;
-    let e = s.estimate();
-    let p = s.pentanomial;
-    println!(
-        "games {}: A +{} ={} -{} (score {:.1}%)",
-        s.games,
-        s.wdl.wins,
-        s.wdl.draws,
-        s.wdl.losses,
-        100.0 * s.score()
-    );
-    println!(
-        "pentanomial [LL LD WL+DD WD WW] = [{} {} {} {} {}]",
-        p.ll, p.ld, p.wl_dd, p.wd, p.ww
-    );
-    println!(
-        "Elo {:+.2} [{:+.2}, {:+.2}] (95%), nElo {:+.2} [{:+.2}, {:+.2}], LOS {:.1}%",
-        e.elo,
-        e.lower,
-        e.upper,
-        e.nelo,
-        e.nelo_lower,
-        e.nelo_upper,
-        100.0 * e.los
-    );
-    if let (Some(params), Some(llr)) = (sprt.as_ref(), s.llr) {
-        let (lo, hi) = params.bounds();
-        let verdict = match s.decision {
-            Some(SprtDecision::AcceptH1) => "H1 accepted: A is stronger",
-            Some(SprtDecision::AcceptH0) => "H0 accepted: A is not stronger",
-            _ => "no decision yet",
-        };
-        println!(
-            "SPRT nElo [{}, {}], alpha {}, beta {}: LLR {llr:.3} in ({lo:.3}, {hi:.3}): {verdict}",
-            params.elo0, params.elo1, params.alpha, params.beta
-        );
-    }
-    println!("time losses: A {}, B {}", s.time_losses.0, s.time_losses.1);
-    let minutes = result.elapsed.as_secs_f64() / 60.0;
-    println!(
-        "{} games in {:.1} s: {:.1} games/min",
-        s.games,
-        result.elapsed.as_secs_f64(),
-        s.games as f64 / minutes.max(1e-9)
-    );
-    if let Some(path) = &args.pgn {
-        println!("games written to {}", path.display());
-    }
+    summary(&result, sprt.as_ref(), &args);
     if let (Some(path), Some(file)) = (&args.json, json_out) {
         let report = MatchReport::new(&result, &config, &args.a, &args.b);
         let mut out = BufWriter::new(file);
@@ -336,5 +446,99 @@ pub fn run(args: MatchArgs) -> Result<()> {
             .with_context(|| format!("cannot write the JSON report {}", path.display()))?;
         println!("report written to {}", path.display());
     }
+    let s = &result.stats;
+    if result.interrupted {
+        return Err(Interrupted(format!(
+            "interrupted after {} whole pairs{}",
+            s.pentanomial.total_pairs(),
+            match &args.pgn {
+                Some(path) => format!(
+                    "; the same command with --resume goes on from {}",
+                    path.display()
+                ),
+                None => String::new(),
+            }
+        ))
+        .into());
+    }
+    if let (Some(params), Some(SprtDecision::AcceptH0)) = (sprt.as_ref(), s.decision) {
+        return Err(Failed(format!(
+            "the SPRT nElo [{}, {}] accepted H0: A is not stronger",
+            params.elo0, params.elo1
+        ))
+        .into());
+    }
     Ok(())
+}
+
+/// Prints the result: counts, pentanomial, Elo and nElo with their intervals and LOS (`n/a`
+/// where not defined yet), the SPRT, time losses and speed; for an interrupted match, the whole
+/// pairs played, marked as such.
+fn summary(result: &MatchResult, sprt: Option<&SprtParams>, args: &MatchArgs) {
+    let s = &result.stats;
+    let e = EloSummary::from(s.estimate());
+    let p = s.pentanomial;
+    if result.interrupted {
+        println!(
+            "interrupted: the {} whole pairs played count; the games in flight were abandoned",
+            p.total_pairs()
+        );
+    }
+    println!(
+        "games {}: A +{} ={} -{} (score {})",
+        s.games,
+        s.wdl.wins,
+        s.wdl.draws,
+        s.wdl.losses,
+        percent(score(s))
+    );
+    println!(
+        "pentanomial [LL LD WL+DD WD WW] = [{} {} {} {} {}]",
+        p.ll, p.ld, p.wl_dd, p.wd, p.ww
+    );
+    println!(
+        "Elo {:+.2} [{:+.2}, {:+.2}] (95%), nElo {:+.2} [{:+.2}, {:+.2}], LOS {}",
+        Shown(e.elo),
+        Shown(e.lower),
+        Shown(e.upper),
+        Shown(e.nelo),
+        Shown(e.nelo_lower),
+        Shown(e.nelo_upper),
+        percent(e.los)
+    );
+    if let Some(params) = sprt {
+        let (lo, hi) = params.bounds();
+        let verdict = match s.decision {
+            Some(SprtDecision::AcceptH1) => "H1 accepted: A is stronger",
+            Some(SprtDecision::AcceptH0) => "H0 accepted: A is not stronger",
+            _ if result.interrupted => "no decision (interrupted)",
+            _ => "no decision yet",
+        };
+        println!(
+            "SPRT nElo [{}, {}], alpha {}, beta {}: LLR {:.3} in ({lo:.3}, {hi:.3}): {verdict}",
+            params.elo0,
+            params.elo1,
+            params.alpha,
+            params.beta,
+            // No pair yet: the LLR of no data, 0 (as the report writes it).
+            Shown(Some(
+                s.llr.unwrap_or_else(|| sprt_llr(&s.pentanomial, params))
+            ))
+        );
+    }
+    println!("time losses: A {}, B {}", s.time_losses.0, s.time_losses.1);
+    let played = s.games - 2 * result.earlier as u64;
+    let seconds = result.elapsed.as_secs_f64();
+    let earlier = if result.earlier > 0 {
+        format!(" (and {} from the PGN)", 2 * result.earlier)
+    } else {
+        String::new()
+    };
+    println!(
+        "{played} games in {seconds:.1} s: {:.1} games/min{earlier}",
+        played as f64 / (seconds / 60.0).max(1e-9)
+    );
+    if let Some(path) = &args.pgn {
+        println!("games written to {}", path.display());
+    }
 }

@@ -30,6 +30,16 @@ pub struct UserError(pub String);
 #[error("{0}")]
 pub struct Failed(pub String);
 
+/// The exit status of work stopped by SIGINT or SIGTERM (128 + SIGINT, as shells report
+/// Ctrl-C).
+pub const INTERRUPTED_STATUS: u8 = 130;
+
+/// The work was stopped by a signal before its end (what was finished is kept): exit status
+/// [`INTERRUPTED_STATUS`].
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Interrupted(pub String);
+
 impl UserError {
     /// A user error from any error's message.
     pub fn from_display(e: impl std::fmt::Display) -> Self {

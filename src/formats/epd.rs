@@ -1109,9 +1109,11 @@ mod tests {
         assert_eq!((*count, first.line), (1, 1));
         let message = e.to_string();
         assert!(message.contains("no usable positions"), "{message}");
-        let second = parse_bytes("x.epd", format!("{long} a b c d\n").as_bytes()).unwrap_err();
-        let text = second.to_string();
-        assert!(text.len() < 300 && !text.contains('\u{1}'), "{text}");
+        let wide = format!("{}\u{fffd} w - -\n", "x".repeat(500));
+        let text = parse_bytes("x.epd", wide.as_bytes())
+            .unwrap_err()
+            .to_string();
+        assert!(text.len() < 300 && !text.contains('\u{fffd}'), "{text}");
         assert!(text.contains("more characters"), "{text}");
     }
 

@@ -71,7 +71,9 @@ use super::spsa::{Spsa, SpsaProblem, SpsaState};
 use crate::params::Margins;
 use crate::scoring::games::game::{EnginePlayer, GameConfig, Player};
 use crate::scoring::games::matches::{MatchConfig, MatchReport, MatchResult, run_match};
-use crate::scoring::games::stats::{Pentanomial, SprtDecision, Wdl, elo_from_score, finite};
+use crate::scoring::games::stats::{
+    EloSummary, Pentanomial, Shown, SprtDecision, Wdl, elo_from_score, finite,
+};
 
 /// The default opening book of the games objective and of `--confirm`.
 pub const DEFAULT_BOOK: &str = "data/openings/UHO_4060_v2_2k.epd";
@@ -460,18 +462,19 @@ pub fn confirm_summary(report: &MatchReport) -> String {
 }
 
 /// As [`confirm_summary`], with the words for each SPRT verdict (`accept_h1`, `accept_h0`).
+/// A statistic not defined yet (an infinite Elo or nElo, e.g. after one pair) reads `n/a`.
 pub fn match_summary(report: &MatchReport, accept_h1: &str, accept_h0: &str) -> String {
-    let e = report.estimate();
+    let e = EloSummary::from(report.estimate());
     let mut line = format!(
         "{} games: +{} ={} -{}, Elo {:+.1} [{:+.1}, {:+.1}], nElo {:+.1}",
         report.games,
         report.wdl.wins,
         report.wdl.draws,
         report.wdl.losses,
-        e.elo,
-        e.lower,
-        e.upper,
-        e.nelo
+        Shown(e.elo),
+        Shown(e.lower),
+        Shown(e.upper),
+        Shown(e.nelo)
     );
     if let Some(s) = &report.sprt {
         let verdict = match s.decision {
@@ -479,14 +482,13 @@ pub fn match_summary(report: &MatchReport, accept_h1: &str, accept_h0: &str) -> 
             SprtDecision::AcceptH0 => accept_h0,
             SprtDecision::Continue => "no decision within the games allowed",
         };
-        let num = |x: Option<f64>| x.map_or("inf".to_string(), |v| format!("{v:.2}"));
         line.push_str(&format!(
-            ", SPRT nElo [{}, {}]: LLR {} in ({}, {}): {verdict}",
+            ", SPRT nElo [{}, {}]: LLR {:.2} in ({:.2}, {:.2}): {verdict}",
             s.params.elo0,
             s.params.elo1,
-            num(s.llr),
-            num(s.lower),
-            num(s.upper)
+            Shown(s.llr),
+            Shown(s.lower),
+            Shown(s.upper)
         ));
     }
     line

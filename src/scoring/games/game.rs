@@ -170,6 +170,17 @@ impl GameOutcome {
         }
     }
 
+    /// The outcome a PGN result string stands for (`1-0`, `0-1`, `1/2-1/2`), if it is one.
+    pub fn from_pgn(text: &str) -> Option<GameOutcome> {
+        [
+            GameOutcome::WhiteWins,
+            GameOutcome::BlackWins,
+            GameOutcome::Draw,
+        ]
+        .into_iter()
+        .find(|o| o.pgn() == text)
+    }
+
     fn win_for(color: Color) -> GameOutcome {
         match color {
             Color::White => GameOutcome::WhiteWins,
@@ -228,10 +239,34 @@ impl Termination {
             Termination::DrawAdjudication => "draw adjudication".into(),
             Termination::PlyCap => "ply cap".into(),
             Termination::TimeForfeit => "loss on time".into(),
-            Termination::PlayerFailure(why) => format!("player failure: {why}"),
+            Termination::PlayerFailure(why) => format!("{PLAYER_FAILURE}{why}"),
         }
     }
+
+    /// The termination [`Termination::describe`] wrote as `text`, if it is one (for reading
+    /// games back from PGN).
+    pub fn from_description(text: &str) -> Option<Termination> {
+        if let Some(why) = text.strip_prefix(PLAYER_FAILURE) {
+            return Some(Termination::PlayerFailure(why.to_string()));
+        }
+        [
+            Termination::Checkmate,
+            Termination::Stalemate,
+            Termination::ThreefoldRepetition,
+            Termination::FiftyMoves,
+            Termination::InsufficientMaterial,
+            Termination::ResignAdjudication,
+            Termination::DrawAdjudication,
+            Termination::PlyCap,
+            Termination::TimeForfeit,
+        ]
+        .into_iter()
+        .find(|t| t.describe() == text)
+    }
 }
+
+/// How [`Termination::describe`] opens the description of a player's failure.
+const PLAYER_FAILURE: &str = "player failure: ";
 
 /// A finished game.
 #[derive(Debug, Clone)]
@@ -257,6 +292,20 @@ pub fn play_game(
     opening: &Chess,
     config: &GameConfig,
 ) -> GameRecord {
+    play_game_until(white, black, opening, config, &|| false)
+        .expect("a game that is never abandoned ends")
+}
+
+/// Plays one game from `opening` as [`play_game`] does, but abandons it (`None`) when
+/// `abandon()` says so before a move (checked before every move, so an interrupted match stops
+/// within one move's search). The game is then lost: nothing of it is returned.
+pub fn play_game_until(
+    white: &mut dyn Player,
+    black: &mut dyn Player,
+    opening: &Chess,
+    config: &GameConfig,
+    abandon: &dyn Fn() -> bool,
+) -> Option<GameRecord> {
     white.new_game();
     black.new_game();
     // The board carries the Zobrist key incrementally (threefold repetition, engine history).
@@ -272,13 +321,15 @@ pub fn play_game(
         _ => [Duration::ZERO; 2],
     };
     let (white_name, black_name) = (white.name().to_string(), black.name().to_string());
-    let finish = |moves: Vec<Move>, outcome, termination| GameRecord {
-        start: opening.clone(),
-        white: white_name.clone(),
-        black: black_name.clone(),
-        moves,
-        outcome,
-        termination,
+    let finish = |moves: Vec<Move>, outcome, termination| {
+        Some(GameRecord {
+            start: opening.clone(),
+            white: white_name.clone(),
+            black: black_name.clone(),
+            moves,
+            outcome,
+            termination,
+        })
     };
     loop {
         let pos = board.pos();
@@ -306,6 +357,9 @@ pub fn play_game(
             return finish(moves, GameOutcome::Draw, Termination::PlyCap);
         }
 
+        if abandon() {
+            return None;
+        }
         let side = pos.turn();
         let limits = match config.limit {
             MoveLimit::Nodes(n) => Limits::nodes(n),
@@ -406,4 +460,57 @@ fn adjudicate(config: &GameConfig, scores: &[Option<i32>], fullmove: u32) -> Opt
         return Some(GameOutcome::Draw);
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_and_terminations_read_back_from_their_pgn_text() {
+        for outcome in [
+            GameOutcome::WhiteWins,
+            GameOutcome::BlackWins,
+            GameOutcome::Draw,
+        ] {
+            assert_eq!(GameOutcome::from_pgn(outcome.pgn()), Some(outcome));
+        }
+        assert_eq!(GameOutcome::from_pgn("*"), None);
+        for termination in [
+            Termination::Checkmate,
+            Termination::Stalemate,
+            Termination::ThreefoldRepetition,
+            Termination::FiftyMoves,
+            Termination::InsufficientMaterial,
+            Termination::ResignAdjudication,
+            Termination::DrawAdjudication,
+            Termination::PlyCap,
+            Termination::TimeForfeit,
+            Termination::PlayerFailure("illegal move e2e5".into()),
+        ] {
+            assert_eq!(
+                Termination::from_description(&termination.describe()),
+                Some(termination)
+            );
+        }
+        assert_eq!(Termination::from_description("resigned"), None);
+    }
+
+    #[test]
+    fn a_game_is_abandoned_before_a_move_when_asked() {
+        let mut a = EnginePlayer::new("A", Margins::default(), 1);
+        let mut b = EnginePlayer::new("B", Margins::default(), 1);
+        let config = GameConfig {
+            limit: MoveLimit::Nodes(100),
+            ..GameConfig::default()
+        };
+        let moves = std::cell::Cell::new(0);
+        let abandon = || {
+            moves.set(moves.get() + 1);
+            moves.get() > 5
+        };
+        let game = play_game_until(&mut a, &mut b, &Chess::default(), &config, &abandon);
+        assert!(game.is_none());
+        assert_eq!(moves.get(), 6, "asked once before each move");
+    }
 }

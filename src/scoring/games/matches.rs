@@ -6,6 +6,12 @@
 //! index order, and the SPRT is checked after each pair in that order, so the pairs that count
 //! (and where the match stops) are the same for any number of threads. Games finished beyond
 //! the stopping point are discarded.
+//!
+//! Interruption and resumption: [`run_match_from`] stops starting pairs when its `interrupt`
+//! flag is raised (by a caller's signal handler; the library installs none) and abandons the
+//! games in flight; the pairs counted are still a prefix `0..k` in index order. Given those `k`
+//! pairs back (e.g. read from the PGN), it goes on from pair `k` and counts exactly what an
+//! uninterrupted run counts.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -16,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use shakmaty::fen::Fen;
 use shakmaty::{Chess, EnPassantMode};
 
-use super::game::{GameConfig, GameOutcome, GameRecord, Player, Termination, play_game};
+use super::game::{GameConfig, GameOutcome, GameRecord, Player, Termination, play_game_until};
 use super::stats::{
     EloEstimate, EloSummary, GameResult, Pentanomial, SprtDecision, SprtParams, Wdl, finite,
     sprt_decide, sprt_llr,
@@ -120,8 +126,13 @@ pub struct MatchResult {
     pub pairs: Vec<PairRecord>,
     /// Totals.
     pub stats: MatchStats,
-    /// Wall-clock time.
+    /// Wall-clock time (of this run only, when earlier pairs were given).
     pub elapsed: Duration,
+    /// How many of `pairs` were given from an earlier run rather than played now.
+    pub earlier: usize,
+    /// Whether the interrupt flag stopped the match before its end (all games played, or the
+    /// SPRT decided).
+    pub interrupted: bool,
 }
 
 /// Plays pair `index`: A White then B White, from the same opening.
@@ -132,16 +143,29 @@ pub fn play_pair(
     openings: &[Chess],
     game: &GameConfig,
 ) -> PairRecord {
+    play_pair_until(index, a, b, openings, game, &|| false).expect("never abandoned")
+}
+
+/// Plays pair `index` as [`play_pair`] does, or abandons it (`None`) as soon as `abandon()`
+/// says so before a move of either game.
+pub fn play_pair_until(
+    index: usize,
+    a: &PlayerFactory<'_>,
+    b: &PlayerFactory<'_>,
+    openings: &[Chess],
+    game: &GameConfig,
+    abandon: &dyn Fn() -> bool,
+) -> Option<PairRecord> {
     let opening = &openings[index % openings.len()];
     let (mut pa, mut pb) = (a(), b());
-    let first = play_game(pa.as_mut(), pb.as_mut(), opening, game);
+    let first = play_game_until(pa.as_mut(), pb.as_mut(), opening, game, abandon)?;
     let (mut pa, mut pb) = (a(), b());
-    let second = play_game(pb.as_mut(), pa.as_mut(), opening, game);
-    PairRecord {
+    let second = play_game_until(pb.as_mut(), pa.as_mut(), opening, game, abandon)?;
+    Some(PairRecord {
         index,
         first,
         second,
-    }
+    })
 }
 
 /// Runs a match of A against B over `openings` (already shuffled). `on_pair` sees each counted
@@ -154,14 +178,64 @@ pub fn run_match(
     config: &MatchConfig,
     on_pair: &mut dyn FnMut(&PairRecord, &MatchStats),
 ) -> MatchResult {
+    run_match_from(
+        a,
+        b,
+        openings,
+        config,
+        Vec::new(),
+        &AtomicBool::new(false),
+        on_pair,
+    )
+}
+
+/// Runs a match as [`run_match`] does, going on after `earlier` and stopping early when
+/// `interrupt` is raised.
+///
+/// `earlier` are pairs `0..k` of this same match (same players, openings and config) from an
+/// earlier run, in index order: they are counted first, in order, as if just played (`on_pair`
+/// does not see them), and play starts at pair `k`. If they already end the match (all pairs,
+/// or an SPRT decision), nothing is played.
+///
+/// `interrupt` is read between moves: once it is raised no pair starts, the games in flight
+/// are abandoned, and the result holds the pairs counted so far, a prefix in index order with
+/// `interrupted` set (unless the match had already ended). Raise it from a signal handler; the
+/// library installs none.
+///
+/// # Panics
+/// If `earlier` is not pairs `0..k` in order, or holds more pairs than the match has.
+pub fn run_match_from(
+    a: &PlayerFactory<'_>,
+    b: &PlayerFactory<'_>,
+    openings: &[Chess],
+    config: &MatchConfig,
+    earlier: Vec<PairRecord>,
+    interrupt: &AtomicBool,
+    on_pair: &mut dyn FnMut(&PairRecord, &MatchStats),
+) -> MatchResult {
     let start = Instant::now();
     let total_pairs = (config.games as usize).div_ceil(2).max(1);
-    let workers = config.concurrency.clamp(1, total_pairs);
-    let next = AtomicUsize::new(0);
-    let stop = AtomicBool::new(false);
-    let (tx, rx) = mpsc::channel::<PairRecord>();
+    assert!(
+        earlier.len() <= total_pairs && earlier.iter().enumerate().all(|(i, p)| p.index == i),
+        "earlier pairs must be pairs 0..k of the match, in order"
+    );
     let mut stats = MatchStats::default();
-    let mut pairs = Vec::new();
+    let decided = |stats: &MatchStats| {
+        matches!(
+            stats.decision,
+            Some(SprtDecision::AcceptH0 | SprtDecision::AcceptH1)
+        )
+    };
+    for pair in &earlier {
+        stats.add(pair, config.sprt.as_ref());
+    }
+    let resumed = earlier.len();
+    let mut pairs = earlier;
+    let mut done = decided(&stats) || pairs.len() >= total_pairs;
+    let workers = config.concurrency.clamp(1, (total_pairs - resumed).max(1));
+    let next = AtomicUsize::new(resumed);
+    let stop = AtomicBool::new(done);
+    let (tx, rx) = mpsc::channel::<PairRecord>();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(workers)
         .build()
@@ -171,20 +245,27 @@ pub fn run_match(
         let worker_tx = tx.clone();
         let (next, stop) = (&next, &stop);
         let pool = &pool;
+        // The games stop at the end of the match (games beyond it would be discarded) and at
+        // an interrupt.
+        let abandon = move || stop.load(Ordering::Relaxed) || interrupt.load(Ordering::Relaxed);
         scope.spawn(move || {
             pool.scope(|s| {
                 for _ in 0..workers {
                     let tx = worker_tx.clone();
                     s.spawn(move |_| {
                         loop {
-                            if stop.load(Ordering::Relaxed) {
+                            if abandon() {
                                 break;
                             }
                             let index = next.fetch_add(1, Ordering::Relaxed);
                             if index >= total_pairs {
                                 break;
                             }
-                            let pair = play_pair(index, a, b, openings, &config.game);
+                            let Some(pair) =
+                                play_pair_until(index, a, b, openings, &config.game, &abandon)
+                            else {
+                                break;
+                            };
                             if tx.send(pair).is_err() {
                                 break;
                             }
@@ -195,25 +276,20 @@ pub fn run_match(
         });
         drop(tx);
 
-        // Count pairs strictly in index order.
+        // Count pairs strictly in index order. After an interrupt, the whole pairs that still
+        // arrive count as long as they continue the prefix; the others are discarded with the
+        // abandoned ones.
         let mut pending: BTreeMap<usize, PairRecord> = BTreeMap::new();
-        let mut expected = 0usize;
-        let mut done = false;
         for pair in rx {
             if done {
                 continue; // beyond the stopping point: discarded
             }
             pending.insert(pair.index, pair);
-            while let Some(pair) = pending.remove(&expected) {
+            while let Some(pair) = pending.remove(&pairs.len()) {
                 stats.add(&pair, config.sprt.as_ref());
                 on_pair(&pair, &stats);
                 pairs.push(pair);
-                expected += 1;
-                let decided = matches!(
-                    stats.decision,
-                    Some(SprtDecision::AcceptH0 | SprtDecision::AcceptH1)
-                );
-                if decided || expected >= total_pairs {
+                if decided(&stats) || pairs.len() >= total_pairs {
                     done = true;
                     stop.store(true, Ordering::Relaxed);
                     break;
@@ -226,6 +302,8 @@ pub fn run_match(
         pairs,
         stats,
         elapsed: start.elapsed(),
+        earlier: resumed,
+        interrupted: !done && interrupt.load(Ordering::Relaxed),
     }
 }
 
@@ -239,11 +317,11 @@ pub const MATCH_REPORT_FORMAT: &str = "marginal-match/1";
 ///
 /// It serializes to JSON and reads back into the same value (bit for bit with serde_json's
 /// `float_roundtrip` feature; without it serde_json's faster float parser may be one unit in
-/// the last place off). JSON has no infinities, so every statistic
-/// that can be infinite is an `Option`, `None` (`null` in JSON) exactly when the value is not
-/// finite: Elo is `±∞` when A scored 0% or 100% (and nElo when every pair scored the same),
-/// an interval end is infinite when it reaches a 0% or 100% score (see [`EloSummary`]). Use
-/// [`MatchReport::estimate`] for the exact values with their infinities.
+/// the last place off). Every statistic that can be undefined is an `Option`, `None` (`null`
+/// in JSON) exactly when it is not defined (see [`EloSummary`]): Elo when A scored 0% or 100%
+/// (`±∞`), an interval end that reaches a 0% or 100% score, and the intervals, nElo and LOS
+/// while every pair scored the same (after one pair, say), when they are conventions rather
+/// than estimates. Use [`MatchReport::estimate`] for the exact values with their infinities.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MatchReport {
     /// Always [`MATCH_REPORT_FORMAT`].
@@ -260,8 +338,8 @@ pub struct MatchReport {
     pub pairs: u64,
     /// A's wins, draws and losses.
     pub wdl: Wdl,
-    /// A's score per game, 0..1 (0 when no game was counted).
-    pub score: f64,
+    /// A's score per game, 0..1 (`None`: no game was counted).
+    pub score: Option<f64>,
     /// Pentanomial pair counts (LL, LD, WL+DD, WD, WW from A's side).
     pub pentanomial: Pentanomial,
     /// Elo and normalized Elo with their 95% intervals, and LOS, from the pentanomial counts
@@ -271,10 +349,14 @@ pub struct MatchReport {
     pub sprt: Option<SprtReport>,
     /// Games lost on time.
     pub time_losses: TimeLosses,
-    /// Wall-clock time of the match, seconds.
+    /// Wall-clock time of the match, seconds (of the last run only, for a resumed match).
     pub elapsed_seconds: f64,
     /// Every counted game in play order: pair by pair, A with White first.
     pub game_results: Vec<GameEntry>,
+    /// Whether the match was interrupted before its end (the counts are those of the whole
+    /// pairs played until then). Written only when true; absent reads as false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
 }
 
 /// The SPRT part of a [`MatchReport`].
@@ -359,14 +441,8 @@ mod pgn_result {
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<GameOutcome, D::Error> {
         let text = String::deserialize(d)?;
-        [
-            GameOutcome::WhiteWins,
-            GameOutcome::BlackWins,
-            GameOutcome::Draw,
-        ]
-        .into_iter()
-        .find(|o| o.pgn() == text)
-        .ok_or_else(|| D::Error::custom(format!("unknown result '{text}'")))
+        GameOutcome::from_pgn(&text)
+            .ok_or_else(|| D::Error::custom(format!("unknown result '{text}'")))
     }
 }
 
@@ -404,7 +480,7 @@ impl MatchReport {
             games: s.games,
             pairs: s.pentanomial.total_pairs(),
             wdl: s.wdl,
-            score: s.score(),
+            score: Some(s.score()).filter(|_| s.games > 0),
             pentanomial: s.pentanomial,
             elo: s.estimate().into(),
             sprt,
@@ -414,6 +490,7 @@ impl MatchReport {
             },
             elapsed_seconds: result.elapsed.as_secs_f64(),
             game_results,
+            interrupted: result.interrupted,
         }
     }
 

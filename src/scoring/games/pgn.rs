@@ -1,13 +1,15 @@
 //! Standard PGN output of games: the Seven Tag Roster plus FEN/SetUp, PlyCount and
-//! Termination; SAN moves with move numbers, lines of at most 80 characters.
+//! Termination; SAN moves with move numbers, lines of at most 80 characters. And the way back:
+//! [`read_games`] reads what [`format_game`] wrote into the same games (for resuming a match
+//! from its PGN), telling whole games from a last one cut short.
 
 use std::fmt::Write as _;
 
 use shakmaty::fen::Fen;
 use shakmaty::san::SanPlus;
-use shakmaty::{Chess, Color, EnPassantMode, Position};
+use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
 
-use super::game::GameRecord;
+use super::game::{GameOutcome, GameRecord, Termination};
 
 /// Escapes a tag value (backslash and double quote).
 fn escape(value: &str) -> String {
@@ -101,6 +103,296 @@ pub fn format_game(game: &GameRecord, event: &str, round: &str, date: &str) -> S
     out
 }
 
+/// A game read back by [`read_games`].
+#[derive(Debug, Clone)]
+pub struct ReadGame {
+    /// The game, as [`format_game`] was given it.
+    pub record: GameRecord,
+    /// Every tag, in file order, values unescaped.
+    pub tags: Vec<(String, String)>,
+    /// The game's first line in the file (1-based).
+    pub line: usize,
+    /// The byte offset just past the game (its closing blank line included).
+    pub end: usize,
+}
+
+impl ReadGame {
+    /// The value of tag `name`, if the game has it.
+    pub fn tag(&self, name: &str) -> Option<&str> {
+        self.tags
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// The whole games of a PGN file, and where they end.
+#[derive(Debug, Clone)]
+pub struct ReadPgn {
+    /// The whole games, in file order.
+    pub games: Vec<ReadGame>,
+    /// Bytes of whole games from the start of the text (the end of the last one, 0 with none):
+    /// anything after is a last game cut short (a run killed while writing it).
+    pub whole: usize,
+}
+
+/// Why a PGN text is not games [`format_game`] wrote.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: {reason}")]
+pub struct PgnError {
+    /// The line (1-based) where it goes wrong.
+    pub line: usize,
+    /// What is wrong there.
+    pub reason: String,
+}
+
+/// One line of the text: its bytes without the newline, whether it had one, its offset.
+struct Line<'a> {
+    text: &'a [u8],
+    terminated: bool,
+    end: usize,
+}
+
+/// Reads the games [`format_game`] wrote, one after another as `marginal match` appends them.
+/// A game is whole once its closing blank line is there; a last game without it (cut short by
+/// a kill) is left out, and [`ReadPgn::whole`] says where it begins. Each whole game is checked:
+/// its tags, its start position (the `FEN` tag, else the standard one), every move legal from
+/// it, the final comment a [`Termination`], the result token equal to the `Result` tag, and
+/// `PlyCount` equal to the moves.
+///
+/// # Errors
+/// A whole game that is not one [`format_game`] writes (an edited or foreign file), naming the
+/// line.
+pub fn read_games(text: &[u8]) -> Result<ReadPgn, PgnError> {
+    let mut lines = Vec::new();
+    let mut offset = 0;
+    for chunk in text.split_inclusive(|&b| b == b'\n') {
+        offset += chunk.len();
+        let terminated = chunk.ends_with(b"\n");
+        let body = if terminated {
+            &chunk[..chunk.len() - 1]
+        } else {
+            chunk
+        };
+        lines.push(Line {
+            text: body.strip_suffix(b"\r").unwrap_or(body),
+            terminated,
+            end: offset,
+        });
+    }
+    let blank = |l: &Line<'_>| l.terminated && l.text.iter().all(u8::is_ascii_whitespace);
+    let mut out = ReadPgn {
+        games: Vec::new(),
+        whole: 0,
+    };
+    let mut i = 0;
+    loop {
+        // Blank lines between games are allowed.
+        while i < lines.len() && blank(&lines[i]) {
+            i += 1;
+        }
+        if i == lines.len() {
+            break;
+        }
+        let first = i;
+        // Tag pairs, one a line.
+        while i < lines.len() && lines[i].terminated && lines[i].text.starts_with(b"[") {
+            i += 1;
+        }
+        if i == lines.len() || !lines[i].terminated {
+            break; // cut short in or after its tags
+        }
+        if i == first {
+            return Err(PgnError {
+                line: i + 1,
+                reason: "expected a game's tags ('[Name \"value\"]')".into(),
+            });
+        }
+        if !blank(&lines[i]) {
+            return Err(PgnError {
+                line: i + 1,
+                reason: "expected the blank line after the tags".into(),
+            });
+        }
+        i += 1;
+        // The movetext, up to the closing blank line.
+        let moves_start = i;
+        while i < lines.len() && !blank(&lines[i]) {
+            i += 1;
+        }
+        if i == lines.len() {
+            break; // cut short before its closing blank line
+        }
+        if i == moves_start {
+            return Err(PgnError {
+                line: i + 1,
+                reason: "a game without movetext (not even its result)".into(),
+            });
+        }
+        let game = read_game(&lines[first..i], first)?;
+        out.whole = lines[i].end;
+        out.games.push(ReadGame {
+            end: out.whole,
+            ..game
+        });
+        i += 1;
+    }
+    Ok(out)
+}
+
+/// Reads one whole game: tag lines, a blank line, movetext lines (`first` is the index of its
+/// first line).
+fn read_game(lines: &[Line<'_>], first: usize) -> Result<ReadGame, PgnError> {
+    let err = |index: usize, reason: String| PgnError {
+        line: first + index + 1,
+        reason,
+    };
+    let text_of = |index: usize| {
+        std::str::from_utf8(lines[index].text).map_err(|_| err(index, "not UTF-8 text".into()))
+    };
+    let mut tags = Vec::new();
+    let mut index = 0;
+    while lines[index].text.starts_with(b"[") {
+        let line = text_of(index)?;
+        let tag = parse_tag(line).ok_or_else(|| err(index, format!("not a tag pair: {line}")))?;
+        tags.push(tag);
+        index += 1;
+    }
+    let tag = |name: &str| {
+        tags.iter()
+            .find(|(n, _): &&(String, String)| n == name)
+            .map(|(_, v)| v.as_str())
+    };
+    let start: Chess = match tag("FEN") {
+        None => Chess::default(),
+        Some(fen) => fen
+            .parse::<Fen>()
+            .ok()
+            .and_then(|f| f.into_position(CastlingMode::Standard).ok())
+            .ok_or_else(|| err(0, format!("FEN tag '{fen}' is not a legal position")))?,
+    };
+    let tag_outcome = tag("Result").and_then(GameOutcome::from_pgn);
+    let (white, black) = match (tag("White"), tag("Black"), tag_outcome) {
+        (Some(w), Some(b), Some(_)) => (w.to_string(), b.to_string()),
+        _ => {
+            return Err(err(
+                0,
+                "a game needs White, Black and a Result tag (1-0, 0-1 or 1/2-1/2)".into(),
+            ));
+        }
+    };
+
+    // The movetext: move numbers, SAN moves, one final comment, the result.
+    let movetext_start = index + 1;
+    let mut pos = start.clone();
+    let mut moves = Vec::new();
+    let mut comment: Option<String> = None;
+    let mut open_comment: Option<String> = None;
+    let mut result: Option<GameOutcome> = None;
+    for index in movetext_start..lines.len() {
+        let line = text_of(index)?;
+        for token in line.split_ascii_whitespace() {
+            if let Some(open) = open_comment.as_mut() {
+                open.push(' ');
+                open.push_str(token);
+            } else if token.starts_with('{') {
+                open_comment = Some(token.to_string());
+            } else if result.is_some() {
+                return Err(err(index, format!("'{token}' after the result")));
+            } else if let Some(outcome) = GameOutcome::from_pgn(token) {
+                result = Some(outcome);
+            } else if is_move_number(token) {
+                // a move number
+            } else {
+                if comment.is_some() {
+                    return Err(err(
+                        index,
+                        format!("move '{token}' after the final comment"),
+                    ));
+                }
+                let mv = token
+                    .parse::<SanPlus>()
+                    .ok()
+                    .and_then(|san| san.san.to_move(&pos).ok())
+                    .ok_or_else(|| {
+                        err(
+                            index,
+                            format!("'{token}' is not a legal move after {} plies", moves.len()),
+                        )
+                    })?;
+                pos.play_unchecked(mv);
+                moves.push(mv);
+            }
+            if let Some(open) = open_comment.take_if(|c| c.ends_with('}')) {
+                if comment.is_some() {
+                    return Err(err(index, "more than one comment".into()));
+                }
+                comment = Some(open[1..open.len() - 1].to_string());
+            }
+        }
+    }
+    let last = lines.len() - 1;
+    let outcome = result.ok_or_else(|| err(last, "the movetext has no result".into()))?;
+    if Some(outcome) != tag_outcome {
+        return Err(err(
+            last,
+            format!("result {} differs from the Result tag", outcome.pgn()),
+        ));
+    }
+    let termination = comment
+        .as_deref()
+        .and_then(Termination::from_description)
+        .ok_or_else(|| err(last, "no final comment saying how the game ended".into()))?;
+    if let Some(count) = tag("PlyCount")
+        && count != moves.len().to_string()
+    {
+        return Err(err(
+            0,
+            format!(
+                "PlyCount {count}, but the movetext has {} moves",
+                moves.len()
+            ),
+        ));
+    }
+    Ok(ReadGame {
+        record: GameRecord {
+            start,
+            white,
+            black,
+            moves,
+            outcome,
+            termination,
+        },
+        tags,
+        line: first + 1,
+        end: 0,
+    })
+}
+
+/// Whether `token` is a move number: `12.` or `12...`.
+fn is_move_number(token: &str) -> bool {
+    let digits = token.trim_end_matches('.');
+    !digits.is_empty() && digits.len() < token.len() && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Parses a tag pair line `[Name "value"]`, unescaping the value.
+fn parse_tag(line: &str) -> Option<(String, String)> {
+    let inner = line.trim_end().strip_prefix('[')?.strip_suffix(']')?;
+    let (name, rest) = inner.split_once(' ')?;
+    let quoted = rest.trim().strip_prefix('"')?.strip_suffix('"')?;
+    let mut value = String::new();
+    let mut chars = quoted.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => value.push(chars.next()?),
+            '"' => return None,
+            c => value.push(c),
+        }
+    }
+    let valid = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    valid.then(|| (name.to_string(), value))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -116,5 +408,105 @@ mod tests {
     #[test]
     fn tag_escaping() {
         assert_eq!(escape(r#"a "b" \c"#), r#"a \"b\" \\c"#);
+    }
+
+    use crate::params::Margins;
+    use crate::scoring::games::game::{EnginePlayer, GameConfig, MoveLimit, play_game};
+
+    /// Two engine games (one from the standard start, one from a FEN with Black to move) and a
+    /// game lost by a player's failure, with a name to escape.
+    fn games() -> Vec<GameRecord> {
+        let config = GameConfig {
+            limit: MoveLimit::Nodes(200),
+            max_plies: 30,
+            ..GameConfig::default()
+        };
+        let mut a = EnginePlayer::new("A \"quoted\" \\ name", Margins::default(), 1);
+        let mut b = EnginePlayer::new("B", Margins::off(), 1);
+        let sicilian: Chess = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+            .parse::<Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap();
+        let mut failed = play_game(&mut b, &mut a, &sicilian, &config);
+        failed.termination = Termination::PlayerFailure("illegal move e2e5".into());
+        vec![
+            play_game(&mut a, &mut b, &Chess::default(), &config),
+            play_game(&mut b, &mut a, &sicilian, &config),
+            failed,
+        ]
+    }
+
+    fn text_of(games: &[GameRecord]) -> String {
+        games
+            .iter()
+            .enumerate()
+            .map(|(i, g)| format_game(g, "test", &format!("1.{}", i + 1), "2026.01.02"))
+            .collect()
+    }
+
+    #[test]
+    fn games_read_back_as_written() {
+        let games = games();
+        let text = text_of(&games);
+        let read = read_games(text.as_bytes()).unwrap();
+        assert_eq!(read.whole, text.len());
+        assert_eq!(read.games.len(), games.len());
+        for (g, r) in games.iter().zip(&read.games) {
+            let r = &r.record;
+            assert_eq!(
+                (&r.start, &r.white, &r.black, &r.moves),
+                (&g.start, &g.white, &g.black, &g.moves)
+            );
+            assert_eq!((r.outcome, &r.termination), (g.outcome, &g.termination));
+        }
+        assert_eq!(read.games[1].tag("Round"), Some("1.2"));
+        assert_eq!(read.games[0].line, 1);
+        // Written again, the games give the same text.
+        let records: Vec<GameRecord> = read.games.into_iter().map(|g| g.record).collect();
+        assert_eq!(text_of(&records), text);
+    }
+
+    #[test]
+    fn a_game_cut_short_anywhere_is_left_out() {
+        let text = text_of(&games());
+        let ends: Vec<usize> = read_games(text.as_bytes())
+            .unwrap()
+            .games
+            .iter()
+            .map(|g| g.end)
+            .collect();
+        for cut in 0..=text.len() {
+            let read = read_games(&text.as_bytes()[..cut]).unwrap();
+            let whole = ends.iter().filter(|&&end| end <= cut).count();
+            assert_eq!(read.games.len(), whole, "cut at byte {cut}");
+            assert_eq!(read.whole, if whole == 0 { 0 } else { ends[whole - 1] });
+        }
+    }
+
+    #[test]
+    fn an_edited_game_is_an_error_naming_its_line() {
+        let text = text_of(&games());
+        let first_move = text.lines().position(|l| l.starts_with("1. ")).unwrap();
+        let cases = [
+            (text.replacen("1. ", "1. Kxh8 ", 1), first_move + 1, "Kxh8"),
+            (text.replacen("[Result \"", "[Result \"x", 1), 1, "Result"),
+            (
+                text.replacen("[PlyCount \"", "[PlyCount \"9", 1),
+                1,
+                "PlyCount",
+            ),
+            (
+                text.replacen("{", "{no such end ", 1),
+                first_move + 1,
+                "comment",
+            ),
+            (text.replacen("\n\n", "\nstray\n", 1), 10, "blank line"),
+        ];
+        for (edited, line, word) in cases {
+            let e = read_games(edited.as_bytes()).unwrap_err();
+            assert!(e.reason.contains(word), "{e}");
+            assert!(e.line >= line, "{e} (from line {line})");
+        }
     }
 }

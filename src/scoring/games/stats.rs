@@ -73,9 +73,11 @@
 //! * Non-finite values: estimates use `±∞` for Elo values that are infinite
 //!   (score 0 or 1, or an interval end outside `(0, 1)`). `serde_json` writes
 //!   non-finite floats as `null` and cannot read them back into `f64`; use a
-//!   format that supports them, or check before serializing. For JSON,
-//!   [`EloSummary`] holds each value as an `Option` that is `None` (`null`)
-//!   exactly when the value is not finite (see [`finite`]), and reads back.
+//!   format that supports them, or check before serializing. For JSON and
+//!   for people, [`EloSummary`] holds each value as an `Option` that is
+//!   `None` (`null`, printed `n/a` by [`Shown`]) exactly when the statistic
+//!   is not defined (not finite, or a convention of samples without spread),
+//!   and reads back.
 
 use serde::{Deserialize, Serialize};
 use std::f64::consts::{FRAC_2_SQRT_PI, LN_10, SQRT_2};
@@ -348,46 +350,94 @@ pub fn finite(x: f64) -> Option<f64> {
     x.is_finite().then_some(x)
 }
 
-/// An [`EloEstimate`] fit for JSON: the same fields and units, each `None`
-/// (written as `null`) exactly when the estimate's value is not finite, so
-/// it always serializes to valid JSON and reads back (bit for bit with
-/// serde_json's `float_roundtrip` feature, else to within one unit in the
-/// last place). `None` in an
-/// Elo field means `±∞` (or no data, see [`EloEstimate::NO_DATA`]); the sign
-/// follows from the score (`+∞` above ½, and for `upper`/`nelo_upper`; `−∞`
-/// below ½, and for `lower`/`nelo_lower`). `los` is always finite.
+/// A statistic for people: written like the number it holds, with the format's sign,
+/// precision and width (`format!("{:+.2}", Shown(summary.elo))`), or `n/a` while the statistic
+/// is not defined (`None`, see [`EloSummary`]; a NaN or infinite number too). `n/a` is
+/// right-aligned in a width, as a number is. [`Shown::from`] takes a plain `f64`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Shown(pub Option<f64>);
+
+impl From<f64> for Shown {
+    /// `n/a` unless finite.
+    fn from(x: f64) -> Shown {
+        Shown(finite(x))
+    }
+}
+
+impl std::fmt::Display for Shown {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0.filter(|x| x.is_finite()) {
+            Some(x) => std::fmt::Display::fmt(&x, f),
+            None => {
+                // Not `pad`: it would cut "n/a" to the format's precision.
+                let width = f.width().unwrap_or(0);
+                write!(f, "{NOT_DEFINED:>width$}")
+            }
+        }
+    }
+}
+
+/// How [`Shown`] writes a statistic that is not defined.
+pub const NOT_DEFINED: &str = "n/a";
+
+impl EloEstimate {
+    /// Whether the samples had any spread (a variance above 0). Without it (no samples, or
+    /// every sample in the same bin, as after a single pair) the intervals, the normalized Elo
+    /// and the LOS are conventions rather than estimates (collapsed intervals; nElo `±∞`, or 0
+    /// for a score of ½; LOS 0, ½ or 1; see [`Pentanomial::estimate`]).
+    pub fn has_spread(&self) -> bool {
+        // With a spread the nElo interval is finite and not empty (nElo is linear in the score).
+        self.nelo_lower.is_finite()
+            && self.nelo_upper.is_finite()
+            && self.nelo_lower < self.nelo_upper
+    }
+}
+
+/// An [`EloEstimate`] for people and for JSON: the same fields and units, each `None` (written
+/// as `null`, printed as `n/a` by [`Shown`]) exactly when the statistic is not defined:
+///
+/// * with no samples ([`EloEstimate::NO_DATA`]), every one;
+/// * `elo` when it is `±∞` (a score of 0% or 100%);
+/// * an interval end when it is `±∞` (it reaches a 0% or 100% score);
+/// * the intervals, `nelo` and `los` when the samples have no spread
+///   ([`EloEstimate::has_spread`]).
+///
+/// So it always serializes to valid JSON and reads back (bit for bit with serde_json's
+/// `float_roundtrip` feature, else to within one unit in the last place). The exact values,
+/// infinities and conventions included, are the [`EloEstimate`]'s.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct EloSummary {
-    /// Point estimate, logistic Elo (`None`: `±∞`).
+    /// Point estimate, logistic Elo (`None`: `±∞`, or no samples).
     pub elo: Option<f64>,
     /// Lower end of the 95 % interval, logistic Elo (`None`: `−∞`, or `+∞`
-    /// for a 100 % score).
+    /// for a 100 % score, or no spread).
     pub lower: Option<f64>,
     /// Upper end of the 95 % interval, logistic Elo (`None`: `+∞`, or `−∞`
-    /// for a 0 % score).
+    /// for a 0 % score, or no spread).
     pub upper: Option<f64>,
-    /// Point estimate, normalized Elo (`None`: `±∞`, when every pair scored
-    /// the same and not ½).
+    /// Point estimate, normalized Elo (`None`: no spread).
     pub nelo: Option<f64>,
-    /// Lower end of the 95 % interval, normalized Elo.
+    /// Lower end of the 95 % interval, normalized Elo (`None`: no spread).
     pub nelo_lower: Option<f64>,
-    /// Upper end of the 95 % interval, normalized Elo.
+    /// Upper end of the 95 % interval, normalized Elo (`None`: no spread).
     pub nelo_upper: Option<f64>,
-    /// Likelihood of superiority, a probability in `[0, 1]`.
-    pub los: f64,
+    /// Likelihood of superiority, a probability in `[0, 1]` (`None`: no spread).
+    pub los: Option<f64>,
 }
 
 impl From<EloEstimate> for EloSummary {
-    /// Maps each value through [`finite`].
+    /// Keeps each statistic that is defined (see [`EloSummary`]).
     fn from(e: EloEstimate) -> Self {
+        let spread = e.has_spread();
+        let if_spread = |x: f64| finite(x).filter(|_| spread);
         EloSummary {
-            elo: finite(e.elo),
-            lower: finite(e.lower),
-            upper: finite(e.upper),
-            nelo: finite(e.nelo),
-            nelo_lower: finite(e.nelo_lower),
-            nelo_upper: finite(e.nelo_upper),
-            los: e.los,
+            elo: finite(e.elo).filter(|_| e != EloEstimate::NO_DATA),
+            lower: if_spread(e.lower),
+            upper: if_spread(e.upper),
+            nelo: if_spread(e.nelo),
+            nelo_lower: if_spread(e.nelo_lower),
+            nelo_upper: if_spread(e.nelo_upper),
+            los: if_spread(e.los),
         }
     }
 }
@@ -1822,7 +1872,7 @@ mod tests {
             (a.nelo, b.nelo),
             (a.nelo_lower, b.nelo_lower),
             (a.nelo_upper, b.nelo_upper),
-            (Some(a.los), Some(b.los)),
+            (a.los, b.los),
         ];
         for (x, y) in pairs {
             match (x, y) {
@@ -1834,29 +1884,88 @@ mod tests {
     }
 
     #[test]
-    fn elo_summary_is_null_exactly_where_not_finite_and_round_trips() {
-        // All wins: sigma = 0, score 1, so every Elo value is +inf; LOS 1.
+    fn elo_summary_is_null_exactly_where_not_defined_and_round_trips() {
+        // All wins: sigma = 0, score 1, so every Elo value is +inf and nothing is defined.
         let all_wins = Pentanomial::from_counts([0, 0, 0, 0, 6]).estimate();
+        assert!(!all_wins.has_spread());
         let s = EloSummary::from(all_wins);
         assert_eq!(s.elo, None);
         assert_eq!(s.lower, None);
         assert_eq!(s.upper, None);
         assert_eq!(s.nelo, None);
-        assert_eq!(s.los, 1.0);
+        assert_eq!(s.los, None);
         let json = serde_json::to_string(&s).unwrap();
         assert!(json.contains("\"elo\":null"), "{json}");
+        assert!(json.contains("\"los\":null"), "{json}");
         assert_same_summary(&serde_json::from_str::<EloSummary>(&json).unwrap(), &s);
         // A mixed sample is finite everywhere and unchanged.
         let mixed = Pentanomial::from_counts([1, 2, 3, 4, 5]).estimate();
+        assert!(mixed.has_spread());
         let s = EloSummary::from(mixed);
         assert_eq!(s.elo, Some(mixed.elo));
         assert_eq!(s.nelo_upper, Some(mixed.nelo_upper));
+        assert_eq!(s.los, Some(mixed.los));
         let json = serde_json::to_string(&s).unwrap();
         assert_same_summary(&serde_json::from_str::<EloSummary>(&json).unwrap(), &s);
-        // No data: infinite intervals only.
+        // An interval end beyond a 100% score: only that end is null.
+        let high = Pentanomial::from_counts([0, 0, 1, 0, 3]).estimate();
+        assert!(high.has_spread() && high.upper.is_infinite());
+        let s = EloSummary::from(high);
+        assert_eq!((s.elo, s.upper), (Some(high.elo), None));
+        assert_eq!((s.lower, s.los), (Some(high.lower), Some(high.los)));
+        // No spread with a score of ½ (all draws, or one win-and-loss pair): the Elo is 0,
+        // the intervals, nElo 0 and LOS ½ are conventions.
+        let even = Pentanomial::from_counts([0, 0, 1, 0, 0]).estimate();
+        let s = EloSummary::from(even);
+        assert_eq!(s.elo, Some(0.0));
+        assert_eq!((s.lower, s.upper, s.nelo, s.los), (None, None, None, None));
+        // No data: nothing.
         let s = EloSummary::from(EloEstimate::NO_DATA);
-        assert_eq!((s.elo, s.lower, s.upper), (Some(0.0), None, None));
+        assert_eq!(
+            (s.elo, s.lower, s.upper, s.nelo, s.los),
+            (None, None, None, None, None)
+        );
         assert_eq!(finite(f64::NAN), None);
         assert_eq!(finite(-1.5), Some(-1.5));
+    }
+
+    #[test]
+    fn statistics_not_defined_are_shown_as_n_a() {
+        assert_eq!(format!("{:+.2}", Shown(Some(12.345))), "+12.35");
+        assert_eq!(format!("{:.1}", Shown::from(-0.04)), "-0.0");
+        assert_eq!(format!("{:>7.1}", Shown(Some(3.0))), "    3.0");
+        for x in [f64::INFINITY, f64::NEG_INFINITY, f64::NAN] {
+            assert_eq!(format!("{:+.2}", Shown::from(x)), "n/a");
+            assert_eq!(format!("{:>6.1}", Shown(Some(x))), "   n/a");
+        }
+        assert_eq!(format!("{:+.1}", Shown(None)), "n/a");
+        let line = |e: EloEstimate| {
+            let s = EloSummary::from(e);
+            format!(
+                "Elo {:+.2} [{:+.2}, {:+.2}], nElo {:+.2} [{:+.2}, {:+.2}], LOS {:.1}",
+                Shown(s.elo),
+                Shown(s.lower),
+                Shown(s.upper),
+                Shown(s.nelo),
+                Shown(s.nelo_lower),
+                Shown(s.nelo_upper),
+                Shown(s.los.map(|l| 100.0 * l))
+            )
+        };
+        // One pair: two losses (Elo -inf), a win and a draw (a finite Elo, nElo +inf), a win
+        // and a loss (nElo 0/0): nothing but a finite Elo is defined yet.
+        let pair = |bin: usize| {
+            let mut counts = [0; 5];
+            counts[bin] = 1;
+            Pentanomial::from_counts(counts).estimate()
+        };
+        let na = "[n/a, n/a], nElo n/a [n/a, n/a], LOS n/a";
+        assert_eq!(line(pair(0)), format!("Elo n/a {na}"));
+        assert_eq!(line(pair(3)), format!("Elo +190.85 {na}"));
+        assert_eq!(line(pair(2)), format!("Elo +0.00 {na}"));
+        assert_eq!(line(EloEstimate::NO_DATA), format!("Elo n/a {na}"));
+        // Defined once the pairs differ.
+        let two = Pentanomial::from_counts([0, 0, 1, 1, 0]).estimate();
+        assert!(!line(two).contains(NOT_DEFINED), "{}", line(two));
     }
 }

@@ -1,0 +1,308 @@
+//! The PGN of `marginal match` as the record of a match that can be resumed: a new file is
+//! never written over an old one's games, the settings are kept beside it (`FILE.match.json`,
+//! written atomically before the first game), and `--resume` reads back the whole pairs,
+//! checks them and the settings against this run, and drops a pair left unfinished at the end.
+
+use std::fs::{File, OpenOptions};
+use std::path::{Path, PathBuf};
+
+use marginal::formats::write_atomic;
+use marginal::scoring::games::matches::PairRecord;
+use marginal::scoring::games::pgn::{ReadGame, read_games};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use shakmaty::fen::Fen;
+use shakmaty::{Chess, EnPassantMode};
+
+use crate::commands::UserError;
+
+/// The `format` of a settings record; bumped when a setting is added or changes meaning.
+const RECORD_FORMAT: &str = "marginal-match-pgn/1";
+
+/// The settings of a match that decide its games, in order: what the user would write on the
+/// command line (or a description of it) with its canonical value. Two runs with equal settings
+/// play the same games at fixed nodes or depth.
+pub type Settings = Vec<(&'static str, String)>;
+
+/// The file beside `pgn` that keeps the settings its games were played with.
+pub fn record_path(pgn: &Path) -> PathBuf {
+    let mut name = pgn.as_os_str().to_owned();
+    name.push(".match.json");
+    PathBuf::from(name)
+}
+
+/// What is on disk of a settings record.
+#[derive(Serialize, Deserialize)]
+struct Record {
+    format: String,
+    settings: Map<String, Value>,
+}
+
+/// Where the PGN stands before the first game of this run.
+pub struct Opened {
+    /// The PGN, positioned for appending pairs.
+    pub file: File,
+    /// The whole pairs already in it, in order (empty for a new match).
+    pub earlier: Vec<PairRecord>,
+    /// What was dropped from its end: bytes, and whole games among them (the first game of an
+    /// unfinished pair).
+    pub dropped: Option<(u64, usize)>,
+}
+
+/// `--pgn FILE` without `--resume`: creates the file, refusing one that holds anything, and
+/// writes the settings record beside it (not beside a pipe or device: that cannot be resumed).
+pub fn start(path: &Path, settings: &Settings) -> Result<Opened, UserError> {
+    let shown = path.display();
+    if let Ok(meta) = std::fs::metadata(path)
+        && meta.is_file()
+        && meta.len() > 0
+    {
+        return Err(UserError(format!(
+            "--pgn {shown} already holds {} bytes of games: marginal does not write over them. \
+             Continue that match with --resume, or name another file",
+            meta.len()
+        )));
+    }
+    let file =
+        File::create(path).map_err(|e| UserError(format!("--pgn: cannot write {shown}: {e}")))?;
+    if file.metadata().is_ok_and(|m| m.is_file()) {
+        let record = Record {
+            format: RECORD_FORMAT.to_string(),
+            settings: settings
+                .iter()
+                .map(|(k, v)| (k.to_string(), Value::String(v.clone())))
+                .collect(),
+        };
+        let text = serde_json::to_string_pretty(&record).expect("a record serializes") + "\n";
+        let record_path = record_path(path);
+        write_atomic(&record_path, text.as_bytes()).map_err(|e| {
+            UserError(format!(
+                "--pgn: cannot write the settings record {}: {e}",
+                record_path.display()
+            ))
+        })?;
+    }
+    Ok(Opened {
+        file,
+        earlier: Vec::new(),
+        dropped: None,
+    })
+}
+
+/// `--pgn FILE --resume`: the whole pairs in FILE, checked against this run (the settings
+/// record, and each game's round, players and opening); a pair left unfinished at the end is
+/// cut off the file. A missing or empty FILE starts a new match.
+///
+/// `names` are the PGN names of A and B; `openings` the shuffled book; `max_pairs` the pairs of
+/// the whole match.
+pub fn resume(
+    path: &Path,
+    settings: &Settings,
+    names: (&str, &str),
+    openings: &[Chess],
+    max_pairs: usize,
+) -> Result<Opened, UserError> {
+    let shown = path.display();
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(UserError(format!("--resume: cannot read {shown}: {e}"))),
+    };
+    if bytes.is_empty() {
+        return start(path, settings);
+    }
+    check_settings(path, settings)?;
+    let read = read_games(&bytes).map_err(|e| {
+        UserError(format!(
+            "--resume: {shown}:{}: {} (not a PGN of marginal match as it writes them)",
+            e.line, e.reason
+        ))
+    })?;
+    let pairs = read.games.len() / 2;
+    if pairs > max_pairs {
+        return Err(UserError(format!(
+            "--resume: {shown} holds {pairs} pairs of games, more than this match's {max_pairs}"
+        )));
+    }
+    // Whole pairs end where the last pair's second game ends; a first game without its partner
+    // and a game cut short after them are dropped.
+    let keep = if pairs == 0 {
+        0
+    } else {
+        read.games[2 * pairs - 1].end
+    };
+    let unpaired = read.games.len() - 2 * pairs;
+    let mut earlier = Vec::with_capacity(pairs);
+    let mut games = read.games.into_iter();
+    for index in 0..pairs {
+        let (first, second) = (
+            games.next().expect("counted"),
+            games.next().expect("counted"),
+        );
+        check_game(path, &first, index, 1, names, openings)?;
+        check_game(path, &second, index, 2, (names.1, names.0), openings)?;
+        earlier.push(PairRecord {
+            index,
+            first: first.record,
+            second: second.record,
+        });
+    }
+    // A whole first game without its partner is dropped too, but only if it is this match's.
+    if let Some(first) = games.next() {
+        if pairs == max_pairs {
+            return Err(UserError(format!(
+                "--resume: {shown}:{}: a game after the last pair of this match",
+                first.line
+            )));
+        }
+        check_game(path, &first, pairs, 1, names, openings)?;
+    }
+    let file = OpenOptions::new()
+        .append(true)
+        .open(path)
+        .map_err(|e| UserError(format!("--resume: cannot write {shown}: {e}")))?;
+    let dropped = (keep < bytes.len()).then(|| ((bytes.len() - keep) as u64, unpaired));
+    if dropped.is_some() {
+        file.set_len(keep as u64).map_err(|e| {
+            UserError(format!(
+                "--resume: cannot cut the unfinished pair off {shown}: {e}"
+            ))
+        })?;
+    }
+    Ok(Opened {
+        file,
+        earlier,
+        dropped,
+    })
+}
+
+/// Checks one game read back from the PGN: game `game` (1 or 2) of pair `index`, between
+/// `players` (White, Black), from the opening the shuffled book gives that pair.
+fn check_game(
+    path: &Path,
+    read: &ReadGame,
+    index: usize,
+    game: u8,
+    players: (&str, &str),
+    openings: &[Chess],
+) -> Result<(), UserError> {
+    let round = format!("{}.{game}", index + 1);
+    let fen = |pos: &Chess| Fen::from_position(pos, EnPassantMode::Legal).to_string();
+    let r = &read.record;
+    let problem = if read.tag("Round") != Some(round.as_str()) {
+        Some(format!(
+            "game {} of the file has round '{}' where round {round} was expected",
+            2 * index + usize::from(game),
+            read.tag("Round").unwrap_or("")
+        ))
+    } else if (r.white.as_str(), r.black.as_str()) != players {
+        Some(format!(
+            "round {round} is '{}' against '{}', not '{}' against '{}' (other --a or --b)",
+            r.white, r.black, players.0, players.1
+        ))
+    } else if fen(&r.start) != fen(&openings[index % openings.len()]) {
+        Some(format!(
+            "round {round} starts from {}, but this book and seed give pair {} the opening {}",
+            fen(&r.start),
+            index + 1,
+            fen(&openings[index % openings.len()])
+        ))
+    } else {
+        None
+    };
+    match problem {
+        None => Ok(()),
+        Some(p) => Err(UserError(format!(
+            "--resume: {}:{}: {p}: these games are not of this match",
+            path.display(),
+            read.line
+        ))),
+    }
+}
+
+/// Refuses to resume when the settings record beside `path` is missing, unreadable, or records
+/// other settings than `now`, naming each that differs.
+fn check_settings(path: &Path, now: &Settings) -> Result<(), UserError> {
+    let record_path = record_path(path);
+    let (pgn, rec) = (path.display(), record_path.display());
+    let text = std::fs::read_to_string(&record_path).map_err(|e| {
+        UserError(format!(
+            "--resume: cannot read {rec}, the record of the settings {pgn} was played with ({e}): \
+             without it marginal cannot check that this run would play the same match"
+        ))
+    })?;
+    let record: Record = serde_json::from_str(&text).map_err(|e| {
+        UserError(format!(
+            "--resume: {rec} is not a match settings record: {e}"
+        ))
+    })?;
+    if record.format != RECORD_FORMAT {
+        return Err(UserError(format!(
+            "--resume: {rec} has format '{}'; this marginal reads '{RECORD_FORMAT}'",
+            record.format
+        )));
+    }
+    let differences: Vec<String> = now
+        .iter()
+        .filter_map(|(key, value)| {
+            let then = record.settings.get(*key).and_then(Value::as_str);
+            (then != Some(value.as_str())).then(|| match then {
+                Some(then) => difference(key, then, value),
+                None => format!("{key}: not recorded, {value} now"),
+            })
+        })
+        .collect();
+    if differences.is_empty() {
+        return Ok(());
+    }
+    Err(UserError(format!(
+        "--resume: {pgn} was played with other settings than this run's (recorded in {rec}):\n  {}\n\
+         resume with the same settings, or name another --pgn file for a new match",
+        differences.join("\n  ")
+    )))
+}
+
+/// One setting that differs, for people: lists of `name=value` (margin sets) name only the
+/// values that differ.
+fn difference(key: &str, then: &str, now: &str) -> String {
+    let (a, b): (Vec<&str>, Vec<&str>) = (
+        then.split_whitespace().collect(),
+        now.split_whitespace().collect(),
+    );
+    let assignments = |v: &[&str]| v.len() > 1 && v.iter().all(|t| t.contains('='));
+    if a.len() == b.len() && assignments(&a) && assignments(&b) {
+        let changed: Vec<String> = a
+            .iter()
+            .zip(&b)
+            .filter(|(x, y)| x != y)
+            .map(|(x, y)| format!("{x} then, {y} now"))
+            .collect();
+        return format!("{key}: {}", changed.join(", "));
+    }
+    format!("{key}: {then} then, {now} now")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn differences_name_the_setting_and_only_the_values_that_differ() {
+        assert_eq!(
+            difference("--seed", "3", "4"),
+            "--seed: 3 then, 4 now".to_string()
+        );
+        assert_eq!(
+            difference("margins of A", "a=1 b=2 c=3", "a=1 b=5 c=3"),
+            "margins of A: b=2 then, b=5 now"
+        );
+        assert_eq!(
+            difference("--a", "default", "b=5"),
+            "--a: default then, b=5 now"
+        );
+        assert_eq!(
+            record_path(Path::new("dir/games.pgn")),
+            PathBuf::from("dir/games.pgn.match.json")
+        );
+    }
+}

@@ -1,0 +1,572 @@
+//! `marginal match` stopped and resumed, as a user does it: Ctrl-C (a real SIGINT to the
+//! process) keeps the whole pairs, prints their summary and exits 130; `--resume` ends with
+//! exactly the result and PGN of an uninterrupted run, dropping an unfinished pair at the end of
+//! the file; other settings are refused (exit 2, naming what differs); an existing PGN is never
+//! written over; statistics not defined yet read `n/a`; a rejected SPRT exits 1.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus};
+use std::time::{Duration, Instant};
+
+use marginal::scoring::games::pgn::read_games;
+#[cfg(unix)]
+use marginal::scoring::games::stats::{GameResult, Pentanomial, Wdl};
+use serde_json::Value;
+
+mod common;
+use common::scratch;
+
+/// How long any run may take before the test fails instead of hanging.
+const LIMIT: Duration = Duration::from_secs(300);
+
+/// What a finished run left: its exit status and what it printed.
+struct Run {
+    status: ExitStatus,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    /// The printed line that starts with `prefix`.
+    fn line(&self, prefix: &str) -> &str {
+        self.stdout
+            .lines()
+            .find(|l| l.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no line '{prefix}' in:\n{}{}", self.stdout, self.stderr))
+    }
+
+    /// The lines of the result: counts, pentanomial, Elo, and the SPRT's when one ran.
+    fn result(&self) -> Vec<&str> {
+        let mut lines: Vec<&str> = ["games ", "pentanomial ", "Elo "]
+            .iter()
+            .map(|p| self.line(p))
+            .collect();
+        lines.extend(self.stdout.lines().filter(|l| l.starts_with("SPRT ")));
+        lines
+    }
+}
+
+/// `marginal match ARGS` with the bundled book (and `--a default`, `--b off` unless ARGS name
+/// them), output into `dir/NAME.out` and `dir/NAME.err`, started from the crate's root.
+fn spawn(dir: &Path, name: &str, args: &[&str]) -> Child {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_marginal"));
+    command.arg("match");
+    for (option, default) in [("--a", "default"), ("--b", "off")] {
+        if !args.contains(&option) {
+            command.args([option, default]);
+        }
+    }
+    command
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(File::create(dir.join(format!("{name}.out"))).unwrap())
+        .stderr(File::create(dir.join(format!("{name}.err"))).unwrap())
+        .spawn()
+        .expect("start marginal")
+}
+
+/// Waits for `child` at most [`LIMIT`] (killing it and failing past that).
+fn finish(dir: &Path, name: &str, mut child: Child) -> Run {
+    let deadline = Instant::now() + LIMIT;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("marginal {name} did not end within {LIMIT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let read = |ext: &str| std::fs::read_to_string(dir.join(format!("{name}.{ext}"))).unwrap();
+    Run {
+        status,
+        stdout: read("out"),
+        stderr: read("err"),
+    }
+}
+
+/// Runs `marginal match ARGS` (as [`spawn`]) to its end, waiting at most [`LIMIT`].
+fn run(dir: &Path, name: &str, args: &[&str]) -> Run {
+    finish(dir, name, spawn(dir, name, args))
+}
+
+/// The `&str`s of `v`.
+fn args(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// The PGN without its Date tags (a resumed run may start on another day).
+fn games_of(pgn: &Path) -> String {
+    std::fs::read_to_string(pgn)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with("[Date "))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A JSON report without its wall-clock time.
+#[cfg(unix)]
+fn report_of(json: &Path) -> Value {
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
+    v.as_object_mut().unwrap().remove("elapsed_seconds");
+    v
+}
+
+/// A's W/D/L and pentanomial, re-derived from the results of the PGN's games (A has White in
+/// each pair's first game).
+#[cfg(unix)]
+fn counts_of(pgn: &Path) -> (Wdl, Pentanomial) {
+    let read = read_games(&std::fs::read(pgn).unwrap()).unwrap();
+    let mut wdl = Wdl::default();
+    let mut penta = Pentanomial::default();
+    for pair in read.games.chunks(2) {
+        let results: Vec<GameResult> = pair
+            .iter()
+            .enumerate()
+            .map(|(i, g)| {
+                let result = match (g.record.outcome.pgn(), i == 0) {
+                    ("1/2-1/2", _) => GameResult::Draw,
+                    ("1-0", true) | ("0-1", false) => GameResult::Win,
+                    _ => GameResult::Loss,
+                };
+                wdl.add_game(result);
+                result
+            })
+            .collect();
+        penta.add_pair(results[0], results[1]);
+    }
+    (wdl, penta)
+}
+
+/// Signals are sent with `kill`, so this runs where there is one.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_keeps_the_whole_pairs_and_resume_ends_as_an_uninterrupted_match() {
+    let dir = scratch("match", "ctrl-c");
+    let (cut_pgn, cut_json) = (dir.join("cut.pgn"), dir.join("cut.json"));
+    let (full_pgn, full_json) = (dir.join("full.pgn"), dir.join("full.json"));
+    let settings = [
+        "--nodes",
+        "300",
+        "--games",
+        "200",
+        "--concurrency",
+        "2",
+        "--seed",
+        "7",
+        "--sprt",
+    ];
+    let with = |pgn: &Path, json: &Path, extra: &[&str]| -> Vec<String> {
+        settings
+            .iter()
+            .chain(["--pgn", path(pgn), "--json", path(json)].iter())
+            .chain(extra)
+            .map(|s| s.to_string())
+            .collect()
+    };
+
+    // Interrupted with SIGINT once the PGN holds a whole pair.
+    let cut_args = with(&cut_pgn, &cut_json, &[]);
+    let child = spawn(&dir, "cut", &args(&cut_args));
+    let deadline = Instant::now() + LIMIT;
+    loop {
+        let whole = std::fs::read(&cut_pgn)
+            .ok()
+            .and_then(|b| read_games(&b).ok())
+            .map_or(0, |r| r.games.len());
+        if whole >= 2 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no whole pair within {LIMIT:?}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(kill.success());
+    let cut = finish(&dir, "cut", child);
+    assert_eq!(cut.status.code(), Some(130), "{}{}", cut.stdout, cut.stderr);
+    let interrupted = cut.line("interrupted: the ");
+    let pairs: u64 = interrupted["interrupted: the ".len()..]
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..100).contains(&pairs), "{}", cut.stdout);
+    assert!(cut.stderr.contains("--resume"), "{}", cut.stderr);
+    // The summary is that of the whole pairs in the PGN, and nothing else is in the file.
+    let text = std::fs::read(&cut_pgn).unwrap();
+    let read = read_games(&text).unwrap();
+    assert_eq!(read.games.len() as u64, 2 * pairs);
+    assert_eq!(read.whole, text.len(), "half-written data in the PGN");
+    let (wdl, penta) = counts_of(&cut_pgn);
+    assert_eq!(
+        cut.line("games "),
+        format!(
+            "games {}: A +{} ={} -{} (score {:.1}%)",
+            2 * pairs,
+            wdl.wins,
+            wdl.draws,
+            wdl.losses,
+            100.0 * (wdl.wins as f64 + 0.5 * wdl.draws as f64) / (2 * pairs) as f64
+        )
+    );
+    let [ll, ld, wl_dd, wd, ww] = penta.counts();
+    assert_eq!(
+        cut.line("pentanomial "),
+        format!("pentanomial [LL LD WL+DD WD WW] = [{ll} {ld} {wl_dd} {wd} {ww}]")
+    );
+    assert!(cut.line("SPRT ").ends_with("no decision (interrupted)"));
+    cut.line("Elo ");
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&cut_json).unwrap()).unwrap();
+    assert_eq!(report["interrupted"], true);
+    assert_eq!(report["games"], 2 * pairs);
+
+    // Resumed, it ends as the same match played in one go.
+    let resumed = run(
+        &dir,
+        "resumed",
+        &args(&with(&cut_pgn, &cut_json, &["--resume"])),
+    );
+    assert!(
+        resumed.status.success(),
+        "{}{}",
+        resumed.stdout,
+        resumed.stderr
+    );
+    assert!(
+        resumed
+            .line("resume: ")
+            .starts_with(&format!("resume: {pairs} whole pairs")),
+        "{}",
+        resumed.stdout
+    );
+    let full = run(&dir, "full", &args(&with(&full_pgn, &full_json, &[])));
+    assert!(full.status.success(), "{}{}", full.stdout, full.stderr);
+    assert_eq!(resumed.result(), full.result());
+    assert!(full.line("games ").starts_with("games 200: "));
+    assert_eq!(resumed.line("SPRT "), full.line("SPRT "));
+    assert_eq!(games_of(&cut_pgn), games_of(&full_pgn));
+    assert_eq!(report_of(&cut_json), report_of(&full_json));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[cfg(unix)]
+#[test]
+fn sigterm_stops_it_as_ctrl_c_does() {
+    let dir = scratch("match", "sigterm");
+    let pgn = dir.join("games.pgn");
+    let all = [
+        "--nodes",
+        "300",
+        "--games",
+        "200",
+        "--seed",
+        "5",
+        "--pgn",
+        path(&pgn),
+    ];
+    let child = spawn(&dir, "term", &all);
+    let deadline = Instant::now() + LIMIT;
+    while std::fs::read(&pgn)
+        .ok()
+        .and_then(|b| read_games(&b).ok())
+        .is_none_or(|r| r.games.len() < 2)
+    {
+        assert!(Instant::now() < deadline, "no whole pair within {LIMIT:?}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let kill = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(kill.success());
+    let term = finish(&dir, "term", child);
+    assert_eq!(
+        term.status.code(),
+        Some(130),
+        "{}{}",
+        term.stdout,
+        term.stderr
+    );
+    assert!(
+        term.line("interrupted: the ")
+            .ends_with("the games in flight were abandoned")
+    );
+    let games = read_games(&std::fs::read(&pgn).unwrap())
+        .unwrap()
+        .games
+        .len();
+    assert!(term.line("games ").starts_with(&format!("games {games}: ")));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A 4-pair match at 300 nodes a move, seed 3.
+const SMALL: [&str; 6] = ["--nodes", "300", "--games", "8", "--seed", "3"];
+
+fn small(dir: &Path, name: &str, pgn: &Path, extra: &[&str]) -> Run {
+    let mut args = SMALL.to_vec();
+    args.extend(["--pgn", path(pgn)]);
+    args.extend(extra);
+    run(dir, name, &args)
+}
+
+/// `pgn` as a copy of the first `bytes` of `full`, with its settings record.
+fn cut_copy(full: &Path, bytes: usize, pgn: &Path) {
+    let text = std::fs::read(full).unwrap();
+    std::fs::write(pgn, &text[..bytes]).unwrap();
+    let record = |p: &Path| PathBuf::from(format!("{}.match.json", p.display()));
+    std::fs::copy(record(full), record(pgn)).unwrap();
+}
+
+#[test]
+fn resume_drops_an_unfinished_pair_and_ends_as_an_uninterrupted_match() {
+    let dir = scratch("match", "cut");
+    let full = dir.join("full.pgn");
+    let straight = small(&dir, "full", &full, &[]);
+    assert!(straight.status.success(), "{}", straight.stderr);
+    let ends: Vec<usize> = read_games(&std::fs::read(&full).unwrap())
+        .unwrap()
+        .games
+        .iter()
+        .map(|g| g.end)
+        .collect();
+    assert_eq!(ends.len(), 8);
+    // Killed while writing: in the middle of a pair's first game, after it (its partner
+    // missing), in the middle of its second game, and within the very first game.
+    let cuts = [
+        (ends[3] + 100, 2, true),
+        (ends[4], 2, true),
+        (ends[5] - 10, 2, true),
+        (ends[3], 2, false),
+        (50, 0, true),
+    ];
+    for (i, (bytes, pairs, dropped)) in cuts.into_iter().enumerate() {
+        let pgn = dir.join(format!("cut{i}.pgn"));
+        cut_copy(&full, bytes, &pgn);
+        let resumed = small(&dir, &format!("cut{i}"), &pgn, &["--resume"]);
+        assert!(resumed.status.success(), "{}", resumed.stderr);
+        assert!(
+            resumed.stdout.contains(&format!(
+                "resume: {pairs} whole pairs ({} games)",
+                2 * pairs
+            )),
+            "{}",
+            resumed.stdout
+        );
+        assert_eq!(
+            resumed
+                .stdout
+                .contains("resume: dropped the unfinished pair"),
+            dropped,
+            "{}",
+            resumed.stdout
+        );
+        assert_eq!(resumed.result(), straight.result(), "cut at byte {bytes}");
+        assert_eq!(games_of(&pgn), games_of(&full), "cut at byte {bytes}");
+    }
+    // A finished match resumed: nothing is played, the same result is printed.
+    let again = small(&dir, "again", &full, &["--resume"]);
+    assert!(again.status.success());
+    assert_eq!(again.result(), straight.result());
+    assert!(again.line("0 games in ").ends_with("(and 8 from the PGN)"));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn resume_refuses_other_settings_naming_what_differs() {
+    let dir = scratch("match", "settings");
+    let full = dir.join("full.pgn");
+    assert!(small(&dir, "full", &full, &[]).status.success());
+    let ends: Vec<usize> = read_games(&std::fs::read(&full).unwrap())
+        .unwrap()
+        .games
+        .iter()
+        .map(|g| g.end)
+        .collect();
+    let pgn = dir.join("cut.pgn");
+    cut_copy(&full, ends[3] + 100, &pgn);
+    let before = std::fs::read(&pgn).unwrap();
+    let refuse = |name: &str, args: &[&str], expected: &[&str]| {
+        let mut all = args.to_vec();
+        all.extend(["--pgn", path(&pgn), "--resume"]);
+        let out = run(&dir, name, &all);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", out.stderr);
+        for e in expected {
+            assert!(
+                out.stderr.contains(e),
+                "{args:?}: no '{e}' in {}",
+                out.stderr
+            );
+        }
+        assert!(out.stderr.contains(path(&pgn)), "{}", out.stderr);
+        // Refused before anything is written: the file is as it was, unfinished pair included.
+        assert_eq!(std::fs::read(&pgn).unwrap(), before);
+    };
+    refuse(
+        "nodes",
+        &["--nodes", "400", "--games", "8", "--seed", "3"],
+        &["per-move limit: --nodes 300 then, --nodes 400 now"],
+    );
+    refuse(
+        "seed-a",
+        &[
+            "--nodes",
+            "300",
+            "--games",
+            "8",
+            "--seed",
+            "4",
+            "--a",
+            "futility_margin=100",
+        ],
+        &[
+            "--seed: 3 then, 4 now",
+            "--a: default then, futility_margin=100 now",
+            "margins of A: futility_margin=125 then, futility_margin=100 now",
+        ],
+    );
+    refuse(
+        "sprt",
+        &["--nodes", "300", "--games", "8", "--seed", "3", "--sprt"],
+        &["--sprt: none then, 0,5,0.05,0.05 now"],
+    );
+    refuse(
+        "games",
+        &["--nodes", "300", "--games", "10", "--seed", "3"],
+        &["--games: 8 then, 10 now"],
+    );
+    // Without its settings record, or with a game changed, it cannot be checked.
+    let record = dir.join("cut.pgn.match.json");
+    std::fs::rename(&record, dir.join("elsewhere.json")).unwrap();
+    refuse("no-record", &SMALL, &["cut.pgn.match.json"]);
+    std::fs::rename(dir.join("elsewhere.json"), &record).unwrap();
+    let edited = String::from_utf8(before.clone()).unwrap().replacen(
+        "[Round \"2.1\"]",
+        "[Round \"7.1\"]",
+        1,
+    );
+    std::fs::write(&pgn, &edited).unwrap();
+    let mut args = SMALL.to_vec();
+    args.extend(["--pgn", path(&pgn), "--resume"]);
+    let out = run(&dir, "edited", &args);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        out.stderr
+            .contains("round '7.1' where round 2.1 was expected"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(std::fs::read_to_string(&pgn).unwrap(), edited);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn an_existing_pgn_is_never_written_over() {
+    let dir = scratch("match", "exists");
+    let pgn = dir.join("games.pgn");
+    let json = dir.join("report.json");
+    std::fs::write(&pgn, "[Event \"precious\"]\n").unwrap();
+    let out = small(&dir, "refused", &pgn, &["--json", path(&json)]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        out.stderr.contains(path(&pgn)) && out.stderr.contains("--resume"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(&pgn).unwrap(),
+        "[Event \"precious\"]\n"
+    );
+    assert!(!json.exists(), "the report was written before the refusal");
+    assert!(out.stdout.is_empty(), "{}", out.stdout);
+    // An empty file holds no games: it is used.
+    std::fs::write(&pgn, "").unwrap();
+    let out = small(&dir, "empty", &pgn, &[]);
+    assert!(out.status.success(), "{}", out.stderr);
+    assert_eq!(
+        read_games(&std::fs::read(&pgn).unwrap())
+            .unwrap()
+            .games
+            .len(),
+        8
+    );
+    // --resume needs --pgn.
+    let out = run(&dir, "no-pgn", &["--games", "2", "--resume"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stderr.contains("--pgn"), "{}", out.stderr);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn one_pair_shows_n_a_for_what_is_not_defined_yet() {
+    let dir = scratch("match", "one-pair");
+    let json = dir.join("report.json");
+    let out = run(
+        &dir,
+        "one",
+        &[
+            "--nodes",
+            "300",
+            "--games",
+            "2",
+            "--seed",
+            "3",
+            "--sprt",
+            "--json",
+            path(&json),
+        ],
+    );
+    assert!(out.status.success(), "{}", out.stderr);
+    // One pair has no spread: the intervals, nElo and LOS are not defined (and neither is Elo
+    // if A scored 0% or 100%).
+    let elo = out.line("Elo ");
+    assert!(
+        elo.ends_with("[n/a, n/a] (95%), nElo n/a [n/a, n/a], LOS n/a"),
+        "{elo}"
+    );
+    for word in ["inf", "NaN"] {
+        assert!(!out.stdout.contains(word), "{}", out.stdout);
+    }
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    for key in ["lower", "upper", "nelo", "nelo_lower", "nelo_upper", "los"] {
+        assert!(report["elo"][key].is_null(), "elo.{key}: {report}");
+    }
+    assert_eq!(
+        report["elo"]["elo"].is_null(),
+        !elo.starts_with("Elo +") && !elo.starts_with("Elo -")
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_rejected_sprt_exits_1_and_an_accepted_one_0() {
+    let dir = scratch("match", "sprt");
+    // B (the defaults) is far stronger than A (no pruning) at 300 nodes: [0, 100] rejects A.
+    let base = ["--nodes", "300", "--games", "200", "--seed", "3"];
+    let mut args = base.to_vec();
+    args.extend(["--a", "off", "--b", "default", "--sprt", "0,100,0.1,0.1"]);
+    let out = run(&dir, "h0", &args);
+    assert_eq!(out.status.code(), Some(1), "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.line("SPRT ")
+            .ends_with("H0 accepted: A is not stronger")
+    );
+    assert!(out.stderr.contains("accepted H0"), "{}", out.stderr);
+    let mut args = base.to_vec();
+    args.extend(["--sprt=-100,0,0.1,0.1"]);
+    let out = run(&dir, "h1", &args);
+    assert_eq!(out.status.code(), Some(0), "{}{}", out.stdout, out.stderr);
+    assert!(out.line("SPRT ").ends_with("H1 accepted: A is stronger"));
+    std::fs::remove_dir_all(dir).unwrap();
+}
