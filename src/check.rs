@@ -758,6 +758,11 @@ fn suite_losses(side: &SideCheck) -> String {
     }
 }
 
+/// Whether A solved significantly fewer positions than B (McNemar at [`SIGNIFICANCE`]).
+fn significantly_fewer(p: &PairedComparison) -> bool {
+    p.only_b > p.only_a && p.p_value < SIGNIFICANCE
+}
+
 /// Adds the findings of one side.
 fn judge_side(side: &SideCheck, same_engine: bool, findings: &mut Vec<Finding>) {
     let name = &side.side;
@@ -786,7 +791,7 @@ fn judge_side(side: &SideCheck, same_engine: bool, findings: &mut Vec<Finding>) 
         return;
     };
     let paired = &side.tuned_now_vs_recorded;
-    if paired.only_b > paired.only_a && paired.p_value < SIGNIFICANCE {
+    if significantly_fewer(paired) {
         add(
             FindingKind::FewerSolved,
             format!(
@@ -828,7 +833,7 @@ fn judge_side(side: &SideCheck, same_engine: bool, findings: &mut Vec<Finding>) 
         return;
     };
     let vs = &side.tuned_vs_default;
-    if vs.only_b > vs.only_a && vs.p_value < SIGNIFICANCE {
+    if significantly_fewer(vs) {
         add(
             FindingKind::WorseThanBaseline,
             format!(

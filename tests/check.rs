@@ -35,6 +35,21 @@ fn report(path: &Path) -> CheckReport {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
+/// `marginal check FILE --json DIR/report.json`: what it printed and its report.
+fn check_with_report(dir: &Path, file: &Path) -> (Output, CheckReport) {
+    let json = dir.join("report.json");
+    let out = marginal(
+        &[
+            "check",
+            file.to_str().unwrap(),
+            "--json",
+            json.to_str().unwrap(),
+        ],
+        dir,
+    );
+    (out, report(&json))
+}
+
 /// The shipped file with every tuned margin at `pick(min, max)` of its table range.
 fn with_tuned_margins(pick: fn(i32, i32) -> i32) -> Value {
     let mut file = shipped("spsa-suite.json");
@@ -59,18 +74,8 @@ fn every_shipped_set_holds_and_reproduces_exactly() {
         if path.extension().is_none_or(|e| e != "json") {
             continue;
         }
-        let json = dir.join("report.json");
-        let out = marginal(
-            &[
-                "check",
-                path.to_str().unwrap(),
-                "--json",
-                json.to_str().unwrap(),
-            ],
-            &dir,
-        );
+        let (out, r) = check_with_report(&dir, &path);
         assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-        let r = report(&json);
         assert_eq!(r.verdict, Verdict::Holds);
         assert!(
             r.engine.same,
@@ -92,22 +97,12 @@ fn every_shipped_set_holds_and_reproduces_exactly() {
 fn a_set_at_its_minimum_margins_is_caught_and_the_changed_positions_are_named() {
     let dir = scratch("check", "minimum");
     let file = write(&dir, "min.json", &with_tuned_margins(|min, _| min));
-    let json = dir.join("report.json");
-    let out = marginal(
-        &[
-            "check",
-            file.to_str().unwrap(),
-            "--json",
-            json.to_str().unwrap(),
-        ],
-        &dir,
-    );
+    let (out, r) = check_with_report(&dir, &file);
     let said = text(&out);
     assert_eq!(out.status.code(), Some(1), "{said}");
     assert!(said.contains("verdict: regressed"), "{said}");
     assert!(said.contains("the file was edited"), "{said}");
     assert!(said.contains("data/suites/wac.epd"), "{said}");
-    let r = report(&json);
     assert!(!r.margins_as_measured);
     assert!(
         r.findings
@@ -137,23 +132,13 @@ fn a_worse_set_under_another_engine_fails_on_the_statistics() {
     let mut value = with_tuned_margins(|_, max| max);
     value["measured"]["engine_signature"] = "0123456789abcdef".into();
     let file = write(&dir, "max.json", &value);
-    let json = dir.join("report.json");
-    let out = marginal(
-        &[
-            "check",
-            file.to_str().unwrap(),
-            "--json",
-            json.to_str().unwrap(),
-        ],
-        &dir,
-    );
+    let (out, r) = check_with_report(&dir, &file);
     let said = text(&out);
     assert_eq!(out.status.code(), Some(1), "{said}");
     assert!(
         said.contains("differs from the file's 0123456789abcdef"),
         "{said}"
     );
-    let r = report(&json);
     assert!(!r.engine.same);
     let kinds: Vec<FindingKind> = r.findings.iter().map(|f| f.kind).collect();
     assert!(!kinds.contains(&FindingKind::NotReproduced), "{kinds:?}");

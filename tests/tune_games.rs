@@ -139,7 +139,7 @@ fn confirm_writes_the_match_report_into_the_tuned_file() {
 
     // Bad games options exit 2 with a clear message.
     for (extra, message) in [
-        (&["--objective", "games", "--pairs", "0"][..], "--pairs 0"),
+        (&["--objective", "games", "--pairs", "0"][..], "--pairs <K>"),
         (
             &["--confirm", "4", "--confirm-sprt", "5,0,0.05,0.05"][..],
             "--confirm-sprt",

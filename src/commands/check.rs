@@ -267,6 +267,20 @@ fn verdict(report: &CheckReport) -> Result<()> {
     }
 }
 
+/// Writes the file with the figures measured now (atomically), recording this command line.
+fn write_measured(
+    path: &std::path::Path,
+    prepared: &Prepared,
+    now: &check::Measurement,
+) -> Result<()> {
+    let file = prepared.updated(now, std::env::args().collect::<Vec<_>>().join(" "));
+    write_atomic(
+        path,
+        (serde_json::to_string_pretty(&file)? + "\n").as_bytes(),
+    )
+    .with_context(|| format!("cannot write {}", path.display()))
+}
+
 /// `--update`: writes the figures measured now into the file.
 fn write_update(
     args: &CheckArgs,
@@ -274,12 +288,7 @@ fn write_update(
     now: &check::Measurement,
     report: &CheckReport,
 ) -> Result<()> {
-    let file = prepared.updated(now, std::env::args().collect::<Vec<_>>().join(" "));
-    write_atomic(
-        &args.file,
-        (serde_json::to_string_pretty(&file)? + "\n").as_bytes(),
-    )
-    .with_context(|| format!("cannot write {}", args.file.display()))?;
+    write_measured(&args.file, prepared, now)?;
     println!(
         "updated {}: the figures measured now replace the recorded ones ({} before the update)",
         args.file.display(),
@@ -311,12 +320,7 @@ fn update_without_outcomes(args: &CheckArgs, file: TunedFile) -> Result<()> {
     ] {
         print_totals(name, then, now);
     }
-    let file = prepared.updated(&now, std::env::args().collect::<Vec<_>>().join(" "));
-    write_atomic(
-        &args.file,
-        (serde_json::to_string_pretty(&file)? + "\n").as_bytes(),
-    )
-    .with_context(|| format!("cannot write {}", args.file.display()))?;
+    write_measured(&args.file, &prepared, &now)?;
     println!(
         "updated {}: figures and per-position outcomes measured now",
         args.file.display()
