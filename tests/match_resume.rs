@@ -88,6 +88,29 @@ fn finish(dir: &Path, name: &str, mut child: Child) -> Run {
     }
 }
 
+/// Waits until the PGN `child` writes holds a whole pair (two games). Fails if the child
+/// ends first; [`LIMIT`] only turns a hang into a failure (it is no speed target).
+fn wait_for_a_whole_pair(pgn: &Path, child: &mut Child) {
+    let start = Instant::now();
+    loop {
+        let games = std::fs::read(pgn)
+            .ok()
+            .and_then(|b| read_games(&b).ok())
+            .map_or(0, |r| r.games.len());
+        if games >= 2 {
+            return;
+        }
+        if let Some(status) = child.try_wait().expect("wait for marginal") {
+            panic!("marginal ended ({status}) before writing a whole pair");
+        }
+        if start.elapsed() > LIMIT {
+            let _ = child.kill();
+            panic!("marginal hung: no whole pair in {}", pgn.display());
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
 /// Runs `marginal match ARGS` (as [`spawn`]) to its end, waiting at most [`LIMIT`].
 fn run(dir: &Path, name: &str, args: &[&str]) -> Run {
     finish(dir, name, spawn(dir, name, args))
@@ -175,19 +198,8 @@ fn ctrl_c_keeps_the_whole_pairs_and_resume_ends_as_an_uninterrupted_match() {
 
     // Interrupted with SIGINT once the PGN holds a whole pair.
     let cut_args = with(&cut_pgn, &cut_json, &[]);
-    let child = spawn(&dir, "cut", &args(&cut_args));
-    let deadline = Instant::now() + LIMIT;
-    loop {
-        let whole = std::fs::read(&cut_pgn)
-            .ok()
-            .and_then(|b| read_games(&b).ok())
-            .map_or(0, |r| r.games.len());
-        if whole >= 2 {
-            break;
-        }
-        assert!(Instant::now() < deadline, "no whole pair within {LIMIT:?}");
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    let mut child = spawn(&dir, "cut", &args(&cut_args));
+    wait_for_a_whole_pair(&cut_pgn, &mut child);
     let kill = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
@@ -276,16 +288,8 @@ fn sigterm_stops_it_as_ctrl_c_does() {
         "--pgn",
         path(&pgn),
     ];
-    let child = spawn(&dir, "term", &all);
-    let deadline = Instant::now() + LIMIT;
-    while std::fs::read(&pgn)
-        .ok()
-        .and_then(|b| read_games(&b).ok())
-        .is_none_or(|r| r.games.len() < 2)
-    {
-        assert!(Instant::now() < deadline, "no whole pair within {LIMIT:?}");
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    let mut child = spawn(&dir, "term", &all);
+    wait_for_a_whole_pair(&pgn, &mut child);
     let kill = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()

@@ -164,7 +164,7 @@ fn solver_options_that_do_not_fit_exit_2() {
             &["--solver", "nelder-mead", "--batch", "4"],
             "needs a positive size, SPSA and the suite objective",
         ),
-        (&["--solver", "pso", "--particles", "0"], "at least one"),
+        (&["--solver", "pso", "--particles", "0"], "at least 1"),
         (&["--solver", "simplex"], "invalid value 'simplex'"),
     ];
     for (extra, message) in cases {

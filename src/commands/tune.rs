@@ -80,8 +80,8 @@ pub struct TuneArgs {
     #[arg(long, value_enum, default_value_t = SolverKind::Spsa)]
     #[serde(default, skip_serializing_if = "SolverKind::is_spsa")]
     solver: SolverKind,
-    /// Particles of --solver pso (default 8, at least 2; each iteration evaluates every one).
-    #[arg(long, value_name = "N", value_parser = count::<usize, 2>)]
+    /// Particles of --solver pso (default 8, at least 1; each iteration evaluates every one).
+    #[arg(long, value_name = "N", value_parser = count::<usize, 1>)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     particles: Option<usize>,
     /// SPSA's result per iteration is gain x (objective of theta+ - objective of theta-),
