@@ -35,7 +35,7 @@ pub use crate::engine::MAX_HASH_MB;
 pub const MAX_LINE_BYTES: usize = 128 * 1024;
 
 /// Most characters of the user's input quoted back in an `info string`.
-pub const QUOTE_CHARS: usize = 100;
+pub const QUOTE_CHARS: usize = crate::formats::EXCERPT_CHARS;
 
 /// Longest `info string` message written, characters (a last guard: input is quoted shorter).
 const MAX_INFO_CHARS: usize = 1000;
@@ -66,18 +66,11 @@ fn info(out: &Out, message: &str) {
     say(out, &line);
 }
 
-/// At most [`QUOTE_CHARS`] characters of the user's `text`, control characters shown as `?`
-/// and `...` marking a cut, for quoting back in an `info string`.
+/// The user's `text` as quoted back in an `info string`: [`crate::formats::excerpt`], the
+/// one quoting of bad input (at most [`QUOTE_CHARS`] characters, control characters as `?`,
+/// the cut said).
 pub fn quote(text: &str) -> String {
-    let mut quoted: String = text
-        .chars()
-        .take(QUOTE_CHARS)
-        .map(|c| if c.is_control() { '?' } else { c })
-        .collect();
-    if text.chars().nth(QUOTE_CHARS).is_some() {
-        quoted.push_str("...");
-    }
-    quoted
+    crate::formats::excerpt(text)
 }
 
 /// Reads one line (up to `\n`, which is dropped) into `kept`, keeping at most `max` bytes of
@@ -166,11 +159,13 @@ impl UciEngine {
         // A read error is the end of input, as end of file is.
         while let Ok(Some(length)) = read_line_capped(&mut input, &mut line, MAX_LINE_BYTES) {
             if length > MAX_LINE_BYTES {
+                // Its start only: the rest was never kept.
                 let start = String::from_utf8_lossy(&line[..line.len().min(4 * QUOTE_CHARS)]);
+                let start: String = start.chars().take(QUOTE_CHARS).collect();
                 info(
                     &self.out,
                     &format!(
-                        "line of {length} bytes skipped (more than {MAX_LINE_BYTES}): '{}'",
+                        "line of {length} bytes skipped (more than {MAX_LINE_BYTES}): '{}...'",
                         quote(&start)
                     ),
                 );
@@ -661,7 +656,10 @@ mod tests {
         assert_eq!(quote("e2e4"), "e2e4");
         assert_eq!(quote("a\0b\x1b[2Jc\r"), "a?b?[2Jc?");
         let long = "x".repeat(QUOTE_CHARS + 1);
-        assert_eq!(quote(&long), format!("{}...", &long[..QUOTE_CHARS]));
+        assert_eq!(
+            quote(&long),
+            format!("{}... (1 more characters)", &long[..QUOTE_CHARS])
+        );
     }
 
     #[test]

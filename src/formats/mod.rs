@@ -85,19 +85,14 @@ pub enum DataFileError {
 /// Most characters of a line or value quoted in a message.
 pub const EXCERPT_CHARS: usize = 100;
 
-/// `text` as it can be quoted in a message: at most [`EXCERPT_CHARS`] characters, control
-/// characters and undecodable bytes shown as `?`, and what was cut said.
+/// `text` as it can be quoted in a message (an error, a UCI `info string`): at most
+/// [`EXCERPT_CHARS`] characters, control characters shown as `?` (undecodable bytes stay the
+/// visible U+FFFD of a lossy decode), and what was cut said.
 pub fn excerpt(text: &str) -> String {
     let mut out: String = text
         .chars()
         .take(EXCERPT_CHARS)
-        .map(|c| {
-            if c.is_control() || c == char::REPLACEMENT_CHARACTER {
-                '?'
-            } else {
-                c
-            }
-        })
+        .map(|c| if c.is_control() { '?' } else { c })
         .collect();
     let total = text.chars().count();
     if total > EXCERPT_CHARS {
