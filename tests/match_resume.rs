@@ -88,6 +88,15 @@ fn finish(dir: &Path, name: &str, mut child: Child) -> Run {
     }
 }
 
+/// Sends `child` a signal (`-INT`, `-TERM`) with `kill`, as a user's shell does.
+fn signal(child: &Child, which: &str) {
+    let kill = Command::new("kill")
+        .args([which, &child.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(kill.success(), "kill {which} failed");
+}
+
 /// Waits until the PGN `child` writes holds a whole pair (two games). Fails if the child
 /// ends first; [`LIMIT`] only turns a hang into a failure (it is no speed target).
 fn wait_for_a_whole_pair(pgn: &Path, child: &mut Child) {
@@ -200,11 +209,7 @@ fn ctrl_c_keeps_the_whole_pairs_and_resume_ends_as_an_uninterrupted_match() {
     let cut_args = with(&cut_pgn, &cut_json, &[]);
     let mut child = spawn(&dir, "cut", &args(&cut_args));
     wait_for_a_whole_pair(&cut_pgn, &mut child);
-    let kill = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .expect("run kill");
-    assert!(kill.success());
+    signal(&child, "-INT");
     let cut = finish(&dir, "cut", child);
     assert_eq!(cut.status.code(), Some(130), "{}{}", cut.stdout, cut.stderr);
     let interrupted = cut.line("interrupted: the ");
@@ -290,11 +295,7 @@ fn sigterm_stops_it_as_ctrl_c_does() {
     ];
     let mut child = spawn(&dir, "term", &all);
     wait_for_a_whole_pair(&pgn, &mut child);
-    let kill = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .expect("run kill");
-    assert!(kill.success());
+    signal(&child, "-TERM");
     let term = finish(&dir, "term", child);
     assert_eq!(
         term.status.code(),

@@ -249,20 +249,23 @@ impl Termination {
         if let Some(why) = text.strip_prefix(PLAYER_FAILURE) {
             return Some(Termination::PlayerFailure(why.to_string()));
         }
-        [
-            Termination::Checkmate,
-            Termination::Stalemate,
-            Termination::ThreefoldRepetition,
-            Termination::FiftyMoves,
-            Termination::InsufficientMaterial,
-            Termination::ResignAdjudication,
-            Termination::DrawAdjudication,
-            Termination::PlyCap,
-            Termination::TimeForfeit,
-        ]
-        .into_iter()
-        .find(|t| t.describe() == text)
+        Termination::WITHOUT_DETAIL
+            .into_iter()
+            .find(|t| t.describe() == text)
     }
+
+    /// Every termination that carries no detail (all but [`Termination::PlayerFailure`]).
+    pub const WITHOUT_DETAIL: [Termination; 9] = [
+        Termination::Checkmate,
+        Termination::Stalemate,
+        Termination::ThreefoldRepetition,
+        Termination::FiftyMoves,
+        Termination::InsufficientMaterial,
+        Termination::ResignAdjudication,
+        Termination::DrawAdjudication,
+        Termination::PlyCap,
+        Termination::TimeForfeit,
+    ];
 }
 
 /// How [`Termination::describe`] opens the description of a player's failure.
@@ -476,18 +479,8 @@ mod tests {
             assert_eq!(GameOutcome::from_pgn(outcome.pgn()), Some(outcome));
         }
         assert_eq!(GameOutcome::from_pgn("*"), None);
-        for termination in [
-            Termination::Checkmate,
-            Termination::Stalemate,
-            Termination::ThreefoldRepetition,
-            Termination::FiftyMoves,
-            Termination::InsufficientMaterial,
-            Termination::ResignAdjudication,
-            Termination::DrawAdjudication,
-            Termination::PlyCap,
-            Termination::TimeForfeit,
-            Termination::PlayerFailure("illegal move e2e5".into()),
-        ] {
+        let failure = Termination::PlayerFailure("illegal move e2e5".into());
+        for termination in Termination::WITHOUT_DETAIL.into_iter().chain([failure]) {
             assert_eq!(
                 Termination::from_description(&termination.describe()),
                 Some(termination)
