@@ -19,12 +19,13 @@
 //! The library measures and judges; the command prints and sets the exit code.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 use crate::engine::bench;
+use crate::engine::{EngineDef, Setting};
 use crate::formats::{Fnv, bundled, openings, read_bytes};
-use crate::params::Margins;
 use crate::scoring::games::game::{GameConfig, MoveLimit};
 use crate::scoring::games::matches::{MatchConfig, MatchReport};
 use crate::scoring::games::stats::{EloSummary, Shown, SprtDecision, SprtParams};
@@ -32,7 +33,7 @@ use crate::scoring::paired::PairedComparison;
 use crate::scoring::suite::{
     LoadedSuites, Objective, RunConfig, ScorerOptions, SuiteScorer, default_cache_dir,
 };
-use crate::tune::file::{Measured, Paired, PositionOutcome, Side, SuiteSource, TunedFile};
+use crate::tune::file::{Measured, Paired, PositionOutcome, Side, SuiteSource, TunedFile, Values};
 use crate::tune::games::{DEFAULT_BOOK, confirm, confirm_openings};
 use crate::tune::{SplitError, split};
 
@@ -134,6 +135,14 @@ pub enum CheckError {
         /// Why.
         source: SplitError,
     },
+    /// The engine given does not fit the file.
+    #[error("{path}: {message}")]
+    Engine {
+        /// The tuned file.
+        path: String,
+        /// Why.
+        message: String,
+    },
     /// The book cannot be read.
     #[error("{path}: {message}")]
     Book {
@@ -166,6 +175,8 @@ pub struct Prepared {
     pub path: PathBuf,
     /// Its contents.
     pub file: TunedFile,
+    /// The engine measured: marginal's own, or the external one given with `--engine`.
+    pub def: Arc<EngineDef>,
     /// The engine then and now.
     pub engine: EngineCheck,
     /// Training positions, as recorded.
@@ -235,8 +246,47 @@ pub fn has_outcomes(file: &TunedFile) -> bool {
 ///
 /// # Errors
 /// See [`CheckError`]: every case is unusable input.
-pub fn prepare(path: &Path, file: TunedFile) -> Result<Prepared, CheckError> {
+pub fn prepare(
+    path: &Path,
+    file: TunedFile,
+    engine: Option<Arc<EngineDef>>,
+) -> Result<Prepared, CheckError> {
     let name = path.display().to_string();
+    let def = match (&file.engine, engine) {
+        (None, None) => EngineDef::builtin(),
+        (None, Some(def)) if def.is_builtin() => def,
+        (None, Some(def)) => {
+            return Err(CheckError::Engine {
+                path: name,
+                message: format!(
+                    "the file was tuned for marginal's own engine, not {} (leave out --engine)",
+                    def.source.as_deref().unwrap_or(&def.name)
+                ),
+            });
+        }
+        (Some(record), None) => {
+            return Err(CheckError::Engine {
+                path: name,
+                message: format!(
+                    "the file was tuned for the external engine {} described by {}: give it with --engine",
+                    record.name, record.source
+                ),
+            });
+        }
+        (Some(record), Some(def)) => {
+            if let Some(missing) = file.tuned.iter().find(|n| def.find(n).is_none()) {
+                return Err(CheckError::Engine {
+                    path: name,
+                    message: format!(
+                        "tuned row '{missing}' (of {}) is not a row of {}",
+                        record.source,
+                        def.source.as_deref().unwrap_or(&def.name)
+                    ),
+                });
+            }
+            def
+        }
+    };
     for (side_name, side) in [
         ("training", &file.training),
         ("validation", &file.validation),
@@ -316,13 +366,17 @@ pub fn prepare(path: &Path, file: TunedFile) -> Result<Prepared, CheckError> {
         ),
         |m| (&m.engine_signature, m.engine_bench_nodes),
     );
-    let signature = hex(bench::signature());
+    let signature = def.signature();
     let engine = EngineCheck {
         same: *recorded.0 == signature,
         recorded_signature: recorded.0.clone(),
         signature,
         recorded_bench_nodes: recorded.1,
-        bench_nodes: bench::SIGNATURE_NODES,
+        bench_nodes: if def.is_builtin() {
+            bench::SIGNATURE_NODES
+        } else {
+            0
+        },
     };
     let options = ScorerOptions {
         config: RunConfig {
@@ -330,11 +384,12 @@ pub fn prepare(path: &Path, file: TunedFile) -> Result<Prepared, CheckError> {
             hash_mb: file.provenance.hash_mb(),
         },
         objective: file.provenance.objective_params,
-        reference: Margins::off(),
+        reference: Setting::off(&def),
         cache_dir: Some(default_cache_dir()),
     };
     Ok(Prepared {
         path: path.to_path_buf(),
+        def,
         file,
         engine,
         training,
@@ -471,7 +526,7 @@ pub struct CheckReport {
     /// Whether the file's margins are the ones its figures were measured with.
     pub margins_as_measured: bool,
     /// The file's tuned margin set.
-    pub margins: Margins,
+    pub margins: Values,
     /// Training, then validation.
     pub sides: Vec<SideCheck>,
     /// The non-regression match, with `--games`.
@@ -493,11 +548,11 @@ pub struct Measurement {
 
 impl Prepared {
     /// The sets to measure: the file's tuned margins, the defaults and `off`.
-    fn sets(&self) -> [(&'static str, Margins); 3] {
+    fn sets(&self) -> [(&'static str, Setting); 3] {
         [
-            ("tuned", self.file.margins),
-            ("default", Margins::default()),
-            ("off", Margins::off()),
+            ("tuned", self.file.setting_for(&self.def)),
+            ("default", Setting::defaults(&self.def)),
+            ("off", Setting::off(&self.def)),
         ]
     }
 
@@ -517,7 +572,7 @@ impl Prepared {
 
     /// Compares what was measured with what the file records, and decides.
     pub fn judge(&self, now: &Measurement, games: Option<GamesCheck>) -> CheckReport {
-        let recorded_tuned = self.file.training.set("tuned").map(|s| s.margins);
+        let recorded_tuned = self.file.training.set("tuned").map(|s| &s.margins);
         let mut findings = Vec::new();
         let sides = [
             (
@@ -546,8 +601,8 @@ impl Prepared {
             file: self.path.display().to_string(),
             marginal: env!("CARGO_PKG_VERSION").to_string(),
             engine: self.engine.clone(),
-            margins_as_measured: recorded_tuned == Some(self.file.margins),
-            margins: self.file.margins,
+            margins_as_measured: recorded_tuned == Some(&self.file.margins),
+            margins: self.file.margins.clone(),
             sides,
             games,
             verdict: if findings.is_empty() {
@@ -624,8 +679,8 @@ impl Prepared {
             sprt: Some(NON_REGRESSION),
         };
         let report = confirm(
-            self.file.margins,
-            Margins::default(),
+            self.file.setting_for(&self.def),
+            Setting::defaults(&self.def),
             &confirm_openings(&book.records, self.file.provenance.seed),
             &config,
             self.options.config.hash_mb,

@@ -16,7 +16,7 @@
 
 use std::fmt::Write as _;
 
-use crate::params::{Margins, PARAMS, ParamKind, ParamSpec};
+use crate::params::{PARAMS, ParamKind};
 use crate::tune::file::TunedFile;
 
 pub use crate::formats::tuned::EXPORT_FORMAT;
@@ -214,10 +214,12 @@ pub fn date_of_epoch(text: &str) -> Result<String, ExportError> {
 
 /// One exported row: a parameter with its value, and the bounds and SPSA schedule ends it was
 /// tuned with.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Row {
-    /// The row of the parameter table.
-    pub spec: &'static ParamSpec,
+    /// The engine's row: the built-in parameter table's, or the engine file's.
+    pub spec: crate::params::Row,
+    /// What it does: the parameter table's line, or for an external engine its UCI option.
+    pub doc: String,
     /// The tuned file's value (0 or 1 for a check).
     pub value: i32,
     /// Whether the tuner moved this row (it is in the file's `tuned` list).
@@ -236,12 +238,14 @@ pub struct Row {
 /// The rows an export writes, in table order: the tuned rows (each once, whichever name the
 /// file used), or with `all` every row of the margin set.
 pub fn rows(file: &TunedFile, all: bool) -> Vec<Row> {
+    let def = file.def();
+    let setting = file.setting();
     let tuned: Vec<usize> = file
         .tuned
         .iter()
-        .filter_map(|name| Margins::find(name))
+        .filter_map(|name| def.find(name))
         .collect();
-    PARAMS
+    def.rows
         .iter()
         .enumerate()
         .filter(|(index, _)| all || tuned.contains(index))
@@ -250,10 +254,16 @@ pub fn rows(file: &TunedFile, all: bool) -> Vec<Row> {
                 .provenance
                 .schedule
                 .iter()
-                .find(|row| Margins::find(&row.name) == Some(index));
+                .find(|row| def.find(&row.name) == Some(index));
+            let doc = if def.is_builtin() {
+                PARAMS[index].doc.to_string()
+            } else {
+                format!("{}'s UCI option \"{}\".", def.name, spec.uci_name)
+            };
             Row {
-                spec,
-                value: file.margins.get_index(index),
+                spec: spec.clone(),
+                doc,
+                value: setting.values()[index],
                 tuned: tuned.contains(&index),
                 lower: schedule.map_or(spec.min, |s| s.lower),
                 upper: schedule.map_or(spec.max, |s| s.upper),
@@ -386,7 +396,7 @@ impl Export<'_> {
             "solver": p.solver,
             "seed": p.seed,
             "iterations": p.iterations,
-            "tuned": self.rows.iter().filter(|r| r.tuned).map(|r| r.spec.name).collect::<Vec<_>>(),
+            "tuned": self.rows.iter().filter(|r| r.tuned).map(|r| r.spec.name.as_str()).collect::<Vec<_>>(),
         })
     }
 
@@ -405,7 +415,7 @@ impl Export<'_> {
         range: impl Fn(i32, i32) -> String,
         check: impl Fn(bool) -> String,
     ) -> String {
-        let spec = row.spec;
+        let spec = &row.spec;
         match (row.tuned, spec.kind) {
             (true, _) => format!(
                 "Tuned from {} within {}.",
@@ -424,7 +434,7 @@ impl Export<'_> {
     }
 
     /// A Rust or C constant name: prefix and table name, upper-cased.
-    fn constant(&self, spec: &ParamSpec) -> String {
+    fn constant(&self, spec: &crate::params::Row) -> String {
         format!("{}{}", self.options.prefix, spec.name).to_ascii_uppercase()
     }
 
@@ -488,7 +498,7 @@ impl Export<'_> {
             "//!\n//! Use it as a module: `mod margins;` (or `#[path = \"...\"] mod margins;`).\n",
         );
         for row in self.rows {
-            let spec = row.spec;
+            let spec = &row.spec;
             let (ty, value) = match spec.kind {
                 ParamKind::Spin => ("i32", row.value.to_string()),
                 ParamKind::Check => ("bool", (row.value != 0).to_string()),
@@ -496,7 +506,7 @@ impl Export<'_> {
             let _ = write!(
                 out,
                 "\n/// {}\n///\n/// {}\npub const {}: {ty} = {value};\n",
-                one_line(spec.doc),
+                one_line(&row.doc),
                 Self::origin(row, |lo, hi| format!("{lo}..={hi}"), |b| b.to_string()),
                 self.constant(spec),
             );
@@ -532,7 +542,7 @@ impl Export<'_> {
         out.push_str(" */\n");
         let _ = writeln!(out, "#ifndef {guard}\n#define {guard}");
         for row in self.rows {
-            let spec = row.spec;
+            let spec = &row.spec;
             let switch = if spec.kind == ParamKind::Check {
                 " A switch: 1 on, 0 off."
             } else {
@@ -546,7 +556,7 @@ impl Export<'_> {
             let _ = writeln!(
                 out,
                 "\n/* {}{switch} {} */",
-                comment(spec.doc),
+                comment(&row.doc),
                 comment(&origin)
             );
             let name = self.constant(spec);
@@ -598,6 +608,7 @@ impl Export<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::params::Margins;
     use std::path::Path;
 
     /// The golden tests' fixture: a trimmed copy of a shipped tuned file.
@@ -671,7 +682,7 @@ mod tests {
     fn tuned_rows_take_the_schedule_and_fall_back_to_the_table() {
         let mut file = fixture();
         let rows = rows(&file, false);
-        let names: Vec<&str> = rows.iter().map(|r| r.spec.name).collect();
+        let names: Vec<&str> = rows.iter().map(|r| r.spec.name.as_str()).collect();
         assert_eq!(
             names,
             [
@@ -681,8 +692,8 @@ mod tests {
                 "delta_margin"
             ]
         );
-        let razor = rows[2];
-        assert_eq!(razor.value, file.margins.razor_margin());
+        let razor = &rows[2];
+        assert_eq!(razor.value, file.setting().margins().razor_margin());
         assert_eq!((razor.lower, razor.upper), (0, 4000));
         assert_eq!((razor.c_end, razor.r_end), (40.0, 0.002));
         assert!(rows.iter().all(|r| r.tuned));
@@ -703,7 +714,7 @@ mod tests {
             (rows[0].lower, rows[0].upper, rows[0].c_end, rows[0].r_end),
             (50, 300, 7.5, 0.01)
         );
-        let delta = rows[2];
+        let delta = &rows[2];
         assert_eq!(delta.spec.name, "delta_margin");
         assert_eq!((delta.lower, delta.upper), (0, 1500));
         assert_eq!((delta.c_end, delta.r_end), (10.0, 0.002));
@@ -715,7 +726,7 @@ mod tests {
         let rows = rows(&file, true);
         assert_eq!(rows.len(), PARAMS.len());
         let values: Vec<i32> = rows.iter().map(|r| r.value).collect();
-        assert_eq!(values, file.margins.to_vector());
+        assert_eq!(values, file.setting().margins().to_vector());
         assert_eq!(rows.iter().filter(|r| r.tuned).count(), 4);
     }
 
@@ -777,7 +788,7 @@ mod tests {
             assert_eq!(o[0], f[0]);
             assert_eq!(o[2..], f[1..]);
             let index = Margins::find(o[0]).unwrap();
-            assert_eq!(o[2], file.margins.get_index(index).to_string());
+            assert_eq!(o[2], file.setting().margins().get_index(index).to_string());
             let bounds: Vec<i32> = o[2..5].iter().map(|x| x.parse().unwrap()).collect();
             assert!(bounds[1] <= bounds[0] && bounds[0] <= bounds[2], "{o:?}");
         }

@@ -467,6 +467,74 @@ impl<'de> Deserialize<'de> for Margins {
     }
 }
 
+/// One tunable row of an engine's parameters, owned: the built-in engine's table
+/// ([`builtin_rows`]) and an external engine's file (`formats::engine_file`) both describe
+/// their engine as a list of these, so optimizers, exports and `check` see one kind of thing.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    /// The name used in tuned files, `--set name=value`, `--params` and exported constants.
+    pub name: String,
+    /// The UCI option that carries it.
+    pub uci_name: String,
+    /// Spin or check.
+    pub kind: ParamKind,
+    /// The engine's default value.
+    pub default: i32,
+    /// Smallest allowed value (inclusive).
+    pub min: i32,
+    /// Largest allowed value (inclusive).
+    pub max: i32,
+    /// SPSA's final perturbation (`c_end`), parameter units; 0 means "not tunable".
+    pub step: i32,
+    /// SPSA's final learning rate (`r_end`).
+    pub r_end: f64,
+    /// The value that turns the technique off: the reference run uses it.
+    pub off: i32,
+}
+
+impl Row {
+    /// A value of this row as UCI writes it (see [`ParamSpec::uci_value`]).
+    pub fn uci_value(&self, value: i32) -> String {
+        match self.kind {
+            ParamKind::Spin => value.to_string(),
+            ParamKind::Check => (value != 0).to_string(),
+        }
+    }
+
+    /// Whether `name` names this row: its name or its UCI name, ignoring case, `_`, `-` and
+    /// spaces.
+    pub fn answers_to(&self, name: &str) -> bool {
+        let squash = |s: &str| {
+            s.chars()
+                .filter(|c| !matches!(c, '_' | '-' | ' '))
+                .collect::<String>()
+                .to_ascii_lowercase()
+        };
+        squash(&self.name) == squash(name) || squash(&self.uci_name) == squash(name)
+    }
+}
+
+/// The built-in engine described as rows: every row of [`PARAMS`], with [`Margins::off`]'s
+/// value as its off value.
+pub fn builtin_rows() -> Vec<Row> {
+    let off = Margins::off();
+    PARAMS
+        .iter()
+        .enumerate()
+        .map(|(i, p)| Row {
+            name: p.name.to_string(),
+            uci_name: p.uci_name.to_string(),
+            kind: p.kind,
+            default: p.default,
+            min: p.min,
+            max: p.max,
+            step: p.step,
+            r_end: p.r_end,
+            off: off.get_index(i),
+        })
+        .collect()
+}
+
 /// The parameter table as a Markdown table (for the README and `marginal params --markdown`).
 pub fn markdown_table() -> String {
     let mut out = String::from(

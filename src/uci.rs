@@ -440,9 +440,26 @@ impl UciEngine {
         let pos = self.position.clone();
         let history = self.history.clone();
         self.thread = Some(std::thread::spawn(move || {
+            let mut reported = 0;
             let result = searcher.search_keys(&pos, &history, &limits, &mut |info| {
+                reported = info.nodes;
                 say(&out, &info_line(info));
             });
+            // A search stopped inside an iteration searched more than the last line said: one
+            // more line gives the whole count (what a node-limited caller compares).
+            if result.nodes != reported && result.best_move.is_some() {
+                say(
+                    &out,
+                    &info_line(&IterationInfo {
+                        depth: result.depth,
+                        seldepth: result.seldepth,
+                        score: result.score,
+                        nodes: result.nodes,
+                        elapsed: result.elapsed,
+                        pv: result.pv.clone(),
+                    }),
+                );
+            }
             match result.best_move {
                 Some(m) => say(&out, &format!("bestmove {}", uci(m))),
                 None => say(&out, "bestmove 0000"),

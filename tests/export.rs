@@ -174,7 +174,7 @@ fn json_and_toml_parse_back_to_the_tuned_values() {
         assert_eq!(json_margins.len(), rows.len());
         assert_eq!(toml_margins.len(), rows.len());
         for (i, p) in rows {
-            let v = file.margins.get_index(i);
+            let v = file.setting().margins().get_index(i);
             match p.kind {
                 ParamKind::Spin => {
                     assert_eq!(json_margins[p.name].as_i64(), Some(i64::from(v)));
@@ -241,7 +241,7 @@ fn rust_output_compiles_warning_free_and_holds_the_tuned_values() {
             main.push_str(&format!(
                 "    println!(\"{name}={{}}\", margins::{name});\n"
             ));
-            let v = file.margins.get_index(*i);
+            let v = file.setting().margins().get_index(*i);
             let text = match p.kind {
                 ParamKind::Spin => v.to_string(),
                 ParamKind::Check => (v != 0).to_string(),
@@ -319,7 +319,7 @@ fn c_output_compiles_warning_free_and_holds_the_tuned_values() {
         for (i, p) in &rows {
             let name = format!("{prefix}{}", p.name).to_ascii_uppercase();
             main.push_str(&format!("    printf(\"{name}=%d\\n\", {name});\n"));
-            want.insert(name, file.margins.get_index(*i).to_string());
+            want.insert(name, file.setting().margins().get_index(*i).to_string());
         }
         main.push_str("    return 0;\n}\n");
         std::fs::write(dir.join("main.c"), main).unwrap();
@@ -405,7 +405,7 @@ fn uci_output_sets_every_tuned_option_in_marginal_uci() {
         assert_eq!(before[p.uci_name], p.uci_value(p.default), "{}", p.uci_name);
         assert_eq!(
             after[p.uci_name],
-            p.uci_value(file.margins.get_index(i)),
+            p.uci_value(file.setting().margins().get_index(i)),
             "{}",
             p.uci_name
         );
@@ -429,7 +429,7 @@ fn uci_output_sets_every_tuned_option_in_marginal_uci() {
     };
     assert_eq!(
         after["FutilityMargin"],
-        file.margins.futility_margin().to_string()
+        file.setting().margins().futility_margin().to_string()
     );
 }
 

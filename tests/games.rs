@@ -10,12 +10,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use marginal::engine::Limits;
 use marginal::engine::bench::position;
 use marginal::params::Margins;
 use marginal::scoring::games::game::{
     DrawRule, EnginePlayer, GameConfig, GameOutcome, GameRecord, MoveLimit, Player, PlayerError,
-    PlayerMove, ResignRule, Termination, play_game,
+    PlayerMove, ResignRule, Termination, Turn, play_game,
 };
 use marginal::scoring::games::matches::{
     MATCH_REPORT_FORMAT, MatchConfig, MatchReport, MatchResult, MatchStats, PairRecord, run_match,
@@ -59,7 +58,8 @@ impl Player for Scripted {
     fn new_game(&mut self) {
         self.next = 0;
     }
-    fn choose(&mut self, pos: &Chess, _: &[u64], _: &Limits) -> Result<PlayerMove, PlayerError> {
+    fn choose(&mut self, turn: &Turn<'_>) -> Result<PlayerMove, PlayerError> {
+        let pos = turn.position;
         std::thread::sleep(self.delay);
         self.seen.lock().unwrap().push(pos.clone());
         let mv = match self.moves.get(self.next) {

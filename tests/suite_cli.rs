@@ -109,7 +109,7 @@ fn results_do_not_depend_on_thread_count() {
             .num_threads(threads)
             .build()
             .unwrap()
-            .install(|| suite::run(positions, &Margins::default(), &config, hint, &|| {}))
+            .install(|| suite::run(positions, &Margins::default().into(), &config, hint, &|| {}))
     };
     let one = run(1, None);
     let costs = suite::costs(&one);
@@ -220,12 +220,12 @@ fn the_json_report_is_what_the_library_returns() {
                 weight: 3.0,
                 ..ObjectiveParams::default()
             },
-            reference: Margins::off(),
+            reference: Margins::off().into(),
             cache_dir: Some(cache),
         },
         None,
     );
-    let score = scorer.score(&Margins::default().with("futility_margin", 200));
+    let score = scorer.score(&Margins::default().with("futility_margin", 200).into());
     assert_eq!(score.positions.len(), 10);
     assert_eq!(report, serde_json::to_value(&score).unwrap());
     std::fs::remove_dir_all(dir).unwrap();

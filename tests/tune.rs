@@ -42,7 +42,7 @@ fn a_short_tune_writes_a_file_that_parses_back_and_is_reproducible() {
     let margins = marginal::formats::tuned::read(&path).unwrap();
     let file = TunedFile::read(&path).unwrap();
     assert_eq!(file.format, "marginal-tuned/1");
-    assert_eq!(file.margins, margins);
+    assert_eq!(file.setting().margins(), margins);
     assert_eq!(file.tuned.len(), 4);
     assert_eq!(file.validation.positions + file.training.positions, 30);
     let names: Vec<&str> = file.training.sets.iter().map(|s| s.name.as_str()).collect();

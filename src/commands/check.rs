@@ -14,7 +14,9 @@ use marginal::scoring::games::stats::SprtDecision;
 use marginal::tune::file::{Side, TunedFile};
 use marginal::tune::games::match_summary;
 
-use super::{Failed, UserError, count, progress_bar, threads, threads_arg, whole_pairs, writable};
+use super::{
+    EngineArgs, Failed, UserError, count, progress_bar, threads, threads_arg, whole_pairs, writable,
+};
 
 /// Arguments of `marginal check`.
 #[derive(Args)]
@@ -22,6 +24,10 @@ pub struct CheckArgs {
     /// The tuned file (`marginal-tuned/1`). Its suites are looked for as recorded (relative to
     /// the working directory), then relative to the file's directory and its ancestors.
     file: PathBuf,
+    /// The external engine the file was tuned for (its engine file or command): the figures
+    /// are measured with it.
+    #[command(flatten)]
+    engine: EngineArgs,
     /// Also play the tuned set against the defaults, at most N games, stopped by the
     /// non-regression SPRT nElo [-1.75, 0.25] (fishtest's bounds): H0 accepted is a regression.
     #[arg(long, value_name = "N", value_parser = count::<u32, 1>)]
@@ -36,6 +42,16 @@ pub struct CheckArgs {
     /// Worker threads (default: all cores; at most 256). Results are identical for any count.
     #[arg(long, value_parser = threads_arg())]
     threads: Option<usize>,
+}
+
+/// The engine given on the command line, if any.
+fn engine(args: &CheckArgs) -> Result<Option<std::sync::Arc<marginal::engine::EngineDef>>> {
+    let given = args.engine.engine.is_some() || args.engine.engine_cmd.is_some();
+    Ok(if given {
+        Some(args.engine.def()?)
+    } else {
+        None
+    })
 }
 
 /// Changed positions printed per side (the JSON report has them all).
@@ -56,7 +72,8 @@ pub fn run(args: CheckArgs) -> Result<()> {
         })
         .into());
     }
-    let prepared = check::prepare(&args.file, file).map_err(UserError::from_display)?;
+    let prepared =
+        check::prepare(&args.file, file, engine(&args)?).map_err(UserError::from_display)?;
     let threads = threads(args.threads);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -304,7 +321,8 @@ fn write_update(
 /// position by position, so the totals are shown and the file gets its outcomes.
 fn update_without_outcomes(args: &CheckArgs, file: TunedFile) -> Result<()> {
     let recorded = (file.training.clone(), file.validation.clone());
-    let prepared = check::prepare(&args.file, file).map_err(UserError::from_display)?;
+    let prepared =
+        check::prepare(&args.file, file, engine(args)?).map_err(UserError::from_display)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads(args.threads))
         .build()

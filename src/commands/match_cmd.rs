@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::Args;
+use marginal::engine::Setting;
 use marginal::formats::{Fnv, openings};
 use marginal::scoring::games::game::{
     DrawRule, EnginePlayer, GameConfig, MoveLimit, Player, ResignRule,
@@ -29,20 +30,28 @@ use shakmaty::EnPassantMode;
 use shakmaty::fen::Fen;
 
 use super::{
-    Failed, INTERRUPTED_STATUS, Interrupted, UserError, count, depth_arg, hash_arg, margins_from,
-    progress_bar, threads, threads_arg, whole_pairs,
+    Failed, INTERRUPTED_STATUS, Interrupted, UserError, count, depth_arg, engine_def, hash_arg,
+    progress_bar, setting_from, threads, threads_arg, whole_pairs,
 };
 
 /// Arguments of `marginal match`.
 #[derive(Args)]
 pub struct MatchArgs {
     /// Engine A's margin set: a built-in name (default, off, bare, sound), a tuned .json file,
-    /// or name=value assignments.
+    /// or name=value assignments (for an external engine: default, off, its tuned file, or
+    /// assignments to its rows).
     #[arg(long)]
     a: String,
     /// Engine B's margin set.
     #[arg(long)]
     b: String,
+    /// Engine A is an external UCI engine described by this engine file (default: marginal's
+    /// own engine).
+    #[arg(long, value_name = "FILE")]
+    a_engine: Option<PathBuf>,
+    /// Engine B is an external UCI engine described by this engine file.
+    #[arg(long, value_name = "FILE")]
+    b_engine: Option<PathBuf>,
     /// Opening book: one FEN/EPD position a line.
     #[arg(long, default_value = "data/openings/UHO_4060_v2_2k.epd")]
     openings: PathBuf,
@@ -217,7 +226,7 @@ fn limit_option(limit: MoveLimit) -> String {
 /// Everything that decides the games of a match (for `--resume` to check), as canonical text.
 fn settings(
     args: &MatchArgs,
-    margins: (&marginal::params::Margins, &marginal::params::Margins),
+    margins: (&Setting, &Setting),
     book: &[shakmaty::Chess],
     config: &MatchConfig,
 ) -> resume::Settings {
@@ -232,7 +241,16 @@ fn settings(
     }
     let game = &config.game;
     let none = || "none".to_string();
-    vec![
+    let engine = |setting: &Setting| {
+        let def = setting.def();
+        format!(
+            "{} ({}, {})",
+            def.name,
+            def.source.as_deref().unwrap_or(""),
+            def.signature()
+        )
+    };
+    let mut listed = vec![
         ("--a", args.a.clone()),
         ("margins of A", margins.0.to_string()),
         ("--b", args.b.clone()),
@@ -263,13 +281,24 @@ fn settings(
                 format!("{},{},{},{}", p.elo0, p.elo1, p.alpha, p.beta)
             }),
         ),
-    ]
+    ];
+    // Only an external engine adds a line, so the records of earlier matches still resume.
+    for (key, setting) in [("engine of A", margins.0), ("engine of B", margins.1)] {
+        if !setting.def().is_builtin() {
+            listed.push((key, engine(setting)));
+        }
+    }
+    listed
 }
 
 /// Runs the command.
 pub fn run(args: MatchArgs) -> Result<()> {
-    let margins_a = margins_from(&args.a, &[]).map_err(|e| UserError(format!("--a: {e}")))?;
-    let margins_b = margins_from(&args.b, &[]).map_err(|e| UserError(format!("--b: {e}")))?;
+    let engine_a = engine_def(args.a_engine.as_deref(), None, &[])?;
+    let engine_b = engine_def(args.b_engine.as_deref(), None, &[])?;
+    let margins_a =
+        setting_from(&engine_a, &args.a, &[]).map_err(|e| UserError(format!("--a: {e}")))?;
+    let margins_b =
+        setting_from(&engine_b, &args.b, &[]).map_err(|e| UserError(format!("--b: {e}")))?;
     let limit = match (&args.tc, args.depth, args.nodes) {
         (Some(tc), _, _) => parse_tc(tc)?,
         (None, Some(d), _) => MoveLimit::Depth(d.clamp(1, 100)),
@@ -312,8 +341,16 @@ pub fn run(args: MatchArgs) -> Result<()> {
     let settings = settings(&args, (&margins_a, &margins_b), &positions, &config);
     openings::shuffle(&mut positions, args.seed);
     let total_pairs = config.games.div_ceil(2) as usize;
-    let name_a = format!("A {}", args.a);
-    let name_b = format!("B {}", args.b);
+    let named = |side: &str, spec: &str, setting: &Setting| {
+        let def = setting.def();
+        if def.is_builtin() {
+            format!("{side} {spec}")
+        } else {
+            format!("{side} {} {spec}", def.name)
+        }
+    };
+    let name_a = named("A", &args.a, &margins_a);
+    let name_b = named("B", &args.b, &margins_b);
 
     // The output files are opened before the first game, so a bad path fails at once; a PGN's
     // games are checked (and an unfinished pair cut off) before the JSON report is touched.
@@ -345,10 +382,12 @@ pub fn run(args: MatchArgs) -> Result<()> {
         .transpose()?;
 
     let hash = args.hash;
-    let factory_a =
-        || -> Box<dyn Player> { Box::new(EnginePlayer::new(name_a.clone(), margins_a, hash)) };
-    let factory_b =
-        || -> Box<dyn Player> { Box::new(EnginePlayer::new(name_b.clone(), margins_b, hash)) };
+    let factory_a = || -> Box<dyn Player> {
+        Box::new(EnginePlayer::new(name_a.clone(), margins_a.clone(), hash))
+    };
+    let factory_b = || -> Box<dyn Player> {
+        Box::new(EnginePlayer::new(name_b.clone(), margins_b.clone(), hash))
+    };
 
     let limit_text = match limit {
         MoveLimit::Nodes(n) => format!("{n} nodes/move"),

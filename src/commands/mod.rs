@@ -8,16 +8,19 @@ pub mod suite;
 pub mod tune;
 
 use std::io::IsTerminal;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use clap::builder::RangedU64ValueParser;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
 use marginal::engine::tt::TranspositionTable;
-use marginal::engine::{MAX_DEPTH, MAX_HASH_MB};
+use marginal::engine::{EngineDef, MAX_DEPTH, MAX_HASH_MB, Setting};
+use marginal::formats::engine_file::EngineFile;
 use marginal::formats::tuned;
-use marginal::params::Margins;
+use marginal::params::{Margins, ParamError};
 use marginal::scoring::suite::RunConfig;
 use marginal::scoring::suite::objective::{DEFAULT_EARLY, DEFAULT_WEIGHT, ObjectiveParams};
+use marginal::tune::file::TunedFile;
 use serde::{Deserialize, Serialize};
 
 /// An error in what the user gave (a file, an option, a margin set): exit status 2.
@@ -68,6 +71,135 @@ pub fn resolve(spec: &str) -> Result<Margins, UserError> {
         "margin set '{spec}': not a built-in set ({}), a .json file, or name=value assignments",
         Margins::BUILTIN_NAMES.join(", ")
     )))
+}
+
+/// Which engine a command searches with: marginal's own (the default), an engine file, or an
+/// engine command whose rows come from its own `option` lines.
+#[derive(clap::Args, Clone, Default, Serialize, Deserialize)]
+pub struct EngineArgs {
+    /// An external UCI engine described by an engine file (TOML: command, options and the
+    /// tunable rows; see the README's "Any UCI engine").
+    #[arg(long, value_name = "FILE", conflicts_with = "engine_cmd")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<PathBuf>,
+    /// An external UCI engine by its command line; its tunable rows are the spin options named
+    /// by --engine-options, with min, max and default from its own `option` lines.
+    #[arg(long, value_name = "CMD", requires = "engine_options")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine_cmd: Option<String>,
+    /// With --engine-cmd: the options to tune, comma-separated, each `Name` or `Name=OFF`
+    /// (its value in the reference run; default: the engine's default).
+    #[arg(
+        long,
+        value_name = "NAMES",
+        value_delimiter = ',',
+        requires = "engine_cmd"
+    )]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub engine_options: Vec<String>,
+}
+
+impl EngineArgs {
+    /// The engine these arguments name.
+    ///
+    /// # Errors
+    /// A bad engine file, or an engine command that does not start or lacks an option.
+    pub fn def(&self) -> Result<Arc<EngineDef>, UserError> {
+        engine_def(
+            self.engine.as_deref(),
+            self.engine_cmd.as_deref(),
+            &self.engine_options,
+        )
+    }
+}
+
+/// The engine of an engine file, of an engine command with the options to tune, or marginal's
+/// own.
+///
+/// # Errors
+/// As [`EngineArgs::def`].
+pub fn engine_def(
+    file: Option<&Path>,
+    command: Option<&str>,
+    options: &[String],
+) -> Result<Arc<EngineDef>, UserError> {
+    match (file, command) {
+        (Some(path), _) => {
+            let file = EngineFile::read(path).map_err(UserError::from_display)?;
+            Ok(Arc::new(EngineDef::from_file(&file)))
+        }
+        (None, Some(command)) => EngineDef::from_command(command, options)
+            .map(Arc::new)
+            .map_err(UserError::from_display),
+        (None, None) => Ok(EngineDef::builtin()),
+    }
+}
+
+/// A margin set of `def`'s engine as users write it: for marginal's own engine as
+/// [`resolve`]; for an external one `default`, `off`, a tuned file of that engine, or
+/// `name=value` assignments (row names or UCI option names) on top of its defaults.
+///
+/// # Errors
+/// An unknown name or row, a bad value, a file of another engine.
+pub fn resolve_for(def: &Arc<EngineDef>, spec: &str) -> Result<Setting, UserError> {
+    if def.is_builtin() {
+        return resolve(spec).map(Setting::from);
+    }
+    let spec = spec.trim();
+    let path = Path::new(spec);
+    match spec {
+        "default" => Ok(Setting::defaults(def)),
+        "off" => Ok(Setting::off(def)),
+        _ if spec.ends_with(".json") || path.is_file() => {
+            let file = TunedFile::read(path).map_err(UserError::from_display)?;
+            if file.engine.is_none() {
+                return Err(UserError(format!(
+                    "{spec}: a margin set of marginal's own engine, not of {}",
+                    def.name
+                )));
+            }
+            file.margins
+                .resolve(def)
+                .map_err(|e| UserError(format!("{spec}: {e}")))
+        }
+        _ if spec.contains('=') => {
+            let mut setting = Setting::defaults(def);
+            for assignment in spec.split(',').filter(|a| !a.trim().is_empty()) {
+                apply(&mut setting, assignment)
+                    .map_err(|e| UserError(format!("margin set '{spec}': {e}")))?;
+            }
+            Ok(setting)
+        }
+        _ => Err(UserError(format!(
+            "margin set '{spec}': for {} give default, off, a tuned .json file of it, or name=value assignments",
+            def.name
+        ))),
+    }
+}
+
+/// Applies one `name=value` assignment to a setting.
+fn apply(setting: &mut Setting, assignment: &str) -> Result<(), ParamError> {
+    let (name, value) = assignment
+        .split_once('=')
+        .ok_or_else(|| ParamError::NotAssignment(assignment.to_string()))?;
+    setting.set(name.trim(), value)
+}
+
+/// A setting of `def`'s engine from `--margins SPEC` plus `--set name=value` overrides.
+///
+/// # Errors
+/// As [`resolve_for`], or a bad override.
+pub fn setting_from(
+    def: &Arc<EngineDef>,
+    spec: &str,
+    sets: &[String],
+) -> Result<Setting, UserError> {
+    let mut setting = resolve_for(def, spec)?;
+    for assignment in sets {
+        apply(&mut setting, assignment)
+            .map_err(|e| UserError(format!("--set {assignment}: {e}")))?;
+    }
+    Ok(setting)
 }
 
 /// A margin set from `--margins SPEC` plus `--set name=value` overrides.

@@ -1,10 +1,12 @@
 //! `marginal suite`: scores a margin set on EPD suites against a reference run.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::Args;
+use marginal::engine::EngineDef;
 use marginal::scoring::suite::{
     LoadedSuites, Objective, Phase, PositionScore, RunConfig, ScorerOptions, SuiteLimit,
     SuiteScore, SuiteScorer, default_cache_dir, load_suites,
@@ -12,8 +14,8 @@ use marginal::scoring::suite::{
 use serde::Serialize;
 
 use super::{
-    ScoringArgs, UserError, count, depth_arg, margins_from, progress_bar, resolve, threads,
-    threads_arg, writable,
+    EngineArgs, ScoringArgs, UserError, count, depth_arg, progress_bar, resolve_for, setting_from,
+    threads, threads_arg, writable,
 };
 
 /// Arguments of `marginal suite`.
@@ -22,8 +24,12 @@ pub struct SuiteArgs {
     /// EPD suite files (e.g. data/suites/wac.epd).
     #[arg(required = true)]
     files: Vec<PathBuf>,
+    /// The engine: marginal's own (default), or an external UCI engine.
+    #[command(flatten)]
+    engine: EngineArgs,
     /// Margin set to score: a built-in name (default, off, bare, sound), a tuned .json file, or
-    /// name=value assignments.
+    /// name=value assignments. For an external engine: default, off, its tuned file, or
+    /// assignments to its rows.
     #[arg(long, default_value = "default")]
     margins: String,
     /// Override one parameter (repeatable), e.g. --set frontier=150.
@@ -35,7 +41,8 @@ pub struct SuiteArgs {
     /// Fixed node budget per position (at least 1).
     #[arg(long, value_parser = count::<u64, 1>)]
     nodes: Option<u64>,
-    /// Reference run: `off` (no pruning), another built-in set, a tuned file or assignments.
+    /// Reference run: `off` (no pruning; for an external engine its rows at their off values
+    /// and its reference options), another built-in set, a tuned file or assignments.
     #[arg(long, default_value = "off")]
     reference: String,
     /// Worker threads (default: all cores; at most 256). Results are identical for any count.
@@ -81,7 +88,7 @@ struct RunReport<'a> {
 }
 
 /// The limit, objective weights and scorer options the arguments ask for.
-pub fn options(args: &SuiteArgs) -> Result<ScorerOptions, UserError> {
+pub fn options(args: &SuiteArgs, def: &Arc<EngineDef>) -> Result<ScorerOptions, UserError> {
     let limit = match (args.depth, args.nodes) {
         (_, Some(n)) => SuiteLimit::Nodes(n),
         (Some(d), None) => SuiteLimit::Depth(d),
@@ -93,7 +100,7 @@ pub fn options(args: &SuiteArgs) -> Result<ScorerOptions, UserError> {
             hash_mb: args.scoring.hash,
         },
         objective: args.scoring.params(),
-        reference: resolve(&args.reference)?,
+        reference: resolve_for(def, &args.reference)?,
         cache_dir: (!args.no_cache)
             .then(|| args.cache_dir.clone().unwrap_or_else(default_cache_dir)),
     })
@@ -101,8 +108,9 @@ pub fn options(args: &SuiteArgs) -> Result<ScorerOptions, UserError> {
 
 /// Runs the command.
 pub fn run(args: SuiteArgs) -> Result<()> {
-    let margins = margins_from(&args.margins, &args.set)?;
-    let options = options(&args)?;
+    let def = args.engine.def()?;
+    let margins = setting_from(&def, &args.margins, &args.set)?;
+    let options = options(&args, &def)?;
     if let Some(out) = &args.json {
         writable(out, "--json")?;
     }

@@ -7,17 +7,17 @@ use anyhow::{Context, Result};
 use argmin::core::observers::Observe;
 use argmin::core::{Error, KV, State};
 use clap::Args;
-use marginal::engine::bench;
+use marginal::engine::{EngineDef, Setting, bench};
 use marginal::formats::tuned::TUNED_FORMAT;
 use marginal::formats::{Fnv, write_atomic};
-use marginal::params::Margins;
 use marginal::scoring::paired::PairedComparison;
 use marginal::scoring::suite::{
     LoadedSuites, RunConfig, ScorerOptions, SuiteLimit, SuiteScorer, default_cache_dir,
 };
 use marginal::tune::cost::{SuiteCost, log_path};
 use marginal::tune::file::{
-    Paired, Provenance, ScheduleRow, Side, SuiteSource, SuiteSources, TunedFile,
+    EngineRecord, Paired, Provenance, ScheduleRow, Side, SuiteSource, SuiteSources, TunedFile,
+    Values,
 };
 use marginal::tune::pareto;
 use marginal::tune::space::{DEFAULT_PARAMS, ScheduleEnd, Space};
@@ -26,7 +26,8 @@ use marginal::tune::{SplitError, run_spsa};
 use serde::{Deserialize, Serialize};
 
 use super::{
-    ScoringArgs, UserError, count, depth_arg, positive, threads, threads_arg, whole_pairs, writable,
+    EngineArgs, ScoringArgs, UserError, count, depth_arg, positive, threads, threads_arg,
+    whole_pairs, writable,
 };
 
 mod games;
@@ -49,8 +50,14 @@ pub struct TuneArgs {
     /// both).
     #[arg(long, num_args = 1.., value_name = "FILE")]
     holdout: Vec<PathBuf>,
-    /// Parameters to tune (names, UCI names or aliases), comma-separated.
-    #[arg(long, value_delimiter = ',', default_values_t = DEFAULT_PARAMS.map(String::from))]
+    /// The engine to tune: marginal's own (default), or an external UCI engine's options.
+    #[command(flatten)]
+    #[serde(flatten)]
+    engine: EngineArgs,
+    /// Parameters to tune (names, UCI names or aliases), comma-separated (default: the four
+    /// seed margins frontier, prefrontier, razor and delta; for an external engine every row
+    /// of its engine file).
+    #[arg(long, value_delimiter = ',')]
     params: Vec<String>,
     /// Narrow a parameter's range: name=MIN..MAX (repeatable).
     #[arg(long, value_name = "NAME=MIN..MAX")]
@@ -249,7 +256,16 @@ pub fn run(args: TuneArgs) -> Result<()> {
         }
         None => args,
     };
-    let base = Margins::default();
+    let mut args = args;
+    let def = args.engine.def()?;
+    if args.params.is_empty() {
+        args.params = if def.is_builtin() {
+            DEFAULT_PARAMS.map(String::from).to_vec()
+        } else {
+            def.rows.iter().map(|r| r.name.clone()).collect()
+        };
+    }
+    let base = Setting::defaults(&def);
     let bounds: Vec<&str> = args.bounds.iter().map(String::as_str).collect();
     let names: Vec<&str> = args.params.iter().map(String::as_str).collect();
     let c_end: Vec<&str> = args.c_end.iter().map(String::as_str).collect();
@@ -293,13 +309,13 @@ pub fn run(args: TuneArgs) -> Result<()> {
             hash_mb: args.scoring.hash,
         },
         objective: args.scoring.params(),
-        reference: Margins::off(),
+        reference: Setting::off(&def),
         cache_dir: Some(default_cache_dir()),
     };
     let dir = args.checkpoint_dir();
     std::fs::create_dir_all(&dir)
         .with_context(|| format!("cannot create checkpoint directory {}", dir.display()))?;
-    let run_id = run_id(&args, &train, &validation)?;
+    let run_id = run_id(&args, &def, &train, &validation)?;
     write_atomic(
         &dir.join("args.json"),
         serde_json::to_string_pretty(&args)?.as_bytes(),
@@ -372,9 +388,9 @@ pub fn run(args: TuneArgs) -> Result<()> {
 
     // Judge: tuned, the defaults and off, on training and on validation positions.
     let sets = [
-        ("tuned", tuned),
-        ("default", Margins::default()),
-        ("off", Margins::off()),
+        ("tuned", tuned.clone()),
+        ("default", Setting::defaults(&def)),
+        ("off", Setting::off(&def)),
     ];
     let (train_side, validation_side) = pool.install(|| {
         (
@@ -397,7 +413,7 @@ pub fn run(args: TuneArgs) -> Result<()> {
         (Some(n), Some(setup)) => Some(games::run_confirm(
             &args,
             setup,
-            tuned,
+            tuned.clone(),
             whole_pairs(n, "--confirm"),
         )),
         _ => None,
@@ -412,7 +428,8 @@ pub fn run(args: TuneArgs) -> Result<()> {
     let records = iterations.lock().unwrap_or_else(|e| e.into_inner()).clone();
     let file = TunedFile {
         format: TUNED_FORMAT.to_string(),
-        margins: tuned,
+        engine: EngineRecord::of(&def),
+        margins: Values::of(&tuned),
         tuned: space.dims.iter().map(|d| d.name.to_string()).collect(),
         training: train_side,
         validation: validation_side,
@@ -422,8 +439,12 @@ pub fn run(args: TuneArgs) -> Result<()> {
         },
         provenance: Provenance {
             marginal: env!("CARGO_PKG_VERSION").to_string(),
-            engine_bench_nodes: bench::SIGNATURE_NODES,
-            engine_signature: format!("{:016x}", bench::signature()),
+            engine_bench_nodes: if def.is_builtin() {
+                bench::SIGNATURE_NODES
+            } else {
+                0
+            },
+            engine_signature: def.signature(),
             run: run_id,
             objective: args.objective.name().to_string(),
             solver: args.solver.name().to_string(),
@@ -493,7 +514,7 @@ pub fn plot(path: &std::path::Path) -> Result<()> {
         .map(|r| format!("{}={}..{}", r.name, r.lower, r.upper))
         .collect();
     let bounds: Vec<&str> = bounds.iter().map(String::as_str).collect();
-    let space = Space::new(Margins::default(), &names, &bounds)
+    let space = Space::new(Setting::defaults(&file.def()), &names, &bounds)
         .map_err(|e| UserError(format!("{}: {e}", path.display())))?;
     let svg = solver::write_svg(path, &file, &space)?;
     println!("plot written to {}", svg.display());
@@ -522,6 +543,7 @@ fn split(args: &TuneArgs) -> Result<(LoadedSuites, LoadedSuites), UserError> {
 /// refused.
 fn run_id(
     args: &TuneArgs,
+    def: &EngineDef,
     train: &LoadedSuites,
     validation: &LoadedSuites,
 ) -> Result<String, serde_json::Error> {
@@ -536,7 +558,11 @@ fn run_id(
     }
     h.write(&train.content_hash.to_le_bytes());
     h.write(&validation.content_hash.to_le_bytes());
-    h.write(&bench::signature().to_le_bytes());
+    if def.is_builtin() {
+        h.write(&bench::signature().to_le_bytes());
+    } else {
+        h.write(def.signature().as_bytes());
+    }
     Ok(format!("{:016x}", h.finish()))
 }
 

@@ -6,10 +6,12 @@
 pub mod bench;
 pub mod board;
 pub mod eval;
+pub mod external;
 pub mod ordering;
 pub mod perft;
 pub mod search;
 mod sets;
+pub mod setting;
 pub mod technique;
 pub mod tt;
 
@@ -25,4 +27,5 @@ pub const MAX_HASH_MB: usize = 16_384;
 /// `MAX_PLY - 8`).
 pub const MAX_DEPTH: u32 = 100;
 pub use search::{Limits, SearchResult, Searcher};
+pub use setting::{EngineDef, Searched, Setting, Worker};
 pub use technique::{PruneStats, Technique};

@@ -5,6 +5,7 @@
 //! The first stage of the data flow: this folder imports nothing from the engine, scoring or
 //! commands (only the parameter table, for margin sets).
 
+pub mod engine_file;
 pub mod epd;
 pub mod openings;
 pub mod tuned;

@@ -19,7 +19,7 @@ use rand_chacha::ChaCha8Rng;
 use super::space::Space;
 use super::spsa::SpsaProblem;
 use crate::formats::Fnv;
-use crate::params::Margins;
+
 use crate::scoring::suite::SuiteScorer;
 
 /// One evaluated candidate: what the optimizer saw, and its parts.
@@ -200,7 +200,7 @@ impl SuiteCost {
         let mut evaluation = match cached {
             Some(e) => Evaluation { cached: true, ..e },
             None => {
-                let margins: Margins = self.space.margins_of(values);
+                let margins = self.space.margins_of(values);
                 let o = match batch {
                     Some(b) => self.scorer.objective_on(&margins, &b.indices),
                     None => self.scorer.score(&margins).objective,

@@ -5,11 +5,17 @@
 //! the value; [`crate::formats::tuned::read`] reads just the margins of any margin file.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::engine::external::UciProgram;
+use crate::engine::setting::Program;
+use crate::engine::{EngineDef, Setting};
+use crate::params::{ParamError, Row};
+
 use crate::formats::tuned::{TUNED_FORMAT, TunedError, line_of};
-use crate::params::Margins;
 use crate::scoring::games::game::MoveLimit;
 use crate::scoring::games::matches::MatchReport;
 use crate::scoring::paired::PairedComparison;
@@ -27,8 +33,11 @@ use super::space::Space;
 pub struct TunedFile {
     /// Always [`TUNED_FORMAT`].
     pub format: String,
+    /// The external engine that was tuned (absent: marginal's own engine).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<EngineRecord>,
     /// The full tuned margin set (untuned rows keep the base set's values).
-    pub margins: Margins,
+    pub margins: Values,
     /// The table names of the rows that were tuned.
     pub tuned: Vec<String>,
     /// The tuned set, the defaults and `off` on the training positions.
@@ -54,6 +63,88 @@ pub struct TunedFile {
     /// --update` measured them again after the run (else the run's engine measured them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub measured: Option<Measured>,
+}
+
+/// A margin set as a file records it: each row's name and value (booleans for the built-in
+/// engine's switches), read back against the engine's rows by [`Values::resolve`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Values(pub serde_json::Map<String, serde_json::Value>);
+
+impl Values {
+    /// The values of a setting.
+    pub fn of(setting: &Setting) -> Values {
+        match serde_json::to_value(setting) {
+            Ok(serde_json::Value::Object(map)) => Values(map),
+            _ => Values(serde_json::Map::new()),
+        }
+    }
+
+    /// The setting these values give `def`'s engine (rows not named keep their defaults).
+    ///
+    /// # Errors
+    /// An unknown row, a value that is not a number (or a boolean for a switch), or out of range.
+    pub fn resolve(&self, def: &Arc<EngineDef>) -> Result<Setting, ParamError> {
+        let mut setting = Setting::defaults(def);
+        for (name, value) in &self.0 {
+            let text = match value {
+                serde_json::Value::Bool(b) => b.to_string(),
+                serde_json::Value::Number(n) => n.to_string(),
+                other => other.to_string(),
+            };
+            setting.set(name, &text)?;
+        }
+        Ok(setting)
+    }
+}
+
+/// The external engine a file was tuned for: enough to name, export and re-measure its rows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EngineRecord {
+    /// Its name.
+    pub name: String,
+    /// The engine file (or `--engine-cmd ...`) it was described by.
+    pub source: String,
+    /// The description's digest (hex).
+    pub signature: String,
+    /// Its tunable rows.
+    pub rows: Vec<Row>,
+    /// Options its reference run set on top of the rows' off values.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reference_options: Vec<(String, String)>,
+}
+
+impl EngineRecord {
+    /// The record of an external engine (None for the built-in one).
+    pub fn of(def: &EngineDef) -> Option<EngineRecord> {
+        (!def.is_builtin()).then(|| EngineRecord {
+            name: def.name.clone(),
+            source: def.source.clone().unwrap_or_default(),
+            signature: def.signature(),
+            rows: def.rows.clone(),
+            reference_options: def.reference_options.clone(),
+        })
+    }
+
+    /// The engine as recorded: its rows, but no program to run (the source is named as the
+    /// command, so a search with it fails with a message naming the file to give).
+    pub fn def(&self) -> EngineDef {
+        EngineDef {
+            name: self.name.clone(),
+            program: Program::Uci(UciProgram {
+                command: PathBuf::from(&self.source),
+                args: Vec::new(),
+                dir: None,
+                options: Vec::new(),
+                grace: Duration::from_secs(10),
+            }),
+            rows: self.rows.clone(),
+            reference_options: self.reference_options.clone(),
+            source: Some(self.source.clone()),
+            digest: u64::from_str_radix(&self.signature, 16).unwrap_or(0),
+        }
+    }
 }
 
 /// Who measured a file's figures again (`marginal check --update`).
@@ -91,18 +182,18 @@ impl Side {
     /// Scores each named set on the scorer's positions: the side's figures, with every
     /// position's outcome. The scorer's reference set is not searched again: its run is
     /// the reference run (the search is deterministic).
-    pub fn measure(scorer: &SuiteScorer, sets: &[(&str, Margins)]) -> Side {
+    pub fn measure(scorer: &SuiteScorer, sets: &[(&str, Setting)]) -> Side {
         let sets = sets
             .iter()
-            .map(|&(name, margins)| {
-                let score = if margins == scorer.options().reference {
-                    scorer.score_results(&margins, scorer.reference().to_vec())
+            .map(|(name, margins)| {
+                let score = if *margins == scorer.options().reference {
+                    scorer.score_results(margins, scorer.reference().to_vec())
                 } else {
-                    scorer.score(&margins)
+                    scorer.score(margins)
                 };
                 SetFigures {
                     name: name.to_string(),
-                    margins,
+                    margins: Values::of(margins),
                     objective: score.objective,
                     positions: score
                         .positions
@@ -138,7 +229,7 @@ pub struct SetFigures {
     /// `tuned`, `default` or `off`.
     pub name: String,
     /// The set.
-    pub margins: Margins,
+    pub margins: Values,
     /// Its objective and parts.
     pub objective: Objective,
     /// Each position's outcome, in the side's position order (files written before outcomes
@@ -399,16 +490,61 @@ impl TunedFile {
                 message: format!("not a {TUNED_FORMAT} file: {message}"),
             }
         })?;
+        let def = file.def();
+        let invalid = |name: &str, message: String| TunedError::Invalid {
+            path: path.to_path_buf(),
+            line: line_of(text, name),
+            message,
+        };
         for name in &file.tuned {
-            if Margins::find(name).is_none() {
-                return Err(TunedError::Invalid {
-                    path: path.to_path_buf(),
-                    line: line_of(text, name),
-                    message: format!("tuned parameter '{name}' is not in the parameter table"),
-                });
+            if def.find(name).is_none() {
+                return Err(invalid(
+                    name,
+                    format!("tuned parameter '{name}' is not in the parameter table"),
+                ));
             }
         }
+        let sets = std::iter::once(&file.margins).chain(
+            file.training
+                .sets
+                .iter()
+                .chain(&file.validation.sets)
+                .map(|s| &s.margins),
+        );
+        for values in sets {
+            values.resolve(&def).map_err(|e| {
+                let name = match &e {
+                    ParamError::Unknown(n) => n.clone(),
+                    ParamError::BadValue { name, .. } | ParamError::OutOfRange { name, .. } => {
+                        name.clone()
+                    }
+                    ParamError::NotAssignment(n) => n.clone(),
+                };
+                invalid(&name, e.to_string())
+            })?;
+        }
         Ok(file)
+    }
+
+    /// The engine the file was tuned for: marginal's own, or the recorded external one.
+    pub fn def(&self) -> Arc<EngineDef> {
+        match &self.engine {
+            None => EngineDef::builtin(),
+            Some(record) => Arc::new(record.def()),
+        }
+    }
+
+    /// The tuned margin set, for the file's engine (checked when the file was read).
+    pub fn setting(&self) -> Setting {
+        self.setting_for(&self.def())
+    }
+
+    /// The tuned margin set for `def` (an engine given on the command line for the recorded
+    /// one); rows it lacks keep their defaults.
+    pub fn setting_for(&self, def: &Arc<EngineDef>) -> Setting {
+        self.margins
+            .resolve(def)
+            .unwrap_or_else(|_| Setting::defaults(def))
     }
 
     /// Reads a tuned file.

@@ -68,7 +68,7 @@ use shakmaty::Chess;
 use super::checkpoint::JsonCheckpoint;
 use super::space::Space;
 use super::spsa::{Spsa, SpsaProblem, SpsaState};
-use crate::params::Margins;
+use crate::engine::Setting;
 use crate::scoring::games::game::{EnginePlayer, GameConfig, Player};
 use crate::scoring::games::matches::{MatchConfig, MatchReport, MatchResult, run_match};
 use crate::scoring::games::stats::{
@@ -256,15 +256,15 @@ impl GamesProblem {
     }
 
     /// Plays `a` against `b` for the configured pairs from opening `first` on.
-    fn play(&self, a: Margins, b: Margins, first: usize) -> MatchResult {
+    fn play(&self, a: Setting, b: Setting, first: usize) -> MatchResult {
         let len = self.openings.len();
         let pairs = self.settings.pairs.max(1) as usize;
         let window: Vec<Chess> = (0..pairs)
             .map(|i| self.openings[(first + i) % len].clone())
             .collect();
         let hash = self.settings.hash_mb;
-        let factory_a = || -> Box<dyn Player> { Box::new(EnginePlayer::new("A", a, hash)) };
-        let factory_b = || -> Box<dyn Player> { Box::new(EnginePlayer::new("B", b, hash)) };
+        let factory_a = || -> Box<dyn Player> { Box::new(EnginePlayer::new("A", a.clone(), hash)) };
+        let factory_b = || -> Box<dyn Player> { Box::new(EnginePlayer::new("B", b.clone(), hash)) };
         let config = MatchConfig {
             game: self.settings.game,
             games: 2 * pairs as u32,
@@ -435,16 +435,18 @@ pub fn confirm_openings(book: &[Chess], seed: u64) -> Vec<Chess> {
 /// `config` says (at most `config.games` games, stopped by `config.sprt`) and returns the
 /// match report. `on_pair` sees the games played so far after each pair (for progress).
 pub fn confirm(
-    tuned: Margins,
-    baseline: Margins,
+    tuned: Setting,
+    baseline: Setting,
     openings: &[Chess],
     config: &MatchConfig,
     hash_mb: usize,
     on_pair: &mut dyn FnMut(u64),
 ) -> MatchReport {
-    let factory_a = || -> Box<dyn Player> { Box::new(EnginePlayer::new("tuned", tuned, hash_mb)) };
-    let factory_b =
-        || -> Box<dyn Player> { Box::new(EnginePlayer::new("baseline", baseline, hash_mb)) };
+    let factory_a =
+        || -> Box<dyn Player> { Box::new(EnginePlayer::new("tuned", tuned.clone(), hash_mb)) };
+    let factory_b = || -> Box<dyn Player> {
+        Box::new(EnginePlayer::new("baseline", baseline.clone(), hash_mb))
+    };
     let result = run_match(&factory_a, &factory_b, openings, config, &mut |_, s| {
         on_pair(s.games)
     });
@@ -497,6 +499,7 @@ pub fn match_summary(report: &MatchReport, accept_h1: &str, accept_h0: &str) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::params::Margins;
     use crate::scoring::games::game::MoveLimit;
     use shakmaty::Position;
 

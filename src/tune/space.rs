@@ -3,7 +3,8 @@
 
 use std::fmt;
 
-use crate::params::{Margins, PARAMS, ParamKind};
+use crate::engine::Setting;
+use crate::params::ParamKind;
 
 /// The parameters tuned by default: the four seed margins.
 pub const DEFAULT_PARAMS: [&str; 4] = ["frontier", "prefrontier", "razor", "delta"];
@@ -75,10 +76,10 @@ pub enum ScheduleEnd {
 /// One tuned dimension: a row of the parameter table with its (possibly narrowed) bounds.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Dim {
-    /// Index into [`PARAMS`].
+    /// Index into the engine's rows.
     pub index: usize,
-    /// The table name.
-    pub name: &'static str,
+    /// The row's name.
+    pub name: String,
     /// Smallest value tried (inclusive).
     pub lower: i32,
     /// Largest value tried (inclusive).
@@ -92,8 +93,9 @@ pub struct Dim {
 /// The tuned dimensions on top of a base margin set (the untuned parameters keep its values).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Space {
-    /// Where untuned parameters come from, and where tuning starts.
-    pub base: Margins,
+    /// Where untuned parameters come from, and where tuning starts (its engine's rows are the
+    /// parameters).
+    pub base: Setting,
     /// The tuned dimensions, in the order given.
     pub dims: Vec<Dim>,
 }
@@ -105,20 +107,28 @@ impl Space {
     /// # Errors
     /// Unknown, untunable or repeated names; malformed bounds, bounds outside the table or with
     /// min > max, bounds for an untuned parameter; no parameter at all.
-    pub fn new(base: Margins, names: &[&str], bounds: &[&str]) -> Result<Space, SpaceError> {
+    pub fn new(
+        base: impl Into<Setting>,
+        names: &[&str],
+        bounds: &[&str],
+    ) -> Result<Space, SpaceError> {
+        let base: Setting = base.into();
+        let def = base.def().clone();
         let mut dims: Vec<Dim> = Vec::new();
         for name in names.iter().map(|n| n.trim()).filter(|n| !n.is_empty()) {
-            let index = Margins::find(name).ok_or_else(|| SpaceError::Unknown(name.into()))?;
-            let spec = &PARAMS[index];
+            let index = def
+                .find(name)
+                .ok_or_else(|| SpaceError::Unknown(name.into()))?;
+            let spec = &def.rows[index];
             if spec.kind != ParamKind::Spin || spec.step <= 0 {
-                return Err(SpaceError::NotTunable(spec.name.into()));
+                return Err(SpaceError::NotTunable(spec.name.clone()));
             }
             if dims.iter().any(|d| d.index == index) {
-                return Err(SpaceError::Twice(spec.name.into()));
+                return Err(SpaceError::Twice(spec.name.clone()));
             }
             dims.push(Dim {
                 index,
-                name: spec.name,
+                name: spec.name.clone(),
                 lower: spec.min,
                 upper: spec.max,
                 c_end: f64::from(spec.step),
@@ -136,16 +146,17 @@ impl Space {
                 min.trim().parse().map_err(|_| bad())?,
                 max.trim().parse().map_err(|_| bad())?,
             );
-            let index =
-                Margins::find(name.trim()).ok_or_else(|| SpaceError::Unknown(name.into()))?;
-            let spec = &PARAMS[index];
+            let index = def
+                .find(name.trim())
+                .ok_or_else(|| SpaceError::Unknown(name.into()))?;
+            let spec = &def.rows[index];
             let dim = dims
                 .iter_mut()
                 .find(|d| d.index == index)
-                .ok_or_else(|| SpaceError::BoundsUntuned(spec.name.into()))?;
+                .ok_or_else(|| SpaceError::BoundsUntuned(spec.name.clone()))?;
             if min > max || min < spec.min || max > spec.max {
                 return Err(SpaceError::OutOfTable {
-                    name: spec.name.into(),
+                    name: spec.name.clone(),
                     min,
                     max,
                     table_min: spec.min,
@@ -190,15 +201,18 @@ impl Space {
             let selected: Vec<&mut Dim> = match name {
                 None => self.dims.iter_mut().collect(),
                 Some(name) => {
-                    let index =
-                        Margins::find(name).ok_or_else(|| SpaceError::Unknown(name.into()))?;
+                    let index = self
+                        .base
+                        .def()
+                        .find(name)
+                        .ok_or_else(|| SpaceError::Unknown(name.into()))?;
                     let dim = self
                         .dims
                         .iter_mut()
                         .find(|d| d.index == index)
                         .ok_or_else(|| SpaceError::ScheduleUntuned {
                             flag,
-                            name: PARAMS[index].name.into(),
+                            name: self.base.def().rows[index].name.clone(),
                         })?;
                     vec![dim]
                 }
@@ -217,7 +231,7 @@ impl Space {
     pub fn start(&self) -> Vec<f64> {
         self.dims
             .iter()
-            .map(|d| f64::from(self.base.get_index(d.index).clamp(d.lower, d.upper)))
+            .map(|d| f64::from(self.base.values()[d.index].clamp(d.lower, d.upper)))
             .collect()
     }
 
@@ -239,13 +253,13 @@ impl Space {
     }
 
     /// The margin set a point stands for (see [`Space::values`]).
-    pub fn margins(&self, x: &[f64]) -> Margins {
+    pub fn margins(&self, x: &[f64]) -> Setting {
         self.margins_of(&self.values(x))
     }
 
     /// The margin set of integer values of the tuned parameters.
-    pub fn margins_of(&self, values: &[i32]) -> Margins {
-        let mut m = self.base;
+    pub fn margins_of(&self, values: &[i32]) -> Setting {
+        let mut m = self.base.clone();
         for (d, &v) in self.dims.iter().zip(values) {
             m.set_index(d.index, v);
         }
@@ -253,10 +267,10 @@ impl Space {
     }
 
     /// The tuned parameters' values in a margin set.
-    pub fn values_of(&self, margins: &Margins) -> Vec<i32> {
+    pub fn values_of(&self, margins: &Setting) -> Vec<i32> {
         self.dims
             .iter()
-            .map(|d| margins.get_index(d.index))
+            .map(|d| margins.values()[d.index])
             .collect()
     }
 
@@ -287,11 +301,12 @@ impl fmt::Display for Space {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::params::Margins;
 
     #[test]
     fn default_space_is_the_four_seed_margins() {
         let s = Space::new(Margins::default(), &DEFAULT_PARAMS, &[]).unwrap();
-        let names: Vec<_> = s.dims.iter().map(|d| d.name).collect();
+        let names: Vec<_> = s.dims.iter().map(|d| d.name.as_str()).collect();
         assert_eq!(
             names,
             [
@@ -302,7 +317,7 @@ mod tests {
             ]
         );
         assert_eq!(s.start(), vec![125.0, 500.0, 980.0, 200.0]);
-        assert_eq!(s.margins(&s.start()), Margins::default());
+        assert_eq!(s.margins(&s.start()), Setting::from(Margins::default()));
         assert_eq!(s.dims[0].c_end, 10.0);
     }
 
@@ -313,7 +328,7 @@ mod tests {
         assert_eq!(s.values(&[-1e9]), vec![50]);
         assert_eq!(s.values(&[1e9]), vec![300]);
         assert_eq!(s.values(&[f64::NAN]), vec![50]);
-        assert_eq!(s.margins(&[301.0]).futility_margin(), 300);
+        assert_eq!(s.margins(&[301.0]).margins().futility_margin(), 300);
         let base = Margins::default().with("futility_margin", 10);
         let s = Space::new(base, &["frontier"], &["frontier=50..300"]).unwrap();
         assert_eq!(s.start(), vec![50.0]);

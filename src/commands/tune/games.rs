@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use argmin::core::observers::Observe;
+use marginal::engine::Setting;
 use marginal::formats::{Fnv, openings, read_bytes};
-use marginal::params::Margins;
 use marginal::scoring::games::game::{GameConfig, MoveLimit};
 use marginal::scoring::games::matches::{MatchConfig, MatchReport};
 use marginal::scoring::games::stats::SprtParams;
@@ -227,7 +227,7 @@ pub fn record(problem: &GamesProblem, setup: &GamesSetup) -> GamesRecord {
 }
 
 /// `--confirm GAMES`: the tuned set against the defaults with the SPRT, printed in one line.
-pub fn run_confirm(args: &TuneArgs, setup: &GamesSetup, tuned: Margins, games: u32) -> MatchReport {
+pub fn run_confirm(args: &TuneArgs, setup: &GamesSetup, tuned: Setting, games: u32) -> MatchReport {
     let book = confirm_openings(&setup.book, args.seed);
     let config = MatchConfig {
         game: GameConfig {
@@ -251,9 +251,10 @@ pub fn run_confirm(args: &TuneArgs, setup: &GamesSetup, tuned: Margins, games: u
         u64::from(config.games.div_ceil(2) * 2),
         "[{bar:30}] {pos}/{len} confirmation games",
     );
+    let baseline = Setting::defaults(tuned.def());
     let report = confirm(
         tuned,
-        Margins::default(),
+        baseline,
         &book,
         &config,
         args.scoring.hash,

@@ -128,7 +128,7 @@ pub fn recorder(
     if setup.kind.is_spsa() {
         return Ok(recorder);
     }
-    let names: Vec<&'static str> = space.dims.iter().map(|d| d.name).collect();
+    let names: Vec<String> = space.dims.iter().map(|d| d.name.clone()).collect();
     let mut best = f64::NEG_INFINITY;
     Ok(recorder.on_record(move |r: &IterationRecord| {
         let margins: Vec<String> = names

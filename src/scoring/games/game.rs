@@ -8,8 +8,7 @@ use serde::{Deserialize, Serialize};
 use shakmaty::{Chess, Color, Move, Position};
 
 use crate::engine::search::MATE_BOUND;
-use crate::engine::{Board, Limits, Searcher};
-use crate::params::Margins;
+use crate::engine::{Board, Limits, Setting, Worker};
 
 /// A move chosen by a player.
 #[derive(Debug, Clone, Copy)]
@@ -25,35 +24,57 @@ pub struct PlayerMove {
 #[error("{0}")]
 pub struct PlayerError(pub String);
 
-/// Anything that can play: marginal's own engine with a margin set, or later an external UCI
-/// engine. The match code sees only this trait.
+/// What a player is asked to move in: the game so far and the limit.
+#[derive(Debug, Clone, Copy)]
+pub struct Turn<'a> {
+    /// The game's start position.
+    pub start: &'a Chess,
+    /// The moves played from it.
+    pub moves: &'a [Move],
+    /// The position they reach, which has legal moves.
+    pub position: &'a Chess,
+    /// The Zobrist keys of the game's earlier positions (oldest first), for repetitions.
+    pub history: &'a [u64],
+    /// The limit of this move.
+    pub limits: &'a Limits,
+}
+
+/// Anything that can play: marginal's own engine or an external UCI engine, each with a
+/// margin set ([`EnginePlayer`]), or a test's scripted player. The match code sees only this
+/// trait.
 pub trait Player: Send {
     /// The name written into PGN headers.
     fn name(&self) -> &str;
     /// Called before each game (clears learnt state).
     fn new_game(&mut self);
-    /// Chooses a move in `position`, which has legal moves. `history` holds the keys of the
-    /// game's earlier positions (oldest first), for repetitions.
-    fn choose(
-        &mut self,
-        position: &Chess,
-        history: &[u64],
-        limits: &Limits,
-    ) -> Result<PlayerMove, PlayerError>;
+    /// Chooses a move.
+    ///
+    /// # Errors
+    /// The player cannot move (an external engine's fault): the game is lost by it, with the
+    /// reason.
+    fn choose(&mut self, turn: &Turn<'_>) -> Result<PlayerMove, PlayerError>;
 }
 
-/// marginal's engine playing with a given margin set and its own transposition table.
+/// An engine playing with a margin set: marginal's own search with its own transposition
+/// table, or an external engine's process (restarted after a fault).
 pub struct EnginePlayer {
     name: String,
-    searcher: Searcher,
+    worker: Worker,
+    /// A fault of `new_game`, reported by the next move.
+    pending: Option<String>,
 }
 
 impl EnginePlayer {
-    /// A player named `name` searching with `margins` and a `hash_mb` table.
-    pub fn new(name: impl Into<String>, margins: Margins, hash_mb: usize) -> EnginePlayer {
+    /// A player named `name` searching with `setting` and a `hash_mb` table.
+    pub fn new(
+        name: impl Into<String>,
+        setting: impl Into<Setting>,
+        hash_mb: usize,
+    ) -> EnginePlayer {
         EnginePlayer {
             name: name.into(),
-            searcher: Searcher::new(hash_mb, margins),
+            worker: Worker::new(&setting.into(), hash_mb),
+            pending: None,
         }
     }
 }
@@ -64,25 +85,27 @@ impl Player for EnginePlayer {
     }
 
     fn new_game(&mut self) {
-        self.searcher.clear();
+        self.pending = self.worker.new_game().err().map(|f| f.to_string());
     }
 
-    fn choose(
-        &mut self,
-        position: &Chess,
-        history: &[u64],
-        limits: &Limits,
-    ) -> Result<PlayerMove, PlayerError> {
+    fn choose(&mut self, turn: &Turn<'_>) -> Result<PlayerMove, PlayerError> {
+        if let Some(fault) = self.pending.take() {
+            return Err(PlayerError(fault));
+        }
         let r = self
-            .searcher
-            .search_keys(position, history, limits, &mut |_| {});
+            .worker
+            .search(
+                turn.start,
+                turn.moves,
+                turn.history,
+                turn.position,
+                turn.limits,
+            )
+            .map_err(|f| PlayerError(f.to_string()))?;
         let mv = r
             .best_move
             .ok_or_else(|| PlayerError("no move in a position with legal moves".into()))?;
-        Ok(PlayerMove {
-            mv,
-            score: Some(r.score),
-        })
+        Ok(PlayerMove { mv, score: r.score })
     }
 }
 
@@ -378,7 +401,13 @@ pub fn play_game_until(
             Color::Black => black,
         };
         let started = Instant::now();
-        let chosen = player.choose(pos, &keys, &limits);
+        let chosen = player.choose(&Turn {
+            start: opening,
+            moves: &moves,
+            position: pos,
+            history: &keys,
+            limits: &limits,
+        });
         let spent = started.elapsed();
         if let MoveLimit::Clock { increment, .. } = config.limit {
             let clock = &mut clocks[side as usize];
@@ -468,6 +497,7 @@ fn adjudicate(config: &GameConfig, scores: &[Option<i32>], fullmove: u32) -> Opt
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::params::Margins;
 
     #[test]
     fn results_and_terminations_read_back_from_their_pgn_text() {

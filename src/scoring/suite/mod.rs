@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::Serialize;
 
-use crate::engine::{PruneStats, bench};
+use crate::engine::{PruneStats, Setting};
 use crate::formats::SkippedLine;
 use crate::params::Margins;
 pub use load::{LoadedSuites, SuiteError, SuiteFile, load_suites};
@@ -45,8 +45,9 @@ pub struct ScorerOptions {
     pub config: RunConfig,
     /// Objective weights.
     pub objective: ObjectiveParams,
-    /// The reference margin set (the yardstick; `off` by default).
-    pub reference: Margins,
+    /// The reference setting (the yardstick; the built-in engine's `off` by default, an
+    /// external engine's rows at their off values).
+    pub reference: Setting,
     /// Where reference runs are cached (`None`: no cache).
     pub cache_dir: Option<PathBuf>,
 }
@@ -56,7 +57,7 @@ impl Default for ScorerOptions {
         ScorerOptions {
             config: RunConfig::default(),
             objective: ObjectiveParams::default(),
-            reference: Margins::off(),
+            reference: Margins::off().into(),
             cache_dir: Some(default_cache_dir()),
         }
     }
@@ -106,7 +107,7 @@ pub struct PositionScore {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ReferenceInfo {
     /// Its margin set.
-    pub margins: Margins,
+    pub margins: Setting,
 }
 
 /// Everything a candidate scored: the deterministic result of [`SuiteScorer::score`]. The JSON
@@ -123,8 +124,11 @@ pub struct SuiteScore {
     pub limit: SuiteLimit,
     /// Transposition table per search, megabytes.
     pub hash_mb: usize,
+    /// The engine file (or `--engine-cmd`) of an external engine; absent for marginal's own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub engine: Option<String>,
     /// The candidate margin set.
-    pub margins: Margins,
+    pub margins: Setting,
     /// The reference.
     pub reference: ReferenceInfo,
     /// Objective weights.
@@ -196,14 +200,14 @@ impl SuiteScorer {
     }
 
     /// Runs `margins` over every position and scores it against the reference.
-    pub fn score(&self, margins: &Margins) -> SuiteScore {
+    pub fn score(&self, margins: &Setting) -> SuiteScore {
         let results = self.run(margins);
         self.score_results(margins, results)
     }
 
     /// Searches every position with `margins` (most expensive first; results in position
     /// order).
-    pub fn run(&self, margins: &Margins) -> Vec<PositionResult> {
+    pub fn run(&self, margins: &Setting) -> Vec<PositionResult> {
         let total = self.suites.positions.len();
         let done = AtomicUsize::new(0);
         let on_done = || {
@@ -230,7 +234,7 @@ impl SuiteScorer {
     ///
     /// # Panics
     /// If an index is out of range.
-    pub fn objective_on(&self, margins: &Margins, indices: &[usize]) -> Objective {
+    pub fn objective_on(&self, margins: &Setting, indices: &[usize]) -> Objective {
         let positions: Vec<SuitePosition> = indices
             .iter()
             .map(|&i| self.suites.positions[i].clone())
@@ -252,7 +256,7 @@ impl SuiteScorer {
     ///
     /// # Panics
     /// If `results` is not one result per position.
-    pub fn score_results(&self, margins: &Margins, results: Vec<PositionResult>) -> SuiteScore {
+    pub fn score_results(&self, margins: &Setting, results: Vec<PositionResult>) -> SuiteScore {
         let params = &self.options.objective;
         let suites = self
             .suites
@@ -282,13 +286,14 @@ impl SuiteScorer {
             .collect();
         SuiteScore {
             marginal: env!("CARGO_PKG_VERSION"),
-            engine_signature: format!("{:016x}", bench::signature()),
+            engine_signature: margins.def().signature(),
             suites,
             limit: self.options.config.limit,
             hash_mb: self.options.config.hash_mb,
-            margins: *margins,
+            engine: margins.def().source.clone(),
+            margins: margins.clone(),
             reference: ReferenceInfo {
-                margins: self.options.reference,
+                margins: self.options.reference.clone(),
             },
             objective_params: *params,
             objective,

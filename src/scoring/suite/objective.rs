@@ -148,6 +148,8 @@ mod tests {
             nodes,
             found_at,
             prunes: PruneStats::default(),
+            fault: None,
+            overshot: false,
         }
     }
 

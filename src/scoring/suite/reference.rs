@@ -9,9 +9,8 @@ use std::path::{Path, PathBuf};
 
 use super::load::LoadedSuites;
 use super::run::{self, PositionResult, RunConfig};
-use crate::engine::bench;
+use crate::engine::Setting;
 use crate::formats::{Fnv, write_atomic};
-use crate::params::Margins;
 
 /// The directory for cached reference runs: `$MARGINAL_CACHE_DIR`, else `.marginal-cache`.
 pub fn default_cache_dir() -> PathBuf {
@@ -20,11 +19,16 @@ pub fn default_cache_dir() -> PathBuf {
 }
 
 /// The cache key of a reference run.
-pub fn reference_key(suites: &LoadedSuites, margins: &Margins, config: &RunConfig) -> u64 {
+pub fn reference_key(suites: &LoadedSuites, setting: &Setting, config: &RunConfig) -> u64 {
     let mut h = Fnv::new();
     h.write(&suites.content_hash.to_le_bytes());
-    h.write(&bench::signature().to_le_bytes());
-    h.write(margins.to_string().as_bytes());
+    h.write(setting.def().signature().as_bytes());
+    h.write(setting.to_string().as_bytes());
+    if !setting.def().is_builtin() {
+        for (name, value) in setting.uci_options() {
+            h.write(format!("{name}={value};").as_bytes());
+        }
+    }
     h.write(format!("{:?}", config).as_bytes());
     h.finish()
 }
@@ -44,7 +48,7 @@ pub struct Reference {
 /// ignored and rewritten. `on_done` is called once per position searched.
 pub fn reference_run(
     suites: &LoadedSuites,
-    margins: &Margins,
+    setting: &Setting,
     config: &RunConfig,
     cache_dir: Option<&Path>,
     on_done: &(dyn Fn() + Sync),
@@ -52,7 +56,7 @@ pub fn reference_run(
     let path = cache_dir.map(|dir| {
         dir.join(format!(
             "reference-{:016x}.json",
-            reference_key(suites, margins, config)
+            reference_key(suites, setting, config)
         ))
     });
     if let Some(path) = &path
@@ -66,7 +70,7 @@ pub fn reference_run(
             warnings: Vec::new(),
         };
     }
-    let results = run::run(&suites.positions, margins, config, None, on_done);
+    let results = run::run(&suites.positions, setting, config, None, on_done);
     let mut warnings = Vec::new();
     if let Some(path) = &path {
         let written = serde_json::to_vec(&results)

@@ -6,10 +6,11 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use shakmaty::Move;
 
-use crate::engine::{Limits, PruneStats, Searcher};
+use std::sync::Mutex;
+
+use crate::engine::{Limits, PruneStats, Setting, Worker};
 use crate::formats::epd::EpdRecord;
 use crate::formats::uci_move;
-use crate::params::Margins;
 
 /// The per-position search limit of a suite run. Both are deterministic.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -94,6 +95,14 @@ pub struct PositionResult {
     pub found_at: u64,
     /// What each pruning technique cut.
     pub prunes: PruneStats,
+    /// An external engine's fault on this position (crash, hang, illegal move, garbage): the
+    /// position is scored unsolved, at the reference's node count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fault: Option<String>,
+    /// An external engine went past the node budget and was stopped; the last PV within the
+    /// budget was taken.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub overshot: bool,
 }
 
 impl PositionResult {
@@ -127,61 +136,104 @@ pub fn judge(record: &EpdRecord, best: Option<Move>) -> (bool, u32, u32) {
     }
 }
 
-/// Searches one position from a cleared searcher.
+/// Searches one position from a cleared worker. A fault of an external engine gives an
+/// unsolved result carrying the reason, with `fault_nodes` as its node count.
 pub fn run_one(
-    searcher: &mut Searcher,
+    worker: &mut Worker,
     position: &SuitePosition,
     config: &RunConfig,
+    fault_nodes: u64,
 ) -> PositionResult {
-    searcher.clear();
     let record = &position.record;
-    let r = searcher.search(&record.position, &[], &config.limit.limits(), &mut |_| {});
-    let (solved, points, max_points) = judge(record, r.best_move);
-    PositionResult {
+    let found = worker.new_game().and_then(|()| {
+        worker.search(
+            &record.position,
+            &[],
+            &[],
+            &record.position,
+            &config.limit.limits(),
+        )
+    });
+    let mut result = PositionResult {
         suite: position.suite.clone(),
         line: record.line,
         id: record.id.clone(),
-        best_move: r.best_move.map(uci_move),
-        solved,
-        points,
-        max_points,
-        score: r.score,
-        depth: r.depth,
-        nodes: r.nodes,
-        found_at: r.best_move_nodes,
-        prunes: r.prunes,
+        best_move: None,
+        solved: false,
+        points: 0,
+        max_points: judge(record, None).2,
+        score: 0,
+        depth: 0,
+        nodes: fault_nodes,
+        found_at: fault_nodes,
+        prunes: PruneStats::default(),
+        fault: None,
+        overshot: false,
+    };
+    match found {
+        Ok(r) => {
+            let (solved, points, max_points) = judge(record, r.best_move);
+            result.best_move = r.best_move.map(uci_move);
+            (result.solved, result.points, result.max_points) = (solved, points, max_points);
+            result.score = r.score.unwrap_or(0);
+            result.depth = r.depth;
+            result.nodes = r.nodes;
+            result.found_at = r.found_at;
+            result.prunes = r.prunes;
+            result.overshot = r.overshot;
+        }
+        Err(fault) => {
+            if let Some(max) = record.points.iter().map(|(_, p)| *p).max() {
+                result.max_points = max;
+            }
+            result.fault = Some(fault.to_string());
+        }
     }
+    result
 }
 
-/// Runs `margins` over `positions` on the current rayon pool (install a pool to choose the
+/// Runs `setting` over `positions` on the current rayon pool (install a pool to choose the
 /// thread count). `on_done` is called once per finished position (for progress bars).
 /// Results come back in the order of `positions`.
 ///
 /// `cost_hint` (e.g. the reference run's node counts) schedules the most expensive positions
 /// first, one per task, so no thread is left finishing a long search alone at the end. It
-/// changes only the schedule, never a result.
+/// changes only the schedule, never a result; it is also the node count given to a position
+/// an external engine faulted on (a fault neither speeds nor slows the run).
+///
+/// Workers (searchers, or external engine processes) are pooled: at most one per thread, each
+/// cleared before every position.
 pub fn run(
     positions: &[SuitePosition],
-    margins: &Margins,
+    setting: &Setting,
     config: &RunConfig,
     cost_hint: Option<&[u64]>,
     on_done: &(dyn Fn() + Sync),
 ) -> Vec<PositionResult> {
     let mut order: Vec<usize> = (0..positions.len()).collect();
-    if let Some(costs) = cost_hint.filter(|c| c.len() == positions.len()) {
+    let costs = cost_hint.filter(|c| c.len() == positions.len());
+    if let Some(costs) = costs {
         order.sort_by_key(|&i| std::cmp::Reverse(costs[i]));
     }
+    let fault_nodes = |i: usize| match (costs, config.limit) {
+        (Some(c), _) => c[i],
+        (None, SuiteLimit::Nodes(n)) => n,
+        (None, SuiteLimit::Depth(_)) => 0,
+    };
+    let pool: Mutex<Vec<Worker>> = Mutex::new(Vec::new());
     let mut done: Vec<(usize, PositionResult)> = order
         .par_iter()
         .with_max_len(1)
-        .map_init(
-            || Searcher::new(config.hash_mb, *margins),
-            |searcher, &i| {
-                let result = run_one(searcher, &positions[i], config);
-                on_done();
-                (i, result)
-            },
-        )
+        .map(|&i| {
+            let taken = pool.lock().ok().and_then(|mut p| p.pop());
+            let mut worker = taken.unwrap_or_else(|| Worker::new(setting, config.hash_mb));
+            let result = run_one(&mut worker, &positions[i], config, fault_nodes(i));
+            if let Ok(mut p) = pool.lock() {
+                p.push(worker);
+            }
+            on_done();
+            (i, result)
+        })
         .collect();
     done.sort_by_key(|(i, _)| *i);
     done.into_iter().map(|(_, r)| r).collect()

@@ -1,0 +1,625 @@
+//! An external UCI engine as a child process: start, handshake, options, searches, and the
+//! faults an engine can commit (crash, hang, illegal move, garbage), each turned into a
+//! [`Fault`] with its reason instead of a hang or a panic.
+//!
+//! Every child is registered until it is reaped, so [`kill_all`] (called on Ctrl-C, on errors
+//! and at exit) leaves no engine process behind; dropping a [`UciProcess`] kills and reaps it.
+//!
+//! Engines that ignore `go nodes` (Toga II 3.0 searches on) are sent `stop` as soon as they
+//! report more nodes than the budget; the last PV reported within the budget is taken and the
+//! result is flagged ([`Found::overshot`]).
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use shakmaty::fen::Fen;
+use shakmaty::uci::UciMove;
+use shakmaty::{Chess, EnPassantMode, Move, Position};
+
+use super::Limits;
+use super::search::MATE;
+use crate::formats::excerpt;
+
+/// How to start an external engine and what to set on it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UciProgram {
+    /// The program.
+    pub command: PathBuf,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// Working directory.
+    pub dir: Option<PathBuf>,
+    /// Options set right after the handshake, in order (`setoption name N value V`).
+    pub options: Vec<(String, String)>,
+    /// Grace before a silent engine counts as hung.
+    pub grace: Duration,
+}
+
+/// What went wrong with an engine: the position is scored unsolved, the game lost by it, and
+/// the process is killed and started afresh for the next one.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Fault {
+    /// The program could not be started.
+    #[error("engine could not be started: {0}")]
+    Start(String),
+    /// The process ended (or closed its output).
+    #[error("engine crashed ({0})")]
+    Crashed(String),
+    /// No answer within the time allowed.
+    #[error("engine hung: no {what} within {secs:.1} s")]
+    Hung {
+        /// What it did not send.
+        what: &'static str,
+        /// How long it was given, seconds.
+        secs: f64,
+    },
+    /// A move that is not legal in the position.
+    #[error("engine played an illegal move '{0}'")]
+    Illegal(String),
+    /// A line that should have been UCI and was not.
+    #[error("engine sent garbage: '{0}'")]
+    Garbage(String),
+}
+
+/// One `option` an engine declared.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeclaredOption {
+    /// Its name.
+    pub name: String,
+    /// Its type (`spin`, `check`, `combo`, `string`, `button`).
+    pub kind: String,
+    /// Its default, as written.
+    pub default: Option<String>,
+    /// Smallest value (spins).
+    pub min: Option<i64>,
+    /// Largest value (spins).
+    pub max: Option<i64>,
+}
+
+/// Parses an `option name ... type ...` line.
+pub fn parse_option(line: &str) -> Option<DeclaredOption> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    if words.first() != Some(&"option") || words.get(1) != Some(&"name") {
+        return None;
+    }
+    let keys = ["type", "default", "min", "max", "var"];
+    let mut fields: HashMap<&str, String> = HashMap::new();
+    let mut key = "name";
+    let mut value: Vec<&str> = Vec::new();
+    for w in &words[2..] {
+        if keys.contains(w) && (key != "name" || *w == "type") {
+            fields.entry(key).or_insert_with(|| value.join(" "));
+            key = w;
+            value.clear();
+        } else {
+            value.push(w);
+        }
+    }
+    fields.entry(key).or_insert_with(|| value.join(" "));
+    Some(DeclaredOption {
+        name: fields.get("name")?.clone(),
+        kind: fields.get("type").cloned().unwrap_or_default(),
+        default: fields.get("default").cloned(),
+        min: fields.get("min").and_then(|m| m.parse().ok()),
+        max: fields.get("max").and_then(|m| m.parse().ok()),
+    })
+}
+
+/// What a search by an external engine found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    /// The move (None only without legal moves).
+    pub best_move: Option<Move>,
+    /// The last score reported with it, side to move's view (mate scores in marginal's scale).
+    pub score: Option<i32>,
+    /// Depth of the last iteration reported.
+    pub depth: u32,
+    /// Nodes: the engine's last count (within the budget when it overshot).
+    pub nodes: u64,
+    /// The count at which the final move became and stayed the PV's first move.
+    pub found_at: u64,
+    /// The engine went past `go nodes` and was stopped; the last PV within the budget was
+    /// taken.
+    pub overshot: bool,
+}
+
+/// A mate score in marginal's scale from a UCI `mate N` (the inverse of `mate_in`).
+pub fn mate_score(n: i32) -> i32 {
+    if n > 0 {
+        MATE - (2 * n - 1)
+    } else {
+        -(MATE + 2 * n)
+    }
+}
+
+/// One `info` line's fields that matter here.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+struct Info {
+    depth: Option<u32>,
+    score: Option<i32>,
+    nodes: Option<u64>,
+    pv_first: Option<String>,
+    multipv: Option<u32>,
+}
+
+fn parse_info(line: &str) -> Info {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let mut info = Info::default();
+    let mut i = 1;
+    while i < words.len() {
+        let next = words.get(i + 1).copied();
+        match words[i] {
+            "string" => break,
+            "depth" => info.depth = next.and_then(|v| v.parse().ok()),
+            "multipv" => info.multipv = next.and_then(|v| v.parse().ok()),
+            "nodes" => info.nodes = next.and_then(|v| v.parse().ok()),
+            "score" => {
+                let value = words.get(i + 2).and_then(|v| v.parse::<i32>().ok());
+                info.score = match next {
+                    Some("cp") => value,
+                    Some("mate") => value.map(mate_score),
+                    _ => None,
+                };
+                i += 1;
+            }
+            "pv" => {
+                info.pv_first = next.map(str::to_string);
+                break;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    info
+}
+
+/// Has the kernel kill the child when the thread that started it ends, whatever ends it
+/// (SIGKILL included), so no engine outlives marginal even when marginal cannot clean up.
+#[cfg(target_os = "linux")]
+fn die_with_parent(command: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: between fork and exec the closure calls only prctl and getppid, which are
+    // async-signal-safe, and allocates nothing.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The parent may have ended before prctl: then nobody would send the signal.
+            if libc::getppid() == 1 {
+                libc::_exit(1);
+            }
+            Ok(())
+        });
+    }
+}
+
+/// Elsewhere children are killed on drop and by [`kill_all`] only.
+#[cfg(not(target_os = "linux"))]
+fn die_with_parent(_: &mut Command) {}
+
+/// The live children, killed by [`kill_all`].
+fn registry() -> &'static Mutex<HashMap<u64, Arc<Mutex<Child>>>> {
+    static LIVE: OnceLock<Mutex<HashMap<u64, Arc<Mutex<Child>>>>> = OnceLock::new();
+    LIVE.get_or_init(Default::default)
+}
+
+/// Kills every engine process still running (Ctrl-C handlers, errors, exit). Safe to call
+/// from any thread, any number of times.
+pub fn kill_all() {
+    let live: Vec<Arc<Mutex<Child>>> = registry()
+        .lock()
+        .map(|m| m.values().cloned().collect())
+        .unwrap_or_default();
+    for child in live {
+        if let Ok(mut c) = child.lock() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+/// How many engine processes are running now.
+pub fn live_processes() -> usize {
+    registry().lock().map_or(0, |m| m.len())
+}
+
+/// A running engine.
+pub struct UciProcess {
+    id: u64,
+    child: Arc<Mutex<Child>>,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    grace: Duration,
+    /// `id name`, when it gave one.
+    pub name: Option<String>,
+    /// The options it declared.
+    pub declared: Vec<DeclaredOption>,
+}
+
+impl UciProcess {
+    /// Starts `program`, does the `uci` handshake, sets its options and `extra` ones, and
+    /// waits for `readyok`.
+    ///
+    /// # Errors
+    /// The program does not start, dies, or does not answer within the grace time.
+    pub fn start(program: &UciProgram, extra: &[(String, String)]) -> Result<UciProcess, Fault> {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let mut command = Command::new(&program.command);
+        command
+            .args(&program.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        if let Some(dir) = &program.dir {
+            command.current_dir(dir);
+        }
+        die_with_parent(&mut command);
+        let mut child = command
+            .spawn()
+            .map_err(|e| Fault::Start(format!("{}: {e}", program.command.display())))?;
+        let stdin = child.stdin.take().expect("piped stdin");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            let mut buf = Vec::new();
+            loop {
+                buf.clear();
+                match reader.read_until(b'\n', &mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {
+                        let line = String::from_utf8_lossy(&buf).trim().to_string();
+                        if tx.send(line).is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+        });
+        let id = NEXT.fetch_add(1, Ordering::Relaxed);
+        let child = Arc::new(Mutex::new(child));
+        if let Ok(mut live) = registry().lock() {
+            live.insert(id, child.clone());
+        }
+        let mut process = UciProcess {
+            id,
+            child,
+            stdin,
+            lines,
+            grace: program.grace,
+            name: None,
+            declared: Vec::new(),
+        };
+        process.send("uci")?;
+        let deadline = Instant::now() + process.grace;
+        loop {
+            let line = process.next_line(deadline, "uciok")?;
+            if line == "uciok" {
+                break;
+            }
+            if let Some(name) = line.strip_prefix("id name ") {
+                process.name = Some(name.trim().to_string());
+            } else if let Some(option) = parse_option(&line) {
+                process.declared.push(option);
+            }
+        }
+        for (name, value) in program.options.iter().chain(extra) {
+            process.send(&format!("setoption name {name} value {value}"))?;
+        }
+        process.sync()?;
+        Ok(process)
+    }
+
+    /// Whether the engine declared an option of this name (ignoring case).
+    pub fn declares(&self, name: &str) -> bool {
+        self.declared
+            .iter()
+            .any(|o| o.name.eq_ignore_ascii_case(name))
+    }
+
+    /// Sends one line (a command) to the engine.
+    ///
+    /// # Errors
+    /// The process has gone.
+    pub fn send_line(&mut self, line: &str) -> Result<(), Fault> {
+        self.send(line)
+    }
+
+    fn send(&mut self, line: &str) -> Result<(), Fault> {
+        writeln!(self.stdin, "{line}")
+            .and_then(|()| self.stdin.flush())
+            .map_err(|_| self.crashed())
+    }
+
+    /// The process has gone: how it ended.
+    fn crashed(&self) -> Fault {
+        let status = self.child.lock().ok().and_then(|mut c| {
+            // Give it a moment to be reaped after closing its output.
+            for _ in 0..50 {
+                if let Ok(Some(s)) = c.try_wait() {
+                    return Some(s.to_string());
+                }
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            None
+        });
+        Fault::Crashed(status.unwrap_or_else(|| "it closed its output".into()))
+    }
+
+    fn next_line(&mut self, deadline: Instant, what: &'static str) -> Result<String, Fault> {
+        let wait = deadline.saturating_duration_since(Instant::now());
+        match self.lines.recv_timeout(wait) {
+            Ok(line) => Ok(line),
+            Err(RecvTimeoutError::Disconnected) => Err(self.crashed()),
+            Err(RecvTimeoutError::Timeout) => Err(Fault::Hung {
+                what,
+                secs: self.grace.as_secs_f64(),
+            }),
+        }
+    }
+
+    /// `isready`, waiting for `readyok` (other lines are skipped).
+    ///
+    /// # Errors
+    /// No `readyok` within the grace time, or the process died.
+    pub fn sync(&mut self) -> Result<(), Fault> {
+        self.send("isready")?;
+        let deadline = Instant::now() + self.grace;
+        while self.next_line(deadline, "readyok")? != "readyok" {}
+        Ok(())
+    }
+
+    /// `ucinewgame` and `isready`.
+    ///
+    /// # Errors
+    /// As [`UciProcess::sync`].
+    pub fn new_game(&mut self) -> Result<(), Fault> {
+        self.send("ucinewgame")?;
+        self.sync()
+    }
+
+    /// Searches `position`, reached from `start` by `moves`, within `limits`.
+    ///
+    /// The engine is given the limit's expected time plus the grace to answer; an engine that
+    /// reports more nodes than a node budget is sent `stop`.
+    ///
+    /// # Errors
+    /// A crash, a hang (the process must then be dropped), an illegal or unreadable move.
+    pub fn search(
+        &mut self,
+        start: &Chess,
+        moves: &[Move],
+        position: &Chess,
+        limits: &Limits,
+    ) -> Result<Found, Fault> {
+        let mut setup = format!(
+            "position fen {}",
+            Fen::from_position(start, EnPassantMode::Legal)
+        );
+        if !moves.is_empty() {
+            setup.push_str(" moves");
+            for m in moves {
+                setup.push(' ');
+                setup.push_str(&crate::formats::uci_move(*m));
+            }
+        }
+        self.send(&setup)?;
+        let (go, expected) = go_command(limits, position.turn());
+        self.send(&go)?;
+        let started = Instant::now();
+        let mut deadline = started + expected + self.grace;
+        let budget = limits.nodes;
+        let mut stopped = false;
+        let mut overshot = false;
+        // (move, score, depth, nodes) of the last PV within the budget.
+        let mut last: Option<(String, Option<i32>, u32, u64)> = None;
+        let mut found_at = 0u64;
+        let mut nodes_seen = 0u64;
+        let mut depth_seen = 0u32;
+        let mut score_seen = None;
+        let bestmove = loop {
+            let line = match self.next_line(deadline, "bestmove") {
+                Err(Fault::Hung { .. }) if !stopped => {
+                    // Ask once; a healthy engine answers `stop` at once.
+                    self.send("stop")?;
+                    stopped = true;
+                    deadline = Instant::now() + Duration::from_secs(1);
+                    continue;
+                }
+                Err(Fault::Hung { .. }) => {
+                    return Err(Fault::Hung {
+                        what: "bestmove",
+                        secs: (expected + self.grace).as_secs_f64(),
+                    });
+                }
+                other => other?,
+            };
+            let Some(first) = line.split_whitespace().next() else {
+                continue;
+            };
+            match first {
+                "info" => {
+                    let info = parse_info(&line);
+                    if info.multipv.is_some_and(|k| k != 1) {
+                        continue;
+                    }
+                    let Some(nodes) = info.nodes else { continue };
+                    if budget.is_some_and(|b| nodes > b) {
+                        if !stopped {
+                            self.send("stop")?;
+                            stopped = true;
+                        }
+                        overshot = true;
+                        continue;
+                    }
+                    nodes_seen = nodes_seen.max(nodes);
+                    if let Some(d) = info.depth {
+                        depth_seen = depth_seen.max(d);
+                    }
+                    if info.score.is_some() {
+                        score_seen = info.score;
+                    }
+                    if let Some(mv) = info.pv_first {
+                        if last.as_ref().is_none_or(|(m, ..)| *m != mv) {
+                            found_at = nodes;
+                        }
+                        last = Some((mv, info.score.or(score_seen), depth_seen, nodes));
+                    }
+                }
+                "bestmove" => break line,
+                _ => {}
+            }
+        };
+        let text = bestmove.split_whitespace().nth(1).unwrap_or("").to_string();
+        let chosen = if overshot {
+            last.as_ref().map_or(text.clone(), |(m, ..)| m.clone())
+        } else {
+            text.clone()
+        };
+        let best_move = if chosen == "0000" || chosen == "(none)" {
+            if position.legal_moves().is_empty() {
+                None
+            } else {
+                return Err(Fault::Illegal(excerpt(&chosen)));
+            }
+        } else {
+            let parsed: UciMove = chosen
+                .parse()
+                .map_err(|_| Fault::Garbage(excerpt(&bestmove)))?;
+            Some(
+                parsed
+                    .to_move(position)
+                    .map_err(|_| Fault::Illegal(excerpt(&chosen)))?,
+            )
+        };
+        if best_move.is_some() && last.as_ref().is_none_or(|(m, ..)| *m != chosen) {
+            found_at = nodes_seen;
+        }
+        let (score, depth, nodes) = match (&last, overshot) {
+            (Some((_, s, d, n)), true) => (*s, *d, *n),
+            _ => (score_seen, depth_seen, nodes_seen),
+        };
+        Ok(Found {
+            best_move,
+            score,
+            depth,
+            nodes,
+            found_at,
+            overshot,
+        })
+    }
+}
+
+/// The `go` command for `limits`, and how long the search is expected to take.
+fn go_command(limits: &Limits, turn: shakmaty::Color) -> (String, Duration) {
+    let mut go = String::from("go");
+    let mut expected = Duration::ZERO;
+    if let Some(d) = limits.depth {
+        go.push_str(&format!(" depth {d}"));
+        expected += Duration::from_millis(100u64 << (d / 2).min(20));
+    }
+    if let Some(n) = limits.nodes {
+        go.push_str(&format!(" nodes {n}"));
+        // At a slow 20,000 nodes per second.
+        expected += Duration::from_millis(n / 20);
+    }
+    if let Some(t) = limits.movetime {
+        go.push_str(&format!(" movetime {}", t.as_millis()));
+        expected += t;
+    }
+    if let Some(left) = limits.time_left {
+        let inc = limits.increment.unwrap_or_default();
+        let (l, i) = (left.as_millis(), inc.as_millis());
+        go.push_str(&match turn {
+            shakmaty::Color::White => format!(" wtime {l} btime {l} winc {i} binc {i}"),
+            shakmaty::Color::Black => format!(" btime {l} wtime {l} binc {i} winc {i}"),
+        });
+        expected += left + inc;
+    }
+    if go == "go" {
+        go.push_str(" depth 1");
+    }
+    (go, expected)
+}
+
+impl Drop for UciProcess {
+    fn drop(&mut self) {
+        let _ = writeln!(self.stdin, "quit").and_then(|()| self.stdin.flush());
+        if let Ok(mut child) = self.child.lock() {
+            let mut ended = false;
+            for _ in 0..25 {
+                if let Ok(Some(_)) = child.try_wait() {
+                    ended = true;
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            if !ended {
+                let _ = child.kill();
+                let _ = child.wait();
+            }
+        }
+        if let Ok(mut live) = registry().lock() {
+            live.remove(&self.id);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::search::mate_in;
+
+    #[test]
+    fn option_lines_are_read_with_spaces_in_names() {
+        let o = parse_option("option name Futility Margin type spin default 100 min 0 max 500")
+            .unwrap();
+        assert_eq!(o.name, "Futility Margin");
+        assert_eq!(
+            (o.kind.as_str(), o.min, o.max),
+            ("spin", Some(0), Some(500))
+        );
+        assert_eq!(o.default.as_deref(), Some("100"));
+        let c = parse_option(
+            "option name NullMove Pruning type combo default Always var Always var Never",
+        )
+        .unwrap();
+        assert_eq!(
+            (c.name.as_str(), c.default.as_deref()),
+            ("NullMove Pruning", Some("Always"))
+        );
+        assert!(parse_option("id name x").is_none());
+    }
+
+    #[test]
+    fn info_lines_give_score_nodes_and_pv() {
+        let i = parse_info(
+            "info multipv 1 depth 4 seldepth 8 score cp 20 time 2 nodes 814 pv d2d4 d7d5",
+        );
+        assert_eq!(i.depth, Some(4));
+        assert_eq!(i.score, Some(20));
+        assert_eq!(i.nodes, Some(814));
+        assert_eq!(i.pv_first.as_deref(), Some("d2d4"));
+        let m = parse_info("info depth 9 score mate -3 nodes 5 pv e1e2");
+        assert_eq!(m.score.and_then(mate_in), Some(-3));
+        assert_eq!(parse_info("info string nodes 5 pv x").nodes, None);
+        for n in [1, 2, 7, -1, -4] {
+            assert_eq!(mate_in(mate_score(n)), Some(n));
+        }
+    }
+
+    #[test]
+    fn go_commands_follow_the_limits() {
+        let (go, _) = go_command(&Limits::nodes(5000), shakmaty::Color::White);
+        assert_eq!(go, "go nodes 5000");
+        let (go, _) = go_command(&Limits::depth(7), shakmaty::Color::Black);
+        assert_eq!(go, "go depth 7");
+    }
+}

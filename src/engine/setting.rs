@@ -1,0 +1,580 @@
+//! One kind of thing for every engine: an [`EngineDef`] (how to run it and its tunable rows)
+//! and a [`Setting`] (a value for each row). marginal's own engine is the built-in definition,
+//! its rows the parameter table; an external UCI engine comes from an engine file or from its
+//! own `option` lines. A [`Worker`] searches with a setting, whichever engine it is.
+
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use serde::Serialize;
+use shakmaty::{Chess, Move};
+
+use super::external::{Fault, UciProcess, UciProgram};
+use super::{Limits, PruneStats, Searcher, bench};
+use crate::formats::Fnv;
+use crate::formats::engine_file::EngineFile;
+use crate::params::{DEFAULT_R_END, Margins, ParamError, ParamKind, Row, builtin_rows};
+
+/// How an engine is run.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Program {
+    /// marginal's own search, in process.
+    Builtin,
+    /// An external UCI engine, one process per worker.
+    Uci(UciProgram),
+}
+
+/// An engine and its tunable rows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EngineDef {
+    /// Its name (PGN tags, reports).
+    pub name: String,
+    /// How it is run.
+    pub program: Program,
+    /// The rows a setting gives values to.
+    pub rows: Vec<Row>,
+    /// Options the reference run sets on top of the rows' off values.
+    pub reference_options: Vec<(String, String)>,
+    /// Where it was described: the engine file (or `--engine-cmd`), None for the built-in.
+    pub source: Option<String>,
+    /// A digest of the description (engine file content, or command and rows).
+    pub digest: u64,
+}
+
+/// Why an external engine's description cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct EngineDefError(pub String);
+
+impl EngineDef {
+    /// marginal's own engine: the parameter table.
+    pub fn builtin() -> Arc<EngineDef> {
+        static BUILTIN: OnceLock<Arc<EngineDef>> = OnceLock::new();
+        BUILTIN
+            .get_or_init(|| {
+                Arc::new(EngineDef {
+                    name: "marginal".into(),
+                    program: Program::Builtin,
+                    rows: builtin_rows(),
+                    reference_options: Vec::new(),
+                    source: None,
+                    digest: 0,
+                })
+            })
+            .clone()
+    }
+
+    /// The engine an engine file describes.
+    pub fn from_file(file: &EngineFile) -> EngineDef {
+        EngineDef {
+            name: file.name.clone(),
+            program: Program::Uci(UciProgram {
+                command: file.command.clone(),
+                args: file.args.clone(),
+                dir: file.dir.clone(),
+                options: file.options.clone(),
+                grace: Duration::from_millis(file.timeout_ms),
+            }),
+            rows: file.rows.clone(),
+            reference_options: file.reference_options.clone(),
+            source: Some(file.path.clone()),
+            digest: file.digest,
+        }
+    }
+
+    /// The engine `command` (split on whitespace: program and arguments) with rows for the
+    /// spin options named in `options`, read from the engine's own `option` lines. A name may
+    /// carry its off value, `Name=VALUE`; without one, the off value is the default (the
+    /// reference is then the engine as shipped). The step is a twentieth of the range.
+    ///
+    /// # Errors
+    /// The engine does not start or answer, or an option is unknown or not a spin.
+    pub fn from_command(command: &str, options: &[String]) -> Result<EngineDef, EngineDefError> {
+        let mut words = command.split_whitespace();
+        let program = words
+            .next()
+            .ok_or_else(|| EngineDefError("--engine-cmd is empty".into()))?;
+        let program = UciProgram {
+            command: program.into(),
+            args: words.map(str::to_string).collect(),
+            dir: None,
+            options: Vec::new(),
+            grace: Duration::from_millis(crate::formats::engine_file::DEFAULT_TIMEOUT_MS),
+        };
+        let process = UciProcess::start(&program, &[])
+            .map_err(|e| EngineDefError(format!("--engine-cmd '{command}': {e}")))?;
+        let mut rows = Vec::new();
+        for asked in options.iter().map(|o| o.trim()).filter(|o| !o.is_empty()) {
+            let (name, off) = match asked.split_once('=') {
+                Some((n, v)) => (n.trim(), Some(v.trim())),
+                None => (asked, None),
+            };
+            let declared = process
+                .declared
+                .iter()
+                .find(|o| o.name.eq_ignore_ascii_case(name))
+                .ok_or_else(|| {
+                    EngineDefError(format!(
+                        "--engine-options: '{name}' is not an option of '{command}' (it declares: {})",
+                        process
+                            .declared
+                            .iter()
+                            .map(|o| o.name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ))
+                })?;
+            let (Some(min), Some(max), Some(default)) = (
+                declared.min,
+                declared.max,
+                declared
+                    .default
+                    .as_deref()
+                    .and_then(|d| d.parse::<i64>().ok()),
+            ) else {
+                return Err(EngineDefError(format!(
+                    "--engine-options: '{}' is a {} option, not a spin with default, min and max",
+                    declared.name, declared.kind
+                )));
+            };
+            let clamp = |v: i64| v.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32;
+            let (min, max, default) = (clamp(min), clamp(max), clamp(default));
+            let off = match off {
+                None => default,
+                Some(v) => v
+                    .parse::<i32>()
+                    .ok()
+                    .filter(|v| (min..=max).contains(v))
+                    .ok_or_else(|| {
+                        EngineDefError(format!(
+                            "--engine-options: off value '{v}' of '{name}' is not an integer in [{min}, {max}]"
+                        ))
+                    })?,
+            };
+            rows.push(Row {
+                name: snake_case(&declared.name),
+                uci_name: declared.name.clone(),
+                kind: ParamKind::Spin,
+                default,
+                min,
+                max,
+                step: ((i64::from(max) - i64::from(min)) / 20).max(1) as i32,
+                r_end: DEFAULT_R_END,
+                off,
+            });
+        }
+        let mut digest = Fnv::new();
+        digest.write(command.as_bytes());
+        for r in &rows {
+            digest.write(format!("{r:?}").as_bytes());
+        }
+        Ok(EngineDef {
+            name: process.name.clone().unwrap_or_else(|| command.to_string()),
+            program: Program::Uci(program),
+            rows,
+            reference_options: Vec::new(),
+            source: Some(format!("--engine-cmd {command}")),
+            digest: digest.finish(),
+        })
+    }
+
+    /// Whether this is marginal's own engine.
+    pub fn is_builtin(&self) -> bool {
+        matches!(self.program, Program::Builtin)
+    }
+
+    /// The row named `name`: its name or UCI name (ignoring case, `_`, `-`, spaces), or for
+    /// the built-in engine also its aliases.
+    pub fn find(&self, name: &str) -> Option<usize> {
+        if self.is_builtin() {
+            return Margins::find(name);
+        }
+        self.rows.iter().position(|r| r.answers_to(name))
+    }
+
+    /// What identifies the engine's behaviour: the bench signature of the built-in engine, or
+    /// the description's digest for an external one (hex).
+    pub fn signature(&self) -> String {
+        match self.program {
+            Program::Builtin => format!("{:016x}", bench::signature()),
+            Program::Uci(_) => format!("{:016x}", self.digest),
+        }
+    }
+}
+
+/// `Futility Margin` -> `futility_margin`.
+pub fn snake_case(name: &str) -> String {
+    let mut out = String::new();
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.ends_with('_') && !out.is_empty() {
+            out.push('_');
+        }
+    }
+    let out = out.trim_end_matches('_').to_string();
+    if out.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("o_{out}")
+    } else {
+        out
+    }
+}
+
+/// A value for each row of an engine: what is searched with.
+#[derive(Clone, PartialEq)]
+pub struct Setting {
+    def: Arc<EngineDef>,
+    values: Vec<i32>,
+    reference: bool,
+}
+
+impl fmt::Debug for Setting {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Setting({}: {self})", self.def.name)
+    }
+}
+
+impl From<Margins> for Setting {
+    fn from(margins: Margins) -> Setting {
+        Setting {
+            def: EngineDef::builtin(),
+            values: margins.to_vector(),
+            reference: false,
+        }
+    }
+}
+
+impl Setting {
+    /// The engine's defaults.
+    pub fn defaults(def: &Arc<EngineDef>) -> Setting {
+        Setting {
+            def: def.clone(),
+            values: def.rows.iter().map(|r| r.default).collect(),
+            reference: false,
+        }
+    }
+
+    /// The reference: every row at its off value, plus the engine's reference options.
+    pub fn off(def: &Arc<EngineDef>) -> Setting {
+        Setting {
+            def: def.clone(),
+            values: def.rows.iter().map(|r| r.off).collect(),
+            reference: true,
+        }
+    }
+
+    /// The engine.
+    pub fn def(&self) -> &Arc<EngineDef> {
+        &self.def
+    }
+
+    /// The values, in row order.
+    pub fn values(&self) -> &[i32] {
+        &self.values
+    }
+
+    /// Whether this is the reference setting (it also sets the reference options).
+    pub fn is_reference(&self) -> bool {
+        self.reference
+    }
+
+    /// The built-in engine's margin set (for an external engine: the built-in defaults, which
+    /// nothing reads).
+    pub fn margins(&self) -> Margins {
+        if self.def.is_builtin() {
+            Margins::from_vector(&self.values)
+        } else {
+            Margins::default()
+        }
+    }
+
+    /// Sets row `index`, clamped to its range.
+    pub fn set_index(&mut self, index: usize, value: i32) {
+        let row = &self.def.rows[index];
+        self.values[index] = value.clamp(row.min, row.max);
+        self.reference = false;
+    }
+
+    /// Sets a row by name from text, checking the name and range.
+    ///
+    /// # Errors
+    /// Unknown name, bad or out-of-range value.
+    pub fn set(&mut self, name: &str, value: &str) -> Result<(), ParamError> {
+        if self.def.is_builtin() {
+            let mut m = self.margins();
+            m.set(name, value)?;
+            self.values = m.to_vector();
+            self.reference = false;
+            return Ok(());
+        }
+        let index = self
+            .def
+            .find(name)
+            .ok_or_else(|| ParamError::Unknown(name.to_string()))?;
+        let row = &self.def.rows[index];
+        let number: i64 = value.trim().parse().map_err(|_| ParamError::BadValue {
+            name: row.name.clone(),
+            value: value.trim().to_string(),
+            kind: "integer",
+        })?;
+        if number < i64::from(row.min) || number > i64::from(row.max) {
+            return Err(ParamError::OutOfRange {
+                name: row.name.clone(),
+                value: number,
+                min: row.min,
+                max: row.max,
+            });
+        }
+        self.values[index] = number as i32;
+        self.reference = false;
+        Ok(())
+    }
+
+    /// The UCI options that carry this setting (rows, then the reference options).
+    pub fn uci_options(&self) -> Vec<(String, String)> {
+        let mut options: Vec<(String, String)> = self
+            .def
+            .rows
+            .iter()
+            .zip(&self.values)
+            .map(|(r, &v)| (r.uci_name.clone(), r.uci_value(v)))
+            .collect();
+        if self.reference {
+            options.extend(self.def.reference_options.iter().cloned());
+        }
+        options
+    }
+
+    /// `(row, this value, other value)` for each row whose value differs.
+    pub fn diff<'a>(&'a self, other: &Setting) -> Vec<(&'a Row, i32, i32)> {
+        self.def
+            .rows
+            .iter()
+            .zip(self.values.iter().zip(&other.values))
+            .filter(|(_, (a, b))| a != b)
+            .map(|(r, (&a, &b))| (r, a, b))
+            .collect()
+    }
+}
+
+impl fmt::Display for Setting {
+    /// `name=value` pairs separated by spaces, in row order.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.def.is_builtin() {
+            return self.margins().fmt(f);
+        }
+        for (i, (row, v)) in self.def.rows.iter().zip(&self.values).enumerate() {
+            if i > 0 {
+                f.write_str(" ")?;
+            }
+            write!(f, "{}={v}", row.name)?;
+        }
+        Ok(())
+    }
+}
+
+impl Serialize for Setting {
+    /// The built-in engine's margin set as before; an external engine's rows as a map.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        if self.def.is_builtin() {
+            return self.margins().serialize(serializer);
+        }
+        let mut map = serializer.serialize_map(Some(self.values.len()))?;
+        for (row, v) in self.def.rows.iter().zip(&self.values) {
+            map.serialize_entry(&row.name, v)?;
+        }
+        map.end()
+    }
+}
+
+/// What one search found, whichever engine ran it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Searched {
+    /// The move (None only without legal moves).
+    pub best_move: Option<Move>,
+    /// Score, side to move's view (None when an external engine gave none).
+    pub score: Option<i32>,
+    /// Depth of the last iteration.
+    pub depth: u32,
+    /// Nodes searched.
+    pub nodes: u64,
+    /// Nodes at which the final move was found and kept.
+    pub found_at: u64,
+    /// What each technique cut (built-in engine only).
+    pub prunes: PruneStats,
+    /// An external engine went past its node budget and was stopped.
+    pub overshot: bool,
+}
+
+/// An external engine's side of a [`Worker`].
+pub struct UciWorker {
+    /// How to start it.
+    program: UciProgram,
+    /// The setting's options.
+    options: Vec<(String, String)>,
+    /// Table size to set when the engine has a `Hash` option the file does not set.
+    hash_mb: usize,
+    /// The running process.
+    process: Option<UciProcess>,
+}
+
+impl UciWorker {
+    /// The running process, started (with its options and table size) when there is none.
+    fn process(&mut self) -> Result<&mut UciProcess, Fault> {
+        if self.process.is_none() {
+            let mut p = UciProcess::start(&self.program, &self.options)?;
+            let file_sets_hash = self
+                .program
+                .options
+                .iter()
+                .any(|(n, _)| n.eq_ignore_ascii_case("Hash"));
+            if p.declares("Hash") && !file_sets_hash {
+                p.send_line(&format!("setoption name Hash value {}", self.hash_mb))?;
+                p.sync()?;
+            }
+            self.process = Some(p);
+        }
+        Ok(self.process.as_mut().expect("started above"))
+    }
+
+    /// Runs `f` on the process; a fault drops it (killed), so the next call starts afresh.
+    fn with<T>(&mut self, f: impl FnOnce(&mut UciProcess) -> Result<T, Fault>) -> Result<T, Fault> {
+        let result = self.process().and_then(f);
+        if result.is_err() {
+            self.process = None;
+        }
+        result
+    }
+}
+
+/// Searches with one setting: the built-in searcher, or one external process (started on
+/// first use, killed and started afresh after a fault).
+pub enum Worker {
+    /// marginal's own search.
+    Builtin(Box<Searcher>),
+    /// An external engine.
+    Uci(Box<UciWorker>),
+}
+
+impl Worker {
+    /// A worker searching with `setting` and a `hash_mb` table.
+    pub fn new(setting: &Setting, hash_mb: usize) -> Worker {
+        match &setting.def.program {
+            Program::Builtin => {
+                Worker::Builtin(Box::new(Searcher::new(hash_mb, setting.margins())))
+            }
+            Program::Uci(program) => Worker::Uci(Box::new(UciWorker {
+                program: program.clone(),
+                options: setting.uci_options(),
+                hash_mb,
+                process: None,
+            })),
+        }
+    }
+
+    /// Forgets everything learnt (a new game, or the next suite position).
+    ///
+    /// # Errors
+    /// An external engine that failed to start or answer (it is dropped).
+    pub fn new_game(&mut self) -> Result<(), Fault> {
+        match self {
+            Worker::Builtin(s) => {
+                s.clear();
+                Ok(())
+            }
+            Worker::Uci(w) => w.with(UciProcess::new_game),
+        }
+    }
+
+    /// Searches `position`, reached from `start` by `moves` (`keys`: the Zobrist keys of the
+    /// positions before it, for the built-in engine's repetition detection).
+    ///
+    /// # Errors
+    /// An external engine's fault (the process is dropped and restarted on the next call).
+    pub fn search(
+        &mut self,
+        start: &Chess,
+        moves: &[Move],
+        keys: &[u64],
+        position: &Chess,
+        limits: &Limits,
+    ) -> Result<Searched, Fault> {
+        match self {
+            Worker::Builtin(s) => {
+                let r = s.search_keys(position, keys, limits, &mut |_| {});
+                Ok(Searched {
+                    best_move: r.best_move,
+                    score: Some(r.score),
+                    depth: r.depth,
+                    nodes: r.nodes,
+                    found_at: r.best_move_nodes,
+                    prunes: r.prunes,
+                    overshot: false,
+                })
+            }
+            Worker::Uci(w) => {
+                let found = w.with(|p| p.search(start, moves, position, limits))?;
+                Ok(Searched {
+                    best_move: found.best_move,
+                    score: found.score,
+                    depth: found.depth,
+                    nodes: found.nodes,
+                    found_at: found.found_at,
+                    prunes: PruneStats::default(),
+                    overshot: found.overshot,
+                })
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_builtin_engine_is_its_parameter_table() {
+        let def = EngineDef::builtin();
+        assert_eq!(def.rows.len(), crate::params::PARAMS.len());
+        assert_eq!(Setting::defaults(&def).margins(), Margins::default());
+        assert_eq!(Setting::off(&def).margins(), Margins::off());
+        let s = Setting::from(Margins::default().with("frontier", 90));
+        assert_eq!(s.margins().futility_margin(), 90);
+        assert_eq!(
+            serde_json::to_string(&s).unwrap(),
+            serde_json::to_string(&s.margins()).unwrap()
+        );
+        assert_eq!(def.find("razor"), Margins::find("razor_margin"));
+    }
+
+    #[test]
+    fn external_settings_name_their_rows() {
+        let file = EngineFile::parse(
+            std::path::Path::new("t.toml"),
+            "command = \"x\"\nparams = [\"futility_margin, Futility Margin, 100, 0, 500, 10, 0.002, 500\"]\n[reference_options]\n\"Futility Pruning\" = false\n",
+        )
+        .unwrap();
+        let def = Arc::new(EngineDef::from_file(&file));
+        let mut s = Setting::defaults(&def);
+        s.set("Futility Margin", "120").unwrap();
+        assert_eq!(s.to_string(), "futility_margin=120");
+        assert!(s.set("futility_margin", "600").is_err());
+        assert_eq!(
+            serde_json::to_string(&s).unwrap(),
+            "{\"futility_margin\":120}"
+        );
+        assert_eq!(
+            Setting::off(&def).uci_options(),
+            [
+                ("Futility Margin".to_string(), "500".to_string()),
+                ("Futility Pruning".to_string(), "false".to_string())
+            ]
+        );
+        assert_eq!(
+            snake_case("Extended Futility Margin"),
+            "extended_futility_margin"
+        );
+    }
+}

@@ -1,0 +1,380 @@
+//! Engine files: how to run an external UCI engine and which of its options marginal tunes.
+//!
+//! A small TOML file:
+//!
+//! ```toml
+//! name = "Toga II 3.0"
+//! command = "/usr/games/toga2"      # a path (relative to this file) or a name on PATH
+//! args = []
+//! # dir = "."                       # working directory, relative to this file
+//! # timeout_ms = 10000              # grace before a silent engine counts as hung
+//! # name, uci option, default, min, max, step (c_end), r_end, off value
+//! params = [
+//!   "futility_margin, Futility Margin, 100, 0, 500, 10, 0.002, 500",
+//! ]
+//!
+//! [options]                         # sent to every process, before the tuned ones
+//! Hash = 16
+//! OwnBook = false
+//!
+//! [reference_options]               # sent to the reference run only (on top of the rows' off values)
+//! "Futility Pruning" = false
+//! ```
+//!
+//! (In TOML, keys after a `[table]` header belong to that table: `params` comes first.)
+//!
+//! Every error names the file and, where there is one, the line.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use super::{Fnv, excerpt};
+use crate::params::{ParamKind, Row};
+
+/// The grace (milliseconds) added to a move's expected time before a silent engine is declared
+/// hung, unless the file says otherwise.
+pub const DEFAULT_TIMEOUT_MS: u64 = 10_000;
+
+/// A parsed engine file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EngineFile {
+    /// The file, as given (for messages and provenance).
+    pub path: String,
+    /// The engine's name (PGN tags, reports); the file's stem when not given.
+    pub name: String,
+    /// The program: resolved against the file's directory when it is a relative path with a
+    /// `/`, else looked up on `PATH`.
+    pub command: PathBuf,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// Its working directory (resolved against the file's directory).
+    pub dir: Option<PathBuf>,
+    /// Options set on every process, in file order.
+    pub options: Vec<(String, String)>,
+    /// Options set on the reference run's processes only.
+    pub reference_options: Vec<(String, String)>,
+    /// The tunable rows.
+    pub rows: Vec<Row>,
+    /// Grace before a silent engine counts as hung, milliseconds.
+    pub timeout_ms: u64,
+    /// Content hash of the file (provenance, reference cache).
+    pub digest: u64,
+}
+
+/// Why an engine file cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{path}{}: {message}", line.map_or(String::new(), |l| format!(":{l}")))]
+pub struct EngineFileError {
+    /// The file.
+    pub path: String,
+    /// The line, when the problem has one.
+    pub line: Option<usize>,
+    /// What is wrong, quoting the value.
+    pub message: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Raw {
+    name: Option<String>,
+    command: toml::Spanned<String>,
+    #[serde(default)]
+    args: Vec<String>,
+    dir: Option<String>,
+    timeout_ms: Option<u64>,
+    #[serde(default)]
+    options: toml::Table,
+    #[serde(default)]
+    reference_options: toml::Table,
+    #[serde(default)]
+    params: Vec<toml::Spanned<String>>,
+}
+
+/// 1-based line of byte `offset` in `text`.
+fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+/// An option's value as UCI `setoption` writes it.
+fn option_value(value: &toml::Value) -> Option<String> {
+    match value {
+        toml::Value::String(s) => Some(s.clone()),
+        toml::Value::Integer(i) => Some(i.to_string()),
+        toml::Value::Boolean(b) => Some(b.to_string()),
+        toml::Value::Float(f) => Some(f.to_string()),
+        _ => None,
+    }
+}
+
+/// Parses one tunable row: `name, uci option, default, min, max, step, r_end, off`.
+///
+/// # Errors
+/// A message quoting the bad field.
+pub fn parse_row(text: &str) -> Result<Row, String> {
+    let fields: Vec<&str> = text.split(',').map(str::trim).collect();
+    if fields.len() != 8 {
+        return Err(format!(
+            "row '{}' has {} fields; it needs 8: name, uci option, default, min, max, step, r_end, off",
+            excerpt(text),
+            fields.len()
+        ));
+    }
+    let int = |i: usize, what: &str| -> Result<i32, String> {
+        fields[i].parse::<i32>().map_err(|_| {
+            format!(
+                "row '{}': {what} '{}' is not an integer",
+                fields[0],
+                excerpt(fields[i])
+            )
+        })
+    };
+    let name = fields[0];
+    if name.is_empty()
+        || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        || name.starts_with(|c: char| c.is_ascii_digit())
+    {
+        return Err(format!(
+            "row name '{}' must be letters, digits and _ (it names exported constants)",
+            excerpt(name)
+        ));
+    }
+    if fields[1].is_empty() {
+        return Err(format!("row '{name}': the uci option is empty"));
+    }
+    let (default, min, max, step, off) = (
+        int(2, "default")?,
+        int(3, "min")?,
+        int(4, "max")?,
+        int(5, "step")?,
+        int(7, "off")?,
+    );
+    let r_end: f64 = fields[6]
+        .parse()
+        .ok()
+        .filter(|r: &f64| r.is_finite() && *r > 0.0)
+        .ok_or_else(|| {
+            format!(
+                "row '{name}': r_end '{}' is not a positive number",
+                excerpt(fields[6])
+            )
+        })?;
+    if min > max {
+        return Err(format!("row '{name}': min {min} is above max {max}"));
+    }
+    for (what, v) in [("default", default), ("off", off)] {
+        if v < min || v > max {
+            return Err(format!(
+                "row '{name}': {what} {v} is outside [{min}, {max}]"
+            ));
+        }
+    }
+    if step <= 0 {
+        return Err(format!("row '{name}': step {step} must be positive"));
+    }
+    Ok(Row {
+        name: name.to_string(),
+        uci_name: fields[1].to_string(),
+        kind: ParamKind::Spin,
+        default,
+        min,
+        max,
+        step,
+        r_end,
+        off,
+    })
+}
+
+impl EngineFile {
+    /// Parses the text of an engine file read from `path`.
+    ///
+    /// # Errors
+    /// TOML syntax, unknown keys, a bad row, repeated names, a non-scalar option.
+    pub fn parse(path: &Path, text: &str) -> Result<EngineFile, EngineFileError> {
+        let shown = path.display().to_string();
+        let fail = |line: Option<usize>, message: String| EngineFileError {
+            path: shown.clone(),
+            line,
+            message,
+        };
+        let raw: Raw = toml::from_str(text).map_err(|e| {
+            let line = e.span().map(|s| line_of(text, s.start));
+            fail(line, e.message().trim().to_string())
+        })?;
+        let base = path.parent().unwrap_or(Path::new("")).to_path_buf();
+        let command_text = raw.command.get_ref().trim();
+        if command_text.is_empty() {
+            return Err(fail(
+                Some(line_of(text, raw.command.span().start)),
+                "command is empty".into(),
+            ));
+        }
+        let command = if command_text.contains('/') {
+            let p = PathBuf::from(command_text);
+            if p.is_absolute() { p } else { base.join(p) }
+        } else {
+            PathBuf::from(command_text)
+        };
+        let table =
+            |t: &toml::Table, key: &str| -> Result<Vec<(String, String)>, EngineFileError> {
+                t.iter()
+                    .map(|(k, v)| {
+                        option_value(v).map(|v| (k.clone(), v)).ok_or_else(|| {
+                            let hint = if k == "params" {
+                                " (params belongs before the first [table] header)"
+                            } else {
+                                ""
+                            };
+                            fail(
+                                None,
+                                format!(
+                                    "[{key}] {k}: a value must be a string, number or boolean{hint}"
+                                ),
+                            )
+                        })
+                    })
+                    .collect()
+            };
+        let mut rows: Vec<Row> = Vec::new();
+        for spanned in &raw.params {
+            let line = Some(line_of(text, spanned.span().start));
+            let row = parse_row(spanned.get_ref()).map_err(|m| fail(line, m))?;
+            if let Some(twin) = rows
+                .iter()
+                .find(|r| r.answers_to(&row.name) || r.answers_to(&row.uci_name))
+            {
+                return Err(fail(
+                    line,
+                    format!("row '{}' repeats row '{}'", row.name, twin.name),
+                ));
+            }
+            rows.push(row);
+        }
+        let name = raw
+            .name
+            .filter(|n| !n.trim().is_empty())
+            .unwrap_or_else(|| {
+                path.file_stem()
+                    .map_or("engine".into(), |s| s.to_string_lossy().into_owned())
+            });
+        let mut digest = Fnv::new();
+        digest.write(text.as_bytes());
+        Ok(EngineFile {
+            path: shown.clone(),
+            name,
+            command,
+            args: raw.args,
+            dir: raw.dir.map(|d| base.join(d)),
+            options: table(&raw.options, "options")?,
+            reference_options: table(&raw.reference_options, "reference_options")?,
+            rows,
+            timeout_ms: raw.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS),
+            digest: digest.finish(),
+        })
+    }
+
+    /// Reads and parses an engine file.
+    ///
+    /// # Errors
+    /// An unreadable file, or any error of [`EngineFile::parse`].
+    pub fn read(path: &Path) -> Result<EngineFile, EngineFileError> {
+        let text = std::fs::read(path).map_err(|e| EngineFileError {
+            path: path.display().to_string(),
+            line: None,
+            message: format!("cannot read engine file: {e}"),
+        })?;
+        let text = String::from_utf8(text).map_err(|e| EngineFileError {
+            path: path.display().to_string(),
+            line: None,
+            message: format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()),
+        })?;
+        EngineFile::parse(path, &text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TOGA: &str = r#"
+name = "Toga II 3.0"
+command = "/usr/games/toga2"
+# name, uci option, default, min, max, step, r_end, off
+params = [
+  "futility_margin, Futility Margin, 100, 0, 500, 10, 0.002, 500",
+  "delta_margin, Delta Margin, 50, 0, 500, 10, 0.002, 500",
+]
+[options]
+Hash = 16
+OwnBook = false
+[reference_options]
+"Futility Pruning" = false
+"#;
+
+    #[test]
+    fn a_file_reads_into_rows_and_options() {
+        let f = EngineFile::parse(Path::new("e/toga.toml"), TOGA).unwrap();
+        assert_eq!(f.name, "Toga II 3.0");
+        assert_eq!(f.command, PathBuf::from("/usr/games/toga2"));
+        assert_eq!(f.options.len(), 2);
+        assert!(f.options.contains(&("OwnBook".into(), "false".into())));
+        assert_eq!(
+            f.reference_options,
+            [("Futility Pruning".into(), "false".into())]
+        );
+        assert_eq!(f.rows.len(), 2);
+        assert_eq!(f.rows[0].uci_name, "Futility Margin");
+        assert_eq!(
+            (f.rows[0].default, f.rows[0].off, f.rows[0].step),
+            (100, 500, 10)
+        );
+        assert_eq!(f.timeout_ms, DEFAULT_TIMEOUT_MS);
+        let rel = EngineFile::parse(Path::new("e/x.toml"), "command = \"bin/eng\"").unwrap();
+        assert_eq!(rel.command, PathBuf::from("e/bin/eng"));
+        assert_eq!(rel.name, "x");
+    }
+
+    #[test]
+    fn errors_name_the_file_the_line_and_the_value() {
+        let cases = [
+            (
+                TOGA.replace(
+                    "0, 500, 10, 0.002, 500\",\n  \"delta",
+                    "0, 500, ten, 0.002, 500\",\n  \"delta",
+                ),
+                ":6: row 'futility_margin': step 'ten' is not an integer",
+            ),
+            (
+                TOGA.replace("100, 0, 500", "900, 0, 500"),
+                ":6: row 'futility_margin': default 900 is outside [0, 500]",
+            ),
+            (
+                TOGA.replace(
+                    "delta_margin, Delta Margin",
+                    "futility_margin, Delta Margin",
+                ),
+                ":7: row 'futility_margin' repeats",
+            ),
+            (
+                TOGA.replace(", 500\",\n  \"delta", "\",\n  \"delta"),
+                ":6: row 'futility_margin, Futility Margin, 100, 0, 500, 10, 0.002' has 7 fields",
+            ),
+            (TOGA.replace("command", "comand"), "unknown field `comand`"),
+            ("command = \"x\"\nparams = [1]".to_string(), ":2:"),
+            (
+                TOGA.replace("Hash = 16", "Hash = [16]"),
+                "[options] Hash: a value must be",
+            ),
+        ];
+        for (text, want) in cases {
+            let e = EngineFile::parse(Path::new("toga.toml"), &text).unwrap_err();
+            let shown = e.to_string();
+            assert!(shown.starts_with("toga.toml"), "{shown}");
+            assert!(shown.contains(want), "{shown} lacks {want}");
+        }
+    }
+}
