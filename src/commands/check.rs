@@ -82,7 +82,15 @@ pub fn run(args: CheckArgs) -> Result<()> {
 
     println!("marginal check {}", args.file.display());
     let e = &prepared.engine;
-    if e.same {
+    if !prepared.def.is_builtin() {
+        println!(
+            "engine: {} from {} (engine file digest {}, recorded {}): an external engine is judged by the statistics",
+            prepared.def.name,
+            prepared.def.source.as_deref().unwrap_or("?"),
+            e.signature,
+            e.recorded_signature
+        );
+    } else if e.same {
         println!(
             "engine: signature {} as recorded (bench {} nodes): every figure must come out identical",
             e.signature, e.bench_nodes

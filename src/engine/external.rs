@@ -39,6 +39,8 @@ pub struct UciProgram {
     pub options: Vec<(String, String)>,
     /// Grace before a silent engine counts as hung.
     pub grace: Duration,
+    /// A new process for every position and game.
+    pub fresh: bool,
 }
 
 /// What went wrong with an engine: the position is scored unsolved, the game lost by it, and

@@ -75,6 +75,7 @@ impl EngineDef {
                 dir: file.dir.clone(),
                 options: file.options.clone(),
                 grace: Duration::from_millis(file.timeout_ms),
+                fresh: file.fresh,
             }),
             rows: file.rows.clone(),
             reference_options: file.reference_options.clone(),
@@ -101,6 +102,7 @@ impl EngineDef {
             dir: None,
             options: Vec::new(),
             grace: Duration::from_millis(crate::formats::engine_file::DEFAULT_TIMEOUT_MS),
+            fresh: false,
         };
         let process = UciProcess::start(&program, &[])
             .map_err(|e| EngineDefError(format!("--engine-cmd '{command}': {e}")))?;
@@ -255,12 +257,13 @@ impl Setting {
         }
     }
 
-    /// The reference: every row at its off value, plus the engine's reference options.
+    /// The reference: every row at its off value, plus the engine's reference options (the
+    /// built-in engine has none: its `off` is just values, equal to `Margins::off()`).
     pub fn off(def: &Arc<EngineDef>) -> Setting {
         Setting {
             def: def.clone(),
             values: def.rows.iter().map(|r| r.off).collect(),
-            reference: true,
+            reference: !def.is_builtin(),
         }
     }
 
@@ -484,7 +487,12 @@ impl Worker {
                 s.clear();
                 Ok(())
             }
-            Worker::Uci(w) => w.with(UciProcess::new_game),
+            Worker::Uci(w) => {
+                if w.program.fresh {
+                    w.process = None;
+                }
+                w.with(UciProcess::new_game)
+            }
         }
     }
 
@@ -540,6 +548,7 @@ mod tests {
         assert_eq!(def.rows.len(), crate::params::PARAMS.len());
         assert_eq!(Setting::defaults(&def).margins(), Margins::default());
         assert_eq!(Setting::off(&def).margins(), Margins::off());
+        assert_eq!(Setting::off(&def), Setting::from(Margins::off()));
         let s = Setting::from(Margins::default().with("frontier", 90));
         assert_eq!(s.margins().futility_margin(), 90);
         assert_eq!(

@@ -8,6 +8,7 @@
 //! args = []
 //! # dir = "."                       # working directory, relative to this file
 //! # timeout_ms = 10000              # grace before a silent engine counts as hung
+//! # fresh = true                    # a new process for every position and game
 //! # name, uci option, default, min, max, step (c_end), r_end, off value
 //! params = [
 //!   "futility_margin, Futility Margin, 100, 0, 500, 10, 0.002, 500",
@@ -58,6 +59,10 @@ pub struct EngineFile {
     pub rows: Vec<Row>,
     /// Grace before a silent engine counts as hung, milliseconds.
     pub timeout_ms: u64,
+    /// Start a new process for every position and game: for engines whose `ucinewgame` keeps
+    /// some state (history tables), so results do not depend on what the process searched
+    /// before.
+    pub fresh: bool,
     /// Content hash of the file (provenance, reference cache).
     pub digest: u64,
 }
@@ -83,6 +88,8 @@ struct Raw {
     args: Vec<String>,
     dir: Option<String>,
     timeout_ms: Option<u64>,
+    #[serde(default)]
+    fresh: bool,
     #[serde(default)]
     options: toml::Table,
     #[serde(default)]
@@ -273,6 +280,7 @@ impl EngineFile {
             reference_options: table(&raw.reference_options, "reference_options")?,
             rows,
             timeout_ms: raw.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS),
+            fresh: raw.fresh,
             digest: digest.finish(),
         })
     }

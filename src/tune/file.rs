@@ -138,6 +138,7 @@ impl EngineRecord {
                 dir: None,
                 options: Vec::new(),
                 grace: Duration::from_secs(10),
+                fresh: false,
             }),
             rows: self.rows.clone(),
             reference_options: self.reference_options.clone(),
