@@ -71,7 +71,10 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    match run(Cli::parse()) {
+    let result = run(Cli::parse());
+    // No external engine outlives marginal, whatever ended the command.
+    marginal::engine::external::kill_all();
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");

@@ -1,9 +1,10 @@
 //! `marginal match`: margin set against margin set in self-play, pentanomial Elo and SPRT.
 //!
 //! Ctrl-C (SIGINT) or SIGTERM stops it cleanly: no new pair starts, the games in flight are
-//! abandoned, and the whole pairs played are summed up (and written to `--json`) before it exits
-//! with status 130; a second signal ends it at once. `--resume` goes on from the whole pairs of
-//! the `--pgn` file (see [`resume`]).
+//! abandoned (external engines are killed at once, so none keeps a game waiting), and the whole
+//! pairs played are summed up (and written to `--json`) before it exits with status 130; a
+//! second signal ends it at once. `--resume` goes on from the whole pairs of the `--pgn` file
+//! (see [`resume`]).
 
 mod resume;
 
@@ -11,21 +12,24 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::Args;
 use marginal::engine::Setting;
+use marginal::engine::external::kill_all;
 use marginal::formats::{Fnv, openings};
 use marginal::scoring::games::game::{
-    DrawRule, EnginePlayer, GameConfig, MoveLimit, Player, ResignRule,
+    DrawRule, EnginePlayer, GameConfig, MoveLimit, Player, ResignRule, Termination,
 };
 use marginal::scoring::games::matches::{
-    MatchConfig, MatchReport, MatchResult, MatchStats, PairRecord, run_match_from,
+    MatchConfig, MatchReport, MatchResult, MatchStats, PairRecord, result_for_a, run_match_from,
 };
 use marginal::scoring::games::pgn;
-use marginal::scoring::games::stats::{EloSummary, Shown, SprtDecision, SprtParams, sprt_llr};
+use marginal::scoring::games::stats::{
+    EloSummary, GameResult, Shown, SprtDecision, SprtParams, sprt_llr,
+};
 use shakmaty::EnPassantMode;
 use shakmaty::fen::Fen;
 
@@ -210,6 +214,18 @@ fn interrupt_flag() -> Result<Arc<AtomicBool>> {
             .context("cannot install the SIGINT/SIGTERM handler")?;
     }
     Ok(flag)
+}
+
+/// Once `interrupt` is raised, kills every external engine (again every few milliseconds, for
+/// any started since) until `finished`: a game in flight then stops at once, even against an
+/// engine that would hang until its timeout, and is abandoned.
+fn stop_engines_on(interrupt: &AtomicBool, finished: &AtomicBool) {
+    while !finished.load(Ordering::Relaxed) {
+        if interrupt.load(Ordering::Relaxed) {
+            kill_all();
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 /// The per-move limit as the options write it.
@@ -439,36 +455,45 @@ pub fn run(args: MatchArgs) -> Result<()> {
     );
     let mut write_error: Option<std::io::Error> = None;
     let interrupt = interrupt_flag()?;
-    let result = run_match_from(
-        &factory_a,
-        &factory_b,
-        &positions,
-        &config,
-        earlier,
-        &interrupt,
-        &mut |pair: &PairRecord, stats: &MatchStats| {
-            bar.set_position(stats.games);
-            bar.set_message(status(stats, sprt.as_ref()));
-            if let Some(out) = pgn_out.as_mut() {
-                let round = pair.index + 1;
-                let text =
-                    pgn::format_game(&pair.first, "marginal match", &format!("{round}.1"), &date)
-                        + &pgn::format_game(
-                            &pair.second,
-                            "marginal match",
-                            &format!("{round}.2"),
-                            &date,
-                        );
-                // Both games in one write: a pair reaches the file whole, or (killed in the
-                // middle) as a tail that --resume drops.
-                if write_error.is_none()
-                    && let Err(e) = out.write_all(text.as_bytes())
-                {
-                    write_error = Some(e);
+    let finished = AtomicBool::new(false);
+    let result = std::thread::scope(|scope| {
+        scope.spawn(|| stop_engines_on(&interrupt, &finished));
+        let result = run_match_from(
+            &factory_a,
+            &factory_b,
+            &positions,
+            &config,
+            earlier,
+            &interrupt,
+            &mut |pair: &PairRecord, stats: &MatchStats| {
+                bar.set_position(stats.games);
+                bar.set_message(status(stats, sprt.as_ref()));
+                if let Some(out) = pgn_out.as_mut() {
+                    let round = pair.index + 1;
+                    let text = pgn::format_game(
+                        &pair.first,
+                        "marginal match",
+                        &format!("{round}.1"),
+                        &date,
+                    ) + &pgn::format_game(
+                        &pair.second,
+                        "marginal match",
+                        &format!("{round}.2"),
+                        &date,
+                    );
+                    // Both games in one write: a pair reaches the file whole, or (killed in the
+                    // middle) as a tail that --resume drops.
+                    if write_error.is_none()
+                        && let Err(e) = out.write_all(text.as_bytes())
+                    {
+                        write_error = Some(e);
+                    }
                 }
-            }
-        },
-    );
+            },
+        );
+        finished.store(true, Ordering::Relaxed);
+        result
+    });
     bar.finish_and_clear();
     if let Some(e) = write_error {
         return Err(e).context("cannot write the PGN file");
@@ -508,6 +533,37 @@ pub fn run(args: MatchArgs) -> Result<()> {
         .into());
     }
     Ok(())
+}
+
+/// Prints how many games each side lost to engine faults, and why (each reason once, with how
+/// many games it ended).
+fn print_faults(result: &MatchResult) {
+    let (a, b) = result.stats.fault_losses;
+    println!("games lost to engine faults: A {a}, B {b}");
+    let mut reasons: Vec<(&str, &str, usize)> = Vec::new();
+    for pair in &result.pairs {
+        for (game, a_white) in [(&pair.first, true), (&pair.second, false)] {
+            let Termination::PlayerFailure(why) = &game.termination else {
+                continue;
+            };
+            let side = match result_for_a(game, a_white) {
+                GameResult::Loss => "A",
+                GameResult::Win => "B",
+                GameResult::Draw => continue,
+            };
+            match reasons.iter_mut().find(|(s, w, _)| *s == side && *w == why) {
+                Some(seen) => seen.2 += 1,
+                None => reasons.push((side, why, 1)),
+            }
+        }
+    }
+    reasons.sort();
+    for (side, why, games) in reasons {
+        println!(
+            "  {side}: {why} ({games} game{})",
+            if games == 1 { "" } else { "s" }
+        );
+    }
 }
 
 /// Prints the result: counts, pentanomial, Elo and nElo with their intervals and LOS (`n/a`
@@ -566,6 +622,7 @@ fn summary(result: &MatchResult, sprt: Option<&SprtParams>, args: &MatchArgs) {
         );
     }
     println!("time losses: A {}, B {}", s.time_losses.0, s.time_losses.1);
+    print_faults(result);
     let played = s.games - 2 * result.earlier as u64;
     let seconds = result.elapsed.as_secs_f64();
     let earlier = if result.earlier > 0 {

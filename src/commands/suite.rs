@@ -8,8 +8,8 @@ use anyhow::{Context, Result};
 use clap::Args;
 use marginal::engine::EngineDef;
 use marginal::scoring::suite::{
-    LoadedSuites, Objective, Phase, PositionScore, RunConfig, ScorerOptions, SuiteLimit,
-    SuiteScore, SuiteScorer, default_cache_dir, load_suites,
+    LoadedSuites, Objective, Phase, PositionResult, PositionScore, RunConfig, ScorerOptions,
+    SuiteLimit, SuiteScore, SuiteScorer, default_cache_dir, load_suites,
 };
 use serde::Serialize;
 
@@ -148,6 +148,7 @@ pub fn run(args: SuiteArgs) -> Result<()> {
     }
 
     print_summary(&args, &scorer, &score);
+    print_faults(&score);
     if args.verbose {
         print_positions(&score.positions);
     }
@@ -196,6 +197,8 @@ fn print_summary(args: &SuiteArgs, scorer: &SuiteScorer, score: &SuiteScore) {
         args.reference,
         if scorer.reference_cached() {
             " (cached)"
+        } else if args.no_cache || score.reference_faults > 0 {
+            ": computed (not cached)"
         } else {
             ": computed and cached"
         }
@@ -252,6 +255,50 @@ fn print_summary(args: &SuiteArgs, scorer: &SuiteScorer, score: &SuiteScore) {
         score.objective_params.early
     );
     println!("pruned: {}", score.prunes);
+}
+
+/// Prints the positions an external engine faulted on (`suite:line id: reason`), in the run
+/// and in the reference run, and how often it went past the node budget.
+fn print_faults(score: &SuiteScore) {
+    let listed = |run: &str, faults: Vec<(&PositionResult, &str)>| {
+        if faults.is_empty() {
+            return;
+        }
+        println!();
+        println!(
+            "{run}: engine faults on {} of {} positions (each scored unsolved; the engine was restarted):",
+            faults.len(),
+            score.positions.len()
+        );
+        for (r, why) in faults {
+            let id = r.id.as_deref().map_or(String::new(), |id| format!(" {id}"));
+            println!("  {}:{}{id}: {why}", r.suite, r.line);
+        }
+    };
+    listed(
+        "run",
+        score
+            .positions
+            .iter()
+            .filter_map(|p| Some((&p.result, p.result.fault.as_deref()?)))
+            .collect(),
+    );
+    listed(
+        "reference run",
+        score
+            .positions
+            .iter()
+            .filter_map(|p| Some((&p.result, p.reference_fault.as_deref()?)))
+            .collect(),
+    );
+    if score.overshot > 0 {
+        println!();
+        println!(
+            "stopped past the node budget on {} of {} positions: it ignores go nodes; the last PV within the budget was taken",
+            score.overshot,
+            score.positions.len()
+        );
+    }
 }
 
 fn print_positions(positions: &[PositionScore]) {

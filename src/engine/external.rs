@@ -2,8 +2,11 @@
 //! faults an engine can commit (crash, hang, illegal move, garbage), each turned into a
 //! [`Fault`] with its reason instead of a hang or a panic.
 //!
-//! Every child is registered until it is reaped, so [`kill_all`] (called on Ctrl-C, on errors
-//! and at exit) leaves no engine process behind; dropping a [`UciProcess`] kills and reaps it.
+//! Every child is registered until it is reaped, so [`kill_all`] (called by `marginal match` on
+//! Ctrl-C, and by `marginal` at its end, error or not) leaves no engine process behind; dropping
+//! a [`UciProcess`] (as a fault does) kills and reaps it. On Linux the kernel kills the children
+//! of a marginal that dies without cleaning up (Ctrl-C of a command that keeps the default
+//! action, SIGKILL), see `die_with_parent`.
 //!
 //! Engines that ignore `go nodes` (Toga II 3.0 searches on) are sent `stop` as soon as they
 //! report more nodes than the budget; the last PV reported within the budget is taken and the
@@ -206,6 +209,53 @@ fn die_with_parent(command: &mut Command) {
 #[cfg(not(target_os = "linux"))]
 fn die_with_parent(_: &mut Command) {}
 
+/// How long an engine that let its time pass is given to answer `stop`.
+const STOP_GRACE: Duration = Duration::from_secs(1);
+
+/// Lines read ahead of marginal at most, per engine.
+const LINES_QUEUED: usize = 256;
+
+/// The longest line kept, bytes: the rest of a longer line is read and dropped, so an engine
+/// that never ends a line cannot fill marginal's memory.
+const MAX_LINE: usize = 64 * 1024;
+
+/// The next line of `reader` (trimmed, invalid UTF-8 replaced, cut at [`MAX_LINE`] bytes), or
+/// None at the end of the output.
+fn read_line(reader: &mut impl BufRead) -> Option<String> {
+    let mut buf = Vec::new();
+    loop {
+        let chunk = match reader.fill_buf() {
+            Ok([]) if buf.is_empty() => return None,
+            Ok([]) => break,
+            Ok(chunk) => chunk,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return None,
+        };
+        let (used, done) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (chunk.len(), false),
+        };
+        let room = MAX_LINE.saturating_sub(buf.len());
+        buf.extend_from_slice(&chunk[..used.min(room)]);
+        reader.consume(used);
+        if done {
+            break;
+        }
+    }
+    Some(String::from_utf8_lossy(&buf).trim().to_string())
+}
+
+/// The next line from `lines` before `deadline`. The deadline is checked first: an engine that
+/// never stops talking (and never says what it is waited for) always has a line waiting, and
+/// would otherwise never time out.
+fn receive(lines: &Receiver<String>, deadline: Instant) -> Result<String, RecvTimeoutError> {
+    let wait = deadline.saturating_duration_since(Instant::now());
+    if wait.is_zero() {
+        return Err(RecvTimeoutError::Timeout);
+    }
+    lines.recv_timeout(wait)
+}
+
 /// The live children, killed by [`kill_all`].
 fn registry() -> &'static Mutex<HashMap<u64, Arc<Mutex<Child>>>> {
     static LIVE: OnceLock<Mutex<HashMap<u64, Arc<Mutex<Child>>>>> = OnceLock::new();
@@ -268,20 +318,13 @@ impl UciProcess {
             .map_err(|e| Fault::Start(format!("{}: {e}", program.command.display())))?;
         let stdin = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
-        let (tx, lines) = mpsc::channel();
+        // Bounded: an engine that floods its output waits for marginal to read it.
+        let (tx, lines) = mpsc::sync_channel(LINES_QUEUED);
         std::thread::spawn(move || {
             let mut reader = BufReader::new(stdout);
-            let mut buf = Vec::new();
-            loop {
-                buf.clear();
-                match reader.read_until(b'\n', &mut buf) {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {
-                        let line = String::from_utf8_lossy(&buf).trim().to_string();
-                        if tx.send(line).is_err() {
-                            break;
-                        }
-                    }
+            while let Some(line) = read_line(&mut reader) {
+                if tx.send(line).is_err() {
+                    break;
                 }
             }
         });
@@ -356,8 +399,7 @@ impl UciProcess {
     }
 
     fn next_line(&mut self, deadline: Instant, what: &'static str) -> Result<String, Fault> {
-        let wait = deadline.saturating_duration_since(Instant::now());
-        match self.lines.recv_timeout(wait) {
+        match receive(&self.lines, deadline) {
             Ok(line) => Ok(line),
             Err(RecvTimeoutError::Disconnected) => Err(self.crashed()),
             Err(RecvTimeoutError::Timeout) => Err(Fault::Hung {
@@ -432,13 +474,14 @@ impl UciProcess {
                     // Ask once; a healthy engine answers `stop` at once.
                     self.send("stop")?;
                     stopped = true;
-                    deadline = Instant::now() + Duration::from_secs(1);
+                    deadline += STOP_GRACE;
                     continue;
                 }
                 Err(Fault::Hung { .. }) => {
+                    // The whole time it was given, `stop` included.
                     return Err(Fault::Hung {
                         what: "bestmove",
-                        secs: (expected + self.grace).as_secs_f64(),
+                        secs: deadline.duration_since(started).as_secs_f64(),
                     });
                 }
                 other => other?,
@@ -615,6 +658,35 @@ mod tests {
         for n in [1, 2, 7, -1, -4] {
             assert_eq!(mate_in(mate_score(n)), Some(n));
         }
+    }
+
+    #[test]
+    fn lines_are_cut_at_the_limit_and_read_on_after_it() {
+        let mut text = b"uciok\r\n".to_vec();
+        text.extend(std::iter::repeat_n(b'x', 3 * MAX_LINE));
+        text.extend_from_slice(b"\n\nbest\xffmove\n end");
+        let mut reader = BufReader::with_capacity(1000, text.as_slice());
+        assert_eq!(read_line(&mut reader).as_deref(), Some("uciok"));
+        assert_eq!(read_line(&mut reader).map(|l| l.len()), Some(MAX_LINE));
+        assert_eq!(read_line(&mut reader).as_deref(), Some(""));
+        assert_eq!(read_line(&mut reader).as_deref(), Some("best\u{fffd}move"));
+        assert_eq!(read_line(&mut reader).as_deref(), Some("end"));
+        assert_eq!(read_line(&mut reader), None);
+    }
+
+    #[test]
+    fn an_engine_that_keeps_talking_still_times_out() {
+        let (tx, lines) = mpsc::sync_channel(LINES_QUEUED);
+        for _ in 0..10 {
+            tx.send("info string still thinking".to_string()).unwrap();
+        }
+        let past = Instant::now();
+        assert_eq!(receive(&lines, past), Err(RecvTimeoutError::Timeout));
+        let later = Instant::now() + Duration::from_secs(60);
+        assert_eq!(
+            receive(&lines, later).as_deref(),
+            Ok("info string still thinking")
+        );
     }
 
     #[test]

@@ -324,7 +324,8 @@ pub fn play_game(
 
 /// Plays one game from `opening` as [`play_game`] does, but abandons it (`None`) when
 /// `abandon()` says so before a move (checked before every move, so an interrupted match stops
-/// within one move's search). The game is then lost: nothing of it is returned.
+/// within one move's search) or when a player fails (checked again then, so a failure caused
+/// by stopping the engines is not scored). The game is then lost: nothing of it is returned.
 pub fn play_game_until(
     white: &mut dyn Player,
     black: &mut dyn Player,
@@ -432,6 +433,9 @@ pub fn play_game_until(
                     Termination::PlayerFailure(why),
                 );
             }
+            // A failure while the game is being abandoned may be the caller's own doing (an
+            // interrupted match kills the engines): the game is abandoned, not lost.
+            Err(_) if abandon() => return None,
             Err(e) => {
                 return finish(
                     moves,
@@ -517,6 +521,47 @@ mod tests {
             );
         }
         assert_eq!(Termination::from_description("resigned"), None);
+    }
+
+    /// A player that cannot move, as an engine whose process was killed.
+    struct Failing;
+
+    impl Player for Failing {
+        fn name(&self) -> &str {
+            "failing"
+        }
+        fn new_game(&mut self) {}
+        fn choose(&mut self, _: &Turn<'_>) -> Result<PlayerMove, PlayerError> {
+            Err(PlayerError("engine crashed (signal: 9 (SIGKILL))".into()))
+        }
+    }
+
+    #[test]
+    fn a_failure_loses_the_game_unless_it_is_being_abandoned() {
+        let config = GameConfig::default();
+        let game = play_game(&mut Failing, &mut Failing, &Chess::default(), &config);
+        assert_eq!(
+            (game.outcome, game.termination),
+            (
+                GameOutcome::BlackWins,
+                Termination::PlayerFailure("engine crashed (signal: 9 (SIGKILL))".into())
+            )
+        );
+        // Not yet abandoned before the move, abandoned when the failure comes back.
+        let asked = std::cell::Cell::new(0);
+        let abandon = || {
+            asked.set(asked.get() + 1);
+            asked.get() > 1
+        };
+        let game = play_game_until(
+            &mut Failing,
+            &mut Failing,
+            &Chess::default(),
+            &config,
+            &abandon,
+        );
+        assert!(game.is_none());
+        assert_eq!(asked.get(), 2);
     }
 
     #[test]

@@ -75,6 +75,9 @@ pub struct MatchStats {
     pub pentanomial: Pentanomial,
     /// Games lost on time by A, and by B.
     pub time_losses: (u64, u64),
+    /// Games lost to an engine fault (crash, hang, illegal move, garbage:
+    /// [`Termination::PlayerFailure`]) by A, and by B.
+    pub fault_losses: (u64, u64),
     /// Log-likelihood ratio of the SPRT (when one runs).
     pub llr: Option<f64>,
     /// The SPRT's decision (when one runs).
@@ -92,12 +95,15 @@ impl MatchStats {
         self.games += 2;
         // A flag against a bare king is a draw: nobody's time loss.
         for (game, result) in [(&pair.first, first), (&pair.second, second)] {
-            if game.termination == Termination::TimeForfeit {
-                match result {
-                    GameResult::Loss => self.time_losses.0 += 1,
-                    GameResult::Win => self.time_losses.1 += 1,
-                    GameResult::Draw => {}
-                }
+            let losses = match game.termination {
+                Termination::TimeForfeit => &mut self.time_losses,
+                Termination::PlayerFailure(_) => &mut self.fault_losses,
+                _ => continue,
+            };
+            match result {
+                GameResult::Loss => losses.0 += 1,
+                GameResult::Win => losses.1 += 1,
+                GameResult::Draw => {}
             }
         }
         if let Some(params) = sprt {
@@ -348,7 +354,11 @@ pub struct MatchReport {
     /// The SPRT, when one ran.
     pub sprt: Option<SprtReport>,
     /// Games lost on time.
-    pub time_losses: TimeLosses,
+    pub time_losses: Losses,
+    /// Games lost to an engine fault (crash, hang, illegal move, garbage); each game's reason
+    /// is its `termination`. Absent (in reports written before it) reads as none.
+    #[serde(default)]
+    pub fault_losses: Losses,
     /// Wall-clock time of the match, seconds (of the last run only, for a resumed match).
     pub elapsed_seconds: f64,
     /// Every counted game in play order: pair by pair, A with White first.
@@ -375,13 +385,20 @@ pub struct SprtReport {
     pub decision: SprtDecision,
 }
 
-/// Games lost on time by each engine (a flag against a bare king is a draw, nobody's loss).
+/// Games each engine lost one way (on time: a flag against a bare king is a draw, nobody's
+/// loss; or to an engine fault).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TimeLosses {
-    /// Games A lost on time.
+pub struct Losses {
+    /// Games A lost that way.
     pub a: u64,
-    /// Games B lost on time.
+    /// Games B lost that way.
     pub b: u64,
+}
+
+impl From<(u64, u64)> for Losses {
+    fn from((a, b): (u64, u64)) -> Losses {
+        Losses { a, b }
+    }
 }
 
 /// One counted game of a [`MatchReport`].
@@ -484,10 +501,8 @@ impl MatchReport {
             pentanomial: s.pentanomial,
             elo: s.estimate().into(),
             sprt,
-            time_losses: TimeLosses {
-                a: s.time_losses.0,
-                b: s.time_losses.1,
-            },
+            time_losses: s.time_losses.into(),
+            fault_losses: s.fault_losses.into(),
             elapsed_seconds: result.elapsed.as_secs_f64(),
             game_results,
             interrupted: result.interrupted,
@@ -498,5 +513,66 @@ impl MatchReport {
     /// included), recomputed from the pentanomial counts.
     pub fn estimate(&self) -> EloEstimate {
         self.pentanomial.estimate()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game(outcome: GameOutcome, termination: Termination) -> GameRecord {
+        GameRecord {
+            start: Chess::default(),
+            white: "w".into(),
+            black: "b".into(),
+            moves: Vec::new(),
+            outcome,
+            termination,
+        }
+    }
+
+    #[test]
+    fn faults_and_flags_count_against_the_side_that_lost() {
+        let crash = || Termination::PlayerFailure("engine crashed (exit status: 3)".into());
+        let mut stats = MatchStats::default();
+        // A (White) crashes; then A (Black) wins as B (White) crashes.
+        stats.add(
+            &PairRecord {
+                index: 0,
+                first: game(GameOutcome::BlackWins, crash()),
+                second: game(GameOutcome::BlackWins, crash()),
+            },
+            None,
+        );
+        // A flags with White; B flags against A's bare king with White (a draw).
+        stats.add(
+            &PairRecord {
+                index: 1,
+                first: game(GameOutcome::BlackWins, Termination::TimeForfeit),
+                second: game(GameOutcome::Draw, Termination::TimeForfeit),
+            },
+            None,
+        );
+        assert_eq!(stats.fault_losses, (1, 1));
+        assert_eq!(stats.time_losses, (1, 0));
+        let result = MatchResult {
+            pairs: Vec::new(),
+            stats,
+            elapsed: Duration::ZERO,
+            earlier: 0,
+            interrupted: false,
+        };
+        let config = MatchConfig {
+            game: GameConfig::default(),
+            games: 4,
+            concurrency: 1,
+            sprt: None,
+        };
+        let report = MatchReport::new(&result, &config, "a", "b");
+        assert_eq!(report.fault_losses, Losses { a: 1, b: 1 });
+        let mut old = serde_json::to_value(&report).unwrap();
+        old.as_object_mut().unwrap().remove("fault_losses");
+        let read: MatchReport = serde_json::from_value(old).unwrap();
+        assert_eq!(read.fault_losses, Losses::default());
     }
 }

@@ -101,6 +101,10 @@ pub struct PositionScore {
     pub reference_nodes: u64,
     /// The reference's score, eval units.
     pub reference_score: i32,
+    /// An external engine's fault in the reference run on this position (the reference's
+    /// result there is then an unsolved placeholder).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reference_fault: Option<String>,
 }
 
 /// The reference a score was measured against.
@@ -137,6 +141,16 @@ pub struct SuiteScore {
     pub objective: Objective,
     /// What each technique cut, summed over all positions.
     pub prunes: PruneStats,
+    /// Positions an external engine faulted on (each one's `fault` says why); absent when none.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub faults: usize,
+    /// Positions the engine faulted on in the reference run; absent when none.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub reference_faults: usize,
+    /// Positions on which an external engine went past the node budget and was stopped (each
+    /// one is flagged `overshot`); absent when none.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub overshot: usize,
     /// Every position, in file order.
     pub positions: Vec<PositionScore>,
     /// Problems that did not stop scoring (e.g. a cache that could not be written).
@@ -274,6 +288,9 @@ impl SuiteScorer {
             .collect();
         let objective = objective::evaluate(&results, &self.reference, params);
         let prunes = results.iter().map(|r| &r.prunes).sum();
+        let faults = results.iter().filter(|r| r.fault.is_some()).count();
+        let overshot = results.iter().filter(|r| r.overshot).count();
+        let reference_faults = self.reference.iter().filter(|r| r.fault.is_some()).count();
         let positions = results
             .into_iter()
             .zip(&self.reference)
@@ -282,6 +299,7 @@ impl SuiteScorer {
                 reference_best_move: base.best_move.clone(),
                 reference_nodes: base.nodes,
                 reference_score: base.score,
+                reference_fault: base.fault.clone(),
             })
             .collect();
         SuiteScore {
@@ -298,8 +316,15 @@ impl SuiteScorer {
             objective_params: *params,
             objective,
             prunes,
+            faults,
+            reference_faults,
+            overshot,
             positions,
             warnings: self.warnings.clone(),
         }
     }
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }

@@ -45,7 +45,8 @@ pub struct Reference {
 }
 
 /// Runs the reference, or reads it from the cache in `cache_dir`. A damaged cache file is
-/// ignored and rewritten. `on_done` is called once per position searched.
+/// ignored and rewritten; a run in which an external engine faulted is not written (a
+/// warning says so). `on_done` is called once per position searched.
 pub fn reference_run(
     suites: &LoadedSuites,
     setting: &Setting,
@@ -72,7 +73,14 @@ pub fn reference_run(
     }
     let results = run::run(&suites.positions, setting, config, None, on_done);
     let mut warnings = Vec::new();
-    if let Some(path) = &path {
+    // A fault is an accident of this run, not a property of the reference: a run with faults
+    // is used once and never kept as the yardstick of later runs.
+    let faults = results.iter().filter(|r| r.fault.is_some()).count();
+    if faults > 0 {
+        warnings.push(format!(
+            "the reference run is not cached: the engine faulted on {faults} position(s)"
+        ));
+    } else if let Some(path) = &path {
         let written = serde_json::to_vec(&results)
             .map_err(std::io::Error::other)
             .and_then(|bytes| write_atomic(path, &bytes));

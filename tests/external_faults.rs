@@ -1,0 +1,694 @@
+//! External engines that misbehave, run as a user runs marginal: a tiny fake UCI engine
+//! (`examples/fake_engine.rs`) crashes, hangs, falls silent, plays an illegal move, answers
+//! garbage, floods its output, dies in the handshake or ignores `go nodes`. Each fault is
+//! recorded with its reason (suite JSON and summary; match PGN, JSON and summary), the engine
+//! is restarted, the run completes with exit 0, and no engine process outlives marginal: not
+//! after a run, not after Ctrl-C, not after SIGKILL.
+//!
+//! The fake engine is an example of this crate, built here with cargo (as `cargo test` does
+//! with every example). Every limit here only turns a hang into a failure: nothing asserts a
+//! speed.
+//!
+//! Linux only: processes are found in `/proc`, and the kernel's parent-death signal is what
+//! ends the engines of a killed marginal.
+#![cfg(target_os = "linux")]
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use marginal::engine::external::Fault;
+use marginal::engine::{EngineDef, Limits, Setting, Worker};
+use marginal::formats::engine_file::EngineFile;
+use marginal::formats::epd::parse_line;
+use marginal::formats::uci_move;
+use serde_json::Value;
+use shakmaty::{Chess, Position};
+
+mod common;
+use common::{scratch, small_suite};
+
+/// How long any run may take before the test fails instead of hanging.
+const LIMIT: Duration = Duration::from_secs(300);
+
+/// The hang timeout of the engine files (`timeout_ms`): short, so hangs cost little.
+const SHORT_MS: u64 = 300;
+
+/// A hang timeout no test waits for.
+const LONG_MS: u64 = 600_000;
+
+/// The fake engine, built beside marginal with the same profile (`cargo test` builds the
+/// examples, but not for `--test external_faults` alone, and then not afresh: so it is built
+/// here, which costs nothing when it is current).
+fn fake_engine() -> &'static Path {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| {
+        let profile_dir = Path::new(env!("CARGO_BIN_EXE_marginal")).parent().unwrap();
+        let profile = profile_dir.file_name().unwrap().to_str().unwrap();
+        let mut cargo = Command::new(env!("CARGO"));
+        cargo
+            .args([
+                "build",
+                "--quiet",
+                "--example",
+                "fake_engine",
+                "--target-dir",
+            ])
+            .arg(profile_dir.parent().unwrap())
+            .current_dir(env!("CARGO_MANIFEST_DIR"));
+        if profile != "debug" {
+            cargo.args(["--profile", profile]);
+        }
+        let status = cargo.status().expect("run cargo");
+        assert!(status.success(), "cannot build the fake engine: {status}");
+        let path = profile_dir
+            .join("examples")
+            .join(format!("fake_engine{}", std::env::consts::EXE_SUFFIX));
+        assert!(path.exists(), "no fake engine at {}", path.display());
+        path
+    })
+}
+
+/// Writes `dir/NAME.toml`: the fake engine in `mode` after `good` good searches, counted hung
+/// after `timeout_ms`. Its processes name `dir` and record their ids in `dir/pids`. The
+/// reference run sets `Faulty = false`, so only the scored run misbehaves (but `handshake`).
+fn engine_file(dir: &Path, name: &str, mode: &str, good: u32, timeout_ms: u64) -> PathBuf {
+    let path = dir.join(format!("{name}.toml"));
+    let text = format!(
+        "name = \"fake {mode}\"\ncommand = {:?}\nargs = [{mode:?}, \"{good}\", {:?}]\ntimeout_ms = {timeout_ms}\n\n[reference_options]\nFaulty = false\n",
+        fake_engine().to_str().unwrap(),
+        dir.to_str().unwrap(),
+    );
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// The ids of the fake engine processes started for `dir`.
+fn pids(dir: &Path) -> Vec<u32> {
+    std::fs::read_to_string(dir.join("pids"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect()
+}
+
+/// The running processes whose command line names `dir` (zombies have none): the fake
+/// engines (`dir` is an argument) and marginal (its files are in `dir`).
+fn running(dir: &Path) -> Vec<String> {
+    let marker = dir.to_str().unwrap().as_bytes();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        // `dir` itself or a path in it, not a longer name it begins.
+        let named = cmdline.windows(marker.len() + 1).any(|w| {
+            w[..marker.len()] == *marker && (w[marker.len()] == 0 || w[marker.len()] == b'/')
+        });
+        if named
+            && entry
+                .file_name()
+                .to_str()
+                .is_some_and(|n| n.parse::<u32>().is_ok())
+        {
+            found.push(format!(
+                "{}: {}",
+                entry.file_name().to_string_lossy(),
+                String::from_utf8_lossy(&cmdline).replace('\0', " ")
+            ));
+        }
+    }
+    found
+}
+
+/// Fails unless every fake engine of `dir` has ended (waiting a little for the kernel to
+/// finish off the ones it was told to kill).
+fn assert_none_left(dir: &Path) {
+    let start = Instant::now();
+    loop {
+        let left = running(dir);
+        if left.is_empty() {
+            return;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "engine processes outlived marginal: {left:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// What a finished run left: its exit status and what it printed.
+struct Run {
+    status: ExitStatus,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    fn assert_success(&self) {
+        assert!(
+            self.status.success(),
+            "{}\n{}{}",
+            self.status,
+            self.stdout,
+            self.stderr
+        );
+    }
+
+    fn assert_prints(&self, line: &str) {
+        assert!(
+            self.stdout.lines().any(|l| l == line),
+            "no line '{line}' in:\n{}{}",
+            self.stdout,
+            self.stderr
+        );
+    }
+}
+
+/// Starts `marginal ARGS` from the crate's root with the reference cache in `dir/cache`, its
+/// output in `dir/NAME.out` and `dir/NAME.err`.
+fn spawn(dir: &Path, name: &str, args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_marginal"))
+        .args(args)
+        .env("MARGINAL_CACHE_DIR", dir.join("cache"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(File::create(dir.join(format!("{name}.out"))).unwrap())
+        .stderr(File::create(dir.join(format!("{name}.err"))).unwrap())
+        .spawn()
+        .expect("start marginal")
+}
+
+/// Waits for `child` at most [`LIMIT`] (killing it and failing past that).
+fn finish(dir: &Path, name: &str, mut child: Child) -> Run {
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > LIMIT {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("marginal {name} did not end within {LIMIT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let read = |ext: &str| std::fs::read_to_string(dir.join(format!("{name}.{ext}"))).unwrap();
+    Run {
+        status,
+        stdout: read("out"),
+        stderr: read("err"),
+    }
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// `marginal suite` of the first `positions` WAC positions at 1,000 nodes on one thread (so
+/// one engine process at a time sees the positions one after the other) with the fake engine
+/// in `mode` after `good` good searches; the run, its JSON report and `dir`.
+fn suite(mode: &str, good: u32, positions: usize) -> (Run, Value, PathBuf) {
+    let dir = scratch("faults", &format!("suite-{mode}"));
+    let engine = engine_file(&dir, "fake", mode, good, SHORT_MS);
+    let epd = small_suite(&dir, positions);
+    let json = dir.join("report.json");
+    let child = spawn(
+        &dir,
+        "suite",
+        &[
+            "suite",
+            path(&epd),
+            "--engine",
+            path(&engine),
+            "--nodes",
+            "1000",
+            "--threads",
+            "1",
+            "--json",
+            path(&json),
+        ],
+    );
+    let run = finish(&dir, "suite", child);
+    run.assert_success();
+    assert_none_left(&dir);
+    let report = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    (run, report, dir)
+}
+
+/// The `fault` of each position of a suite report (None where it found a move).
+fn faults(report: &Value) -> Vec<Option<String>> {
+    report["positions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let fault = p["fault"].as_str().map(str::to_string);
+            assert_eq!(fault.is_some(), p["best_move"].is_null(), "{p}");
+            fault
+        })
+        .collect()
+}
+
+/// The summary lines of the faulted positions: `  suite:line id: reason`.
+fn fault_lines<'a>(run: &'a Run, report: &Value) -> Vec<&'a str> {
+    let prefix = format!("  {}:", report["suites"][0]["path"].as_str().unwrap());
+    run.stdout
+        .lines()
+        .filter(|l| l.starts_with(&prefix))
+        .collect()
+}
+
+/// A suite run whose engine faults on `faulted` of its positions with a reason starting with
+/// `reason`: each recorded in the JSON and listed in the summary, the rest solved normally
+/// (so the engine was restarted), the reference run clean and cached.
+fn assert_suite_faults(mode: &str, good: u32, positions: usize, faulted: usize, reason: &str) {
+    let (run, report, dir) = suite(mode, good, positions);
+    let found: Vec<String> = faults(&report).into_iter().flatten().collect();
+    assert_eq!(found.len(), faulted, "{found:?}");
+    for why in &found {
+        assert!(why.starts_with(reason), "'{why}' is not '{reason}...'");
+    }
+    assert_eq!(report["faults"], faulted);
+    assert!(report.get("reference_faults").is_none(), "{report}");
+    run.assert_prints(&format!(
+        "run: engine faults on {faulted} of {positions} positions (each scored unsolved; the engine was restarted):"
+    ));
+    let lines = fault_lines(&run, &report);
+    assert_eq!(lines.len(), faulted, "{}", run.stdout);
+    for (line, p) in lines.iter().zip(
+        report["positions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| p["fault"].is_string()),
+    ) {
+        assert_eq!(
+            *line,
+            format!(
+                "  {}:{} {}: {}",
+                p["suite"].as_str().unwrap(),
+                p["line"],
+                p["id"].as_str().unwrap(),
+                p["fault"].as_str().unwrap()
+            )
+        );
+    }
+    // A faulted position is unsolved at the reference's node count.
+    for p in report["positions"].as_array().unwrap() {
+        if p["fault"].is_string() {
+            assert_eq!(
+                (&p["solved"], &p["nodes"]),
+                (&false.into(), &p["reference_nodes"])
+            );
+        }
+    }
+    // The clean reference run was kept.
+    assert_eq!(std::fs::read_dir(dir.join("cache")).unwrap().count(), 1);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_crash_after_two_moves_is_recorded_and_the_restarted_engine_goes_on() {
+    // One process solves two positions and crashes on the third: 2 faults in 6 positions,
+    // and 4 positions played, which takes a restart.
+    assert_suite_faults("crash", 2, 6, 2, "engine crashed (exit status: 3)");
+}
+
+#[test]
+fn a_hang_in_a_search_is_a_fault_after_the_timeout() {
+    assert_suite_faults("hang", 1, 4, 2, "engine hung: no bestmove within ");
+}
+
+#[test]
+fn a_hang_in_isready_is_a_fault_too() {
+    // Falls silent after each process's first search: the next position's `isready` goes
+    // unanswered.
+    assert_suite_faults("mute", 0, 4, 2, "engine hung: no readyok within 0.3 s");
+}
+
+#[test]
+fn an_illegal_move_is_a_fault() {
+    assert_suite_faults("illegal", 0, 3, 3, "engine played an illegal move '");
+}
+
+#[test]
+fn a_garbage_bestmove_is_a_fault() {
+    assert_suite_faults(
+        "garbage",
+        0,
+        3,
+        3,
+        "engine sent garbage: 'bestmove !?garbage?!'",
+    );
+}
+
+#[test]
+fn an_engine_that_floods_its_output_without_a_bestmove_is_hung() {
+    assert_suite_faults("noise", 1, 4, 2, "engine hung: no bestmove within ");
+}
+
+#[test]
+fn an_engine_that_dies_in_the_handshake_faults_everywhere_and_nothing_is_cached() {
+    let (run, report, dir) = suite("handshake", 0, 3);
+    let why = "engine crashed (exit status: 4)";
+    assert_eq!(faults(&report), vec![Some(why.to_string()); 3]);
+    assert_eq!(
+        (&report["faults"], &report["reference_faults"]),
+        (&3.into(), &3.into())
+    );
+    for p in report["positions"].as_array().unwrap() {
+        assert_eq!(p["reference_fault"], why);
+    }
+    run.assert_prints(
+        "run: engine faults on 3 of 3 positions (each scored unsolved; the engine was restarted):",
+    );
+    run.assert_prints("reference run: engine faults on 3 of 3 positions (each scored unsolved; the engine was restarted):");
+    assert_eq!(fault_lines(&run, &report).len(), 6, "{}", run.stdout);
+    run.assert_prints("reference 'off': computed (not cached)");
+    assert!(
+        run.stderr.contains(
+            "warning: the reference run is not cached: the engine faulted on 3 position(s)"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        !dir.join("cache").exists() || std::fs::read_dir(dir.join("cache")).unwrap().count() == 0
+    );
+    // One process per position and run, each started afresh.
+    assert_eq!(pids(&dir).len(), 6);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn an_engine_past_the_node_budget_is_stopped_and_its_last_pv_within_it_taken() {
+    let (run, report, dir) = suite("overshoot", 0, 4);
+    assert_eq!(faults(&report), vec![None; 4]);
+    assert_eq!(report["overshot"], 4);
+    for p in report["positions"].as_array().unwrap() {
+        assert_eq!(p["overshot"], true, "{p}");
+        // Within the budget the fake engine's PV is the first legal move; beyond it, another.
+        let line = p["line"].as_u64().unwrap() as usize;
+        let text = std::fs::read_to_string(dir.join("small.epd")).unwrap();
+        let record = parse_line(text.lines().nth(line - 1).unwrap(), line)
+            .unwrap()
+            .unwrap();
+        let first = uci_move(record.position.legal_moves()[0]);
+        assert_eq!(p["best_move"], first.as_str(), "{p}");
+        assert_eq!(p["nodes"], 1000, "{p}");
+    }
+    run.assert_prints("stopped past the node budget on 4 of 4 positions: it ignores go nodes; the last PV within the budget was taken");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A two-game `marginal match` of the fake engine in `mode` (A, after `good` good moves in
+/// each game) against marginal's own engine (B) at 300 nodes a move; the run, its JSON report,
+/// its PGN and `dir`.
+fn fake_match(mode: &str, good: u32) -> (Run, Value, String, PathBuf) {
+    let dir = scratch("faults", &format!("match-{mode}"));
+    let engine = engine_file(&dir, "fake", mode, good, SHORT_MS);
+    let (pgn, json) = (dir.join("games.pgn"), dir.join("report.json"));
+    let child = spawn(
+        &dir,
+        "match",
+        &[
+            "match",
+            "--a",
+            "default",
+            "--b",
+            "default",
+            "--a-engine",
+            path(&engine),
+            "--nodes",
+            "300",
+            "--games",
+            "2",
+            "--concurrency",
+            "1",
+            "--max-plies",
+            "60",
+            "--pgn",
+            path(&pgn),
+            "--json",
+            path(&json),
+        ],
+    );
+    let run = finish(&dir, "match", child);
+    run.assert_success();
+    assert_none_left(&dir);
+    let report = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    (run, report, std::fs::read_to_string(&pgn).unwrap(), dir)
+}
+
+/// A match in which the fake engine (`good` good searches) faults in both games with a reason
+/// starting with `reason` after `moves` moves of its own in each: it loses both, the reason is
+/// in the JSON, the PGN and the summary, and the second game's fresh engine plays its moves
+/// again.
+fn assert_match_faults(mode: &str, good: u32, moves: u32, reason: &str) {
+    let (run, report, pgn, dir) = fake_match(mode, good);
+    assert_eq!(report["wdl"]["losses"], 2, "{report}");
+    assert_eq!(report["fault_losses"]["a"], 2, "{report}");
+    assert_eq!(report["fault_losses"]["b"], 0, "{report}");
+    let games = report["game_results"].as_array().unwrap();
+    let mut reasons = Vec::new();
+    for (game, a_white) in games.iter().zip([true, false]) {
+        assert_eq!(game["a_result"], "Loss", "{game}");
+        let why = game["termination"]["PlayerFailure"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no player failure in {game}"));
+        assert!(why.starts_with(reason), "'{why}' is not '{reason}...'");
+        // A's moves, then the fault on its next one: a restarted engine in game 2.
+        let plies = 2 * u64::from(moves) + u64::from(!a_white);
+        assert_eq!(game["plies"], plies, "{game}");
+        assert!(pgn.contains(&format!("{{player failure: {why}}}")), "{pgn}");
+        reasons.push(why.to_string());
+    }
+    assert_eq!(
+        pgn.matches("[Termination \"rules infraction\"]").count(),
+        2,
+        "{pgn}"
+    );
+    run.assert_prints("games lost to engine faults: A 2, B 0");
+    if reasons[0] == reasons[1] {
+        run.assert_prints(&format!("  A: {} (2 games)", reasons[0]));
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_match_engine_that_crashes_loses_its_games() {
+    assert_match_faults("crash", 1, 1, "engine crashed (exit status: 3)");
+}
+
+#[test]
+fn a_match_engine_that_hangs_loses_its_games() {
+    assert_match_faults("hang", 1, 1, "engine hung: no bestmove within ");
+}
+
+#[test]
+fn a_match_engine_silent_at_isready_loses_its_games() {
+    // Silent after its first move: a game sends `isready` only before it starts, so the fault
+    // comes as a hung search.
+    assert_match_faults("mute", 0, 1, "engine hung: no bestmove within ");
+}
+
+#[test]
+fn a_match_engine_that_plays_an_illegal_move_loses_its_games() {
+    assert_match_faults("illegal", 2, 2, "engine played an illegal move '");
+}
+
+#[test]
+fn a_match_engine_that_answers_garbage_loses_its_games() {
+    assert_match_faults(
+        "garbage",
+        0,
+        0,
+        "engine sent garbage: 'bestmove !?garbage?!'",
+    );
+}
+
+#[test]
+fn a_match_engine_that_floods_its_output_loses_its_games() {
+    assert_match_faults("noise", 1, 1, "engine hung: no bestmove within ");
+}
+
+#[test]
+fn a_match_engine_that_dies_in_the_handshake_loses_its_games() {
+    assert_match_faults("handshake", 0, 0, "engine crashed (exit status: 4)");
+}
+
+#[test]
+fn a_match_engine_past_the_node_budget_plays_its_last_pv_within_it() {
+    let (run, report, _, dir) = fake_match("overshoot", 0);
+    assert_eq!(report["fault_losses"]["a"], 0, "{report}");
+    assert_eq!(report["games"], 2, "{report}");
+    run.assert_prints("games lost to engine faults: A 0, B 0");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Starts `marginal ARGS` (as [`spawn`]) and waits until `engines` fake engine processes of
+/// `dir` have started and the last is still running.
+fn spawn_until_engines(dir: &Path, name: &str, args: &[&str], engines: usize) -> Child {
+    let mut child = spawn(dir, name, args);
+    let start = Instant::now();
+    while pids(dir).len() < engines || pids(dir).last().is_some_and(|&pid| gone(pid)) {
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("marginal ended ({status}) before starting {engines} engine(s)");
+        }
+        if start.elapsed() > LIMIT {
+            let _ = child.kill();
+            panic!("marginal started no engine within {LIMIT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // Past the handshake and into the search that hangs.
+    std::thread::sleep(Duration::from_millis(200));
+    child
+}
+
+/// Sends `child` a signal (`-INT`, `-KILL`) with `kill`, as a user's shell does.
+fn signal(child: &Child, which: &str) {
+    let kill = Command::new("kill")
+        .args([which, &child.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(kill.success(), "kill {which} failed");
+}
+
+/// `marginal suite` with an engine that hangs (for 10 minutes) on its first scored position,
+/// once that engine is running.
+fn hung_suite(dir: &Path) -> Child {
+    let engine = engine_file(dir, "hang", "hang", 0, LONG_MS);
+    let epd = small_suite(dir, 2);
+    let args = [
+        "suite",
+        path(&epd),
+        "--engine",
+        path(&engine),
+        "--nodes",
+        "1000",
+        "--threads",
+        "1",
+    ];
+    // The reference run's engine, then the scored run's.
+    spawn_until_engines(dir, "suite", &args, 2)
+}
+
+#[test]
+fn ctrl_c_ends_a_suite_and_its_engines() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = scratch("faults", "suite-ctrl-c");
+    let child = hung_suite(&dir);
+    signal(&child, "-INT");
+    let run = finish(&dir, "suite", child);
+    // suite keeps the default action of SIGINT: it dies of it (nothing to save), and the
+    // kernel kills its engines.
+    assert_eq!(run.status.signal(), Some(libc::SIGINT), "{}", run.status);
+    assert_none_left(&dir);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn sigkill_of_marginal_ends_its_engines() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = scratch("faults", "suite-sigkill");
+    let child = hung_suite(&dir);
+    signal(&child, "-KILL");
+    let run = finish(&dir, "suite", child);
+    assert_eq!(run.status.signal(), Some(libc::SIGKILL), "{}", run.status);
+    assert_none_left(&dir);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn ctrl_c_ends_a_match_at_once_even_against_a_hung_engine() {
+    let dir = scratch("faults", "match-ctrl-c");
+    let engine = engine_file(&dir, "hang", "hang", 0, LONG_MS);
+    let (pgn, json) = (dir.join("games.pgn"), dir.join("report.json"));
+    let args = [
+        "match",
+        "--a",
+        "default",
+        "--b",
+        "default",
+        "--a-engine",
+        path(&engine),
+        "--nodes",
+        "300",
+        "--games",
+        "2",
+        "--concurrency",
+        "1",
+        "--pgn",
+        path(&pgn),
+        "--json",
+        path(&json),
+    ];
+    let child = spawn_until_engines(&dir, "match", &args, 1);
+    signal(&child, "-INT");
+    // Without the engines killed at the interrupt, this would wait out the 10 minutes.
+    let run = finish(&dir, "match", child);
+    assert_eq!(run.status.code(), Some(130), "{}{}", run.stdout, run.stderr);
+    run.assert_prints(
+        "interrupted: the 0 whole pairs played count; the games in flight were abandoned",
+    );
+    // The killed engine's game is abandoned, not scored as its fault.
+    run.assert_prints("games lost to engine faults: A 0, B 0");
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(
+        (&report["games"], &report["interrupted"]),
+        (&0.into(), &true.into())
+    );
+    assert!(!std::fs::read_to_string(&pgn).unwrap().contains("[Event"));
+    assert_none_left(&dir);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// The engine of `dir`'s `mode` engine file as a library worker.
+fn worker(dir: &Path, mode: &str, good: u32) -> Worker {
+    let file = engine_file(dir, mode, mode, good, SHORT_MS);
+    let def = Arc::new(EngineDef::from_file(&EngineFile::read(&file).unwrap()));
+    Worker::new(&Setting::defaults(&def), 1)
+}
+
+/// Whether process `pid` is gone: ended and reaped (no zombie is left either).
+fn gone(pid: u32) -> bool {
+    !Path::new(&format!("/proc/{pid}")).exists()
+}
+
+#[test]
+fn a_hung_or_silent_engine_is_killed_and_reaped_at_once_and_restarted() {
+    let start = Chess::default();
+    let search = |w: &mut Worker| {
+        w.new_game()
+            .and_then(|()| w.search(&start, &[], &[], &start, &Limits::nodes(100)))
+    };
+    // (mode, good searches, what it does not send): `mute` answers its first search and then
+    // nothing, `isready` included.
+    for (mode, good, what) in [
+        ("hang", 1, "bestmove"),
+        ("mute", 0, "readyok"),
+        ("noise", 1, "bestmove"),
+    ] {
+        let dir = scratch("faults", &format!("worker-{mode}"));
+        let mut w = worker(&dir, mode, good);
+        assert!(search(&mut w).unwrap().best_move.is_some());
+        match search(&mut w) {
+            Err(Fault::Hung { what: w, .. }) => assert_eq!(w, what, "{mode}"),
+            other => panic!("{mode}: {other:?}"),
+        }
+        // Killed and reaped before the fault came back.
+        let first = pids(&dir);
+        assert_eq!(first.len(), 1, "{mode}");
+        assert!(gone(first[0]), "{mode}: engine {} left running", first[0]);
+        // The next search starts a new process, which answers.
+        assert!(search(&mut w).unwrap().best_move.is_some(), "{mode}");
+        assert_eq!(pids(&dir).len(), 2, "{mode}");
+        drop(w);
+        assert!(pids(&dir).into_iter().all(gone), "{mode}");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}
