@@ -74,6 +74,9 @@ pub struct EngineFileError {
     pub message: String,
 }
 
+/// An options table, each value with its place in the file (for file order and lines).
+type SpannedTable = std::collections::BTreeMap<String, toml::Spanned<toml::Value>>;
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Raw {
@@ -84,9 +87,9 @@ struct Raw {
     dir: Option<String>,
     timeout_ms: Option<u64>,
     #[serde(default)]
-    options: toml::Table,
+    options: SpannedTable,
     #[serde(default)]
-    reference_options: toml::Table,
+    reference_options: SpannedTable,
     #[serde(default)]
     params: Vec<toml::Spanned<String>>,
 }
@@ -219,18 +222,25 @@ impl EngineFile {
         } else {
             PathBuf::from(command_text)
         };
+        // In file order (setting one option can change another's meaning, e.g. threads and
+        // hash); a value that is not a scalar is refused with its line.
         let table =
-            |t: &toml::Table, key: &str| -> Result<Vec<(String, String)>, EngineFileError> {
-                t.iter()
+            |t: &SpannedTable, key: &str| -> Result<Vec<(String, String)>, EngineFileError> {
+                let mut entries: Vec<(&String, &toml::Spanned<toml::Value>)> = t.iter().collect();
+                entries.sort_by_key(|(_, v)| v.span().start);
+                entries
+                    .into_iter()
                     .map(|(k, v)| {
-                        option_value(v).map(|v| (k.clone(), v)).ok_or_else(|| {
+                        option_value(v.get_ref())
+                        .map(|value| (k.clone(), value))
+                        .ok_or_else(|| {
                             let hint = if k == "params" {
                                 " (params belongs before the first [table] header)"
                             } else {
                                 ""
                             };
                             fail(
-                                None,
+                                Some(line_of(text, v.span().start)),
                                 format!(
                                     "[{key}] {k}: a value must be a string, number or boolean{hint}"
                                 ),
@@ -320,8 +330,17 @@ OwnBook = false
         let f = EngineFile::parse(Path::new("e/toga.toml"), TOGA).unwrap();
         assert_eq!(f.name, "Toga II 3.0");
         assert_eq!(f.command, PathBuf::from("/usr/games/toga2"));
-        assert_eq!(f.options.len(), 2);
-        assert!(f.options.contains(&("OwnBook".into(), "false".into())));
+        // In file order, not sorted.
+        assert_eq!(
+            f.options,
+            [
+                ("Hash".to_string(), "16".to_string()),
+                ("OwnBook".to_string(), "false".to_string())
+            ]
+        );
+        let reordered = TOGA.replace("Hash = 16\nOwnBook = false", "OwnBook = false\nHash = 16");
+        let f2 = EngineFile::parse(Path::new("e/toga.toml"), &reordered).unwrap();
+        assert_eq!(f2.options[0].0, "OwnBook");
         assert_eq!(
             f.reference_options,
             [("Futility Pruning".into(), "false".into())]
@@ -367,7 +386,12 @@ OwnBook = false
             ("command = \"x\"\nparams = [1]".to_string(), ":2:"),
             (
                 TOGA.replace("Hash = 16", "Hash = [16]"),
-                "[options] Hash: a value must be",
+                ":10: [options] Hash: a value must be",
+            ),
+            (
+                "command = \"x\"\n[options]\nHash = 1\nparams = [\"a, A, 1, 0, 5, 1, 0.002, 1\"]\n"
+                    .to_string(),
+                ":4: [options] params: a value must be a string, number or boolean (params belongs before",
             ),
         ];
         for (text, want) in cases {
