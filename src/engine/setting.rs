@@ -203,15 +203,33 @@ impl EngineDef {
     }
 }
 
-/// `Futility Margin` -> `futility_margin`.
+/// A UCI option name as a row name: `Futility Margin`, `FutilityMargin` and
+/// `futility-margin` -> `futility_margin`; `LMRBase` -> `lmr_base`. Letters, digits and `_`,
+/// never starting with a digit (row names name exported constants).
 pub fn snake_case(name: &str) -> String {
+    let chars: Vec<char> = name.chars().collect();
     let mut out = String::new();
-    for c in name.chars() {
-        if c.is_ascii_alphanumeric() {
-            out.push(c.to_ascii_lowercase());
-        } else if !out.ends_with('_') && !out.is_empty() {
+    for (i, &c) in chars.iter().enumerate() {
+        if !c.is_ascii_alphanumeric() {
+            if !out.ends_with('_') && !out.is_empty() {
+                out.push('_');
+            }
+            continue;
+        }
+        // A word starts at a capital after a small letter or digit (`futilityMargin`), or at
+        // the last capital of a run followed by a small letter (`LMRBase`).
+        let prev = i.checked_sub(1).map(|j| chars[j]);
+        let next = chars.get(i + 1);
+        let starts_word = c.is_ascii_uppercase()
+            && prev.is_some_and(|p| {
+                p.is_ascii_lowercase()
+                    || p.is_ascii_digit()
+                    || (p.is_ascii_uppercase() && next.is_some_and(char::is_ascii_lowercase))
+            });
+        if starts_word && !out.ends_with('_') && !out.is_empty() {
             out.push('_');
         }
+        out.push(c.to_ascii_lowercase());
     }
     let out = out.trim_end_matches('_').to_string();
     if out.starts_with(|c: char| c.is_ascii_digit()) {
@@ -572,9 +590,18 @@ mod tests {
                 ("Futility Pruning".to_string(), "false".to_string())
             ]
         );
-        assert_eq!(
-            snake_case("Extended Futility Margin"),
-            "extended_futility_margin"
-        );
+        for (uci, row) in [
+            ("Extended Futility Margin", "extended_futility_margin"),
+            ("FutilityMargin", "futility_margin"),
+            ("ExtFutilityMargin", "ext_futility_margin"),
+            ("LMRBase", "lmr_base"),
+            ("NullMoveR", "null_move_r"),
+            ("UCI_Elo", "uci_elo"),
+            ("futility-margin", "futility_margin"),
+            ("Hash2", "hash2"),
+            ("3Fold", "o_3_fold"),
+        ] {
+            assert_eq!(snake_case(uci), row, "{uci}");
+        }
     }
 }
