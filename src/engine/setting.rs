@@ -179,6 +179,83 @@ impl EngineDef {
         })
     }
 
+    /// Starts an external engine once, before any work, and checks it against its rows: it
+    /// must start and answer the UCI handshake, and declare each row's option as a spin whose
+    /// range holds the row's (an engine ignores or clamps a value it does not take, and the
+    /// tuning would then move nothing). Returns warnings: options and reference options it
+    /// does not declare. The built-in engine always passes.
+    ///
+    /// # Errors
+    /// The engine does not start or answer, or a row's option is missing, not a spin, or
+    /// narrower than the row; the message names the engine's source.
+    pub fn verify(&self) -> Result<Vec<String>, EngineDefError> {
+        let Program::Uci(program) = &self.program else {
+            return Ok(Vec::new());
+        };
+        let source = self.source.as_deref().unwrap_or(&self.name);
+        let process = UciProcess::start(program, &[])
+            .map_err(|e| EngineDefError(format!("{source}: {e}")))?;
+        let declared = |name: &str| {
+            process
+                .declared
+                .iter()
+                .find(|o| o.name.eq_ignore_ascii_case(name))
+        };
+        let listed = || {
+            let names: Vec<&str> = process.declared.iter().map(|o| o.name.as_str()).collect();
+            if names.is_empty() {
+                "none".to_string()
+            } else {
+                names.join(", ")
+            }
+        };
+        for row in &self.rows {
+            let option = declared(&row.uci_name).ok_or_else(|| {
+                EngineDefError(format!(
+                    "{source}: row '{}': the engine declares no option '{}' (it declares: {})",
+                    row.name,
+                    row.uci_name,
+                    listed()
+                ))
+            })?;
+            if option.kind != "spin" {
+                return Err(EngineDefError(format!(
+                    "{source}: row '{}': option '{}' is a {} option, not a spin",
+                    row.name, option.name, option.kind
+                )));
+            }
+            let (low, high) = (
+                option.min.unwrap_or(i64::MIN),
+                option.max.unwrap_or(i64::MAX),
+            );
+            if i64::from(row.min) < low || i64::from(row.max) > high {
+                return Err(EngineDefError(format!(
+                    "{source}: row '{}': range [{}, {}] is outside the range option '{}' declares, [{}, {}]",
+                    row.name,
+                    row.min,
+                    row.max,
+                    option.name,
+                    option.min.map_or("-".into(), |m| m.to_string()),
+                    option.max.map_or("-".into(), |m| m.to_string())
+                )));
+            }
+        }
+        let mut warnings = Vec::new();
+        for (table, options) in [
+            ("options", &program.options),
+            ("reference_options", &self.reference_options),
+        ] {
+            for (name, _) in options {
+                if declared(name).is_none() {
+                    warnings.push(format!(
+                        "{source}: [{table}] {name}: the engine declares no such option (it may ignore it)"
+                    ));
+                }
+            }
+        }
+        Ok(warnings)
+    }
+
     /// Whether this is marginal's own engine.
     pub fn is_builtin(&self) -> bool {
         matches!(self.program, Program::Builtin)
