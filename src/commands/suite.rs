@@ -123,7 +123,7 @@ pub fn run(args: SuiteArgs) -> Result<()> {
         .num_threads(threads)
         .build()
         .context("cannot start worker threads")?;
-    print_header(&args, &suites, &options.config);
+    print_header(&args, &def, &suites, &options.config);
 
     let bar = progress_bar(
         suites.positions.len() as u64,
@@ -175,7 +175,7 @@ pub fn run(args: SuiteArgs) -> Result<()> {
     Ok(())
 }
 
-fn print_header(args: &SuiteArgs, suites: &LoadedSuites, config: &RunConfig) {
+fn print_header(args: &SuiteArgs, def: &EngineDef, suites: &LoadedSuites, config: &RunConfig) {
     println!(
         "marginal suite: {} positions from {} file(s) at {}, margins '{}', reference '{}'",
         suites.positions.len(),
@@ -184,6 +184,9 @@ fn print_header(args: &SuiteArgs, suites: &LoadedSuites, config: &RunConfig) {
         args.margins,
         args.reference,
     );
+    if let Some(source) = &def.source {
+        println!("engine: {} ({source})", def.name);
+    }
     let skipped = suites.skipped().count();
     if skipped > 0 {
         println!("{skipped} bad line(s) skipped (listed on stderr)");
@@ -194,10 +197,10 @@ fn print_summary(args: &SuiteArgs, scorer: &SuiteScorer, score: &SuiteScore) {
     println!(
         "reference '{}'{}",
         args.reference,
-        if scorer.reference_cached() {
-            " (cached)"
-        } else {
-            ": computed and cached"
+        match (scorer.reference_cached(), &scorer.options().cache_dir) {
+            (true, _) => " (cached)",
+            (false, Some(_)) => ": computed and cached",
+            (false, None) => ": computed",
         }
     );
     println!();
@@ -251,7 +254,10 @@ fn print_summary(args: &SuiteArgs, scorer: &SuiteScorer, score: &SuiteScore) {
         "  accuracy: solution credit in % (early share {}); speed: mean doublings saved against the reference",
         score.objective_params.early
     );
-    println!("pruned: {}", score.prunes);
+    // An external engine does not say what it pruned.
+    if score.engine.is_none() {
+        println!("pruned: {}", score.prunes);
+    }
 }
 
 fn print_positions(positions: &[PositionScore]) {

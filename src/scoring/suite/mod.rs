@@ -139,7 +139,8 @@ pub struct SuiteScore {
     pub prunes: PruneStats,
     /// Every position, in file order.
     pub positions: Vec<PositionScore>,
-    /// Problems that did not stop scoring (e.g. a cache that could not be written).
+    /// Problems that did not stop scoring (a cache that could not be written, positions an
+    /// external engine failed on).
     pub warnings: Vec<String>,
 }
 
@@ -274,6 +275,7 @@ impl SuiteScorer {
             .collect();
         let objective = objective::evaluate(&results, &self.reference, params);
         let prunes = results.iter().map(|r| &r.prunes).sum();
+        let faults = run::fault_summary(&results, "candidate");
         let positions = results
             .into_iter()
             .zip(&self.reference)
@@ -298,8 +300,8 @@ impl SuiteScorer {
             objective_params: *params,
             objective,
             prunes,
+            warnings: self.warnings.iter().cloned().chain(faults).collect(),
             positions,
-            warnings: self.warnings.clone(),
         }
     }
 }

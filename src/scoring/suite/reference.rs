@@ -45,7 +45,7 @@ pub struct Reference {
 }
 
 /// Runs the reference, or reads it from the cache in `cache_dir`. A damaged cache file is
-/// ignored and rewritten. `on_done` is called once per position searched.
+/// ignored and rewritten; a run with faults of an external engine is not written. `on_done` is called once per position searched.
 pub fn reference_run(
     suites: &LoadedSuites,
     setting: &Setting,
@@ -72,7 +72,12 @@ pub fn reference_run(
     }
     let results = run::run(&suites.positions, setting, config, None, on_done);
     let mut warnings = Vec::new();
-    if let Some(path) = &path {
+    // A run an external engine faulted in is not the engine's reference: it is used this once
+    // and never cached (a mended engine would otherwise keep meeting it).
+    let faults = run::fault_summary(&results, "reference");
+    if let Some(fault) = faults {
+        warnings.push(format!("{fault}; not cached"));
+    } else if let Some(path) = &path {
         let written = serde_json::to_vec(&results)
             .map_err(std::io::Error::other)
             .and_then(|bytes| write_atomic(path, &bytes));

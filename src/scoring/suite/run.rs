@@ -244,6 +244,21 @@ pub fn costs(results: &[PositionResult]) -> Vec<u64> {
     results.iter().map(|r| r.nodes).collect()
 }
 
+/// How many results an external engine faulted on, and the first of them, for a warning
+/// (`what` names the run): None when there were none.
+pub fn fault_summary(results: &[PositionResult], what: &str) -> Option<String> {
+    let mut faulted = results.iter().filter(|r| r.fault.is_some());
+    let first = faulted.next()?;
+    Some(format!(
+        "{what}: the engine failed on {} of {} position(s), scored unsolved (first {}:{}: {})",
+        1 + faulted.count(),
+        results.len(),
+        first.suite,
+        first.line,
+        first.fault.as_deref().unwrap_or_default()
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
