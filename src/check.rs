@@ -33,7 +33,9 @@ use crate::scoring::paired::PairedComparison;
 use crate::scoring::suite::{
     LoadedSuites, Objective, RunConfig, ScorerOptions, SuiteScorer, default_cache_dir,
 };
-use crate::tune::file::{Measured, Paired, PositionOutcome, Side, SuiteSource, TunedFile, Values};
+use crate::tune::file::{
+    EngineRecord, Measured, Paired, PositionOutcome, Side, SuiteSource, TunedFile, Values,
+};
 use crate::tune::games::{DEFAULT_BOOK, confirm, confirm_openings};
 use crate::tune::{SplitError, split};
 
@@ -156,13 +158,17 @@ pub enum CheckError {
 /// The engine the file was measured with, against the engine now.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EngineCheck {
-    /// The signature the figures were measured with (hex).
+    /// The external engine measured now, `NAME (SOURCE)`; absent for marginal's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub external: Option<String>,
+    /// The signature the figures were measured with (hex): marginal's bench signature, or an
+    /// external engine's description digest (its engine file's content).
     pub recorded_signature: String,
     /// This engine's signature.
     pub signature: String,
-    /// The bench node count recorded.
+    /// The bench node count recorded (0 for an external engine: it has no bench).
     pub recorded_bench_nodes: u64,
-    /// This engine's bench node count.
+    /// This engine's bench node count (0 for an external engine).
     pub bench_nodes: u64,
     /// Whether the signatures agree: figures must then match exactly.
     pub same: bool,
@@ -218,6 +224,25 @@ pub fn locate(recorded: &Path, tuned_file: &Path) -> Result<PathBuf, Vec<PathBuf
     Err(tried)
 }
 
+/// The options that give a recorded external engine again: `--engine FILE`, or
+/// `--engine-cmd '...' --engine-options ...` for an engine described by its command.
+fn how_to_give(record: &EngineRecord) -> String {
+    match record.source.strip_prefix("--engine-cmd ") {
+        Some(command) => {
+            let options: Vec<String> = record
+                .rows
+                .iter()
+                .map(|r| format!("{}={}", r.uci_name, r.off))
+                .collect();
+            format!(
+                "--engine-cmd '{command}' --engine-options '{}'",
+                options.join(",")
+            )
+        }
+        None => format!("--engine {}", record.source),
+    }
+}
+
 fn hex(hash: u64) -> String {
     format!("{hash:016x}")
 }
@@ -268,8 +293,10 @@ pub fn prepare(
             return Err(CheckError::Engine {
                 path: name,
                 message: format!(
-                    "the file was tuned for the external engine {} described by {}: give it with --engine",
-                    record.name, record.source
+                    "the file was tuned for the external engine {} described by {}: give it with {}",
+                    record.name,
+                    record.source,
+                    how_to_give(record)
                 ),
             });
         }
@@ -280,6 +307,17 @@ pub fn prepare(
                     message: format!(
                         "tuned row '{missing}' (of {}) is not a row of {}",
                         record.source,
+                        def.source.as_deref().unwrap_or(&def.name)
+                    ),
+                });
+            }
+            // Every row the file records must take its value (else the set measured would
+            // not be the file's).
+            if let Err(e) = file.margins.resolve(&def) {
+                return Err(CheckError::Engine {
+                    path: name,
+                    message: format!(
+                        "its margins do not fit {}: {e}",
                         def.source.as_deref().unwrap_or(&def.name)
                     ),
                 });
@@ -368,9 +406,13 @@ pub fn prepare(
     );
     let signature = def.signature();
     let engine = EngineCheck {
-        // An external engine is a program marginal cannot fingerprint (the signature is its
-        // engine file's digest), and it may not be exactly deterministic: statistics judge it.
-        same: def.is_builtin() && *recorded.0 == signature,
+        external: def
+            .source
+            .as_ref()
+            .map(|source| format!("{} ({source})", def.name)),
+        // An engine whose searches do not repeat exactly (its engine file says so) is judged by
+        // the statistics even when its description is unchanged.
+        same: def.deterministic && *recorded.0 == signature,
         recorded_signature: recorded.0.clone(),
         signature,
         recorded_bench_nodes: recorded.1,
@@ -593,7 +635,7 @@ impl Prepared {
         .into_iter()
         .map(|(name, then, now, suites)| {
             let side = compare_side(name, then, now, suites);
-            judge_side(&side, self.engine.same, &mut findings);
+            judge_side(&side, &self.engine, &mut findings);
             side
         })
         .collect();
@@ -696,7 +738,8 @@ impl Prepared {
 
     /// The file with the figures measured now in place of the recorded ones (the tuned set,
     /// the defaults and `off` on both sides, the paired tests), and the engine that measured
-    /// them: what `marginal check --update` writes. The tuning run's provenance is kept.
+    /// them (its signature; for an external engine also its record): what `marginal check
+    /// --update` writes. The tuning run's provenance is kept.
     pub fn updated(&self, now: &Measurement, command_line: String) -> TunedFile {
         let mut file = self.file.clone();
         file.training = now.training.clone();
@@ -705,10 +748,15 @@ impl Prepared {
             training: now.training.paired("tuned", "default").expect("measured"),
             validation: now.validation.paired("tuned", "default").expect("measured"),
         };
+        // An external engine given now may be described by another file (its rows hold every
+        // tuned one): the file now names it, so a later check asks for it.
+        if !self.def.is_builtin() {
+            file.engine = EngineRecord::of(&self.def);
+        }
         file.measured = Some(Measured {
             marginal: env!("CARGO_PKG_VERSION").to_string(),
-            engine_bench_nodes: bench::SIGNATURE_NODES,
-            engine_signature: hex(bench::signature()),
+            engine_bench_nodes: self.engine.bench_nodes,
+            engine_signature: self.engine.signature.clone(),
             command_line,
         });
         file
@@ -821,17 +869,23 @@ fn significantly_fewer(p: &PairedComparison) -> bool {
 }
 
 /// Adds the findings of one side.
-fn judge_side(side: &SideCheck, same_engine: bool, findings: &mut Vec<Finding>) {
+fn judge_side(side: &SideCheck, engine: &EngineCheck, findings: &mut Vec<Finding>) {
     let name = &side.side;
     let mut add = |kind, message: String| findings.push(Finding { kind, message });
-    if same_engine {
+    // An external engine's signature covers its description only, not its program.
+    let causes = if engine.external.is_some() {
+        "a defect, the file was edited, or the engine's program changed"
+    } else {
+        "a defect or the file was edited"
+    };
+    if engine.same {
         for set in &side.sets {
             let moved = side.changed.iter().filter(|c| c.set == set.name).count();
             if set.recorded != set.now || moved > 0 {
                 add(
                     FindingKind::NotReproduced,
                     format!(
-                        "{name}, {} set: the engine is the one that measured the file, yet {moved} position(s) changed (solved {} -> {}, nodes {} -> {}, objective {:.3} -> {:.3}); the search is deterministic, so this is a defect or the file was edited",
+                        "{name}, {} set: the engine is the one that measured the file, yet {moved} position(s) changed (solved {} -> {}, nodes {} -> {}, objective {:.3} -> {:.3}); the search is deterministic, so this is {causes}",
                         set.name,
                         set.recorded.solved,
                         set.now.solved,

@@ -3,7 +3,8 @@
 //! engine (UCI `setoption` lines), and as the SPSA input of OpenBench and fishtest, so the tuned
 //! set can seed the next tuning run there.
 //!
-//! Everything comes from the parameter table ([`PARAMS`]: names, UCI names, docs, defaults,
+//! Everything comes from the engine's rows (marginal's parameter table [`PARAMS`], or an
+//! external engine's rows as its tuned file records them: names, UCI names, docs, defaults,
 //! ranges, SPSA schedule) and the tuned file ([`TunedFile`]: values, the bounds and schedule
 //! each row was tuned with, provenance). [`render`] is pure: it takes the export date as text
 //! and returns the whole output.
@@ -373,31 +374,55 @@ impl Export<'_> {
                 p.iterations,
                 one_line(&p.run)
             ),
-            format!(
-                "Engine: search signature {}, bench {} nodes.",
-                one_line(&p.engine_signature),
-                p.engine_bench_nodes
-            ),
+            match &self.file.engine {
+                None => format!(
+                    "Engine: search signature {}, bench {} nodes.",
+                    one_line(&p.engine_signature),
+                    p.engine_bench_nodes
+                ),
+                Some(engine) => format!(
+                    "Engine: {}, an external UCI engine described by {} (digest {}); the rows are its UCI options.",
+                    one_line(&engine.name),
+                    one_line(&engine.source),
+                    one_line(&p.engine_signature)
+                ),
+            },
             rows,
         ]
     }
 
     /// The provenance as JSON, for the JSON export and the TOML `[source]` table.
+    /// An external engine has no bench: its name and engine file take the bench's place.
     fn source(&self) -> serde_json::Value {
         let p = &self.file.provenance;
-        serde_json::json!({
-            "file": self.options.source,
-            "date": self.options.date,
-            "marginal": p.marginal,
-            "engine_signature": p.engine_signature,
-            "engine_bench_nodes": p.engine_bench_nodes,
-            "run": p.run,
-            "objective": p.objective,
-            "solver": p.solver,
-            "seed": p.seed,
-            "iterations": p.iterations,
-            "tuned": self.rows.iter().filter(|r| r.tuned).map(|r| r.spec.name.as_str()).collect::<Vec<_>>(),
-        })
+        let mut source = serde_json::Map::new();
+        let mut put = |key: &str, value: serde_json::Value| {
+            source.insert(key.to_string(), value);
+        };
+        put("file", self.options.source.into());
+        put("date", self.options.date.into());
+        put("marginal", p.marginal.as_str().into());
+        put("engine_signature", p.engine_signature.as_str().into());
+        match &self.file.engine {
+            None => put("engine_bench_nodes", p.engine_bench_nodes.into()),
+            Some(engine) => {
+                put("engine", engine.name.as_str().into());
+                put("engine_file", engine.source.as_str().into());
+            }
+        }
+        put("run", p.run.as_str().into());
+        put("objective", p.objective.as_str().into());
+        put("solver", p.solver.as_str().into());
+        put("seed", p.seed.into());
+        put("iterations", p.iterations.into());
+        let tuned: Vec<&str> = self
+            .rows
+            .iter()
+            .filter(|r| r.tuned)
+            .map(|r| r.spec.name.as_str())
+            .collect();
+        put("tuned", tuned.into());
+        serde_json::Value::Object(source)
     }
 
     /// A row's value as JSON: a number, or a boolean for a check.

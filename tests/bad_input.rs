@@ -89,6 +89,39 @@ fn every_command_refuses_bad_input_with_exit_2_and_a_message() {
         path("book.epd"),
         path("a-directory"),
     );
+    // Engine files: a bad row, params after a table, an unknown key, a command that does not
+    // exist, an engine that never answers; each error names the file and, where there is
+    // one, the line.
+    let engine = |name: &str, text: &str| {
+        std::fs::write(dir.join(name), text).unwrap();
+        path(name)
+    };
+    let row = "futility_margin, FutilityMargin, 125, 0, 1500, 10, 0.002, 125";
+    let bad_row = engine(
+        "bad-row.toml",
+        &format!(
+            "command = \"marginal\"\nparams = [\n  \"{row}\",\n  \"delta_margin, DeltaMargin, 9000, 0, 1500, 10, 0.002, 200\",\n]\n"
+        ),
+    );
+    let params_after = engine(
+        "params-after.toml",
+        &format!("command = \"marginal\"\n[options]\nHash = 16\nparams = [\"{row}\"]\n"),
+    );
+    let unknown_key = engine(
+        "unknown-key.toml",
+        &format!("command = \"marginal\"\nparms = [\"{row}\"]\n"),
+    );
+    let no_command = engine(
+        "no-command.toml",
+        &format!("command = \"/no/such/engine\"\nparams = [\"{row}\"]\n"),
+    );
+    let silent = engine(
+        "silent.toml",
+        &format!("command = \"sleep\"\nargs = [\"30\"]\ntimeout_ms = 300\nparams = [\"{row}\"]\n"),
+    );
+    let at = |file: &str, line: usize| format!("{file}:{line}:");
+    let (bad_row_at, params_after_at, unknown_key_at) =
+        (at(&bad_row, 4), at(&params_after, 4), at(&unknown_key, 2));
     let wac = "data/suites/wac.epd";
     let cases: Vec<(Vec<&str>, &str)> = vec![
         // suite
@@ -115,6 +148,67 @@ fn every_command_refuses_bad_input_with_exit_2_and_a_message() {
         (
             vec!["suite", wac, "--json", "/proc/no/such/dir/x.json"],
             "--json",
+        ),
+        // engine files, with every command that takes one
+        (
+            vec!["suite", wac, "--engine", "no/such.toml"],
+            "no/such.toml: cannot read engine file",
+        ),
+        (vec!["suite", wac, "--engine", &bad_row], &bad_row_at),
+        (
+            vec!["suite", wac, "--engine", &params_after],
+            &params_after_at,
+        ),
+        (
+            vec!["suite", wac, "--engine", &params_after],
+            "params belongs before the first [table] header",
+        ),
+        (
+            vec!["suite", wac, "--engine", &unknown_key],
+            &unknown_key_at,
+        ),
+        (
+            vec!["suite", wac, "--engine", &no_command],
+            "engine could not be started",
+        ),
+        (
+            vec!["suite", wac, "--engine", &silent],
+            "engine hung: no uciok",
+        ),
+        (
+            vec![
+                "match",
+                "--a",
+                "default",
+                "--b",
+                "off",
+                "--b-engine",
+                &no_command,
+            ],
+            "engine could not be started",
+        ),
+        (
+            vec!["tune", "--engine", &bad_row, "--iterations", "1"],
+            &bad_row_at,
+        ),
+        (
+            vec!["tune", "--engine", &no_command, "--iterations", "1"],
+            "engine could not be started",
+        ),
+        (
+            vec!["check", "tuned/spsa-suite.json", "--engine", &no_command],
+            "engine could not be started",
+        ),
+        (
+            vec![
+                "suite",
+                wac,
+                "--engine-cmd",
+                "/no/such/engine",
+                "--engine-options",
+                "X",
+            ],
+            "engine could not be started",
         ),
         // match
         (

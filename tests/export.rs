@@ -14,15 +14,16 @@
 //! ```
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use marginal::params::{PARAMS, ParamKind};
 use marginal::tune::file::TunedFile;
 
 mod common;
+use common::compile::{STRICT_C, assignments, c_compiler, run_ok, rustc};
 use common::scratch;
+use common::uci_engine::{margin_lines, uci_session};
 
 /// The fixture, relative to the crate root (the path as given appears in the headers).
 const FIXTURE: &str = "tests/golden/export/tuned.json";
@@ -189,33 +190,9 @@ fn json_and_toml_parse_back_to_the_tuned_values() {
     }
 }
 
-/// Runs a program, panicking with its output unless it succeeds; returns its standard output.
-fn run_ok(command: &mut Command, what: &str) -> String {
-    let out = command
-        .output()
-        .unwrap_or_else(|e| panic!("{what}: cannot run {command:?}: {e}"));
-    assert!(
-        out.status.success(),
-        "{what} failed ({command:?}):\n{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
-/// `NAME=value` lines of a compiled program, as a map.
-fn assignments(text: &str) -> BTreeMap<String, String> {
-    text.lines()
-        .map(|l| {
-            let (k, v) = l.split_once('=').unwrap();
-            (k.to_string(), v.to_string())
-        })
-        .collect()
-}
-
 #[test]
 fn rust_output_compiles_warning_free_and_holds_the_tuned_values() {
-    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let rustc = rustc();
     let file = fixture();
     for (case, all, prefix) in [("tuned", false, ""), ("all", true, "PRUNE_")] {
         let dir = scratch("export-rust", case);
@@ -271,34 +248,10 @@ fn rust_output_compiles_warning_free_and_holds_the_tuned_values() {
     }
 }
 
-/// The C compiler: `$CC`, else `cc`. A machine without one fails the test, naming what is
-/// missing, rather than skipping the check.
-fn c_compiler() -> std::ffi::OsString {
-    let cc = std::env::var_os("CC").unwrap_or_else(|| "cc".into());
-    let works = Command::new(&cc)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    assert!(
-        works,
-        "no C compiler: `{} --version` failed; install one (gcc or clang) or set CC, since the C export's compile check cannot run without it",
-        cc.to_string_lossy()
-    );
-    cc
-}
-
 #[test]
 fn c_output_compiles_warning_free_and_holds_the_tuned_values() {
     let cc = c_compiler();
     let file = fixture();
-    let strict = [
-        "-std=c99",
-        "-Wall",
-        "-Wextra",
-        "-Werror",
-        "-pedantic",
-        "-Wunused",
-    ];
     for (case, style, all, prefix) in [
         ("const", "const", false, ""),
         ("const-all", "const", true, "prune_"),
@@ -331,7 +284,7 @@ fn c_output_compiles_warning_free_and_holds_the_tuned_values() {
         .unwrap();
         run_ok(
             Command::new(&cc)
-                .args(strict)
+                .args(STRICT_C)
                 .args(["main.c", "other.c", "-o", "main"])
                 .current_dir(&dir),
             "cc main.c other.c",
@@ -341,43 +294,6 @@ fn c_output_compiles_warning_free_and_holds_the_tuned_values() {
         assert_eq!(want.len(), rows.len());
         std::fs::remove_dir_all(dir).unwrap();
     }
-}
-
-/// Runs `marginal uci` on `input` lines (then `quit`) and returns its output lines.
-fn uci_session(input: &str) -> Vec<String> {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_marginal"))
-        .arg("uci")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("start marginal uci");
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(input.as_bytes()).unwrap();
-    stdin.write_all(b"quit\n").unwrap();
-    drop(stdin);
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success());
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(String::from)
-        .collect()
-}
-
-/// The `info string margins` lines of a session, each as a map of option to value.
-fn margin_lines(lines: &[String]) -> Vec<BTreeMap<String, String>> {
-    lines
-        .iter()
-        .filter_map(|l| l.strip_prefix("info string margins "))
-        .map(|rest| {
-            rest.split_whitespace()
-                .map(|kv| {
-                    let (k, v) = kv.split_once('=').unwrap();
-                    (k.to_string(), v.to_string())
-                })
-                .collect()
-        })
-        .collect()
 }
 
 #[test]

@@ -3,9 +3,6 @@
 //! are not UTF-8 or far too long, bad `go` parameters (still one `bestmove` for every `go`),
 //! and bad option values (an absurd `Hash` too).
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::Duration;
 
 use marginal::params::{PARAMS, ParamKind};
@@ -13,91 +10,8 @@ use marginal::uci::{MAX_LINE_BYTES, QUOTE_CHARS};
 use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Position};
 
-struct Engine {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-}
-
-impl Engine {
-    fn start() -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_marginal"))
-            .arg("uci")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("start marginal uci");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Engine {
-            child,
-            stdin,
-            lines,
-        }
-    }
-
-    fn send(&mut self, line: &str) {
-        self.send_bytes(line.as_bytes());
-    }
-
-    /// Sends `bytes` and a newline, as they are (not necessarily UTF-8).
-    fn send_bytes(&mut self, bytes: &[u8]) {
-        self.stdin.write_all(bytes).unwrap();
-        self.stdin.write_all(b"\n").unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    /// Sends `quit`; returns every line written after it and the exit status.
-    fn quit(mut self) -> (Vec<String>, ExitStatus) {
-        self.send("quit");
-        let mut rest = Vec::new();
-        loop {
-            match self.lines.recv_timeout(Duration::from_secs(60)) {
-                Ok(line) => rest.push(line),
-                Err(RecvTimeoutError::Disconnected) => break,
-                Err(RecvTimeoutError::Timeout) => panic!("no exit after quit; got {rest:?}"),
-            }
-        }
-        (rest, self.child.wait().unwrap())
-    }
-
-    /// Lines up to and including the first that starts with `prefix`.
-    fn until(&mut self, prefix: &str) -> Vec<String> {
-        let mut out = Vec::new();
-        loop {
-            let line = self
-                .lines
-                .recv_timeout(Duration::from_secs(60))
-                .unwrap_or_else(|_| panic!("no '{prefix}' line; got {out:?}"));
-            let done = line.starts_with(prefix);
-            out.push(line);
-            if done {
-                return out;
-            }
-        }
-    }
-
-    fn ready(&mut self) -> Vec<String> {
-        self.send("isready");
-        self.until("readyok")
-    }
-}
-
-impl Drop for Engine {
-    fn drop(&mut self) {
-        let _ = writeln!(self.stdin, "quit");
-        let _ = self.child.wait();
-    }
-}
+mod common;
+use common::uci_engine::UciEngine as Engine;
 
 fn bestmove(lines: &[String]) -> String {
     lines

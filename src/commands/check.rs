@@ -81,26 +81,7 @@ pub fn run(args: CheckArgs) -> Result<()> {
         .context("cannot start worker threads")?;
 
     println!("marginal check {}", args.file.display());
-    let e = &prepared.engine;
-    if !prepared.def.is_builtin() {
-        println!(
-            "engine: {} from {} (engine file digest {}, recorded {}): an external engine is judged by the statistics",
-            prepared.def.name,
-            prepared.def.source.as_deref().unwrap_or("?"),
-            e.signature,
-            e.recorded_signature
-        );
-    } else if e.same {
-        println!(
-            "engine: signature {} as recorded (bench {} nodes): every figure must come out identical",
-            e.signature, e.bench_nodes
-        );
-    } else {
-        println!(
-            "engine: signature {} differs from the file's {} (bench {} nodes, recorded {}): the engine changed since the figures were measured, so they may move; judging by the statistics",
-            e.signature, e.recorded_signature, e.bench_nodes, e.recorded_bench_nodes
-        );
-    }
+    print_engine(&prepared.engine);
     let sources = &prepared.file.provenance.suites;
     let files: Vec<String> = prepared
         .training
@@ -148,6 +129,28 @@ pub fn run(args: CheckArgs) -> Result<()> {
         return write_update(&args, &prepared, &now, &report);
     }
     verdict(&report)
+}
+
+/// Which engine measures, and whether its figures must come out identical.
+fn print_engine(e: &check::EngineCheck) {
+    match (&e.external, e.same) {
+        (None, true) => println!(
+            "engine: signature {} as recorded (bench {} nodes): every figure must come out identical",
+            e.signature, e.bench_nodes
+        ),
+        (None, false) => println!(
+            "engine: signature {} differs from the file's {} (bench {} nodes, recorded {}): the engine changed since the figures were measured, so they may move; judging by the statistics",
+            e.signature, e.recorded_signature, e.bench_nodes, e.recorded_bench_nodes
+        ),
+        (Some(external), true) => println!(
+            "engine: {external}, description digest {} as recorded: every figure must come out identical (the digest covers the engine's description, not its program: a rebuilt engine shows as changed figures)",
+            e.signature
+        ),
+        (Some(external), false) => println!(
+            "engine: {external}, description digest {} (recorded {}): judging by the statistics (the description changed, or the engine file says its searches do not repeat exactly)",
+            e.signature, e.recorded_signature
+        ),
+    }
 }
 
 /// Plays the non-regression match with a progress bar.

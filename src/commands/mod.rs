@@ -103,7 +103,7 @@ impl EngineArgs {
     /// The engine these arguments name.
     ///
     /// # Errors
-    /// A bad engine file, or an engine command that does not start or lacks an option.
+    /// A bad engine file, or an engine that does not start or lacks an option.
     pub fn def(&self) -> Result<Arc<EngineDef>, UserError> {
         engine_def(
             self.engine.as_deref(),
@@ -113,8 +113,8 @@ impl EngineArgs {
     }
 }
 
-/// The engine of an engine file, of an engine command with the options to tune, or marginal's
-/// own.
+/// The engine of an engine file (started once to check it: [`EngineDef::verify`]), of an
+/// engine command with the options to tune, or marginal's own.
 ///
 /// # Errors
 /// As [`EngineArgs::def`].
@@ -126,7 +126,13 @@ pub fn engine_def(
     match (file, command) {
         (Some(path), _) => {
             let file = EngineFile::read(path).map_err(UserError::from_display)?;
-            Ok(Arc::new(EngineDef::from_file(&file)))
+            let def = EngineDef::from_file(&file);
+            // Before any work: an engine that does not start, or lacks a row's option, is bad
+            // input, not a run of faults.
+            for warning in def.verify().map_err(UserError::from_display)? {
+                eprintln!("warning: {warning}");
+            }
+            Ok(Arc::new(def))
         }
         (None, Some(command)) => EngineDef::from_command(command, options)
             .map(Arc::new)

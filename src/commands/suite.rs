@@ -123,7 +123,7 @@ pub fn run(args: SuiteArgs) -> Result<()> {
         .num_threads(threads)
         .build()
         .context("cannot start worker threads")?;
-    print_header(&args, &suites, &options.config);
+    print_header(&args, &def, &suites, &options.config);
 
     let bar = progress_bar(
         suites.positions.len() as u64,
@@ -176,7 +176,7 @@ pub fn run(args: SuiteArgs) -> Result<()> {
     Ok(())
 }
 
-fn print_header(args: &SuiteArgs, suites: &LoadedSuites, config: &RunConfig) {
+fn print_header(args: &SuiteArgs, def: &EngineDef, suites: &LoadedSuites, config: &RunConfig) {
     println!(
         "marginal suite: {} positions from {} file(s) at {}, margins '{}', reference '{}'",
         suites.positions.len(),
@@ -185,6 +185,9 @@ fn print_header(args: &SuiteArgs, suites: &LoadedSuites, config: &RunConfig) {
         args.margins,
         args.reference,
     );
+    if let Some(source) = &def.source {
+        println!("engine: {} ({source})", def.name);
+    }
     let skipped = suites.skipped().count();
     if skipped > 0 {
         println!("{skipped} bad line(s) skipped (listed on stderr)");
@@ -254,7 +257,10 @@ fn print_summary(args: &SuiteArgs, scorer: &SuiteScorer, score: &SuiteScore) {
         "  accuracy: solution credit in % (early share {}); speed: mean doublings saved against the reference",
         score.objective_params.early
     );
-    println!("pruned: {}", score.prunes);
+    // An external engine does not say what it pruned.
+    if score.engine.is_none() {
+        println!("pruned: {}", score.prunes);
+    }
 }
 
 /// Prints the positions an external engine faulted on (`suite:line id: reason`), in the run

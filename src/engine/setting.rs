@@ -40,6 +40,9 @@ pub struct EngineDef {
     pub source: Option<String>,
     /// A digest of the description (engine file content, or command and rows).
     pub digest: u64,
+    /// Whether its searches at a fixed depth or node count repeat exactly (`check` then
+    /// expects identical figures; else it judges by the statistics).
+    pub deterministic: bool,
 }
 
 /// Why an external engine's description cannot be used.
@@ -60,6 +63,7 @@ impl EngineDef {
                     reference_options: Vec::new(),
                     source: None,
                     digest: 0,
+                    deterministic: true,
                 })
             })
             .clone()
@@ -81,6 +85,7 @@ impl EngineDef {
             reference_options: file.reference_options.clone(),
             source: Some(file.path.clone()),
             digest: file.digest,
+            deterministic: file.deterministic,
         }
     }
 
@@ -178,7 +183,86 @@ impl EngineDef {
             reference_options: Vec::new(),
             source: Some(format!("--engine-cmd {command}")),
             digest: digest.finish(),
+            // Unknown without a file to say so: `check` judges it by the statistics.
+            deterministic: false,
         })
+    }
+
+    /// Starts an external engine once, before any work, and checks it against its rows: it
+    /// must start and answer the UCI handshake, and declare each row's option as a spin whose
+    /// range holds the row's (an engine ignores or clamps a value it does not take, and the
+    /// tuning would then move nothing). Returns warnings: options and reference options it
+    /// does not declare. The built-in engine always passes.
+    ///
+    /// # Errors
+    /// The engine does not start or answer, or a row's option is missing, not a spin, or
+    /// narrower than the row; the message names the engine's source.
+    pub fn verify(&self) -> Result<Vec<String>, EngineDefError> {
+        let Program::Uci(program) = &self.program else {
+            return Ok(Vec::new());
+        };
+        let source = self.source.as_deref().unwrap_or(&self.name);
+        let process = UciProcess::start(program, &[])
+            .map_err(|e| EngineDefError(format!("{source}: {e}")))?;
+        let declared = |name: &str| {
+            process
+                .declared
+                .iter()
+                .find(|o| o.name.eq_ignore_ascii_case(name))
+        };
+        let listed = || {
+            let names: Vec<&str> = process.declared.iter().map(|o| o.name.as_str()).collect();
+            if names.is_empty() {
+                "none".to_string()
+            } else {
+                names.join(", ")
+            }
+        };
+        for row in &self.rows {
+            let option = declared(&row.uci_name).ok_or_else(|| {
+                EngineDefError(format!(
+                    "{source}: row '{}': the engine declares no option '{}' (it declares: {})",
+                    row.name,
+                    row.uci_name,
+                    listed()
+                ))
+            })?;
+            if option.kind != "spin" {
+                return Err(EngineDefError(format!(
+                    "{source}: row '{}': option '{}' is a {} option, not a spin",
+                    row.name, option.name, option.kind
+                )));
+            }
+            let (low, high) = (
+                option.min.unwrap_or(i64::MIN),
+                option.max.unwrap_or(i64::MAX),
+            );
+            if i64::from(row.min) < low || i64::from(row.max) > high {
+                return Err(EngineDefError(format!(
+                    "{source}: row '{}': range [{}, {}] is outside the range option '{}' declares, [{}, {}]",
+                    row.name,
+                    row.min,
+                    row.max,
+                    option.name,
+                    option.min.map_or("-".into(), |m| m.to_string()),
+                    option.max.map_or("-".into(), |m| m.to_string())
+                )));
+            }
+        }
+        let mut warnings = Vec::new();
+        for (table, options) in [
+            ("options", &program.options),
+            ("reference_options", &self.reference_options),
+        ] {
+            for (name, _) in options {
+                if declared(name).is_none() {
+                    warnings.push(format!(
+                        "{source}: [{table}] {name}: the engine declares no such option (it may ignore it)"
+                    ));
+                }
+            }
+        }
+        Ok(warnings)
     }
 
     /// Whether this is marginal's own engine.
@@ -205,15 +289,33 @@ impl EngineDef {
     }
 }
 
-/// `Futility Margin` -> `futility_margin`.
+/// A UCI option name as a row name: `Futility Margin`, `FutilityMargin` and
+/// `futility-margin` -> `futility_margin`; `LMRBase` -> `lmr_base`. Letters, digits and `_`,
+/// never starting with a digit (row names name exported constants).
 pub fn snake_case(name: &str) -> String {
+    let chars: Vec<char> = name.chars().collect();
     let mut out = String::new();
-    for c in name.chars() {
-        if c.is_ascii_alphanumeric() {
-            out.push(c.to_ascii_lowercase());
-        } else if !out.ends_with('_') && !out.is_empty() {
+    for (i, &c) in chars.iter().enumerate() {
+        if !c.is_ascii_alphanumeric() {
+            if !out.ends_with('_') && !out.is_empty() {
+                out.push('_');
+            }
+            continue;
+        }
+        // A word starts at a capital after a small letter or digit (`futilityMargin`), or at
+        // the last capital of a run followed by a small letter (`LMRBase`).
+        let prev = i.checked_sub(1).map(|j| chars[j]);
+        let next = chars.get(i + 1);
+        let starts_word = c.is_ascii_uppercase()
+            && prev.is_some_and(|p| {
+                p.is_ascii_lowercase()
+                    || p.is_ascii_digit()
+                    || (p.is_ascii_uppercase() && next.is_some_and(char::is_ascii_lowercase))
+            });
+        if starts_word && !out.ends_with('_') && !out.is_empty() {
             out.push('_');
         }
+        out.push(c.to_ascii_lowercase());
     }
     let out = out.trim_end_matches('_').to_string();
     if out.starts_with(|c: char| c.is_ascii_digit()) {
@@ -581,9 +683,18 @@ mod tests {
                 ("Futility Pruning".to_string(), "false".to_string())
             ]
         );
-        assert_eq!(
-            snake_case("Extended Futility Margin"),
-            "extended_futility_margin"
-        );
+        for (uci, row) in [
+            ("Extended Futility Margin", "extended_futility_margin"),
+            ("FutilityMargin", "futility_margin"),
+            ("ExtFutilityMargin", "ext_futility_margin"),
+            ("LMRBase", "lmr_base"),
+            ("NullMoveR", "null_move_r"),
+            ("UCI_Elo", "uci_elo"),
+            ("futility-margin", "futility_margin"),
+            ("Hash2", "hash2"),
+            ("3Fold", "o_3_fold"),
+        ] {
+            assert_eq!(snake_case(uci), row, "{uci}");
+        }
     }
 }

@@ -9,6 +9,7 @@
 //! # dir = "."                       # working directory, relative to this file
 //! # timeout_ms = 10000              # grace before a silent engine counts as hung
 //! # fresh = true                    # a new process for every position and game
+//! # deterministic = false           # its searches do not repeat exactly: check by statistics
 //! # name, uci option, default, min, max, step (c_end), r_end, off value
 //! params = [
 //!   "futility_margin, Futility Margin, 100, 0, 500, 10, 0.002, 500",
@@ -63,6 +64,9 @@ pub struct EngineFile {
     /// some state (history tables), so results do not depend on what the process searched
     /// before.
     pub fresh: bool,
+    /// Whether its searches at a fixed depth or node count repeat exactly (default true):
+    /// `check` then expects identical figures, else it judges by the statistics.
+    pub deterministic: bool,
     /// Content hash of the file (provenance, reference cache).
     pub digest: u64,
 }
@@ -79,6 +83,9 @@ pub struct EngineFileError {
     pub message: String,
 }
 
+/// An options table, each value with its place in the file (for file order and lines).
+type SpannedTable = std::collections::BTreeMap<String, toml::Spanned<toml::Value>>;
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Raw {
@@ -90,10 +97,11 @@ struct Raw {
     timeout_ms: Option<u64>,
     #[serde(default)]
     fresh: bool,
+    deterministic: Option<bool>,
     #[serde(default)]
-    options: toml::Table,
+    options: SpannedTable,
     #[serde(default)]
-    reference_options: toml::Table,
+    reference_options: SpannedTable,
     #[serde(default)]
     params: Vec<toml::Spanned<String>>,
 }
@@ -226,18 +234,25 @@ impl EngineFile {
         } else {
             PathBuf::from(command_text)
         };
+        // In file order (setting one option can change another's meaning, e.g. threads and
+        // hash); a value that is not a scalar is refused with its line.
         let table =
-            |t: &toml::Table, key: &str| -> Result<Vec<(String, String)>, EngineFileError> {
-                t.iter()
+            |t: &SpannedTable, key: &str| -> Result<Vec<(String, String)>, EngineFileError> {
+                let mut entries: Vec<(&String, &toml::Spanned<toml::Value>)> = t.iter().collect();
+                entries.sort_by_key(|(_, v)| v.span().start);
+                entries
+                    .into_iter()
                     .map(|(k, v)| {
-                        option_value(v).map(|v| (k.clone(), v)).ok_or_else(|| {
+                        option_value(v.get_ref())
+                        .map(|value| (k.clone(), value))
+                        .ok_or_else(|| {
                             let hint = if k == "params" {
                                 " (params belongs before the first [table] header)"
                             } else {
                                 ""
                             };
                             fail(
-                                None,
+                                Some(line_of(text, v.span().start)),
                                 format!(
                                     "[{key}] {k}: a value must be a string, number or boolean{hint}"
                                 ),
@@ -281,6 +296,7 @@ impl EngineFile {
             rows,
             timeout_ms: raw.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS),
             fresh: raw.fresh,
+            deterministic: raw.deterministic.unwrap_or(true),
             digest: digest.finish(),
         })
     }
@@ -328,8 +344,17 @@ OwnBook = false
         let f = EngineFile::parse(Path::new("e/toga.toml"), TOGA).unwrap();
         assert_eq!(f.name, "Toga II 3.0");
         assert_eq!(f.command, PathBuf::from("/usr/games/toga2"));
-        assert_eq!(f.options.len(), 2);
-        assert!(f.options.contains(&("OwnBook".into(), "false".into())));
+        // In file order, not sorted.
+        assert_eq!(
+            f.options,
+            [
+                ("Hash".to_string(), "16".to_string()),
+                ("OwnBook".to_string(), "false".to_string())
+            ]
+        );
+        let reordered = TOGA.replace("Hash = 16\nOwnBook = false", "OwnBook = false\nHash = 16");
+        let f2 = EngineFile::parse(Path::new("e/toga.toml"), &reordered).unwrap();
+        assert_eq!(f2.options[0].0, "OwnBook");
         assert_eq!(
             f.reference_options,
             [("Futility Pruning".into(), "false".into())]
@@ -375,7 +400,12 @@ OwnBook = false
             ("command = \"x\"\nparams = [1]".to_string(), ":2:"),
             (
                 TOGA.replace("Hash = 16", "Hash = [16]"),
-                "[options] Hash: a value must be",
+                ":10: [options] Hash: a value must be",
+            ),
+            (
+                "command = \"x\"\n[options]\nHash = 1\nparams = [\"a, A, 1, 0, 5, 1, 0.002, 1\"]\n"
+                    .to_string(),
+                ":4: [options] params: a value must be a string, number or boolean (params belongs before",
             ),
         ];
         for (text, want) in cases {

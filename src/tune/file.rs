@@ -113,6 +113,13 @@ pub struct EngineRecord {
     /// Options its reference run set on top of the rows' off values.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reference_options: Vec<(String, String)>,
+    /// Whether its searches repeat exactly (its engine file's `deterministic`).
+    #[serde(default = "yes")]
+    pub deterministic: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl EngineRecord {
@@ -124,6 +131,7 @@ impl EngineRecord {
             signature: def.signature(),
             rows: def.rows.clone(),
             reference_options: def.reference_options.clone(),
+            deterministic: def.deterministic,
         })
     }
 
@@ -144,6 +152,7 @@ impl EngineRecord {
             reference_options: self.reference_options.clone(),
             source: Some(self.source.clone()),
             digest: u64::from_str_radix(&self.signature, 16).unwrap_or(0),
+            deterministic: self.deterministic,
         }
     }
 }

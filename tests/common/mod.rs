@@ -1,7 +1,11 @@
-//! Helpers shared by the `marginal tune` tests: a scratch directory, a small suite, and the
-//! binary run as a user runs it.
+//! Helpers shared by the tests: a scratch directory, a small suite, the binary run as a user
+//! runs it, `marginal uci` driven as a GUI drives it ([`uci_engine`]), and exports compiled
+//! and run ([`compile`]).
 // Each test file uses some of these, not all.
 #![allow(dead_code)]
+
+pub mod compile;
+pub mod uci_engine;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

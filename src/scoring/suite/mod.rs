@@ -153,7 +153,8 @@ pub struct SuiteScore {
     pub overshot: usize,
     /// Every position, in file order.
     pub positions: Vec<PositionScore>,
-    /// Problems that did not stop scoring (e.g. a cache that could not be written).
+    /// Problems that did not stop scoring (a cache that could not be written, positions an
+    /// external engine failed on).
     pub warnings: Vec<String>,
 }
 

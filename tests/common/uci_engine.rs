@@ -1,0 +1,127 @@
+//! `marginal uci` driven as a GUI drives it: lines in, lines out on a thread, with a deadline
+//! on every wait so a hang fails the test instead of hanging it.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::Duration;
+
+/// Longest wait for one expected line.
+const WAIT: Duration = Duration::from_secs(60);
+
+/// A running `marginal uci`.
+pub struct UciEngine {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+}
+
+impl UciEngine {
+    /// Starts `marginal uci`.
+    pub fn start() -> UciEngine {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_marginal"))
+            .arg("uci")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("start marginal uci");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        UciEngine {
+            child,
+            stdin,
+            lines,
+        }
+    }
+
+    /// Sends one line.
+    pub fn send(&mut self, line: &str) {
+        self.send_bytes(line.as_bytes());
+    }
+
+    /// Sends `bytes` and a newline, as they are (not necessarily UTF-8).
+    pub fn send_bytes(&mut self, bytes: &[u8]) {
+        self.stdin.write_all(bytes).unwrap();
+        self.stdin.write_all(b"\n").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// Sends `quit`; returns every line not yet read and the exit status.
+    pub fn quit(mut self) -> (Vec<String>, ExitStatus) {
+        self.send("quit");
+        let mut rest = Vec::new();
+        loop {
+            match self.lines.recv_timeout(WAIT) {
+                Ok(line) => rest.push(line),
+                Err(RecvTimeoutError::Disconnected) => break,
+                Err(RecvTimeoutError::Timeout) => panic!("no exit after quit; got {rest:?}"),
+            }
+        }
+        (rest, self.child.wait().unwrap())
+    }
+
+    /// Lines up to and including the first that starts with `prefix`.
+    pub fn until(&mut self, prefix: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(WAIT)
+                .unwrap_or_else(|_| panic!("no '{prefix}' line; got {out:?}"));
+            let done = line.starts_with(prefix);
+            out.push(line);
+            if done {
+                return out;
+            }
+        }
+    }
+
+    /// `isready`: the lines up to and including `readyok`.
+    pub fn ready(&mut self) -> Vec<String> {
+        self.send("isready");
+        self.until("readyok")
+    }
+}
+
+impl Drop for UciEngine {
+    fn drop(&mut self) {
+        let _ = writeln!(self.stdin, "quit");
+        let _ = self.child.wait();
+    }
+}
+
+/// Runs `marginal uci` on `input` (lines, each ending in a newline), then `quit`; returns all
+/// its output lines, checking it exited successfully.
+pub fn uci_session(input: &str) -> Vec<String> {
+    let mut engine = UciEngine::start();
+    engine.stdin.write_all(input.as_bytes()).unwrap();
+    let (lines, status) = engine.quit();
+    assert!(status.success(), "marginal uci exited with {status}");
+    lines
+}
+
+/// The `info string margins` lines of a session (`d`'s answer), each as a map of option to
+/// value.
+pub fn margin_lines(lines: &[String]) -> Vec<std::collections::BTreeMap<String, String>> {
+    lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("info string margins "))
+        .map(|rest| {
+            rest.split_whitespace()
+                .map(|kv| {
+                    let (k, v) = kv.split_once('=').unwrap();
+                    (k.to_string(), v.to_string())
+                })
+                .collect()
+        })
+        .collect()
+}

@@ -1,0 +1,906 @@
+//! An external UCI engine, checked against the engine it wraps: marginal's own search run as
+//! `marginal uci`, described by an engine file whose rows are the four seed margins and whose
+//! reference options mirror the built-in `off`. Through the UCI client it must give exactly
+//! what the built-in path gives: the same best move and node count on every suite position,
+//! the same games move for move, the same games tune. Then the external paths of `tune`,
+//! `check` and `export` end to end, `--engine-cmd` with its rows read from the engine's own
+//! `option` lines, engine files checked against the engine before any work, and an engine
+//! that crashes on every search reported (and its reference never cached).
+//!
+//! The figures the exactness tests measured are printed (`cargo test --release --test
+//! external_engine -- --nocapture` shows them).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use common::compile::{STRICT_C, assignments, c_compiler, run_ok, rustc};
+use common::uci_engine::{margin_lines, uci_session};
+use common::{marginal, scratch, small_suite};
+use marginal::check::{CheckReport, Verdict};
+use marginal::tune::file::TunedFile;
+use serde_json::Value;
+
+/// The engine's rows: name, UCI option, default, min, max, step, r_end, off. The off values are
+/// the defaults: the reference switches the techniques off instead.
+const ROWS: [&str; 4] = [
+    "futility_margin, FutilityMargin, 125, 0, 1500, 10, 0.002, 125",
+    "ext_futility_margin, ExtFutilityMargin, 500, 0, 3000, 25, 0.002, 500",
+    "razor_margin, RazorMargin, 980, 0, 4000, 40, 0.002, 980",
+    "delta_margin, DeltaMargin, 200, 0, 1500, 10, 0.002, 200",
+];
+
+/// The row names, in order, and their UCI options.
+const NAMES: [(&str, &str); 4] = [
+    ("futility_margin", "FutilityMargin"),
+    ("ext_futility_margin", "ExtFutilityMargin"),
+    ("razor_margin", "RazorMargin"),
+    ("delta_margin", "DeltaMargin"),
+];
+
+/// The engine's name in the file.
+const ENGINE_NAME: &str = "marginal (UCI)";
+
+/// Writes an engine file for `marginal uci` with `rows` as `dir/name`.
+fn engine_file_with(dir: &Path, name: &str, rows: &[&str]) -> PathBuf {
+    let rows: Vec<String> = rows.iter().map(|r| format!("  \"{r}\",\n")).collect();
+    let text = format!(
+        "name = \"{ENGINE_NAME}\"\ncommand = \"{}\"\nargs = [\"uci\"]\nparams = [\n{}]\n\
+         [reference_options]\nFutilityPruning = false\nExtFutilityPruning = false\n\
+         Razoring = false\nDeltaPruning = false\n",
+        env!("CARGO_BIN_EXE_marginal"),
+        rows.concat()
+    );
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// The engine file of all four rows, `dir/marginal.toml`.
+fn engine_file(dir: &Path) -> PathBuf {
+    engine_file_with(dir, "marginal.toml", &ROWS)
+}
+
+fn text(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+/// Standard output of a command that must succeed.
+fn succeeded(out: &Output, what: &str) -> String {
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        out.status.success(),
+        "{what}: {:?}\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+/// Exit status 2 and every needle in the message on standard error.
+fn user_error(out: &Output, needles: &[&str], what: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{what}: {stderr}");
+    for needle in needles {
+        assert!(
+            stderr.contains(needle),
+            "{what}: '{needle}' not in: {stderr}"
+        );
+    }
+    assert!(!stderr.contains("panicked"), "{what}: {stderr}");
+}
+
+fn json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// `marginal suite FILES ARGS --no-cache --json DIR/OUT`: the JSON report.
+fn suite(dir: &Path, files: &[&Path], args: &[&str], out: &str) -> Value {
+    let report = dir.join(out);
+    let mut all = vec!["suite"];
+    all.extend(files.iter().map(|f| text(f)));
+    all.extend_from_slice(args);
+    all.extend(["--no-cache", "--json", text(&report)]);
+    succeeded(&marginal(&all, dir), &format!("suite {args:?}"));
+    json(&report)
+}
+
+/// What must agree between two runs of a position: the move, the nodes, the verdict, the
+/// depth and score, and the same of the reference run.
+const SAME: [&str; 8] = [
+    "best_move",
+    "nodes",
+    "solved",
+    "depth",
+    "score",
+    "reference_best_move",
+    "reference_nodes",
+    "reference_score",
+];
+
+/// Compares two suite reports position by position on [`SAME`]; returns the positions.
+fn assert_same_positions(a: &Value, b: &Value, what: &str) -> usize {
+    let (a, b) = (
+        a["positions"].as_array().unwrap(),
+        b["positions"].as_array().unwrap(),
+    );
+    assert_eq!(a.len(), b.len(), "{what}");
+    let differing: Vec<String> = a
+        .iter()
+        .zip(b)
+        .filter(|(x, y)| SAME.iter().any(|k| x[k] != y[k]))
+        .map(|(x, y)| {
+            let pick = |v: &Value| SAME.map(|k| v[k].to_string()).join(" ");
+            format!("{}:{}: {} / {}", x["suite"], x["line"], pick(x), pick(y))
+        })
+        .collect();
+    assert!(
+        differing.is_empty(),
+        "{what}: {} of {} positions differ ({}):\n{}",
+        differing.len(),
+        a.len(),
+        SAME.join(" "),
+        differing.join("\n")
+    );
+    a.len()
+}
+
+#[test]
+fn suites_give_the_same_moves_and_nodes_as_the_builtin_engine() {
+    let dir = scratch("external", "suite");
+    let engine = engine_file(&dir);
+    let bk = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/suites/bk.epd");
+    let wac = small_suite(&dir, 40);
+    let files = [bk.as_path(), wac.as_path()];
+    for limit in [["--nodes", "3000"], ["--depth", "5"]] {
+        let builtin = suite(&dir, &files, &limit, "builtin.json");
+        let mut args = limit.to_vec();
+        args.extend(["--engine", text(&engine)]);
+        let external = suite(&dir, &files, &args, "external.json");
+        assert_eq!(external["engine"], text(&engine));
+        assert!(builtin.get("engine").is_none());
+        let n = assert_same_positions(&builtin, &external, &format!("{limit:?}"));
+        let (o, e) = (&builtin["objective"], &external["objective"]);
+        for key in ["solved", "points", "nodes", "reference_nodes", "agreement"] {
+            assert_eq!(o[key], e[key], "{limit:?}: objective {key}");
+        }
+        for (s, t) in builtin["suites"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(external["suites"].as_array().unwrap())
+        {
+            assert_eq!(s["objective"]["solved"], t["objective"]["solved"]);
+            assert_eq!(s["objective"]["nodes"], t["objective"]["nodes"]);
+        }
+        println!(
+            "{} {}: {n}/{n} positions same move, nodes, depth and score (reference too); solved {}, {} nodes, reference {} nodes",
+            limit[0], limit[1], o["solved"], o["nodes"], o["reference_nodes"]
+        );
+        // One worker or two: the external engine's results are the same in every field.
+        args.extend(["--threads", "1"]);
+        let one = suite(&dir, &files, &args, "one.json");
+        *args.last_mut().unwrap() = "2";
+        let two = suite(&dir, &files, &args, "two.json");
+        assert_eq!(one["positions"], two["positions"], "{limit:?}: threads");
+        assert_eq!(one["objective"], two["objective"], "{limit:?}: threads");
+        assert_eq!(one["objective"], external["objective"]);
+        // The objective itself differs only through `found_at`, known to an external engine
+        // per info line only.
+        let (x, y) = (o["value"].as_f64().unwrap(), e["value"].as_f64().unwrap());
+        println!("  objective built-in {x:.3}, external {y:.3}");
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// The PGN without the tags that name the engines (and the date): the games themselves.
+fn games_of(pgn: &str) -> String {
+    pgn.lines()
+        .filter(|l| {
+            !["[White ", "[Black ", "[Date "]
+                .iter()
+                .any(|t| l.starts_with(t))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn matches_are_the_same_games_whichever_path_plays_them() {
+    let dir = scratch("external", "match");
+    let engine = engine_file(&dir);
+    let configurations: [(&str, usize, &[&str]); 2] = [
+        (
+            "4 games at 2000 nodes, default against off",
+            4,
+            &[
+                "--a", "default", "--b", "off", "--games", "4", "--nodes", "2000",
+            ],
+        ),
+        (
+            "8 games at 1500 nodes with resign and draw adjudication, moved margins against the defaults",
+            8,
+            &[
+                "--a",
+                "futility_margin=300,razor_margin=500",
+                "--b",
+                "default",
+                "--games",
+                "8",
+                "--nodes",
+                "1500",
+                "--resign",
+                "600:3",
+                "--draw",
+                "10:6:30",
+            ],
+        ),
+    ];
+    for (k, (what, count, args)) in configurations.iter().enumerate() {
+        let play = |name: &str, a: bool, b: bool| {
+            let pgn = dir.join(format!("{k}-{name}.pgn"));
+            let mut all = vec!["match", "--seed", "1", "--concurrency", "2"];
+            all.extend_from_slice(args);
+            all.extend(["--pgn", text(&pgn)]);
+            if a {
+                all.extend(["--a-engine", text(&engine)]);
+            }
+            if b {
+                all.extend(["--b-engine", text(&engine)]);
+            }
+            succeeded(&marginal(&all, &dir), &format!("match {name}: {what}"));
+            std::fs::read_to_string(&pgn).unwrap()
+        };
+        let builtin = play("builtin", false, false);
+        let games = games_of(&builtin);
+        let results: Vec<&str> = builtin
+            .lines()
+            .filter(|l| l.starts_with("[Result "))
+            .collect();
+        let endings: Vec<&str> = builtin
+            .lines()
+            .filter_map(|l| l.split_once('{').map(|(_, rest)| rest))
+            .filter_map(|rest| rest.split_once('}').map(|(ending, _)| ending))
+            .collect();
+        assert_eq!(results.len(), *count, "{builtin}");
+        for (name, a, b) in [
+            ("external", true, true),
+            ("builtin-a-external-b", false, true),
+            ("external-a-builtin-b", true, false),
+        ] {
+            let pgn = play(name, a, b);
+            assert_eq!(games_of(&pgn), games, "{what}: {name} played other games");
+            if a {
+                assert!(pgn.contains(&format!("[White \"A {ENGINE_NAME}")), "{pgn}");
+            }
+        }
+        if k == 1 {
+            assert!(
+                endings.iter().any(|e| e.contains("adjudication")),
+                "{endings:?}"
+            );
+        }
+        println!(
+            "{what}: identical moves and results in all four pairings; {results:?}; {endings:?}"
+        );
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn engine_cmd_reads_its_rows_from_the_option_lines() {
+    let dir = scratch("external", "engine-cmd");
+    let bk = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/suites/bk.epd");
+    let command = format!("{} uci", env!("CARGO_BIN_EXE_marginal"));
+    let args = |options: &str| -> Vec<String> {
+        [
+            "--nodes",
+            "1000",
+            "--engine-cmd",
+            &command,
+            "--engine-options",
+            options,
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    let given = args("FutilityMargin,DeltaMargin=1500");
+    let given: Vec<&str> = given.iter().map(String::as_str).collect();
+    let external = suite(&dir, &[&bk], &given, "external.json");
+    assert_eq!(external["engine"], format!("--engine-cmd {command}"));
+    // Rows named after the options, defaults and ranges from the engine; the off value given.
+    assert_eq!(
+        external["margins"],
+        serde_json::json!({"futility_margin": 125, "delta_margin": 200})
+    );
+    assert_eq!(
+        external["reference"]["margins"],
+        serde_json::json!({"futility_margin": 125, "delta_margin": 1500})
+    );
+    // The same searches as the built-in engine against the same reference.
+    let builtin = suite(
+        &dir,
+        &[&bk],
+        &["--nodes", "1000", "--reference", "delta_margin=1500"],
+        "builtin.json",
+    );
+    let n = assert_same_positions(&builtin, &external, "--engine-cmd");
+    println!("--engine-cmd at 1000 nodes: {n}/{n} positions as the built-in engine");
+    // An unknown option, a switch and an off value out of range: exit 2, naming the option.
+    for (options, needles) in [
+        (
+            "FutilityMargin,Bogus",
+            &["'Bogus' is not an option", "FutilityMargin"][..],
+        ),
+        (
+            "FutilityPruning",
+            &["'FutilityPruning' is a check option, not a spin"][..],
+        ),
+        (
+            "DeltaMargin=99999",
+            &["'99999' of 'DeltaMargin' is not an integer in [0, 1500]"][..],
+        ),
+    ] {
+        let mut all = vec!["suite", text(&bk)];
+        let given = args(options);
+        all.extend(given.iter().map(String::as_str));
+        user_error(&marginal(&all, &dir), needles, options);
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn engine_files_are_checked_against_the_engine_before_any_work() {
+    let dir = scratch("external", "verify");
+    let bk = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/suites/bk.epd");
+    let suite_with = |engine: &Path| {
+        marginal(
+            &[
+                "suite",
+                text(&bk),
+                "--nodes",
+                "200",
+                "--no-cache",
+                "--engine",
+                text(engine),
+            ],
+            &dir,
+        )
+    };
+    // A row's option must be a spin the engine declares, with a range that holds the row's.
+    for (name, row, needles) in [
+        (
+            "undeclared.toml",
+            "x, NoSuchOption, 1, 0, 5, 1, 0.002, 1",
+            &[
+                "row 'x': the engine declares no option 'NoSuchOption'",
+                "FutilityMargin",
+            ][..],
+        ),
+        (
+            "switch.toml",
+            "x, FutilityPruning, 1, 0, 1, 1, 0.002, 0",
+            &["row 'x': option 'FutilityPruning' is a check option, not a spin"][..],
+        ),
+        (
+            "wide.toml",
+            "x, FutilityMargin, 125, 0, 5000, 10, 0.002, 125",
+            &[
+                "row 'x': range [0, 5000] is outside the range option 'FutilityMargin' declares, [0, 1500]",
+            ][..],
+        ),
+    ] {
+        let engine = engine_file_with(&dir, name, &[row]);
+        let out = suite_with(&engine);
+        let mut all = needles.to_vec();
+        all.push(name);
+        user_error(&out, &all, name);
+    }
+    // An option the engine does not declare is only a warning: engines ignore those.
+    let engine = dir.join("extra.toml");
+    let mut text_of = std::fs::read_to_string(engine_file(&dir)).unwrap();
+    text_of = text_of.replace(
+        "[reference_options]",
+        "[options]\nThreads = 1\n[reference_options]",
+    );
+    std::fs::write(&engine, text_of).unwrap();
+    let out = suite_with(&engine);
+    succeeded(&out, "an undeclared option");
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("extra.toml: [options] Threads: the engine declares no such option"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// The scratch directory, engine file and suite of the tune, check and export tests, and the
+/// tuned file a short external suite tune wrote there (made once, by whichever test asks
+/// first).
+struct Tuned {
+    dir: PathBuf,
+    engine: PathBuf,
+    suite: PathBuf,
+    file: PathBuf,
+}
+
+/// A 2-iteration SPSA tune of the external engine at 2000 nodes on 30 WAC positions, with a
+/// large `r_end` so the margins move.
+const TUNE: [&str; 8] = [
+    "--iterations",
+    "2",
+    "--r-end",
+    "0.05",
+    "--seed",
+    "1",
+    "--hash",
+    "4",
+];
+
+fn tuned() -> &'static Tuned {
+    static TUNED: OnceLock<Tuned> = OnceLock::new();
+    TUNED.get_or_init(|| {
+        let dir = scratch("external", "tuned");
+        let engine = engine_file(&dir);
+        let suite = small_suite(&dir, 30);
+        let mut args = TUNE.to_vec();
+        args.extend(["--engine", text(&engine)]);
+        let out = common::tune(&dir, &suite, 2000, "tuned.json", &args);
+        succeeded(&out, "tune --engine");
+        Tuned {
+            file: dir.join("tuned.json"),
+            dir,
+            engine,
+            suite,
+        }
+    })
+}
+
+#[test]
+fn a_tune_records_the_engine_and_its_rows_and_reproduces() {
+    let t = tuned();
+    let file = TunedFile::read(&t.file).unwrap();
+    let record = file.engine.as_ref().expect("an engine record");
+    assert_eq!(record.name, ENGINE_NAME);
+    assert_eq!(record.source, text(&t.engine));
+    assert_eq!(record.signature, file.provenance.engine_signature);
+    assert_eq!(record.signature.len(), 16);
+    assert_eq!(file.provenance.engine_bench_nodes, 0);
+    let names: Vec<&str> = record.rows.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(names, NAMES.map(|(n, _)| n));
+    let uci: Vec<&str> = record.rows.iter().map(|r| r.uci_name.as_str()).collect();
+    assert_eq!(uci, NAMES.map(|(_, u)| u));
+    assert_eq!(
+        record.reference_options.len(),
+        4,
+        "{:?}",
+        record.reference_options
+    );
+    // Every row tuned by default, the margins named after the rows, and moved.
+    assert_eq!(file.tuned, NAMES.map(|(n, _)| n));
+    let keys: Vec<&str> = file.margins.0.keys().map(String::as_str).collect();
+    assert_eq!(keys, NAMES.map(|(n, _)| n));
+    let setting = file.setting();
+    let defaults = [125, 500, 980, 200];
+    assert_ne!(setting.values(), defaults, "the margins did not move");
+    let schedule: Vec<&str> = file
+        .provenance
+        .schedule
+        .iter()
+        .map(|r| r.name.as_str())
+        .collect();
+    assert_eq!(schedule, NAMES.map(|(n, _)| n));
+    println!("tuned: {setting} from {defaults:?}");
+    // The same seed in the same directory (a fresh checkpoint) gives the same file's figures.
+    let mut args = TUNE.to_vec();
+    args.extend(["--engine", text(&t.engine)]);
+    succeeded(
+        &common::tune(&t.dir, &t.suite, 2000, "again.json", &args),
+        "tune --engine again",
+    );
+    let again = TunedFile::read(&t.dir.join("again.json")).unwrap();
+    assert_eq!(again.margins, file.margins);
+    assert_eq!(again.training, file.training);
+    assert_eq!(again.validation, file.validation);
+    assert_eq!(again.iterations.len(), file.iterations.len());
+    for (x, y) in again.iterations.iter().zip(&file.iterations) {
+        assert_eq!(
+            (&x.theta, &x.values, x.result),
+            (&y.theta, &y.values, y.result)
+        );
+    }
+}
+
+#[test]
+fn a_games_tune_of_the_external_engine_plays_the_builtin_engines_games() {
+    let dir = scratch("external", "games");
+    let engine = engine_file(&dir);
+    let suite = small_suite(&dir, 20);
+    let games = [
+        "--objective",
+        "games",
+        "--iterations",
+        "2",
+        "--pairs",
+        "2",
+        "--r-end",
+        "0.05",
+    ];
+    let mut args = games.to_vec();
+    args.extend(["--engine", text(&engine)]);
+    succeeded(
+        &common::tune(&dir, &suite, 300, "external.json", &args),
+        "games tune --engine",
+    );
+    succeeded(
+        &common::tune(&dir, &suite, 300, "builtin.json", &games),
+        "games tune",
+    );
+    let external = json(&dir.join("external.json"));
+    let builtin = json(&dir.join("builtin.json"));
+    assert_eq!(external["provenance"]["objective"], "games");
+    assert_eq!(external["engine"]["name"], ENGINE_NAME);
+    assert_eq!(external["games"]["games"], 8);
+    // The same games, so the same steps and the same margins (the built-in file has every
+    // row of the table; the four tuned are the engine file's).
+    for (name, _) in NAMES {
+        assert_eq!(
+            external["margins"][name], builtin["margins"][name],
+            "{name}"
+        );
+    }
+    let (e, b) = (
+        external["games"]["evaluations"].as_array().unwrap(),
+        builtin["games"]["evaluations"].as_array().unwrap(),
+    );
+    assert_eq!(e.len(), 2);
+    for (x, y) in e.iter().zip(b) {
+        for key in ["a", "b", "wdl", "pentanomial", "result"] {
+            assert_eq!(x[key], y[key], "{key}");
+        }
+    }
+    println!(
+        "games tune: 8 games, margins {} as the built-in engine's",
+        external["margins"]
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// `marginal check FILE ARGS --json DIR/NAME`: what it printed, and the report when written.
+fn check(file: &Path, args: &[&str], report: &str) -> (Output, Option<CheckReport>) {
+    let t = tuned();
+    let json = t.dir.join(report);
+    let _ = std::fs::remove_file(&json);
+    let mut all = vec!["check", text(file)];
+    all.extend_from_slice(args);
+    all.extend(["--json", text(&json)]);
+    let out = marginal(&all, &t.dir);
+    let report = std::fs::read_to_string(&json)
+        .ok()
+        .map(|s| serde_json::from_str(&s).unwrap());
+    (out, report)
+}
+
+#[test]
+fn check_holds_with_the_engine_file_and_asks_for_it_without() {
+    let t = tuned();
+    let (out, report) = check(&t.file, &["--engine", text(&t.engine)], "holds.json");
+    let stdout = succeeded(&out, "check --engine");
+    assert!(stdout.contains("verdict: holds"), "{stdout}");
+    assert!(
+        stdout.contains(&format!("engine: {ENGINE_NAME} ({})", text(&t.engine))),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("as recorded: every figure must come out identical"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("bench"), "{stdout}");
+    let report = report.unwrap();
+    assert_eq!(report.verdict, Verdict::Holds);
+    assert!(report.engine.same);
+    assert_eq!(
+        report.engine.external.as_deref(),
+        Some(format!("{ENGINE_NAME} ({})", text(&t.engine)).as_str())
+    );
+    assert!(report.findings.is_empty(), "{:?}", report.findings);
+    for side in &report.sides {
+        assert!(side.changed.is_empty(), "{:?}", side.changed);
+        for set in &side.sets {
+            assert_eq!(set.recorded, set.now, "{} {}", side.side, set.name);
+        }
+    }
+    // Without the engine: exit 2, naming the engine file to give.
+    let (out, _) = check(&t.file, &[], "none.json");
+    user_error(
+        &out,
+        &[&format!("give it with --engine {}", text(&t.engine))],
+        "check without --engine",
+    );
+    // An engine file that lacks a tuned row: exit 2, naming the row.
+    let three = engine_file_with(&t.dir, "three.toml", &ROWS[..3]);
+    let (out, _) = check(&t.file, &["--engine", text(&three)], "three.json");
+    user_error(
+        &out,
+        &["tuned row 'delta_margin'", "three.toml"],
+        "check with three rows",
+    );
+    // A file of marginal's own engine with an external engine: exit 2.
+    let (out, _) = check(
+        Path::new("tuned/spsa-suite.json"),
+        &["--engine", text(&t.engine)],
+        "builtin.json",
+    );
+    user_error(
+        &out,
+        &["tuned for marginal's own engine", "leave out --engine"],
+        "a built-in file with --engine",
+    );
+}
+
+#[test]
+fn check_update_records_the_external_engine() {
+    let t = tuned();
+    let copy = t.dir.join("updated.json");
+    std::fs::copy(&t.file, &copy).unwrap();
+    let (out, _) = check(
+        &copy,
+        &["--engine", text(&t.engine), "--update"],
+        "update.json",
+    );
+    succeeded(&out, "check --update");
+    let file = TunedFile::read(&copy).unwrap();
+    let measured = file.measured.as_ref().expect("measured");
+    assert_eq!(measured.engine_signature, file.provenance.engine_signature);
+    assert_eq!(measured.engine_bench_nodes, 0);
+    assert_eq!(file.engine, TunedFile::read(&t.file).unwrap().engine);
+    // It still holds, exactly.
+    let (out, report) = check(&copy, &["--engine", text(&t.engine)], "after.json");
+    let stdout = succeeded(&out, "check after --update");
+    assert!(stdout.contains("as recorded"), "{stdout}");
+    assert_eq!(report.unwrap().verdict, Verdict::Holds);
+}
+
+/// `marginal export TUNED --format FORMAT`: its standard output.
+fn export(format: &str) -> String {
+    let t = tuned();
+    let out = Command::new(env!("CARGO_BIN_EXE_marginal"))
+        .args(["export", text(&t.file), "--format", format])
+        .env("SOURCE_DATE_EPOCH", "1709251199")
+        .output()
+        .unwrap();
+    succeeded(&out, &format!("export --format {format}"))
+}
+
+/// The tuned values, in row order.
+fn tuned_values() -> Vec<i32> {
+    TunedFile::read(&tuned().file)
+        .unwrap()
+        .setting()
+        .values()
+        .to_vec()
+}
+
+/// The header of a commented export names the engine and its engine file, and no bench; the
+/// Rust and C exports' row docs name the engine's option.
+fn assert_names_the_engine(text: &str, format: &str) {
+    let t = tuned();
+    let header = format!(
+        "Engine: {ENGINE_NAME}, an external UCI engine described by {}",
+        t.engine.display()
+    );
+    assert!(
+        text.contains(&header),
+        "{format}: no '{header}' in:\n{text}"
+    );
+    assert!(!text.contains("bench"), "{format}:\n{text}");
+    if format != "toml" {
+        assert!(
+            text.contains(&format!("{ENGINE_NAME}'s UCI option \"FutilityMargin\"")),
+            "{format}:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn rust_and_c_exports_name_the_rows_and_compile() {
+    let values = tuned_values();
+    let want: std::collections::BTreeMap<String, String> = NAMES
+        .iter()
+        .zip(&values)
+        .map(|((n, _), v)| (n.to_ascii_uppercase(), v.to_string()))
+        .collect();
+    let dir = scratch("external", "compile");
+    // Rust: a documented library without warnings, and a program printing every constant.
+    let rust = export("rust");
+    assert_names_the_engine(&rust, "rust");
+    for ((name, _), v) in NAMES.iter().zip(&values) {
+        let line = format!("pub const {}: i32 = {v};", name.to_ascii_uppercase());
+        assert!(rust.contains(&line), "no '{line}' in:\n{rust}");
+    }
+    std::fs::write(dir.join("margins.rs"), &rust).unwrap();
+    run_ok(
+        Command::new(rustc())
+            .args(["--edition", "2021", "--crate-type", "lib", "-D", "warnings"])
+            .args(["-D", "missing-docs", "margins.rs"])
+            .current_dir(&dir),
+        "rustc margins.rs",
+    );
+    let mut main = String::from("mod margins;\n\nfn main() {\n");
+    for name in want.keys() {
+        main.push_str(&format!(
+            "    println!(\"{name}={{}}\", margins::{name});\n"
+        ));
+    }
+    main.push_str("}\n");
+    std::fs::write(dir.join("main.rs"), main).unwrap();
+    run_ok(
+        Command::new(rustc())
+            .args([
+                "--edition",
+                "2021",
+                "-D",
+                "warnings",
+                "main.rs",
+                "-o",
+                "main",
+            ])
+            .current_dir(&dir),
+        "rustc main.rs",
+    );
+    let printed = run_ok(&mut Command::new(dir.join("main")), "the Rust program");
+    assert_eq!(assignments(&printed), want);
+    // C: a header that compiles without warnings, included twice.
+    let c = export("c");
+    assert_names_the_engine(&c, "c");
+    std::fs::write(dir.join("margins.h"), &c).unwrap();
+    let mut main = String::from(
+        "#include <stdio.h>\n#include \"margins.h\"\n#include \"margins.h\"\n\nint main(void) {\n",
+    );
+    for name in want.keys() {
+        main.push_str(&format!("    printf(\"{name}=%d\\n\", {name});\n"));
+    }
+    main.push_str("    return 0;\n}\n");
+    std::fs::write(dir.join("main.c"), main).unwrap();
+    run_ok(
+        Command::new(c_compiler())
+            .args(STRICT_C)
+            .args(["main.c", "-o", "main-c"])
+            .current_dir(&dir),
+        "cc main.c",
+    );
+    let printed = run_ok(&mut Command::new(dir.join("main-c")), "the C program");
+    assert_eq!(assignments(&printed), want);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn uci_and_spsa_exports_use_the_engines_option_names() {
+    let values = tuned_values();
+    let t = tuned();
+    let file = TunedFile::read(&t.file).unwrap();
+    // UCI: setoption lines the engine takes, and then searches with.
+    let uci = export("uci");
+    let want: Vec<String> = NAMES
+        .iter()
+        .zip(&values)
+        .map(|((_, u), v)| format!("setoption name {u} value {v}"))
+        .collect();
+    assert_eq!(uci.lines().collect::<Vec<_>>(), want);
+    let session = uci_session(&format!("d\n{uci}d\n"));
+    let complaints: Vec<&String> = session
+        .iter()
+        .filter(|l| {
+            l.starts_with("info string")
+                && !l.starts_with("info string fen ")
+                && !l.starts_with("info string margins ")
+        })
+        .collect();
+    assert!(complaints.is_empty(), "{complaints:?}");
+    let [_, after] = &margin_lines(&session)[..] else {
+        panic!("two margin lines expected: {session:?}")
+    };
+    for ((_, u), v) in NAMES.iter().zip(&values) {
+        assert_eq!(after[*u], v.to_string(), "{u}");
+    }
+    // OpenBench and fishtest: the UCI names, the value, the bounds and schedule as tuned.
+    for (format, separator, typed) in [("openbench", ", ", true), ("fishtest", ",", false)] {
+        let lines = export(format);
+        let lines: Vec<&str> = lines.lines().collect();
+        assert_eq!(lines.len(), 4, "{format}");
+        for (((line, (_, u)), v), row) in lines
+            .iter()
+            .zip(NAMES)
+            .zip(&values)
+            .zip(&file.provenance.schedule)
+        {
+            let mut fields = vec![u.to_string()];
+            if typed {
+                fields.push("int".into());
+            }
+            fields.extend([
+                v.to_string(),
+                row.lower.to_string(),
+                row.upper.to_string(),
+                row.c_end.to_string(),
+                row.r_end.to_string(),
+            ]);
+            assert_eq!(*line, fields.join(separator), "{format}");
+        }
+    }
+    // JSON and TOML: the engine and its file in place of a bench.
+    let exported: Value = serde_json::from_str(&export("json")).unwrap();
+    let source = &exported["source"];
+    assert_eq!(source["engine"], ENGINE_NAME);
+    assert_eq!(source["engine_file"], text(&t.engine));
+    assert_eq!(source["engine_signature"], file.provenance.engine_signature);
+    assert!(source.get("engine_bench_nodes").is_none(), "{source}");
+    for ((n, _), v) in NAMES.iter().zip(&values) {
+        assert_eq!(exported["margins"][n], *v, "{n}");
+    }
+    let toml_text = export("toml");
+    assert_names_the_engine(&toml_text, "toml");
+    let toml: toml::Table = toml::from_str(&toml_text).unwrap();
+    assert_eq!(toml["source"]["engine"].as_str(), Some(ENGINE_NAME));
+    assert_eq!(
+        toml["margins"]["delta_margin"].as_integer(),
+        Some(i64::from(values[3]))
+    );
+}
+
+#[test]
+fn an_engine_that_crashes_on_go_is_reported_and_its_reference_not_cached() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch("external", "crash");
+    // Answers the handshake and `isready` (so it passes the start-up check), dies on `go`.
+    let script = dir.join("crasher.sh");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\nwhile read line; do\n  case \"$line\" in\n    uci) echo 'id name crasher'; echo 'option name FutilityMargin type spin default 125 min 0 max 1500'; echo uciok ;;\n    isready) echo readyok ;;\n    go*) exit 3 ;;\n    quit) exit 0 ;;\n  esac\ndone\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let engine = dir.join("crasher.toml");
+    std::fs::write(
+        &engine,
+        format!(
+            "command = \"{}\"\nparams = [\"futility_margin, FutilityMargin, 125, 0, 1500, 10, 0.002, 1500\"]\n",
+            script.display()
+        ),
+    )
+    .unwrap();
+    let bk = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/suites/bk.epd");
+    let cache = dir.join("cache");
+    let out = marginal(
+        &[
+            "suite",
+            text(&bk),
+            "--nodes",
+            "500",
+            "--engine",
+            text(&engine),
+            "--cache-dir",
+            text(&cache),
+        ],
+        &dir,
+    );
+    // Faults are the engine's, not bad input: the positions are scored unsolved, and said so.
+    let stdout = succeeded(&out, "suite with a crashing engine");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let both = format!("{stdout}{stderr}");
+    for needle in [
+        "reference run: engine faults on 24 of 24 positions",
+        "data/suites/bk.epd:1 BK.01: engine crashed (exit status: 3)",
+        "warning: the reference run is not cached: the engine faulted on 24 position(s)",
+        "run: engine faults on 24 of 24 positions",
+    ] {
+        assert!(both.contains(needle), "'{needle}' not in: {both}");
+    }
+    assert!(stdout.contains("engine: crasher"), "{stdout}");
+    let cached = std::fs::read_dir(&cache).map_or(0, |d| d.count());
+    assert_eq!(cached, 0, "a faulted reference was cached");
+    std::fs::remove_dir_all(dir).unwrap();
+}
