@@ -71,10 +71,7 @@ impl ParamSpec {
     /// A value of this parameter as UCI writes it: the number for a spin, `true` or `false`
     /// (any non-zero value is `true`) for a check.
     pub fn uci_value(&self, value: i32) -> String {
-        match self.kind {
-            ParamKind::Spin => value.to_string(),
-            ParamKind::Check => (value != 0).to_string(),
-        }
+        uci_value(self.kind, value)
     }
 }
 
@@ -338,15 +335,8 @@ impl Margins {
     /// Sets parameter `index` to `number` if it is within the range.
     fn set_checked(&mut self, index: usize, number: i64) -> Result<(), ParamError> {
         let spec = &PARAMS[index];
-        if number < i64::from(spec.min) || number > i64::from(spec.max) {
-            return Err(ParamError::OutOfRange {
-                name: spec.name.to_string(),
-                value: number,
-                min: spec.min,
-                max: spec.max,
-            });
-        }
-        self.set_index(index, number as i32);
+        let value = in_range(spec.name, number, spec.min, spec.max)?;
+        self.set_index(index, value);
         Ok(())
     }
 
@@ -495,10 +485,7 @@ pub struct Row {
 impl Row {
     /// A value of this row as UCI writes it (see [`ParamSpec::uci_value`]).
     pub fn uci_value(&self, value: i32) -> String {
-        match self.kind {
-            ParamKind::Spin => value.to_string(),
-            ParamKind::Check => (value != 0).to_string(),
-        }
+        uci_value(self.kind, value)
     }
 
     /// Whether `name` names this row: its name or its UCI name, ignoring case, `_`, `-` and
@@ -533,6 +520,31 @@ pub fn builtin_rows() -> Vec<Row> {
             off: off.get_index(i),
         })
         .collect()
+}
+
+/// `number` as a value of the parameter `name` if it is within `[min, max]`.
+///
+/// # Errors
+/// [`ParamError::OutOfRange`] naming the parameter.
+pub fn in_range(name: &str, number: i64, min: i32, max: i32) -> Result<i32, ParamError> {
+    if number < i64::from(min) || number > i64::from(max) {
+        return Err(ParamError::OutOfRange {
+            name: name.to_string(),
+            value: number,
+            min,
+            max,
+        });
+    }
+    Ok(number as i32)
+}
+
+/// A value of a parameter of `kind` as UCI writes it: the number for a spin, `true` or `false`
+/// (any non-zero value is `true`) for a check.
+pub fn uci_value(kind: ParamKind, value: i32) -> String {
+    match kind {
+        ParamKind::Spin => value.to_string(),
+        ParamKind::Check => (value != 0).to_string(),
+    }
 }
 
 /// The parameter table as a Markdown table (for the README and `marginal params --markdown`).

@@ -74,6 +74,13 @@ fn every_shipped_set_holds_and_reproduces_exactly() {
         if path.extension().is_none_or(|e| e != "json") {
             continue;
         }
+        // A set tuned for an external engine needs that engine (.ci/run checks it where the
+        // engine is installed); the tests need no engine but marginal.
+        let recorded: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        if recorded.get("engine").is_some() {
+            continue;
+        }
         let (out, r) = check_with_report(&dir, &path);
         assert_eq!(out.status.code(), Some(0), "{}", text(&out));
         assert_eq!(r.verdict, Verdict::Holds);

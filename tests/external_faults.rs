@@ -351,36 +351,49 @@ fn an_engine_that_floods_its_output_without_a_bestmove_is_hung() {
 }
 
 #[test]
-fn an_engine_that_dies_in_the_handshake_faults_everywhere_and_nothing_is_cached() {
-    let (run, report, dir) = suite("handshake", 0, 3);
-    let why = "engine crashed (exit status: 4)";
-    assert_eq!(faults(&report), vec![Some(why.to_string()); 3]);
-    assert_eq!(
-        (&report["faults"], &report["reference_faults"]),
-        (&3.into(), &3.into())
-    );
-    for p in report["positions"].as_array().unwrap() {
-        assert_eq!(p["reference_fault"], why);
+fn an_engine_that_dies_in_the_handshake_is_refused_before_any_work() {
+    // The engine is started once before a suite or match begins: one that cannot finish the
+    // handshake is an unusable environment (exit 2, naming the engine file), not a run of
+    // faults; nothing is cached and no process is left.
+    for command in ["suite", "match"] {
+        let dir = scratch("faults", &format!("{command}-handshake"));
+        let engine = engine_file(&dir, "fake", "handshake", 0, SHORT_MS);
+        let epd = small_suite(&dir, 3);
+        let args: Vec<&str> = match command {
+            "suite" => vec![
+                "suite",
+                path(&epd),
+                "--engine",
+                path(&engine),
+                "--nodes",
+                "1000",
+            ],
+            _ => vec![
+                "match",
+                "--a",
+                "default",
+                "--b",
+                "default",
+                "--a-engine",
+                path(&engine),
+                "--nodes",
+                "300",
+                "--games",
+                "2",
+            ],
+        };
+        let child = spawn(&dir, command, &args);
+        let run = finish(&dir, command, child);
+        assert_eq!(run.status.code(), Some(2), "{}{}", run.stdout, run.stderr);
+        let want = format!("{}: engine crashed (exit status: 4)", engine.display());
+        assert!(run.stderr.contains(&want), "{}", run.stderr);
+        assert!(
+            !dir.join("cache").exists()
+                || std::fs::read_dir(dir.join("cache")).unwrap().count() == 0
+        );
+        assert_none_left(&dir);
+        std::fs::remove_dir_all(dir).unwrap();
     }
-    run.assert_prints(
-        "run: engine faults on 3 of 3 positions (each scored unsolved; the engine was restarted):",
-    );
-    run.assert_prints("reference run: engine faults on 3 of 3 positions (each scored unsolved; the engine was restarted):");
-    assert_eq!(fault_lines(&run, &report).len(), 6, "{}", run.stdout);
-    run.assert_prints("reference 'off': computed (not cached)");
-    assert!(
-        run.stderr.contains(
-            "warning: the reference run is not cached: the engine faulted on 3 position(s)"
-        ),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        !dir.join("cache").exists() || std::fs::read_dir(dir.join("cache")).unwrap().count() == 0
-    );
-    // One process per position and run, each started afresh.
-    assert_eq!(pids(&dir).len(), 6);
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -513,11 +526,6 @@ fn a_match_engine_that_answers_garbage_loses_its_games() {
 #[test]
 fn a_match_engine_that_floods_its_output_loses_its_games() {
     assert_match_faults("noise", 1, 1, "engine hung: no bestmove within ");
-}
-
-#[test]
-fn a_match_engine_that_dies_in_the_handshake_loses_its_games() {
-    assert_match_faults("handshake", 0, 0, "engine crashed (exit status: 4)");
 }
 
 #[test]

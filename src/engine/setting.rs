@@ -14,7 +14,7 @@ use super::external::{Fault, UciProcess, UciProgram};
 use super::{Limits, PruneStats, Searcher, bench};
 use crate::formats::Fnv;
 use crate::formats::engine_file::EngineFile;
-use crate::params::{DEFAULT_R_END, Margins, ParamError, ParamKind, Row, builtin_rows};
+use crate::params::{DEFAULT_R_END, Margins, ParamError, ParamKind, Row, builtin_rows, in_range};
 
 /// How an engine is run.
 #[derive(Debug, Clone, PartialEq)]
@@ -423,15 +423,7 @@ impl Setting {
             value: value.trim().to_string(),
             kind: "integer",
         })?;
-        if number < i64::from(row.min) || number > i64::from(row.max) {
-            return Err(ParamError::OutOfRange {
-                name: row.name.clone(),
-                value: number,
-                min: row.min,
-                max: row.max,
-            });
-        }
-        self.values[index] = number as i32;
+        self.values[index] = in_range(&row.name, number, row.min, row.max)?;
         self.reference = false;
         Ok(())
     }
