@@ -21,7 +21,7 @@ use marginal::params::{PARAMS, ParamKind};
 use marginal::tune::file::TunedFile;
 
 mod common;
-use common::compile::{STRICT_C, assignments, c_compiler, run_ok, rustc};
+use common::compile::{STRICT_C, assignments, c_compiler, run_ok, run_rust_main, rustc};
 use common::scratch;
 use common::uci_engine::{margin_lines, uci_session};
 
@@ -227,21 +227,7 @@ fn rust_output_compiles_warning_free_and_holds_the_tuned_values() {
         }
         main.push_str("}\n");
         std::fs::write(dir.join("main.rs"), main).unwrap();
-        run_ok(
-            Command::new(&rustc)
-                .args([
-                    "--edition",
-                    "2021",
-                    "-D",
-                    "warnings",
-                    "main.rs",
-                    "-o",
-                    "main",
-                ])
-                .current_dir(&dir),
-            "rustc main.rs",
-        );
-        let printed = run_ok(&mut Command::new(dir.join("main")), "the Rust program");
+        let printed = run_rust_main(&dir);
         assert_eq!(assignments(&printed), want, "{case}");
         assert_eq!(want.len(), rows.len());
         std::fs::remove_dir_all(dir).unwrap();

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-use common::compile::{STRICT_C, assignments, c_compiler, run_ok, rustc};
+use common::compile::{STRICT_C, assignments, c_compiler, run_ok, run_rust_main, rustc};
 use common::uci_engine::{margin_lines, uci_session};
 use common::{marginal, scratch, small_suite};
 use marginal::check::{CheckReport, Verdict};
@@ -737,21 +737,7 @@ fn rust_and_c_exports_name_the_rows_and_compile() {
     }
     main.push_str("}\n");
     std::fs::write(dir.join("main.rs"), main).unwrap();
-    run_ok(
-        Command::new(rustc())
-            .args([
-                "--edition",
-                "2021",
-                "-D",
-                "warnings",
-                "main.rs",
-                "-o",
-                "main",
-            ])
-            .current_dir(&dir),
-        "rustc main.rs",
-    );
-    let printed = run_ok(&mut Command::new(dir.join("main")), "the Rust program");
+    let printed = run_rust_main(&dir);
     assert_eq!(assignments(&printed), want);
     // C: a header that compiles without warnings, included twice.
     let c = export("c");

@@ -33,6 +33,25 @@ pub fn rustc() -> std::ffi::OsString {
     std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into())
 }
 
+/// Compiles `main.rs` in `dir` with `-D warnings` and returns what the program prints.
+pub fn run_rust_main(dir: &std::path::Path) -> String {
+    run_ok(
+        Command::new(rustc())
+            .args([
+                "--edition",
+                "2021",
+                "-D",
+                "warnings",
+                "main.rs",
+                "-o",
+                "main",
+            ])
+            .current_dir(dir),
+        "rustc main.rs",
+    );
+    run_ok(&mut Command::new(dir.join("main")), "the Rust program")
+}
+
 /// The C compiler: `$CC`, else `cc`. A machine without one fails the test, naming what is
 /// missing, rather than skipping the check.
 pub fn c_compiler() -> std::ffi::OsString {
