@@ -23,7 +23,7 @@ use marginal::tune::file::TunedFile;
 mod common;
 use common::compile::{STRICT_C, assignments, c_compiler, run_ok, run_rust_main, rustc};
 use common::scratch;
-use common::uci_engine::{margin_lines, uci_session};
+use common::uci_engine::{margin_lines, refused, uci_session};
 
 /// The fixture, relative to the crate root (the path as given appears in the headers).
 const FIXTURE: &str = "tests/golden/export/tuned.json";
@@ -290,14 +290,7 @@ fn uci_output_sets_every_tuned_option_in_marginal_uci() {
     assert_eq!(lines.lines().count(), rows.len());
     let session = uci_session(&format!("d\n{lines}d\n"));
     // Nothing was refused: the only info strings are those of `d`.
-    let complaints: Vec<&String> = session
-        .iter()
-        .filter(|l| {
-            l.starts_with("info string")
-                && !l.starts_with("info string fen ")
-                && !l.starts_with("info string margins ")
-        })
-        .collect();
+    let complaints = refused(&session);
     assert!(complaints.is_empty(), "{complaints:?}");
     let [before, after] = &margin_lines(&session)[..] else {
         panic!("two margin lines expected: {session:?}")

@@ -17,7 +17,7 @@ use std::process::{Command, Output};
 use std::sync::OnceLock;
 
 use common::compile::{STRICT_C, assignments, c_compiler, run_ok, run_rust_main, rustc};
-use common::uci_engine::{margin_lines, uci_session};
+use common::uci_engine::{margin_lines, refused, uci_session};
 use common::{marginal, scratch, small_suite};
 use marginal::check::{CheckReport, Verdict};
 use marginal::tune::file::TunedFile;
@@ -777,14 +777,7 @@ fn uci_and_spsa_exports_use_the_engines_option_names() {
         .collect();
     assert_eq!(uci.lines().collect::<Vec<_>>(), want);
     let session = uci_session(&format!("d\n{uci}d\n"));
-    let complaints: Vec<&String> = session
-        .iter()
-        .filter(|l| {
-            l.starts_with("info string")
-                && !l.starts_with("info string fen ")
-                && !l.starts_with("info string margins ")
-        })
-        .collect();
+    let complaints = refused(&session);
     assert!(complaints.is_empty(), "{complaints:?}");
     let [_, after] = &margin_lines(&session)[..] else {
         panic!("two margin lines expected: {session:?}")

@@ -15,7 +15,7 @@
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus};
+use std::process::{Child, Command};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -28,10 +28,8 @@ use serde_json::Value;
 use shakmaty::{Chess, Position};
 
 mod common;
+use common::child::{LIMIT, Run, finish};
 use common::{scratch, small_suite};
-
-/// How long any run may take before the test fails instead of hanging.
-const LIMIT: Duration = Duration::from_secs(300);
 
 /// The hang timeout of the engine files (`timeout_ms`): short, so hangs cost little.
 const SHORT_MS: u64 = 300;
@@ -140,34 +138,6 @@ fn assert_none_left(dir: &Path) {
     }
 }
 
-/// What a finished run left: its exit status and what it printed.
-struct Run {
-    status: ExitStatus,
-    stdout: String,
-    stderr: String,
-}
-
-impl Run {
-    fn assert_success(&self) {
-        assert!(
-            self.status.success(),
-            "{}\n{}{}",
-            self.status,
-            self.stdout,
-            self.stderr
-        );
-    }
-
-    fn assert_prints(&self, line: &str) {
-        assert!(
-            self.stdout.lines().any(|l| l == line),
-            "no line '{line}' in:\n{}{}",
-            self.stdout,
-            self.stderr
-        );
-    }
-}
-
 /// Starts `marginal ARGS` from the crate's root with the reference cache in `dir/cache`, its
 /// output in `dir/NAME.out` and `dir/NAME.err`.
 fn spawn(dir: &Path, name: &str, args: &[&str]) -> Child {
@@ -179,28 +149,6 @@ fn spawn(dir: &Path, name: &str, args: &[&str]) -> Child {
         .stderr(File::create(dir.join(format!("{name}.err"))).unwrap())
         .spawn()
         .expect("start marginal")
-}
-
-/// Waits for `child` at most [`LIMIT`] (killing it and failing past that).
-fn finish(dir: &Path, name: &str, mut child: Child) -> Run {
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > LIMIT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("marginal {name} did not end within {LIMIT:?}");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    let read = |ext: &str| std::fs::read_to_string(dir.join(format!("{name}.{ext}"))).unwrap();
-    Run {
-        status,
-        stdout: read("out"),
-        stderr: read("err"),
-    }
 }
 
 fn path(p: &Path) -> &str {

@@ -6,7 +6,7 @@
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 use marginal::scoring::games::pgn::read_games;
@@ -15,27 +15,10 @@ use marginal::scoring::games::stats::{GameResult, Pentanomial, Wdl};
 use serde_json::Value;
 
 mod common;
+use common::child::{LIMIT, Run, finish};
 use common::scratch;
 
-/// How long any run may take before the test fails instead of hanging.
-const LIMIT: Duration = Duration::from_secs(300);
-
-/// What a finished run left: its exit status and what it printed.
-struct Run {
-    status: ExitStatus,
-    stdout: String,
-    stderr: String,
-}
-
 impl Run {
-    /// The printed line that starts with `prefix`.
-    fn line(&self, prefix: &str) -> &str {
-        self.stdout
-            .lines()
-            .find(|l| l.starts_with(prefix))
-            .unwrap_or_else(|| panic!("no line '{prefix}' in:\n{}{}", self.stdout, self.stderr))
-    }
-
     /// The lines of the result: counts, pentanomial, Elo, and the SPRT's when one ran.
     fn result(&self) -> Vec<&str> {
         let mut lines: Vec<&str> = ["games ", "pentanomial ", "Elo "]
@@ -64,28 +47,6 @@ fn spawn(dir: &Path, name: &str, args: &[&str]) -> Child {
         .stderr(File::create(dir.join(format!("{name}.err"))).unwrap())
         .spawn()
         .expect("start marginal")
-}
-
-/// Waits for `child` at most [`LIMIT`] (killing it and failing past that).
-fn finish(dir: &Path, name: &str, mut child: Child) -> Run {
-    let deadline = Instant::now() + LIMIT;
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("marginal {name} did not end within {LIMIT:?}");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    let read = |ext: &str| std::fs::read_to_string(dir.join(format!("{name}.{ext}"))).unwrap();
-    Run {
-        status,
-        stdout: read("out"),
-        stderr: read("err"),
-    }
 }
 
 /// Sends `child` a signal (`-INT`, `-TERM`) with `kill`, as a user's shell does.

@@ -4,6 +4,7 @@
 // Each test file uses some of these, not all.
 #![allow(dead_code)]
 
+pub mod child;
 pub mod compile;
 pub mod uci_engine;
 

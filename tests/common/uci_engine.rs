@@ -125,3 +125,16 @@ pub fn margin_lines(lines: &[String]) -> Vec<std::collections::BTreeMap<String, 
         })
         .collect()
 }
+
+/// The `info string` lines of a session other than those `d` prints (`fen`, `margins`): what
+/// the engine refused or complained about.
+pub fn refused(session: &[String]) -> Vec<&String> {
+    session
+        .iter()
+        .filter(|l| {
+            l.starts_with("info string")
+                && !l.starts_with("info string fen ")
+                && !l.starts_with("info string margins ")
+        })
+        .collect()
+}
