@@ -30,6 +30,7 @@ use crate::scoring::games::game::{GameConfig, MoveLimit};
 use crate::scoring::games::matches::{MatchConfig, MatchReport};
 use crate::scoring::games::stats::{EloSummary, Shown, SprtDecision, SprtParams};
 use crate::scoring::paired::PairedComparison;
+use crate::scoring::work::ExecError;
 use crate::scoring::suite::{
     LoadedSuites, Objective, RunConfig, ScorerOptions, SuiteScorer, default_cache_dir,
 };
@@ -430,6 +431,7 @@ pub fn prepare(
         objective: file.provenance.objective_params,
         reference: Setting::off(&def),
         cache_dir: Some(default_cache_dir()),
+        executor: None,
     };
     Ok(Prepared {
         path: path.to_path_buf(),
@@ -602,16 +604,19 @@ impl Prepared {
 
     /// Measures the sets on both sides (on the current rayon pool; results do not depend on
     /// its size).
-    pub fn measure(&self) -> Measurement {
+    ///
+    /// # Errors
+    /// The scorer's executor could not run the positions.
+    pub fn measure(&self) -> Result<Measurement, ExecError> {
         let sets = self.sets();
         let side = |suites: &LoadedSuites| {
-            let scorer = SuiteScorer::new(suites.clone(), self.options.clone(), None);
+            let scorer = SuiteScorer::new(suites.clone(), self.options.clone(), None)?;
             Side::measure(&scorer, &sets)
         };
-        Measurement {
-            training: side(&self.training),
-            validation: side(&self.validation),
-        }
+        Ok(Measurement {
+            training: side(&self.training)?,
+            validation: side(&self.validation)?,
+        })
     }
 
     /// Compares what was measured with what the file records, and decides.

@@ -42,6 +42,8 @@ enum Command {
     /// Re-measures a tuned file's set against its record and the defaults: exit 0 it holds,
     /// 1 it regressed, 2 unusable input (for an engine's CI).
     Check(commands::check::CheckArgs),
+    /// Runs one unit of work written by `--executor slurm` (what each array task runs).
+    Work(commands::work::WorkArgs),
     /// Searches the built-in bench positions; the total node count is the engine's signature.
     Bench {
         /// Search depth, plies (1 to 100).
@@ -102,6 +104,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Match(args) => commands::match_cmd::run(args)?,
         Command::Tune(args) => commands::tune::run(args)?,
         Command::Check(args) => commands::check::run(args)?,
+        Command::Work(args) => commands::work::run(args)?,
         Command::Export(args) => commands::export::run(args)?,
         Command::Plot { file } => commands::tune::plot(&file)?,
         Command::Bench {

@@ -97,7 +97,9 @@ pub fn run(args: CheckArgs) -> Result<()> {
         sources.split,
         prepared.options.config.limit
     );
-    let now = pool.install(|| prepared.measure());
+    let now = pool
+        .install(|| prepared.measure())
+        .map_err(super::executor::exec_error)?;
     let games = match args.games {
         Some(n) => Some(play(&prepared, whole_pairs(n, "--games"), threads)?),
         None => None,
@@ -342,7 +344,9 @@ fn update_without_outcomes(args: &CheckArgs, file: TunedFile) -> Result<()> {
         "marginal check {} --update: the file records no per-position outcomes; measuring them",
         args.file.display()
     );
-    let now = pool.install(|| prepared.measure());
+    let now = pool
+        .install(|| prepared.measure())
+        .map_err(super::executor::exec_error)?;
     for (name, then, now) in [
         ("training", &recorded.0, &now.training),
         ("validation", &recorded.1, &now.validation),

@@ -11,7 +11,7 @@ mod resume;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
-use std::sync::Arc;
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -34,7 +34,7 @@ use shakmaty::EnPassantMode;
 use shakmaty::fen::Fen;
 
 use super::{
-    Failed, INTERRUPTED_STATUS, Interrupted, UserError, count, depth_arg, engine_def, hash_arg,
+    Failed, Interrupted, UserError, count, depth_arg, engine_def, hash_arg,
     progress_bar, setting_from, threads, threads_arg, whole_pairs,
 };
 
@@ -194,26 +194,6 @@ fn status(stats: &MatchStats, sprt: Option<&SprtParams>) -> String {
 fn create_output(path: &std::path::Path, option: &str) -> Result<File, UserError> {
     File::create(path)
         .map_err(|e| UserError(format!("{option}: cannot write {}: {e}", path.display())))
-}
-
-/// Raises the returned flag at the first SIGINT (Ctrl-C) or SIGTERM; a second one ends the
-/// process at once with [`INTERRUPTED_STATUS`] (a PGN cut short then is mended by --resume).
-fn interrupt_flag() -> Result<Arc<AtomicBool>> {
-    use signal_hook::consts::{SIGINT, SIGTERM};
-    let flag = Arc::new(AtomicBool::new(false));
-    for signal in [SIGINT, SIGTERM] {
-        // The exit is registered first, so it sees the flag as it was before this signal: it
-        // acts only on the second.
-        signal_hook::flag::register_conditional_shutdown(
-            signal,
-            i32::from(INTERRUPTED_STATUS),
-            Arc::clone(&flag),
-        )
-        .context("cannot install the SIGINT/SIGTERM handler")?;
-        signal_hook::flag::register(signal, Arc::clone(&flag))
-            .context("cannot install the SIGINT/SIGTERM handler")?;
-    }
-    Ok(flag)
 }
 
 /// Once `interrupt` is raised, kills every external engine (again every few milliseconds, for
@@ -454,7 +434,7 @@ pub fn run(args: MatchArgs) -> Result<()> {
         "[{bar:30}] {pos}/{len} games {msg}",
     );
     let mut write_error: Option<std::io::Error> = None;
-    let interrupt = interrupt_flag()?;
+    let interrupt = super::executor::interrupt_flag()?;
     let finished = AtomicBool::new(false);
     let result = std::thread::scope(|scope| {
         scope.spawn(|| stop_engines_on(&interrupt, &finished));

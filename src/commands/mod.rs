@@ -2,10 +2,12 @@
 //! pieces they share (margin-set specs, thread counts, progress bars, user errors).
 
 pub mod check;
+pub mod executor;
 pub mod export;
 pub mod match_cmd;
 pub mod suite;
 pub mod tune;
+pub mod work;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};

@@ -13,6 +13,7 @@ use marginal::scoring::suite::{
 };
 use serde::Serialize;
 
+use super::executor::{ExecutorArgs, exec_error};
 use super::{
     EngineArgs, ScoringArgs, UserError, count, depth_arg, progress_bar, resolve_for, setting_from,
     threads, threads_arg, writable,
@@ -27,6 +28,9 @@ pub struct SuiteArgs {
     /// The engine: marginal's own (default), or an external UCI engine.
     #[command(flatten)]
     engine: EngineArgs,
+    /// Where the searching runs.
+    #[command(flatten)]
+    executor: ExecutorArgs,
     /// Margin set to score: a built-in name (default, off, bare, sound), a tuned .json file, or
     /// name=value assignments. For an external engine: default, off, its tuned file, or
     /// assignments to its rows.
@@ -103,6 +107,7 @@ pub fn options(args: &SuiteArgs, def: &Arc<EngineDef>) -> Result<ScorerOptions, 
         reference: resolve_for(def, &args.reference)?,
         cache_dir: (!args.no_cache)
             .then(|| args.cache_dir.clone().unwrap_or_else(default_cache_dir)),
+        executor: None,
     })
 }
 
@@ -110,7 +115,8 @@ pub fn options(args: &SuiteArgs, def: &Arc<EngineDef>) -> Result<ScorerOptions, 
 pub fn run(args: SuiteArgs) -> Result<()> {
     let def = args.engine.def()?;
     let margins = setting_from(&def, &args.margins, &args.set)?;
-    let options = options(&args, &def)?;
+    let mut options = options(&args, &def)?;
+    options.executor = args.executor.build()?;
     if let Some(out) = &args.json {
         writable(out, "--json")?;
     }
@@ -129,6 +135,10 @@ pub fn run(args: SuiteArgs) -> Result<()> {
         suites.positions.len() as u64,
         "{msg:>10} [{bar:40}] {pos}/{len} {per_sec} eta {eta}",
     );
+    if args.executor.is_slurm() {
+        // The cluster reports by job array, not by position.
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
     let shown = bar.clone();
     let progress = Box::new(move |phase: Phase, done: usize, _total: usize| {
         shown.set_message(match phase {
@@ -137,10 +147,11 @@ pub fn run(args: SuiteArgs) -> Result<()> {
         });
         shown.set_position(done as u64);
     });
-    let scorer = pool.install(|| SuiteScorer::new(suites, options, Some(progress)));
+    let scorer =
+        pool.install(|| SuiteScorer::new(suites, options, Some(progress))).map_err(exec_error)?;
     bar.reset();
     let start = Instant::now();
-    let score = pool.install(|| scorer.score(&margins));
+    let score = pool.install(|| scorer.score(&margins)).map_err(exec_error)?;
     let elapsed = start.elapsed().as_secs_f64();
     bar.finish_and_clear();
     for warning in &score.warnings {
@@ -154,7 +165,12 @@ pub fn run(args: SuiteArgs) -> Result<()> {
     }
     let n = score.positions.len();
     let rate = n as f64 / elapsed.max(1e-9);
-    println!("{n} positions in {elapsed:.2} s: {rate:.1} positions/s on {threads} thread(s)");
+    let on = if args.executor.is_slurm() {
+        "Slurm".to_string()
+    } else {
+        format!("{threads} thread(s)")
+    };
+    println!("{n} positions in {elapsed:.2} s: {rate:.1} positions/s on {on}");
 
     if let Some(path) = &args.json {
         let report = Report {

@@ -31,6 +31,7 @@ use super::{
 };
 
 mod games;
+use super::executor::{ExecutorArgs, exec_error, solver_error};
 use games::ObjectiveKind;
 mod solver;
 use marginal::tune::solvers::{Both, Iterations};
@@ -116,6 +117,10 @@ pub struct TuneArgs {
     #[arg(long, value_parser = threads_arg())]
     #[serde(skip)]
     threads: Option<usize>,
+    /// Where the searching runs (not recorded: a run resumes on any executor).
+    #[command(flatten)]
+    #[serde(skip)]
+    executor: ExecutorArgs,
     /// The tuned file to write.
     #[arg(long, default_value = "tuned/spsa-suite.json")]
     out: PathBuf,
@@ -251,6 +256,7 @@ pub fn run(args: TuneArgs) -> Result<()> {
                 ))
             })?;
             recorded.threads = args.threads;
+            recorded.executor = args.executor.clone();
             recorded.checkpoint = Some(dir.clone());
             recorded
         }
@@ -311,6 +317,7 @@ pub fn run(args: TuneArgs) -> Result<()> {
         objective: args.scoring.params(),
         reference: Setting::off(&def),
         cache_dir: Some(default_cache_dir()),
+        executor: args.executor.build()?,
     };
     let dir = args.checkpoint_dir();
     std::fs::create_dir_all(&dir)
@@ -342,6 +349,10 @@ pub fn run(args: TuneArgs) -> Result<()> {
             SuiteScorer::new(validation, options.clone(), None),
         )
     });
+    let (train_scorer, validation_scorer) = (
+        train_scorer.map_err(exec_error)?,
+        validation_scorer.map_err(exec_error)?,
+    );
     let cost = SuiteCost::new(train_scorer, space.clone(), Some(&log_path(&dir)))
         .with_context(|| format!("cannot open the evaluation log in {}", dir.display()))?;
     let recorder = solver::recorder(&solver_setup, &space, &dir, &cost, args.iterations, start)?;
@@ -362,14 +373,14 @@ pub fn run(args: TuneArgs) -> Result<()> {
                 games::tune(&args, problem, &dir, &run_id, Both(recorder, observer))?
             } else {
                 pool.install(|| solver::run(&solver_setup, problem, &dir, &run_id, recorder))
-                    .map_err(|e| UserError(format!("{e}")))?
+                    .map_err(solver_error)?
             };
             games_problem = Some(problem);
             (theta, cost)
         }
         _ if !args.solver.is_spsa() => pool
             .install(|| solver::run(&solver_setup, cost, &dir, &run_id, recorder))
-            .map_err(|e| UserError(format!("{e}")))?,
+            .map_err(solver_error)?,
         _ => pool
             .install(|| {
                 run_spsa(
@@ -382,7 +393,7 @@ pub fn run(args: TuneArgs) -> Result<()> {
                     Both(recorder, observer),
                 )
             })
-            .map_err(|e| UserError(format!("{e}")))?,
+            .map_err(solver_error)?,
     };
     let tuned = space.margins(&theta);
 
@@ -398,6 +409,10 @@ pub fn run(args: TuneArgs) -> Result<()> {
             Side::measure(&validation_scorer, &sets),
         )
     });
+    let (train_side, validation_side) = (
+        train_side.map_err(exec_error)?,
+        validation_side.map_err(exec_error)?,
+    );
     let train_paired = train_side
         .paired("tuned", "default")
         .expect("both measured");

@@ -30,7 +30,7 @@ use super::search::MATE;
 use crate::formats::excerpt;
 
 /// How to start an external engine and what to set on it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct UciProgram {
     /// The program.
     pub command: PathBuf,

@@ -7,7 +7,7 @@ use std::fmt;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use shakmaty::{Chess, Move};
 
 use super::external::{Fault, UciProcess, UciProgram};
@@ -17,7 +17,7 @@ use crate::formats::engine_file::EngineFile;
 use crate::params::{DEFAULT_R_END, Margins, ParamError, ParamKind, Row, builtin_rows, in_range};
 
 /// How an engine is run.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Program {
     /// marginal's own search, in process.
     Builtin,
@@ -25,8 +25,8 @@ pub enum Program {
     Uci(UciProgram),
 }
 
-/// An engine and its tunable rows.
-#[derive(Debug, Clone, PartialEq)]
+/// An engine and its tunable rows (serializable, so a unit of work carries it to a worker).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EngineDef {
     /// Its name (PGN tags, reports).
     pub name: String,
@@ -367,6 +367,37 @@ impl Setting {
             values: def.rows.iter().map(|r| r.off).collect(),
             reference: !def.is_builtin(),
         }
+    }
+
+    /// A setting of `def` with `values` (one per row, each within its row's range or its off
+    /// value);
+    /// `reference` marks the reference setting, which also sets the engine's reference options.
+    ///
+    /// # Errors
+    /// A value is missing, extra or out of its row's range.
+    pub fn from_values(
+        def: &Arc<EngineDef>,
+        values: Vec<i32>,
+        reference: bool,
+    ) -> Result<Setting, String> {
+        if values.len() != def.rows.len() {
+            return Err(format!(
+                "{} values for the {} rows of {}",
+                values.len(),
+                def.rows.len(),
+                def.name
+            ));
+        }
+        for (row, &v) in def.rows.iter().zip(&values) {
+            if v != row.off {
+                in_range(&row.name, i64::from(v), row.min, row.max).map_err(|e| e.to_string())?;
+            }
+        }
+        Ok(Setting {
+            def: def.clone(),
+            values,
+            reference,
+        })
     }
 
     /// The engine.

@@ -6,4 +6,6 @@
 
 pub mod games;
 pub mod paired;
+pub mod slurm;
 pub mod suite;
+pub mod work;

@@ -18,6 +18,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::space::Space;
 use super::spsa::SpsaProblem;
+use crate::engine::Setting;
 use crate::formats::Fnv;
 
 use crate::scoring::suite::SuiteScorer;
@@ -176,8 +177,9 @@ impl SuiteCost {
     /// Evaluates integer values of the tuned parameters (from the cache when it has them).
     ///
     /// # Errors
-    /// The log cannot be written.
-    pub fn evaluate(&self, values: &[i32]) -> Result<Evaluation, std::io::Error> {
+    /// The positions could not be searched (the executor failed or was interrupted), or the
+    /// log cannot be written.
+    pub fn evaluate(&self, values: &[i32]) -> Result<Evaluation, Error> {
         self.evaluate_on(values, None)
     }
 
@@ -185,58 +187,99 @@ impl SuiteCost {
     /// positions, or on all of them without one (from the cache when it has them).
     ///
     /// # Errors
-    /// The log cannot be written.
-    pub fn evaluate_on(
+    /// As [`SuiteCost::evaluate`].
+    pub fn evaluate_on(&self, values: &[i32], batch: Option<&Batch>) -> Result<Evaluation, Error> {
+        Ok(self.evaluate_many(&[(values, batch)])?.remove(0))
+    }
+
+    /// Evaluates several candidates, searching those not in the cache as one batch (one job
+    /// array on a cluster). The evaluations are numbered, logged and cached in the order
+    /// given, exactly as one call per candidate would: a candidate given twice is searched
+    /// once, and its second evaluation is a cache hit.
+    ///
+    /// # Errors
+    /// As [`SuiteCost::evaluate`].
+    pub fn evaluate_many(
         &self,
-        values: &[i32],
-        batch: Option<&Batch>,
-    ) -> Result<Evaluation, std::io::Error> {
-        let key = (values.to_vec(), batch.map(|b| b.id.clone()));
-        let cached = {
-            let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-            state.cache.get(&key).cloned()
+        requests: &[(&[i32], Option<&Batch>)],
+    ) -> Result<Vec<Evaluation>, Error> {
+        let key = |(values, batch): &(&[i32], Option<&Batch>)| {
+            (values.to_vec(), batch.map(|b| b.id.clone()))
         };
+        // The candidates to search: not cached, each once, in order of first appearance.
+        let mut missing: Vec<usize> = Vec::new();
+        {
+            let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            for (i, r) in requests.iter().enumerate() {
+                let k = key(r);
+                if !state.cache.contains_key(&k) && !missing.iter().any(|&j| key(&requests[j]) == k) {
+                    missing.push(i);
+                }
+            }
+        }
         let started = std::time::Instant::now();
-        let mut evaluation = match cached {
-            Some(e) => Evaluation { cached: true, ..e },
-            None => {
-                let margins = self.space.margins_of(values);
-                let o = match batch {
-                    Some(b) => self.scorer.objective_on(&margins, &b.indices),
-                    None => self.scorer.score(&margins).objective,
-                };
-                Evaluation {
+        let settings: Vec<Setting> = missing
+            .iter()
+            .map(|&i| self.space.margins_of(requests[i].0))
+            .collect();
+        let searches: Vec<(&Setting, Option<&[usize]>)> = missing
+            .iter()
+            .zip(&settings)
+            .map(|(&i, s)| (s, requests[i].1.map(|b| b.indices.as_slice())))
+            .collect();
+        let objectives = self.scorer.objectives(&searches)?;
+        let seconds = started.elapsed().as_secs_f64();
+        let mut fresh: HashMap<(Vec<i32>, Option<String>), Evaluation> = missing
+            .iter()
+            .zip(objectives)
+            .map(|(&i, o)| {
+                let k = key(&requests[i]);
+                let e = Evaluation {
                     index: 0,
-                    values: values.to_vec(),
+                    values: k.0.clone(),
                     objective: o.value,
                     accuracy: o.accuracy,
                     speed: o.speed,
                     node_ratio: o.node_ratio,
                     solved: o.solved,
                     cached: false,
-                    batch: key.1.clone(),
-                }
-            }
-        };
+                    batch: k.1.clone(),
+                };
+                (k, e)
+            })
+            .collect();
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        if !evaluation.cached {
-            state.searched += 1;
-            state.search_seconds += started.elapsed().as_secs_f64();
+        state.searched += missing.len();
+        state.search_seconds += seconds;
+        let mut out = Vec::with_capacity(requests.len());
+        for r in requests {
+            let k = key(r);
+            let mut evaluation = match fresh.remove(&k) {
+                Some(e) => e,
+                None => match state.cache.get(&k) {
+                    Some(e) => Evaluation {
+                        cached: true,
+                        ..e.clone()
+                    },
+                    None => unreachable!("every candidate is cached or searched"),
+                },
+            };
+            evaluation.index = state.count;
+            state.count += 1;
+            if let Some(log) = state.log.as_mut() {
+                let line = serde_json::to_string(&evaluation)?;
+                writeln!(log, "{line}")?;
+                log.flush()?;
+            }
+            if let Some(tap) = &state.tap {
+                tap.lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(evaluation.clone());
+            }
+            state.cache.entry(k).or_insert_with(|| evaluation.clone());
+            out.push(evaluation);
         }
-        evaluation.index = state.count;
-        state.count += 1;
-        if let Some(log) = state.log.as_mut() {
-            let line = serde_json::to_string(&evaluation).map_err(std::io::Error::other)?;
-            writeln!(log, "{line}")?;
-            log.flush()?;
-        }
-        if let Some(tap) = &state.tap {
-            tap.lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push(evaluation.clone());
-        }
-        state.cache.entry(key).or_insert_with(|| evaluation.clone());
-        Ok(evaluation)
+        Ok(out)
     }
 }
 
@@ -265,9 +308,11 @@ impl SpsaProblem for SuiteProblem {
             let len = self.cost.scorer().suites().positions.len();
             Batch::sample(size, len, seed, &plus, &minus)
         });
-        let p = self.cost.evaluate_on(&plus, batch.as_ref())?.objective;
-        let m = self.cost.evaluate_on(&minus, batch.as_ref())?.objective;
-        Ok(self.gain * (p - m))
+        // Both probes in one batch: one job array on a cluster.
+        let e = self
+            .cost
+            .evaluate_many(&[(&plus, batch.as_ref()), (&minus, batch.as_ref())])?;
+        Ok(self.gain * (e[0].objective - e[1].objective))
     }
 }
 
@@ -278,6 +323,26 @@ impl CostFunction for SuiteCost {
     /// The objective of the margin set `x` stands for, negated.
     fn cost(&self, x: &Vec<f64>) -> Result<f64, Error> {
         Ok(-self.evaluate(&self.space.values(x))?.objective)
+    }
+
+    /// Every candidate of a population (particle swarm) searched as one batch.
+    fn bulk_cost<P>(&self, params: &[P]) -> Result<Vec<f64>, Error>
+    where
+        P: std::borrow::Borrow<Self::Param> + argmin::core::SyncAlias,
+        Self::Output: argmin::core::SendAlias,
+        Self: argmin::core::SyncAlias,
+    {
+        let values: Vec<Vec<i32>> = params
+            .iter()
+            .map(|p| self.space.values(p.borrow()))
+            .collect();
+        let requests: Vec<(&[i32], Option<&Batch>)> =
+            values.iter().map(|v| (v.as_slice(), None)).collect();
+        Ok(self
+            .evaluate_many(&requests)?
+            .into_iter()
+            .map(|e| -e.objective)
+            .collect())
     }
 }
 

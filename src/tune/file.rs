@@ -21,6 +21,7 @@ use crate::scoring::games::matches::MatchReport;
 use crate::scoring::paired::PairedComparison;
 use crate::scoring::suite::objective::{Objective, ObjectiveParams};
 use crate::scoring::suite::{LoadedSuites, PositionResult, RunConfig, SuiteLimit, SuiteScorer};
+use crate::scoring::work::ExecError;
 
 use super::games::GamesEvaluation;
 use super::pareto::MarkedEvaluation;
@@ -192,31 +193,39 @@ impl Side {
     /// Scores each named set on the scorer's positions: the side's figures, with every
     /// position's outcome. The scorer's reference set is not searched again: its run is
     /// the reference run (the search is deterministic).
-    pub fn measure(scorer: &SuiteScorer, sets: &[(&str, Setting)]) -> Side {
-        let sets = sets
+    ///
+    /// # Errors
+    /// The scorer's executor could not run the positions.
+    pub fn measure(scorer: &SuiteScorer, sets: &[(&str, Setting)]) -> Result<Side, ExecError> {
+        let reference = &scorer.options().reference;
+        let searched: Vec<Setting> = sets
             .iter()
-            .map(|(name, margins)| {
-                let score = if *margins == scorer.options().reference {
-                    scorer.score_results(margins, scorer.reference().to_vec())
-                } else {
-                    scorer.score(margins)
-                };
-                SetFigures {
-                    name: name.to_string(),
-                    margins: Values::of(margins),
-                    objective: score.objective,
-                    positions: score
-                        .positions
-                        .iter()
-                        .map(|p| PositionOutcome::of(&p.result))
-                        .collect(),
-                }
-            })
+            .filter(|(_, s)| s != reference)
+            .map(|(_, s)| s.clone())
             .collect();
-        Side {
-            positions: scorer.suites().positions.len(),
-            sets,
+        let mut scores = scorer.score_many(&searched)?.into_iter();
+        let mut sets_out = Vec::with_capacity(sets.len());
+        for (name, margins) in sets {
+            let score = if margins == reference {
+                scorer.score_results(margins, scorer.reference().to_vec())
+            } else {
+                scores.next().expect("one score per searched set")
+            };
+            sets_out.push(SetFigures {
+                name: name.to_string(),
+                margins: Values::of(margins),
+                objective: score.objective,
+                positions: score
+                    .positions
+                    .iter()
+                    .map(|p| PositionOutcome::of(&p.result))
+                    .collect(),
+            });
         }
+        Ok(Side {
+            positions: scorer.suites().positions.len(),
+            sets: sets_out,
+        })
     }
 
     /// Set `a` against set `b`, position by position (exact McNemar); `None` when either is

@@ -13,6 +13,7 @@ pub mod reference;
 pub mod run;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::Serialize;
@@ -20,6 +21,7 @@ use serde::Serialize;
 use crate::engine::{PruneStats, Setting};
 use crate::formats::SkippedLine;
 use crate::params::Margins;
+use crate::scoring::work::{Done, ExecError, Executor, Job, SuiteJob};
 pub use load::{LoadedSuites, SuiteError, SuiteFile, load_suites};
 pub use objective::{Objective, ObjectiveParams};
 pub use reference::default_cache_dir;
@@ -50,6 +52,9 @@ pub struct ScorerOptions {
     pub reference: Setting,
     /// Where reference runs are cached (`None`: no cache).
     pub cache_dir: Option<PathBuf>,
+    /// Where the positions are searched: through this executor (a cluster), or with `None`
+    /// in this process on the current rayon pool. The results are the same.
+    pub executor: Option<Arc<dyn Executor>>,
 }
 
 impl Default for ScorerOptions {
@@ -59,6 +64,7 @@ impl Default for ScorerOptions {
             objective: ObjectiveParams::default(),
             reference: Margins::off().into(),
             cache_dir: Some(default_cache_dir()),
+            executor: None,
         }
     }
 }
@@ -160,11 +166,14 @@ pub struct SuiteScore {
 
 impl SuiteScorer {
     /// Builds a scorer: runs the reference, or reads it from the cache.
+    ///
+    /// # Errors
+    /// The executor could not run the reference.
     pub fn new(
         suites: LoadedSuites,
         options: ScorerOptions,
         progress: Option<Box<Progress>>,
-    ) -> SuiteScorer {
+    ) -> Result<SuiteScorer, ExecError> {
         let total = suites.positions.len();
         let done = AtomicUsize::new(0);
         let on_done = || {
@@ -181,9 +190,10 @@ impl SuiteScorer {
             &options.reference,
             &options.config,
             options.cache_dir.as_deref(),
+            options.executor.as_deref(),
             &on_done,
-        );
-        SuiteScorer {
+        )?;
+        Ok(SuiteScorer {
             reference_costs: run::costs(&reference.results),
             suites,
             options,
@@ -191,7 +201,7 @@ impl SuiteScorer {
             reference_cached: reference.cached,
             warnings: reference.warnings,
             progress,
-        }
+        })
     }
 
     /// The positions.
@@ -215,56 +225,131 @@ impl SuiteScorer {
     }
 
     /// Runs `margins` over every position and scores it against the reference.
-    pub fn score(&self, margins: &Setting) -> SuiteScore {
-        let results = self.run(margins);
-        self.score_results(margins, results)
+    ///
+    /// # Errors
+    /// The executor could not run the positions.
+    pub fn score(&self, margins: &Setting) -> Result<SuiteScore, ExecError> {
+        let results = self.run(margins)?;
+        Ok(self.score_results(margins, results))
+    }
+
+    /// Scores several settings, their searches run as one batch.
+    ///
+    /// # Errors
+    /// The executor could not run the positions.
+    pub fn score_many(&self, settings: &[Setting]) -> Result<Vec<SuiteScore>, ExecError> {
+        let requests: Vec<(&Setting, Option<&[usize]>)> =
+            settings.iter().map(|s| (s, None)).collect();
+        let results = self.run_many(&requests)?;
+        Ok(settings
+            .iter()
+            .zip(results)
+            .map(|(s, r)| self.score_results(s, r))
+            .collect())
     }
 
     /// Searches every position with `margins` (most expensive first; results in position
     /// order).
-    pub fn run(&self, margins: &Setting) -> Vec<PositionResult> {
-        let total = self.suites.positions.len();
-        let done = AtomicUsize::new(0);
-        let on_done = || {
-            if let Some(p) = &self.progress {
-                p(
-                    Phase::Candidate,
-                    done.fetch_add(1, Ordering::Relaxed) + 1,
-                    total,
-                );
-            }
-        };
-        run::run(
-            &self.suites.positions,
-            margins,
-            &self.options.config,
-            Some(&self.reference_costs),
-            &on_done,
-        )
+    ///
+    /// # Errors
+    /// The executor could not run the positions.
+    pub fn run(&self, margins: &Setting) -> Result<Vec<PositionResult>, ExecError> {
+        Ok(self.run_many(&[(margins, None)])?.remove(0))
     }
 
-    /// The objective of `margins` on a subset of the positions (`indices` into the position
-    /// list, each once), against the reference's results on the same positions: what a
-    /// mini-batch of the training positions says.
+    /// Searches each setting on all positions (`None`) or on a subset (indices into the
+    /// position list, each once), as one batch; one result list per request, in position
+    /// order within it.
+    ///
+    /// # Errors
+    /// The executor could not run the positions.
     ///
     /// # Panics
     /// If an index is out of range.
-    pub fn objective_on(&self, margins: &Setting, indices: &[usize]) -> Objective {
-        let positions: Vec<SuitePosition> = indices
+    pub fn run_many(
+        &self,
+        requests: &[(&Setting, Option<&[usize]>)],
+    ) -> Result<Vec<Vec<PositionResult>>, ExecError> {
+        let jobs: Vec<SuiteJob> = requests
             .iter()
-            .map(|&i| self.suites.positions[i].clone())
+            .map(|(setting, indices)| {
+                let (positions, costs) = match indices {
+                    None => (self.suites.positions.clone(), self.reference_costs.clone()),
+                    Some(indices) => (
+                        indices
+                            .iter()
+                            .map(|&i| self.suites.positions[i].clone())
+                            .collect(),
+                        indices.iter().map(|&i| self.reference_costs[i]).collect(),
+                    ),
+                };
+                SuiteJob {
+                    setting: (*setting).clone(),
+                    config: self.options.config,
+                    positions,
+                    costs,
+                }
+            })
             .collect();
-        let costs: Vec<u64> = indices.iter().map(|&i| self.reference_costs[i]).collect();
-        let reference: Vec<PositionResult> =
-            indices.iter().map(|&i| self.reference[i].clone()).collect();
-        let results = run::run(
-            &positions,
-            margins,
-            &self.options.config,
-            Some(&costs),
-            &|| {},
-        );
-        objective::evaluate(&results, &reference, &self.options.objective)
+        if let Some(executor) = &self.options.executor {
+            let jobs: Vec<Job> = jobs.into_iter().map(Job::Suite).collect();
+            return Ok(executor
+                .run(&jobs)?
+                .into_iter()
+                .map(Done::into_positions)
+                .collect());
+        }
+        Ok(jobs
+            .iter()
+            .map(|job| {
+                let total = job.positions.len();
+                let done = AtomicUsize::new(0);
+                let on_done = || {
+                    if let Some(p) = &self.progress {
+                        p(
+                            Phase::Candidate,
+                            done.fetch_add(1, Ordering::Relaxed) + 1,
+                            total,
+                        );
+                    }
+                };
+                run::run(
+                    &job.positions,
+                    &job.setting,
+                    &job.config,
+                    Some(&job.costs),
+                    &on_done,
+                )
+            })
+            .collect())
+    }
+
+    /// The objective of each setting on all positions (`None`) or on a subset (indices into
+    /// the position list, each once: a mini-batch of the training positions), against the
+    /// reference's results on the same positions; the searches run as one batch.
+    ///
+    /// # Errors
+    /// The executor could not run the positions.
+    ///
+    /// # Panics
+    /// If an index is out of range.
+    pub fn objectives(
+        &self,
+        requests: &[(&Setting, Option<&[usize]>)],
+    ) -> Result<Vec<Objective>, ExecError> {
+        let params = &self.options.objective;
+        Ok(requests
+            .iter()
+            .zip(self.run_many(requests)?)
+            .map(|((_, indices), results)| match indices {
+                None => objective::evaluate(&results, &self.reference, params),
+                Some(indices) => {
+                    let reference: Vec<PositionResult> =
+                        indices.iter().map(|&i| self.reference[i].clone()).collect();
+                    objective::evaluate(&results, &reference, params)
+                }
+            })
+            .collect())
     }
 
     /// Scores results of [`SuiteScorer::run`] (position order) for `margins`.

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use super::load::LoadedSuites;
 use super::run::{self, PositionResult, RunConfig};
 use crate::engine::Setting;
+use crate::scoring::work::{Done, ExecError, Executor, Job, SuiteJob};
 use crate::formats::{Fnv, write_atomic};
 
 /// The directory for cached reference runs: `$MARGINAL_CACHE_DIR`, else `.marginal-cache`.
@@ -46,14 +47,19 @@ pub struct Reference {
 
 /// Runs the reference, or reads it from the cache in `cache_dir`. A damaged cache file is
 /// ignored and rewritten; a run in which an external engine faulted is not written (a
-/// warning says so). `on_done` is called once per position searched.
+/// warning says so). `on_done` is called once per position searched in this process. With an
+/// executor, the positions are searched through it.
+///
+/// # Errors
+/// The executor could not run the positions.
 pub fn reference_run(
     suites: &LoadedSuites,
     setting: &Setting,
     config: &RunConfig,
     cache_dir: Option<&Path>,
+    executor: Option<&dyn Executor>,
     on_done: &(dyn Fn() + Sync),
-) -> Reference {
+) -> Result<Reference, ExecError> {
     let path = cache_dir.map(|dir| {
         dir.join(format!(
             "reference-{:016x}.json",
@@ -65,13 +71,25 @@ pub fn reference_run(
         && let Ok(results) = serde_json::from_str::<Vec<PositionResult>>(&text)
         && results.len() == suites.positions.len()
     {
-        return Reference {
+        return Ok(Reference {
             results,
             cached: true,
             warnings: Vec::new(),
-        };
+        });
     }
-    let results = run::run(&suites.positions, setting, config, None, on_done);
+    let results = match executor {
+        None => run::run(&suites.positions, setting, config, None, on_done),
+        Some(executor) => {
+            let job = Job::Suite(SuiteJob {
+                setting: setting.clone(),
+                config: *config,
+                positions: suites.positions.clone(),
+                costs: run::no_hint(config, suites.positions.len()),
+            });
+            let mut done = executor.run(std::slice::from_ref(&job))?;
+            done.pop().map(Done::into_positions).unwrap_or_default()
+        }
+    };
     let mut warnings = Vec::new();
     // A fault is an accident of this run, not a property of the reference: a run with faults
     // is used once and never kept as the yardstick of later runs.
@@ -91,9 +109,9 @@ pub fn reference_run(
             ));
         }
     }
-    Reference {
+    Ok(Reference {
         results,
         cached: false,
         warnings,
-    }
+    })
 }

@@ -239,6 +239,17 @@ pub fn run(
     done.into_iter().map(|(_, r)| r).collect()
 }
 
+/// The cost hints that stand for none: every position alike, each the node count a fault gets
+/// without a hint (the budget, or 0 at a fixed depth). A run given them searches and scores
+/// exactly as one given no hint.
+pub fn no_hint(config: &RunConfig, len: usize) -> Vec<u64> {
+    let nodes = match config.limit {
+        SuiteLimit::Nodes(n) => n,
+        SuiteLimit::Depth(_) => 0,
+    };
+    vec![nodes; len]
+}
+
 /// Node counts of a run, as a cost hint for scheduling the next one.
 pub fn costs(results: &[PositionResult]) -> Vec<u64> {
     results.iter().map(|r| r.nodes).collect()

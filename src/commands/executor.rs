@@ -1,0 +1,206 @@
+//! `--executor` and its options, shared by `suite`, `tune` and `match`: where the searching
+//! runs. `local` (the default) searches in this process; `slurm` writes each batch as units of
+//! work under `--workdir` and runs them as one Slurm job array (see the README, "On a
+//! cluster"). The results are the same either way.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use clap::ValueEnum;
+use marginal::scoring::slurm::{Event, Slurm, SlurmConfig};
+use marginal::scoring::work::{ExecError, Executor};
+
+use super::{INTERRUPTED_STATUS, Interrupted, UserError, count};
+
+/// Where the searching runs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum ExecutorKind {
+    /// This machine, on --threads threads.
+    #[default]
+    Local,
+    /// A Slurm cluster: one job array per batch of evaluations.
+    Slurm,
+}
+
+/// The executor options.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct ExecutorArgs {
+    /// Where the searching runs: `local` (this machine) or `slurm` (each batch of
+    /// evaluations as one Slurm job array; --workdir must be on a filesystem every node sees,
+    /// and this marginal binary at the same path on every node). Results are identical.
+    #[arg(long, value_enum, default_value_t = ExecutorKind::Local)]
+    pub executor: ExecutorKind,
+    /// Slurm: the partition to submit to (default: the cluster's default partition).
+    #[arg(long, value_name = "P")]
+    pub partition: Option<String>,
+    /// Slurm: units (array tasks) each evaluation's positions or game pairs are dealt into
+    /// (default 8).
+    #[arg(long, value_name = "N", value_parser = count::<usize, 1>)]
+    pub shards: Option<usize>,
+    /// Slurm: the shared directory for units, results and task logs (default
+    /// .marginal-work). A batch's files are removed once merged; an interrupted run's are
+    /// kept, and rerunning reuses its finished units.
+    #[arg(long, value_name = "DIR")]
+    pub workdir: Option<PathBuf>,
+    /// Slurm: CPUs per array task (`marginal work` runs that many threads; default 1).
+    #[arg(long, value_name = "N", value_parser = count::<usize, 1>)]
+    pub cpus_per_task: Option<usize>,
+    /// Slurm: times a failed or lost task is resubmitted before the run stops (default 2).
+    #[arg(long, value_name = "N")]
+    pub retries: Option<u32>,
+}
+
+/// Default shards per evaluation.
+pub const DEFAULT_SHARDS: usize = 8;
+/// Default work directory.
+pub const DEFAULT_WORKDIR: &str = ".marginal-work";
+
+impl ExecutorArgs {
+    /// Whether work runs on a cluster.
+    pub fn is_slurm(&self) -> bool {
+        self.executor == ExecutorKind::Slurm
+    }
+
+    /// The executor: `None` for local, else a checked Slurm executor whose first Ctrl-C
+    /// (SIGINT or SIGTERM) cancels the job array out (a second one ends marginal at once).
+    ///
+    /// # Errors
+    /// A Slurm option without `--executor slurm`, or Slurm does not answer.
+    pub fn build(&self) -> Result<Option<Arc<dyn Executor>>> {
+        if !self.is_slurm() {
+            let given = [
+                ("--partition", self.partition.is_some()),
+                ("--shards", self.shards.is_some()),
+                ("--workdir", self.workdir.is_some()),
+                ("--cpus-per-task", self.cpus_per_task.is_some()),
+                ("--retries", self.retries.is_some()),
+            ];
+            if let Some((name, _)) = given.iter().find(|(_, g)| *g) {
+                return Err(UserError(format!("{name} needs --executor slurm")).into());
+            }
+            return Ok(None);
+        }
+        let exe = std::env::current_exe().context("cannot find the marginal binary")?;
+        let workdir = self
+            .workdir
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(DEFAULT_WORKDIR));
+        let workdir = std::path::absolute(&workdir)
+            .map_err(|e| UserError(format!("--workdir {}: {e}", workdir.display())))?;
+        let config = SlurmConfig {
+            partition: self.partition.clone(),
+            shards: self.shards.unwrap_or(DEFAULT_SHARDS),
+            workdir,
+            cpus_per_task: self.cpus_per_task.unwrap_or(1),
+            retries: self.retries.unwrap_or(2),
+            exe,
+            poll: Duration::from_millis(200),
+        };
+        let slurm = Slurm::new(config, interrupt_flag()?, Box::new(print_event));
+        slurm
+            .check()
+            .map_err(|e| UserError(format!("--executor slurm: {e}")))?;
+        Ok(Some(Arc::new(slurm)))
+    }
+}
+
+/// How a command reports what the cluster does (on stderr, so stdout stays the report).
+fn print_event(event: &Event) {
+    match event {
+        Event::Submitted {
+            job,
+            tasks,
+            attempt,
+            ..
+        } => {
+            if *attempt == 0 {
+                eprintln!("slurm: job {job}: {} task(s) submitted", tasks.len());
+            } else {
+                eprintln!(
+                    "slurm: job {job}: task(s) {} resubmitted (attempt {})",
+                    list(tasks),
+                    attempt + 1
+                );
+            }
+        }
+        Event::Reused { dir, done, units } => eprintln!(
+            "slurm: {done} of {units} unit(s) already done in {} (an interrupted run's): reused",
+            dir.display()
+        ),
+        Event::TaskFailed {
+            task,
+            attempt,
+            reason,
+        } => eprintln!(
+            "slurm: task {task} failed (attempt {}): {reason}",
+            attempt + 1
+        ),
+        Event::Finished {
+            units,
+            seconds,
+            work_seconds,
+        } => eprintln!(
+            "slurm: {units} unit(s) done in {seconds:.2} s ({work_seconds:.2} s of work in the tasks)"
+        ),
+    }
+}
+
+fn list(tasks: &[usize]) -> String {
+    tasks
+        .iter()
+        .map(usize::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// The command's error for an executor's: exit 130 when interrupted, 2 when the cluster
+/// could not run the work.
+pub fn exec_error(e: ExecError) -> anyhow::Error {
+    match e {
+        ExecError::Interrupted(m) => Interrupted(m).into(),
+        ExecError::Failed(m) => UserError(format!("--executor slurm: {m}")).into(),
+    }
+}
+
+/// The command's error for an optimizer's (argmin) error: an executor's error keeps its
+/// exit status; anything else is exit 2.
+pub fn solver_error(e: anyhow::Error) -> anyhow::Error {
+    match e.downcast::<ExecError>() {
+        Ok(x) => exec_error(x),
+        Err(e) => UserError(format!("{e}")).into(),
+    }
+}
+
+/// Raises the returned flag at the first SIGINT (Ctrl-C) or SIGTERM; a second one ends the
+/// process at once with [`INTERRUPTED_STATUS`]. The handlers are installed once: every call
+/// returns the same flag.
+pub fn interrupt_flag() -> Result<Arc<AtomicBool>> {
+    static FLAG: std::sync::OnceLock<Arc<AtomicBool>> = std::sync::OnceLock::new();
+    if let Some(flag) = FLAG.get() {
+        return Ok(flag.clone());
+    }
+    let flag = install()?;
+    Ok(FLAG.get_or_init(|| flag).clone())
+}
+
+fn install() -> Result<Arc<AtomicBool>> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let flag = Arc::new(AtomicBool::new(false));
+    for signal in [SIGINT, SIGTERM] {
+        // The exit is registered first, so it sees the flag as it was before this signal: it
+        // acts only on the second.
+        signal_hook::flag::register_conditional_shutdown(
+            signal,
+            i32::from(INTERRUPTED_STATUS),
+            Arc::clone(&flag),
+        )
+        .context("cannot install the SIGINT/SIGTERM handler")?;
+        signal_hook::flag::register(signal, Arc::clone(&flag))
+            .context("cannot install the SIGINT/SIGTERM handler")?;
+    }
+    Ok(flag)
+}
+

@@ -1,0 +1,49 @@
+//! `marginal work UNIT.json --out RESULT.json`: runs one unit of work, as a Slurm array task
+//! does (see [`marginal::scoring::work`]). The result is written whole or not at all, so a
+//! task killed mid-run leaves no result and its unit is run again.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use marginal::formats::write_atomic;
+use marginal::scoring::work::run_unit;
+
+use super::{UserError, threads_arg};
+
+/// Arguments of `marginal work`.
+#[derive(Args)]
+pub struct WorkArgs {
+    /// The unit of work (JSON, `marginal-unit/1`), as the executor wrote it.
+    unit: PathBuf,
+    /// Where to write the result (JSON, `marginal-result/1`).
+    #[arg(long)]
+    out: PathBuf,
+    /// Worker threads (default: $SLURM_CPUS_PER_TASK, else all cores). Results are identical
+    /// for any count.
+    #[arg(long, value_parser = threads_arg())]
+    threads: Option<usize>,
+}
+
+/// Runs the command.
+pub fn run(args: WorkArgs) -> Result<()> {
+    let text = std::fs::read_to_string(&args.unit)
+        .map_err(|e| UserError(format!("cannot read {}: {e}", args.unit.display())))?;
+    let threads = args.threads.unwrap_or_else(|| {
+        std::env::var("SLURM_CPUS_PER_TASK")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .filter(|&n: &usize| n > 0)
+            .unwrap_or_else(|| super::threads(None))
+    });
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .context("cannot start worker threads")?;
+    let result = pool
+        .install(|| run_unit(&text))
+        .map_err(|e| UserError(format!("{}: {e}", args.unit.display())))?;
+    write_atomic(&args.out, result.as_bytes())
+        .with_context(|| format!("cannot write {}", args.out.display()))?;
+    Ok(())
+}

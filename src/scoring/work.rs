@@ -1,0 +1,919 @@
+//! Units of work: what an executor hands out, pure and serializable.
+//!
+//! A [`Job`] is one evaluation's worth of searching: a setting over suite positions, or two
+//! settings playing game pairs. [`Job::run`] runs it in this process. An executor that runs
+//! work elsewhere (a Slurm cluster, [`super::slurm`]) cuts each job into shards
+//! ([`Sharded::new`]), writes each shard as a [`Unit`] (JSON), has `marginal work` run it on a
+//! node ([`run_unit`]), reads back each [`UnitResult`] and puts the shards together again in a
+//! fixed order ([`Sharded::merge`]). A position's search depends only on the position, the
+//! setting and the limits, and a game pair only on its opening, the two settings and the
+//! rules, so the merged results equal the one-machine run's exactly, whatever the sharding.
+
+use std::sync::Arc;
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use shakmaty::fen::Fen;
+use shakmaty::uci::UciMove;
+use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
+
+use super::games::game::{GameConfig, GameOutcome, GameRecord, Player, Termination};
+use super::games::matches::{PairRecord, play_pair};
+use super::suite::{PositionResult, RunConfig, SuitePosition};
+use crate::engine::{EngineDef, Setting, bench};
+use crate::formats::epd::EpdRecord;
+use crate::formats::{Fnv, uci_move};
+use crate::scoring::games::game::EnginePlayer;
+
+/// The `format` of a [`Unit`] file.
+pub const UNIT_FORMAT: &str = "marginal-unit/1";
+/// The `format` of a [`UnitResult`] file.
+pub const RESULT_FORMAT: &str = "marginal-result/1";
+
+/// Searching to do: one evaluation's positions, or one comparison's game pairs.
+#[derive(Debug, Clone)]
+pub enum Job {
+    /// A setting over suite positions.
+    Suite(SuiteJob),
+    /// Two settings playing game pairs.
+    Games(GamesJob),
+}
+
+/// A setting over suite positions.
+#[derive(Debug, Clone)]
+pub struct SuiteJob {
+    /// What is searched with.
+    pub setting: Setting,
+    /// Limits and table size.
+    pub config: RunConfig,
+    /// The positions.
+    pub positions: Vec<SuitePosition>,
+    /// A cost hint per position (the reference's nodes): it orders the searches and is the
+    /// node count of a position an external engine faulted on (see [`super::suite::run::run`]).
+    pub costs: Vec<u64>,
+}
+
+/// Two settings playing game pairs (each opening twice, colours reversed).
+#[derive(Debug, Clone)]
+pub struct GamesJob {
+    /// Side A's name and setting.
+    pub a: (String, Setting),
+    /// Side B's name and setting.
+    pub b: (String, Setting),
+    /// Transposition table per engine per game, megabytes.
+    pub hash_mb: usize,
+    /// How each game is played.
+    pub game: GameConfig,
+    /// The pairs: index in the match, and opening.
+    pub pairs: Vec<(usize, Chess)>,
+}
+
+/// What a job produced.
+#[derive(Debug, Clone)]
+pub enum Done {
+    /// One result per position, in the job's order.
+    Suite(Vec<PositionResult>),
+    /// One record per pair, in the job's order.
+    Games(Vec<PairRecord>),
+}
+
+impl Done {
+    /// The positions' results (empty for games).
+    pub fn into_positions(self) -> Vec<PositionResult> {
+        match self {
+            Done::Suite(r) => r,
+            Done::Games(_) => Vec::new(),
+        }
+    }
+
+    /// The pairs (empty for positions).
+    pub fn into_pairs(self) -> Vec<PairRecord> {
+        match self {
+            Done::Games(p) => p,
+            Done::Suite(_) => Vec::new(),
+        }
+    }
+}
+
+/// Why a unit or its result cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct WorkError(pub String);
+
+impl Job {
+    /// Runs the job on the current rayon pool; `on_done` is called once per finished
+    /// position or pair.
+    pub fn run(&self, on_done: &(dyn Fn() + Sync)) -> Done {
+        match self {
+            Job::Suite(j) => Done::Suite(super::suite::run::run(
+                &j.positions,
+                &j.setting,
+                &j.config,
+                Some(&j.costs),
+                on_done,
+            )),
+            Job::Games(j) => {
+                let (a, b) = (&j.a, &j.b);
+                let factory_a = || -> Box<dyn Player> {
+                    Box::new(EnginePlayer::new(a.0.clone(), a.1.clone(), j.hash_mb))
+                };
+                let factory_b = || -> Box<dyn Player> {
+                    Box::new(EnginePlayer::new(b.0.clone(), b.1.clone(), j.hash_mb))
+                };
+                let pairs = j
+                    .pairs
+                    .par_iter()
+                    .with_max_len(1)
+                    .map(|(index, opening)| {
+                        let pair = play_pair(
+                            *index,
+                            &factory_a,
+                            &factory_b,
+                            std::slice::from_ref(opening),
+                            &j.game,
+                        );
+                        on_done();
+                        pair
+                    })
+                    .collect();
+                Done::Games(pairs)
+            }
+        }
+    }
+
+    /// Positions or pairs in the job.
+    pub fn len(&self) -> usize {
+        match self {
+            Job::Suite(j) => j.positions.len(),
+            Job::Games(j) => j.pairs.len(),
+        }
+    }
+
+    /// Whether the job holds nothing.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A job cut into shards, and how to put their results back together.
+#[derive(Debug, Clone)]
+pub struct Sharded {
+    /// The shards, each a job of its own.
+    pub shards: Vec<Job>,
+    /// For each shard, the indices of its items in the whole job.
+    placement: Vec<Vec<usize>>,
+    len: usize,
+}
+
+impl Sharded {
+    /// Cuts `job` into at most `n` non-empty shards. Positions are dealt by their cost hint,
+    /// the most expensive first, each to the shard with the least cost so far (ties to the
+    /// lower shard), so the shards take about as long; pairs are cut into consecutive runs.
+    /// The cut depends only on the job and `n`.
+    pub fn new(job: &Job, n: usize) -> Sharded {
+        let len = job.len();
+        let n = n.clamp(1, len.max(1));
+        let mut placement: Vec<Vec<usize>> = vec![Vec::new(); n];
+        match job {
+            Job::Suite(j) => {
+                let mut order: Vec<usize> = (0..len).collect();
+                order.sort_by_key(|&i| (std::cmp::Reverse(j.costs[i]), i));
+                let mut load = vec![0u128; n];
+                for i in order {
+                    let s = (0..n).min_by_key(|&s| (load[s], s)).unwrap_or(0);
+                    load[s] += u128::from(j.costs[i]) + 1;
+                    placement[s].push(i);
+                }
+                for p in &mut placement {
+                    p.sort_unstable();
+                }
+            }
+            Job::Games(_) => {
+                for (s, p) in placement.iter_mut().enumerate() {
+                    *p = (s * len / n..(s + 1) * len / n).collect();
+                }
+            }
+        }
+        placement.retain(|p| !p.is_empty());
+        let shards = placement
+            .iter()
+            .map(|items| match job {
+                Job::Suite(j) => Job::Suite(SuiteJob {
+                    setting: j.setting.clone(),
+                    config: j.config,
+                    positions: items.iter().map(|&i| j.positions[i].clone()).collect(),
+                    costs: items.iter().map(|&i| j.costs[i]).collect(),
+                }),
+                Job::Games(j) => Job::Games(GamesJob {
+                    a: j.a.clone(),
+                    b: j.b.clone(),
+                    hash_mb: j.hash_mb,
+                    game: j.game,
+                    pairs: items.iter().map(|&i| j.pairs[i].clone()).collect(),
+                }),
+            })
+            .collect();
+        Sharded {
+            shards,
+            placement,
+            len,
+        }
+    }
+
+    /// The whole job's result from its shards' results (in shard order).
+    ///
+    /// # Errors
+    /// A shard's result is of the wrong kind or size.
+    pub fn merge(&self, done: Vec<Done>) -> Result<Done, WorkError> {
+        if done.len() != self.shards.len() {
+            return Err(WorkError(format!(
+                "{} results for {} shards",
+                done.len(),
+                self.shards.len()
+            )));
+        }
+        let mut positions: Vec<Option<PositionResult>> = vec![None; self.len];
+        let mut pairs: Vec<Option<PairRecord>> = vec![None; self.len];
+        let mut games = false;
+        for (s, (items, d)) in self.placement.iter().zip(done).enumerate() {
+            let n = match &d {
+                Done::Suite(r) => r.len(),
+                Done::Games(p) => p.len(),
+            };
+            if n != items.len() {
+                return Err(WorkError(format!(
+                    "shard {s}: {n} results for {} items",
+                    items.len()
+                )));
+            }
+            match d {
+                Done::Suite(results) => {
+                    for (&i, r) in items.iter().zip(results) {
+                        positions[i] = Some(r);
+                    }
+                }
+                Done::Games(records) => {
+                    games = true;
+                    for (&i, r) in items.iter().zip(records) {
+                        pairs[i] = Some(r);
+                    }
+                }
+            }
+        }
+        let missing = || WorkError("a shard's result is of the other kind".into());
+        if games {
+            pairs
+                .into_iter()
+                .collect::<Option<Vec<_>>>()
+                .map(Done::Games)
+                .ok_or_else(missing)
+        } else {
+            positions
+                .into_iter()
+                .collect::<Option<Vec<_>>>()
+                .map(Done::Suite)
+                .ok_or_else(missing)
+        }
+    }
+}
+
+/// A unit of work as a worker reads it: self-contained (the engine's description, the
+/// values, the positions or openings, the limits), so it runs the same on any node.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Unit {
+    /// [`UNIT_FORMAT`].
+    pub format: String,
+    /// The marginal version that wrote it.
+    pub marginal: String,
+    /// The writer's built-in engine signature ([`bench::signature`], hex): a worker whose
+    /// built-in engine searches differently refuses a unit that uses it.
+    pub engine_signature: String,
+    /// The work.
+    #[serde(flatten)]
+    pub work: UnitWork,
+}
+
+/// What a unit holds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum UnitWork {
+    /// Positions to search with one setting.
+    Suite {
+        /// The setting.
+        setting: SettingSpec,
+        /// Limits and table size.
+        config: RunConfig,
+        /// The positions.
+        positions: Vec<UnitPosition>,
+    },
+    /// Game pairs between two settings.
+    Games {
+        /// Side A.
+        a: PlayerSpec,
+        /// Side B.
+        b: PlayerSpec,
+        /// Table size per engine per game, megabytes.
+        hash_mb: usize,
+        /// The rules of each game.
+        game: GameConfig,
+        /// The pairs.
+        pairs: Vec<UnitPair>,
+    },
+}
+
+/// A setting as a unit carries it: the engine's whole description and its values.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SettingSpec {
+    /// The engine.
+    pub engine: EngineDef,
+    /// One value per row.
+    pub values: Vec<i32>,
+    /// Whether it is the reference setting (which also sets the reference options).
+    pub reference: bool,
+}
+
+/// A named side of a games unit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlayerSpec {
+    /// The player's name (PGN tags).
+    pub name: String,
+    /// Its setting.
+    #[serde(flatten)]
+    pub setting: SettingSpec,
+}
+
+/// A suite position as a unit carries it: what searching and judging need.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UnitPosition {
+    /// Suite (file) name.
+    pub suite: String,
+    /// Line in the suite file.
+    pub line: usize,
+    /// EPD `id`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The position.
+    pub fen: String,
+    /// `bm` moves, UCI.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub best_moves: Vec<String>,
+    /// `am` moves, UCI.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub avoid_moves: Vec<String>,
+    /// STS points per move, UCI.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub points: Vec<(String, u32)>,
+    /// The cost hint.
+    pub cost: u64,
+}
+
+/// A game pair as a unit carries it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UnitPair {
+    /// Its index in the match.
+    pub index: usize,
+    /// The opening, FEN.
+    pub opening: String,
+}
+
+/// What a worker wrote for a unit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UnitResult {
+    /// [`RESULT_FORMAT`].
+    pub format: String,
+    /// The digest of the unit file it answers ([`digest`]).
+    pub unit: String,
+    /// Wall-clock seconds the work took on the worker.
+    pub seconds: f64,
+    /// The results.
+    #[serde(flatten)]
+    pub output: UnitOutput,
+}
+
+/// A unit's results.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum UnitOutput {
+    /// One result per position, in the unit's order.
+    Suite {
+        /// The results.
+        positions: Vec<PositionResult>,
+    },
+    /// One record per pair, in the unit's order.
+    Games {
+        /// The pairs.
+        pairs: Vec<PairOut>,
+    },
+}
+
+/// A game pair as a result file holds it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PairOut {
+    /// Pair index.
+    pub index: usize,
+    /// A with White.
+    pub first: GameOut,
+    /// A with Black.
+    pub second: GameOut,
+}
+
+/// A game as a result file holds it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GameOut {
+    /// The opening, FEN.
+    pub start: String,
+    /// White's name.
+    pub white: String,
+    /// Black's name.
+    pub black: String,
+    /// The moves, UCI.
+    pub moves: Vec<String>,
+    /// The result.
+    pub outcome: GameOutcome,
+    /// Why it ended.
+    pub termination: Termination,
+}
+
+/// The hex digest (FNV-1a) of a unit file's bytes: what its result names.
+pub fn digest(bytes: &[u8]) -> String {
+    let mut h = Fnv::new();
+    h.write(bytes);
+    format!("{:016x}", h.finish())
+}
+
+fn fen_of(position: &Chess) -> String {
+    Fen::from_position(position, EnPassantMode::Legal).to_string()
+}
+
+fn position_of(fen: &str) -> Result<Chess, WorkError> {
+    Fen::from_ascii(fen.as_bytes())
+        .map_err(|e| WorkError(format!("bad FEN '{fen}': {e}")))?
+        .into_position::<Chess>(CastlingMode::Standard)
+        .map_err(|e| WorkError(format!("bad FEN '{fen}': {e}")))
+}
+
+fn move_of(position: &Chess, uci: &str) -> Result<shakmaty::Move, WorkError> {
+    UciMove::from_ascii(uci.as_bytes())
+        .ok()
+        .and_then(|m| m.to_move(position).ok())
+        .ok_or_else(|| WorkError(format!("illegal move '{uci}' in {}", fen_of(position))))
+}
+
+impl SettingSpec {
+    /// The spec of `setting`.
+    pub fn of(setting: &Setting) -> SettingSpec {
+        SettingSpec {
+            engine: (**setting.def()).clone(),
+            values: setting.values().to_vec(),
+            reference: setting.is_reference(),
+        }
+    }
+
+    /// The setting it describes (the built-in engine must be this binary's).
+    ///
+    /// # Errors
+    /// The built-in engine's rows differ from this binary's, or a value is out of range.
+    pub fn setting(&self) -> Result<Setting, WorkError> {
+        let def = if self.engine.is_builtin() {
+            let builtin = EngineDef::builtin();
+            if *builtin != self.engine {
+                return Err(WorkError(
+                    "the unit's built-in engine has other rows than this marginal's".into(),
+                ));
+            }
+            builtin
+        } else {
+            Arc::new(self.engine.clone())
+        };
+        Setting::from_values(&def, self.values.clone(), self.reference).map_err(WorkError)
+    }
+}
+
+impl Unit {
+    /// The unit of a job (a shard of one).
+    pub fn of(job: &Job) -> Unit {
+        let work = match job {
+            Job::Suite(j) => UnitWork::Suite {
+                setting: SettingSpec::of(&j.setting),
+                config: j.config,
+                positions: j
+                    .positions
+                    .iter()
+                    .zip(&j.costs)
+                    .map(|(p, &cost)| UnitPosition {
+                        suite: p.suite.clone(),
+                        line: p.record.line,
+                        id: p.record.id.clone(),
+                        fen: fen_of(&p.record.position),
+                        best_moves: p.record.best_moves.iter().cloned().map(uci_move).collect(),
+                        avoid_moves: p.record.avoid_moves.iter().cloned().map(uci_move).collect(),
+                        points: p
+                            .record
+                            .points
+                            .iter()
+                            .map(|(m, n)| (uci_move(m.clone()), *n))
+                            .collect(),
+                        cost,
+                    })
+                    .collect(),
+            },
+            Job::Games(j) => UnitWork::Games {
+                a: PlayerSpec {
+                    name: j.a.0.clone(),
+                    setting: SettingSpec::of(&j.a.1),
+                },
+                b: PlayerSpec {
+                    name: j.b.0.clone(),
+                    setting: SettingSpec::of(&j.b.1),
+                },
+                hash_mb: j.hash_mb,
+                game: j.game,
+                pairs: j
+                    .pairs
+                    .iter()
+                    .map(|(index, opening)| UnitPair {
+                        index: *index,
+                        opening: fen_of(opening),
+                    })
+                    .collect(),
+            },
+        };
+        Unit {
+            format: UNIT_FORMAT.into(),
+            marginal: env!("CARGO_PKG_VERSION").into(),
+            engine_signature: format!("{:016x}", bench::signature()),
+            work,
+        }
+    }
+
+    /// The job the unit describes, checked against this binary.
+    ///
+    /// # Errors
+    /// Another format, another built-in engine, a bad FEN or move, a value out of range.
+    pub fn job(&self) -> Result<Job, WorkError> {
+        if self.format != UNIT_FORMAT {
+            return Err(WorkError(format!(
+                "format '{}': this marginal reads {UNIT_FORMAT}",
+                self.format
+            )));
+        }
+        let uses_builtin = match &self.work {
+            UnitWork::Suite { setting, .. } => setting.engine.is_builtin(),
+            UnitWork::Games { a, b, .. } => {
+                a.setting.engine.is_builtin() || b.setting.engine.is_builtin()
+            }
+        };
+        let ours = format!("{:016x}", bench::signature());
+        if uses_builtin && self.engine_signature != ours {
+            return Err(WorkError(format!(
+                "written by a marginal whose engine signature is {} (marginal {}); this one's is {ours} (marginal {}): run the same build on every node",
+                self.engine_signature,
+                self.marginal,
+                env!("CARGO_PKG_VERSION")
+            )));
+        }
+        match &self.work {
+            UnitWork::Suite {
+                setting,
+                config,
+                positions,
+            } => {
+                let setting = setting.setting()?;
+                let mut records = Vec::with_capacity(positions.len());
+                for p in positions {
+                    let position = position_of(&p.fen)?;
+                    let moves = |list: &[String]| {
+                        list.iter()
+                            .map(|m| move_of(&position, m))
+                            .collect::<Result<Vec<_>, _>>()
+                    };
+                    let points = p
+                        .points
+                        .iter()
+                        .map(|(m, n)| Ok((move_of(&position, m)?, *n)))
+                        .collect::<Result<Vec<_>, WorkError>>()?;
+                    records.push(SuitePosition {
+                        suite: p.suite.clone(),
+                        record: EpdRecord {
+                            line: p.line,
+                            fen: p.fen.clone(),
+                            id: p.id.clone(),
+                            best_moves: moves(&p.best_moves)?,
+                            avoid_moves: moves(&p.avoid_moves)?,
+                            points,
+                            ops: Vec::new(),
+                            position,
+                        },
+                    });
+                }
+                Ok(Job::Suite(SuiteJob {
+                    setting,
+                    config: *config,
+                    positions: records,
+                    costs: positions.iter().map(|p| p.cost).collect(),
+                }))
+            }
+            UnitWork::Games {
+                a,
+                b,
+                hash_mb,
+                game,
+                pairs,
+            } => Ok(Job::Games(GamesJob {
+                a: (a.name.clone(), a.setting.setting()?),
+                b: (b.name.clone(), b.setting.setting()?),
+                hash_mb: *hash_mb,
+                game: *game,
+                pairs: pairs
+                    .iter()
+                    .map(|p| Ok((p.index, position_of(&p.opening)?)))
+                    .collect::<Result<Vec<_>, WorkError>>()?,
+            })),
+        }
+    }
+}
+
+fn game_out(g: &GameRecord) -> GameOut {
+    GameOut {
+        start: fen_of(&g.start),
+        white: g.white.clone(),
+        black: g.black.clone(),
+        moves: g.moves.iter().cloned().map(uci_move).collect(),
+        outcome: g.outcome,
+        termination: g.termination.clone(),
+    }
+}
+
+fn game_record(g: &GameOut) -> Result<GameRecord, WorkError> {
+    let start = position_of(&g.start)?;
+    let mut position = start.clone();
+    let mut moves = Vec::with_capacity(g.moves.len());
+    for m in &g.moves {
+        let mv = move_of(&position, m)?;
+        position.play_unchecked(mv.clone());
+        moves.push(mv);
+    }
+    Ok(GameRecord {
+        start,
+        white: g.white.clone(),
+        black: g.black.clone(),
+        moves,
+        outcome: g.outcome,
+        termination: g.termination.clone(),
+    })
+}
+
+impl UnitResult {
+    /// The result file of `done`, the output of the unit file whose digest is `unit`.
+    pub fn new(unit: String, seconds: f64, done: &Done) -> UnitResult {
+        let output = match done {
+            Done::Suite(r) => UnitOutput::Suite {
+                positions: r.clone(),
+            },
+            Done::Games(pairs) => UnitOutput::Games {
+                pairs: pairs
+                    .iter()
+                    .map(|p| PairOut {
+                        index: p.index,
+                        first: game_out(&p.first),
+                        second: game_out(&p.second),
+                    })
+                    .collect(),
+            },
+        };
+        UnitResult {
+            format: RESULT_FORMAT.into(),
+            unit,
+            seconds,
+            output,
+        }
+    }
+
+    /// The results, checked to answer the unit file whose digest is `unit`.
+    ///
+    /// # Errors
+    /// Another format or unit, or a game with an illegal move.
+    pub fn done(&self, unit: &str) -> Result<Done, WorkError> {
+        if self.format != RESULT_FORMAT {
+            return Err(WorkError(format!(
+                "format '{}', not {RESULT_FORMAT}",
+                self.format
+            )));
+        }
+        if self.unit != unit {
+            return Err(WorkError(format!(
+                "answers unit {}, not {unit}",
+                self.unit
+            )));
+        }
+        match &self.output {
+            UnitOutput::Suite { positions } => Ok(Done::Suite(positions.clone())),
+            UnitOutput::Games { pairs } => pairs
+                .iter()
+                .map(|p| {
+                    Ok(PairRecord {
+                        index: p.index,
+                        first: game_record(&p.first)?,
+                        second: game_record(&p.second)?,
+                    })
+                })
+                .collect::<Result<Vec<_>, WorkError>>()
+                .map(Done::Games),
+        }
+    }
+}
+
+/// Runs a unit file's text: parses it, runs its job on the current rayon pool and returns
+/// the result file's text. What `marginal work` does.
+///
+/// # Errors
+/// The text is not a unit this binary can run.
+pub fn run_unit(text: &str) -> Result<String, WorkError> {
+    let unit: Unit = serde_json::from_str(text)
+        .map_err(|e| WorkError(format!("line {}: not a unit of work: {e}", e.line())))?;
+    let job = unit.job()?;
+    let start = std::time::Instant::now();
+    let done = job.run(&|| {});
+    let result = UnitResult::new(
+        digest(text.as_bytes()),
+        start.elapsed().as_secs_f64(),
+        &done,
+    );
+    serde_json::to_string(&result).map_err(|e| WorkError(e.to_string()))
+}
+
+/// Runs jobs somewhere and hands back their results: the seam between scoring and where the
+/// searching happens. Without one, scoring runs in this process on the rayon pool.
+pub trait Executor: Send + Sync + std::fmt::Debug {
+    /// Runs `jobs` as one batch and returns their results, in order.
+    ///
+    /// # Errors
+    /// The batch could not be run (a task kept failing, the scheduler refused it) or was
+    /// interrupted.
+    fn run(&self, jobs: &[Job]) -> Result<Vec<Done>, ExecError>;
+}
+
+/// Why an executor could not finish a batch.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ExecError {
+    /// A signal stopped it; the jobs submitted were cancelled.
+    #[error("interrupted: {0}")]
+    Interrupted(String),
+    /// The batch could not be run.
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// Runs jobs in this process through the whole unit path: each job cut into shards, each
+/// shard written as a unit file's text, run by [`run_unit`], its result text read back and
+/// the shards merged. It gives what a cluster gives, without one (for tests).
+#[derive(Debug, Clone, Copy)]
+pub struct InProcess {
+    /// Shards per job.
+    pub shards: usize,
+}
+
+impl Executor for InProcess {
+    fn run(&self, jobs: &[Job]) -> Result<Vec<Done>, ExecError> {
+        let fail = |e: WorkError| ExecError::Failed(e.to_string());
+        jobs.iter()
+            .map(|job| {
+                let sharded = Sharded::new(job, self.shards);
+                let done = sharded
+                    .shards
+                    .iter()
+                    .map(|shard| {
+                        let text = serde_json::to_string(&Unit::of(shard))
+                            .map_err(|e| WorkError(e.to_string()))?;
+                        let out = run_unit(&text)?;
+                        let result: UnitResult = serde_json::from_str(&out)
+                            .map_err(|e| WorkError(e.to_string()))?;
+                        result.done(&digest(text.as_bytes()))
+                    })
+                    .collect::<Result<Vec<_>, WorkError>>()
+                    .map_err(fail)?;
+                sharded.merge(done).map_err(fail)
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::epd::parse_line;
+    use crate::params::Margins;
+    use crate::scoring::games::game::MoveLimit;
+
+    fn positions(n: usize) -> Vec<SuitePosition> {
+        let text = include_str!("../../data/suites/wac.epd");
+        text.lines()
+            .take(n)
+            .enumerate()
+            .map(|(i, l)| SuitePosition {
+                suite: "wac".into(),
+                record: parse_line(l, i + 1).unwrap().unwrap(),
+            })
+            .collect()
+    }
+
+    fn suite_job(n: usize) -> Job {
+        let positions = positions(n);
+        let costs = (0..n as u64).map(|i| (i * 7919) % 13 * 100).collect();
+        Job::Suite(SuiteJob {
+            setting: Margins::default().with("futility_margin", 150).into(),
+            config: RunConfig {
+                limit: crate::scoring::suite::SuiteLimit::Nodes(2000),
+                hash_mb: 1,
+            },
+            positions,
+            costs,
+        })
+    }
+
+    #[test]
+    fn sharded_suite_runs_equal_the_whole_run_for_any_shard_count() {
+        let job = suite_job(12);
+        let whole = job.run(&|| {}).into_positions();
+        assert_eq!(whole.len(), 12);
+        for shards in [1, 2, 5, 12, 40] {
+            let sharded = Sharded::new(&job, shards);
+            assert_eq!(sharded.shards.len(), shards.min(12));
+            let total: usize = sharded.shards.iter().map(Job::len).sum();
+            assert_eq!(total, 12);
+            let got = InProcess { shards }.run(std::slice::from_ref(&job)).unwrap();
+            assert_eq!(got[0].clone().into_positions(), whole, "{shards} shards");
+        }
+    }
+
+    #[test]
+    fn sharding_balances_the_cost_hints() {
+        let Job::Suite(mut j) = suite_job(6) else {
+            unreachable!()
+        };
+        j.costs = vec![100, 1, 1, 90, 5, 5];
+        let sharded = Sharded::new(&Job::Suite(j.clone()), 2);
+        let loads: Vec<u64> = sharded.placement.iter().map(|p| p.iter().map(|&i| j.costs[i]).sum()).collect();
+        assert_eq!(sharded.placement[0], vec![0, 1, 2]);
+        assert_eq!(loads, vec![102, 100]);
+    }
+
+    #[test]
+    fn sharded_game_pairs_equal_the_whole_run() {
+        let openings = positions(3);
+        let game = GameConfig {
+            limit: MoveLimit::Nodes(300),
+            ..GameConfig::default()
+        };
+        let job = Job::Games(GamesJob {
+            a: ("A".into(), Margins::default().with("razor_margin", 900).into()),
+            b: ("B".into(), Margins::default().into()),
+            hash_mb: 1,
+            game,
+            pairs: (4..7)
+                .map(|i| (i, openings[i % 3].record.position.clone()))
+                .collect(),
+        });
+        let whole = job.run(&|| {}).into_pairs();
+        let got = InProcess { shards: 2 }
+            .run(std::slice::from_ref(&job))
+            .unwrap()
+            .remove(0)
+            .into_pairs();
+        assert_eq!(got.len(), 3);
+        for (w, g) in whole.iter().zip(&got) {
+            assert_eq!(w.index, g.index);
+            for (x, y) in [(&w.first, &g.first), (&w.second, &g.second)] {
+                assert_eq!(x.moves, y.moves);
+                assert_eq!(x.outcome, y.outcome);
+                assert_eq!(x.termination, y.termination);
+                assert_eq!((&x.white, &x.black), (&y.white, &y.black));
+            }
+        }
+    }
+
+    #[test]
+    fn a_unit_from_another_engine_or_format_is_refused() {
+        let Job::Suite(j) = suite_job(1) else {
+            unreachable!()
+        };
+        let mut unit = Unit::of(&Job::Suite(j));
+        unit.engine_signature = "0000000000000000".into();
+        let e = unit.job().unwrap_err().0;
+        assert!(e.contains("run the same build on every node"), "{e}");
+        unit.format = "marginal-unit/0".into();
+        assert!(unit.job().unwrap_err().0.contains("marginal-unit/1"));
+        let e = run_unit("{\"format\": 3}").unwrap_err().0;
+        assert!(e.contains("not a unit of work"), "{e}");
+    }
+
+    #[test]
+    fn a_result_must_answer_its_unit() {
+        let job = suite_job(2);
+        let done = job.run(&|| {});
+        let result = UnitResult::new("aaaa".into(), 0.5, &done);
+        assert!(result.done("aaaa").is_ok());
+        let e = result.done("bbbb").unwrap_err().0;
+        assert!(e.contains("not bbbb"), "{e}");
+    }
+}
