@@ -203,29 +203,6 @@ fn bad_configurations_exit_2_with_a_clear_message() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
-/// The parts of a tuned file that must not depend on an interruption: everything but timing,
-/// the command line and the bookkeeping of cache hits.
-fn result_of(path: &Path) -> Value {
-    let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let provenance = doc["provenance"].as_object_mut().unwrap();
-    for volatile in [
-        "wall_seconds",
-        "command_line",
-        "arguments",
-        "evaluations",
-        "searched_evaluations",
-        "search_seconds",
-    ] {
-        provenance.remove(volatile);
-    }
-    for e in doc["evaluations"].as_array_mut().unwrap() {
-        let e = e.as_object_mut().unwrap();
-        e.remove("index");
-        e.remove("cached");
-    }
-    doc
-}
-
 #[test]
 fn a_run_killed_with_sigkill_resumes_to_the_identical_result() {
     let dir = scratch("tune", "kill");
@@ -295,8 +272,8 @@ fn a_run_killed_with_sigkill_resumes_to_the_identical_result() {
     // It went on from the checkpoint rather than from the start.
     assert!(!stdout.contains("iteration   1/60"), "{stdout}");
     assert_eq!(
-        result_of(&dir.join("straight.json")),
-        result_of(&dir.join("killed.json"))
+        common::tuned_result(&dir.join("straight.json")),
+        common::tuned_result(&dir.join("killed.json"))
     );
     std::fs::remove_dir_all(dir).unwrap();
 }

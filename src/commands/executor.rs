@@ -30,7 +30,8 @@ pub enum ExecutorKind {
 pub struct ExecutorArgs {
     /// Where the searching runs: `local` (this machine) or `slurm` (each batch of
     /// evaluations as one Slurm job array; --workdir must be on a filesystem every node sees,
-    /// and this marginal binary at the same path on every node). Results are identical.
+    /// and this marginal binary at the same path on every node, or at $MARGINAL_WORKER).
+    /// Results are identical.
     #[arg(long, value_enum, default_value_t = ExecutorKind::Local)]
     pub executor: ExecutorKind,
     /// Slurm: the partition to submit to (default: the cluster's default partition).
@@ -52,6 +53,10 @@ pub struct ExecutorArgs {
     #[arg(long, value_name = "N")]
     pub retries: Option<u32>,
 }
+
+/// The environment variable naming the marginal binary the array tasks run, when it is not
+/// this one's path (a cluster whose nodes see the build elsewhere).
+pub const WORKER_ENV: &str = "MARGINAL_WORKER";
 
 /// Default shards per evaluation.
 pub const DEFAULT_SHARDS: usize = 8;
@@ -83,7 +88,10 @@ impl ExecutorArgs {
             }
             return Ok(None);
         }
-        let exe = std::env::current_exe().context("cannot find the marginal binary")?;
+        let exe = match std::env::var_os(WORKER_ENV) {
+            Some(path) => PathBuf::from(path),
+            None => std::env::current_exe().context("cannot find the marginal binary")?,
+        };
         let workdir = self
             .workdir
             .clone()

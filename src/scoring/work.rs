@@ -563,12 +563,13 @@ impl Unit {
                 a.setting.engine.is_builtin() || b.setting.engine.is_builtin()
             }
         };
-        let ours = format!("{:016x}", bench::signature());
-        if uses_builtin && self.engine_signature != ours {
+        let ours = || format!("{:016x}", bench::signature());
+        if uses_builtin && self.engine_signature != ours() {
             return Err(WorkError(format!(
-                "written by a marginal whose engine signature is {} (marginal {}); this one's is {ours} (marginal {}): run the same build on every node",
+                "written by a marginal whose engine signature is {} (marginal {}); this one's is {} (marginal {}): run the same build on every node",
                 self.engine_signature,
                 self.marginal,
+                ours(),
                 env!("CARGO_PKG_VERSION")
             )));
         }

@@ -1,0 +1,353 @@
+//! `--executor slurm` against a real Slurm cluster (`.ci/slurm up` starts a single-node one;
+//! CI runs it first): the figures equal the one-machine run's exactly, a task killed mid-run
+//! is run again, Ctrl-C cancels the job array and leaves the queue empty, and a rerun reuses
+//! the units an interrupted run finished. Each test is skipped, saying why, where no cluster
+//! answers.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+mod common;
+use common::child::{Run, finish};
+use common::slurm::{queue_empty, skip_unless_available};
+use common::{scratch, small_suite};
+
+/// Starts `marginal ARGS` from the crate's root, with the reference cache in `dir` and its
+/// output in `dir/NAME.out` and `dir/NAME.err`.
+fn start(dir: &Path, name: &str, args: &[&str]) -> Child {
+    let file = |ext: &str| std::fs::File::create(dir.join(format!("{name}.{ext}"))).unwrap();
+    Command::new(env!("CARGO_BIN_EXE_marginal"))
+        .args(args)
+        .env("MARGINAL_CACHE_DIR", dir.join("cache"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(file("out"))
+        .stderr(file("err"))
+        .stdin(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+fn run(dir: &Path, name: &str, args: &[&str]) -> Run {
+    let child = start(dir, name, args);
+    finish(dir, name, child)
+}
+
+/// `--executor slurm --workdir DIR/work --shards N`, as strings.
+fn on_slurm(dir: &Path, shards: usize) -> Vec<String> {
+    vec![
+        "--executor".into(),
+        "slurm".into(),
+        "--workdir".into(),
+        dir.join("work").display().to_string(),
+        "--shards".into(),
+        shards.to_string(),
+    ]
+}
+
+fn with<'a>(args: &[&'a str], more: &'a [String]) -> Vec<&'a str> {
+    args.iter()
+        .copied()
+        .chain(more.iter().map(String::as_str))
+        .collect()
+}
+
+/// A suite report without its `run` section (threads, timing).
+fn report(path: &Path) -> Value {
+    let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    doc.as_object_mut().unwrap().remove("run");
+    doc
+}
+
+/// The `marginal work` processes working in `workdir`, by pid.
+fn workers(workdir: &Path) -> Vec<i32> {
+    let needle = workdir.display().to_string();
+    let mut pids = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        let cwd = std::fs::read_link(entry.path().join("cwd")).unwrap_or_default();
+        if cmdline.contains(" work unit-") && cwd.display().to_string().contains(&needle) {
+            pids.push(pid);
+        }
+    }
+    pids
+}
+
+/// Waits (at most two minutes) until `ready()` holds.
+fn wait_for(what: &str, ready: impl Fn() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while !ready() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// The result files in the work directory's batch directories.
+fn results_in(workdir: &Path) -> usize {
+    let Ok(batches) = std::fs::read_dir(workdir) else {
+        return 0;
+    };
+    batches
+        .flatten()
+        .filter_map(|b| std::fs::read_dir(b.path()).ok())
+        .flat_map(|files| files.flatten())
+        .filter(|f| f.file_name().to_string_lossy().starts_with("result-"))
+        .count()
+}
+
+fn signal(child: &Child, sig: i32) {
+    // SAFETY: kill(2) with a child's pid.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, sig) }, 0);
+}
+
+fn suite_args<'a>(suite: &'a str, json: &'a str, limit: &'a [&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["suite", suite, "--no-cache", "--json", json];
+    args.extend_from_slice(limit);
+    args
+}
+
+#[test]
+fn a_suite_through_slurm_equals_the_local_run_exactly() {
+    if !skip_unless_available("a_suite_through_slurm_equals_the_local_run_exactly") {
+        return;
+    }
+    let dir = scratch("slurm", "suite");
+    let suite = small_suite(&dir, 40);
+    let suite = suite.to_str().unwrap();
+    let (local, remote) = (dir.join("local.json"), dir.join("slurm.json"));
+    let limit = ["--nodes", "3000"];
+    run(
+        &dir,
+        "local",
+        &suite_args(suite, local.to_str().unwrap(), &limit),
+    )
+    .assert_success();
+    let slurm = on_slurm(&dir, 3);
+    let done = run(
+        &dir,
+        "slurm",
+        &with(&suite_args(suite, remote.to_str().unwrap(), &limit), &slurm),
+    );
+    done.assert_success();
+    // The reference and the candidate: one job array each, of 3 units.
+    assert_eq!(done.stderr.matches("3 task(s) submitted").count(), 2, "{}", done.stderr);
+    assert!(done.stdout.contains("on Slurm"), "{}", done.stdout);
+    let (a, b) = (report(&local), report(&remote));
+    assert_eq!(a["positions"].as_array().unwrap().len(), 40);
+    assert_eq!(a, b);
+    // Every batch merged: nothing left in the work directory, and nothing in the queue.
+    assert_eq!(std::fs::read_dir(dir.join("work")).unwrap().count(), 0);
+    assert!(queue_empty());
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_short_spsa_tune_through_slurm_equals_the_local_run_exactly() {
+    if !skip_unless_available("a_short_spsa_tune_through_slurm_equals_the_local_run_exactly") {
+        return;
+    }
+    let dir = scratch("slurm", "tune");
+    let suite = small_suite(&dir, 30);
+    let extra = ["--iterations", "3", "--batch", "12"];
+    let local = common::tune(&dir, &suite, 1500, "local.json", &extra);
+    assert!(local.status.success(), "{}", String::from_utf8_lossy(&local.stderr));
+    let slurm = on_slurm(&dir, 2);
+    let args = with(&extra, &slurm);
+    let remote = common::tune(&dir, &suite, 1500, "slurm.json", &args);
+    let stderr = String::from_utf8_lossy(&remote.stderr);
+    assert!(remote.status.success(), "{stderr}");
+    // One job array per SPSA comparison (both probes together) among the others.
+    assert!(stderr.contains("job "), "{stderr}");
+    assert!(stderr.contains("4 task(s) submitted"), "{stderr}");
+    let a = common::tuned_result(&dir.join("local.json"));
+    assert_eq!(a, common::tuned_result(&dir.join("slurm.json")));
+    let lines = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
+    assert_eq!(
+        lines("local.checkpoint/evaluations.jsonl"),
+        lines("slurm.checkpoint/evaluations.jsonl")
+    );
+    assert!(queue_empty());
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_task_killed_mid_run_is_resubmitted_and_the_result_is_unchanged() {
+    if !skip_unless_available("a_task_killed_mid_run_is_resubmitted_and_the_result_is_unchanged") {
+        return;
+    }
+    let dir = scratch("slurm", "kill");
+    let suite = small_suite(&dir, 12);
+    let suite = suite.to_str().unwrap();
+    let (local, remote) = (dir.join("local.json"), dir.join("slurm.json"));
+    let limit = ["--nodes", "150000"];
+    run(
+        &dir,
+        "local",
+        &suite_args(suite, local.to_str().unwrap(), &limit),
+    )
+    .assert_success();
+    let slurm = on_slurm(&dir, 2);
+    let child = start(
+        &dir,
+        "slurm",
+        &with(&suite_args(suite, remote.to_str().unwrap(), &limit), &slurm),
+    );
+    let workdir = dir.join("work");
+    wait_for("a task at work", || !workers(&workdir).is_empty());
+    let victim = workers(&workdir)[0];
+    // SAFETY: kill(2) with the pid of a task process found in /proc.
+    assert_eq!(unsafe { libc::kill(victim, libc::SIGKILL) }, 0);
+    let done = finish(&dir, "slurm", child);
+    done.assert_success();
+    assert!(done.stderr.contains("failed (attempt 1)"), "{}", done.stderr);
+    assert!(done.stderr.contains("resubmitted (attempt 2)"), "{}", done.stderr);
+    assert_eq!(report(&local), report(&remote));
+    assert!(queue_empty());
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_task_that_keeps_failing_stops_the_run_naming_it() {
+    if !skip_unless_available("a_task_that_keeps_failing_stops_the_run_naming_it") {
+        return;
+    }
+    let dir = scratch("slurm", "fail");
+    let suite = small_suite(&dir, 4);
+    // The tasks run a "marginal" that always fails.
+    let fake = dir.join("fake-bin");
+    std::fs::create_dir_all(&fake).unwrap();
+    let exe = fake.join("marginal");
+    std::fs::write(&exe, "#!/bin/sh\necho 'node lost its disk' >&2\nexit 3\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let slurm = on_slurm(&dir, 2);
+    let mut args = vec!["suite", suite.to_str().unwrap(), "--no-cache", "--nodes", "500"];
+    args.extend(slurm.iter().map(String::as_str));
+    args.extend(["--retries", "1"]);
+    let out = Command::new(env!("CARGO_BIN_EXE_marginal"))
+        .args(&args)
+        .env("MARGINAL_CACHE_DIR", dir.join("cache"))
+        .env("MARGINAL_WORKER", &exe)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("task 0 of batch"), "{stderr}");
+    assert!(stderr.contains("failed 2 times"), "{stderr}");
+    assert!(stderr.contains("node lost its disk"), "{stderr}");
+    assert!(queue_empty());
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn ctrl_c_cancels_the_job_array_and_a_rerun_reuses_the_finished_units() {
+    if !skip_unless_available("ctrl_c_cancels_the_job_array_and_a_rerun_reuses_the_finished_units") {
+        return;
+    }
+    let dir = scratch("slurm", "ctrlc");
+    let suite = small_suite(&dir, 16);
+    let suite = suite.to_str().unwrap();
+    let (local, remote) = (dir.join("local.json"), dir.join("slurm.json"));
+    // Eight units on two CPUs: some finish while others wait their turn.
+    let limit = ["--nodes", "100000"];
+    run(
+        &dir,
+        "local",
+        &suite_args(suite, local.to_str().unwrap(), &limit),
+    )
+    .assert_success();
+    let slurm = on_slurm(&dir, 8);
+    let args = with(&suite_args(suite, remote.to_str().unwrap(), &limit), &slurm);
+    let workdir = dir.join("work");
+    let child = start(&dir, "first", &args);
+    wait_for("a finished unit", || results_in(&workdir) >= 1);
+    signal(&child, libc::SIGINT);
+    let first = finish(&dir, "first", child);
+    assert_eq!(first.status.code(), Some(130), "{}", first.stderr);
+    assert!(first.stderr.contains("cancelled Slurm job"), "{}", first.stderr);
+    // The job array is gone, and no task is left at work.
+    assert!(queue_empty(), "{}", first.stderr);
+    assert!(workers(&workdir).is_empty());
+    let kept = results_in(&workdir);
+    assert!(kept >= 1);
+
+    let second = run(&dir, "second", &args);
+    second.assert_success();
+    assert!(
+        second.stderr.contains(&format!("{kept} of 8 unit(s) already done")),
+        "{}",
+        second.stderr
+    );
+    assert!(
+        second
+            .stderr
+            .contains(&format!("{} task(s) submitted", 8 - kept)),
+        "{}",
+        second.stderr
+    );
+    assert_eq!(report(&local), report(&remote));
+    assert!(queue_empty());
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_tune_interrupted_on_slurm_resumes_on_this_machine_to_the_same_result() {
+    if !skip_unless_available("a_tune_interrupted_on_slurm_resumes_on_this_machine_to_the_same_result") {
+        return;
+    }
+    let dir = scratch("slurm", "resume");
+    let suite = small_suite(&dir, 30);
+    let extra = ["--iterations", "6"];
+    let straight = common::tune(&dir, &suite, 1500, "straight.json", &extra);
+    assert!(straight.status.success());
+    let out = dir.join("cut.json");
+    let mut args = vec![
+        "tune",
+        "--suites",
+        suite.to_str().unwrap(),
+        "--nodes",
+        "1500",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(&extra);
+    let slurm = on_slurm(&dir, 2);
+    let args = with(&args, &slurm);
+    let log: PathBuf = dir.join("cut.checkpoint/evaluations.jsonl");
+    let child = start(&dir, "cut", &args);
+    wait_for("three evaluations", || {
+        std::fs::read_to_string(&log).map_or(0, |t| t.lines().count()) >= 3
+    });
+    signal(&child, libc::SIGINT);
+    let cut = finish(&dir, "cut", child);
+    assert_eq!(cut.status.code(), Some(130), "{}", cut.stderr);
+    assert!(queue_empty());
+    assert!(!out.exists());
+    let resumed = common::marginal(
+        &[
+            "tune",
+            "--resume",
+            dir.join("cut.checkpoint").to_str().unwrap(),
+        ],
+        &dir,
+    );
+    assert!(
+        resumed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
+    assert_eq!(
+        common::tuned_result(&dir.join("straight.json")),
+        common::tuned_result(&out)
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
