@@ -1,11 +1,12 @@
 //! Helpers shared by the tests: a scratch directory, a small suite, the binary run as a user
-//! runs it, `marginal uci` driven as a GUI drives it ([`uci_engine`]), and exports compiled
-//! and run ([`compile`]).
+//! runs it, `marginal uci` driven as a GUI drives it ([`uci_engine`]), exports compiled
+//! and run ([`compile`]), and a real Slurm cluster when this machine has one ([`slurm`]).
 // Each test file uses some of these, not all.
 #![allow(dead_code)]
 
 pub mod child;
 pub mod compile;
+pub mod slurm;
 pub mod uci_engine;
 
 use std::path::{Path, PathBuf};
