@@ -30,10 +30,10 @@ use crate::scoring::games::game::{GameConfig, MoveLimit};
 use crate::scoring::games::matches::{MatchConfig, MatchReport};
 use crate::scoring::games::stats::{EloSummary, Shown, SprtDecision, SprtParams};
 use crate::scoring::paired::PairedComparison;
-use crate::scoring::work::ExecError;
 use crate::scoring::suite::{
     LoadedSuites, Objective, RunConfig, ScorerOptions, SuiteScorer, default_cache_dir,
 };
+use crate::scoring::work::ExecError;
 use crate::tune::file::{
     EngineRecord, Measured, Paired, PositionOutcome, Side, SuiteSource, TunedFile, Values,
 };

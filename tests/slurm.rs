@@ -12,7 +12,7 @@ use serde_json::Value;
 
 mod common;
 use common::child::{Run, finish};
-use common::slurm::{queue_empty, skip_unless_available};
+use common::slurm::{lock, queue_empty, skip_unless_available};
 use common::{scratch, small_suite};
 
 /// Starts `marginal ARGS` from the crate's root, with the reference cache in `dir` and its
@@ -119,6 +119,7 @@ fn a_suite_through_slurm_equals_the_local_run_exactly() {
     if !skip_unless_available("a_suite_through_slurm_equals_the_local_run_exactly") {
         return;
     }
+    let _cluster = lock();
     let dir = scratch("slurm", "suite");
     let suite = small_suite(&dir, 40);
     let suite = suite.to_str().unwrap();
@@ -138,7 +139,12 @@ fn a_suite_through_slurm_equals_the_local_run_exactly() {
     );
     done.assert_success();
     // The reference and the candidate: one job array each, of 3 units.
-    assert_eq!(done.stderr.matches("3 task(s) submitted").count(), 2, "{}", done.stderr);
+    assert_eq!(
+        done.stderr.matches("3 task(s) submitted").count(),
+        2,
+        "{}",
+        done.stderr
+    );
     assert!(done.stdout.contains("on Slurm"), "{}", done.stdout);
     let (a, b) = (report(&local), report(&remote));
     assert_eq!(a["positions"].as_array().unwrap().len(), 40);
@@ -154,11 +160,16 @@ fn a_short_spsa_tune_through_slurm_equals_the_local_run_exactly() {
     if !skip_unless_available("a_short_spsa_tune_through_slurm_equals_the_local_run_exactly") {
         return;
     }
+    let _cluster = lock();
     let dir = scratch("slurm", "tune");
     let suite = small_suite(&dir, 30);
     let extra = ["--iterations", "3", "--batch", "12"];
     let local = common::tune(&dir, &suite, 1500, "local.json", &extra);
-    assert!(local.status.success(), "{}", String::from_utf8_lossy(&local.stderr));
+    assert!(
+        local.status.success(),
+        "{}",
+        String::from_utf8_lossy(&local.stderr)
+    );
     let slurm = on_slurm(&dir, 2);
     let args = with(&extra, &slurm);
     let remote = common::tune(&dir, &suite, 1500, "slurm.json", &args);
@@ -183,6 +194,7 @@ fn a_task_killed_mid_run_is_resubmitted_and_the_result_is_unchanged() {
     if !skip_unless_available("a_task_killed_mid_run_is_resubmitted_and_the_result_is_unchanged") {
         return;
     }
+    let _cluster = lock();
     let dir = scratch("slurm", "kill");
     let suite = small_suite(&dir, 12);
     let suite = suite.to_str().unwrap();
@@ -207,8 +219,16 @@ fn a_task_killed_mid_run_is_resubmitted_and_the_result_is_unchanged() {
     assert_eq!(unsafe { libc::kill(victim, libc::SIGKILL) }, 0);
     let done = finish(&dir, "slurm", child);
     done.assert_success();
-    assert!(done.stderr.contains("failed (attempt 1)"), "{}", done.stderr);
-    assert!(done.stderr.contains("resubmitted (attempt 2)"), "{}", done.stderr);
+    assert!(
+        done.stderr.contains("failed (attempt 1)"),
+        "{}",
+        done.stderr
+    );
+    assert!(
+        done.stderr.contains("resubmitted (attempt 2)"),
+        "{}",
+        done.stderr
+    );
     assert_eq!(report(&local), report(&remote));
     assert!(queue_empty());
     std::fs::remove_dir_all(dir).unwrap();
@@ -219,6 +239,7 @@ fn a_task_that_keeps_failing_stops_the_run_naming_it() {
     if !skip_unless_available("a_task_that_keeps_failing_stops_the_run_naming_it") {
         return;
     }
+    let _cluster = lock();
     let dir = scratch("slurm", "fail");
     let suite = small_suite(&dir, 4);
     // The tasks run a "marginal" that always fails.
@@ -229,7 +250,13 @@ fn a_task_that_keeps_failing_stops_the_run_naming_it() {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
     let slurm = on_slurm(&dir, 2);
-    let mut args = vec!["suite", suite.to_str().unwrap(), "--no-cache", "--nodes", "500"];
+    let mut args = vec![
+        "suite",
+        suite.to_str().unwrap(),
+        "--no-cache",
+        "--nodes",
+        "500",
+    ];
     args.extend(slurm.iter().map(String::as_str));
     args.extend(["--retries", "1"]);
     let out = Command::new(env!("CARGO_BIN_EXE_marginal"))
@@ -250,9 +277,11 @@ fn a_task_that_keeps_failing_stops_the_run_naming_it() {
 
 #[test]
 fn ctrl_c_cancels_the_job_array_and_a_rerun_reuses_the_finished_units() {
-    if !skip_unless_available("ctrl_c_cancels_the_job_array_and_a_rerun_reuses_the_finished_units") {
+    if !skip_unless_available("ctrl_c_cancels_the_job_array_and_a_rerun_reuses_the_finished_units")
+    {
         return;
     }
+    let _cluster = lock();
     let dir = scratch("slurm", "ctrlc");
     let suite = small_suite(&dir, 16);
     let suite = suite.to_str().unwrap();
@@ -273,7 +302,11 @@ fn ctrl_c_cancels_the_job_array_and_a_rerun_reuses_the_finished_units() {
     signal(&child, libc::SIGINT);
     let first = finish(&dir, "first", child);
     assert_eq!(first.status.code(), Some(130), "{}", first.stderr);
-    assert!(first.stderr.contains("cancelled Slurm job"), "{}", first.stderr);
+    assert!(
+        first.stderr.contains("cancelled Slurm job"),
+        "{}",
+        first.stderr
+    );
     // The job array is gone, and no task is left at work.
     assert!(queue_empty(), "{}", first.stderr);
     assert!(workers(&workdir).is_empty());
@@ -283,7 +316,9 @@ fn ctrl_c_cancels_the_job_array_and_a_rerun_reuses_the_finished_units() {
     let second = run(&dir, "second", &args);
     second.assert_success();
     assert!(
-        second.stderr.contains(&format!("{kept} of 8 unit(s) already done")),
+        second
+            .stderr
+            .contains(&format!("{kept} of 8 unit(s) already done")),
         "{}",
         second.stderr
     );
@@ -301,9 +336,12 @@ fn ctrl_c_cancels_the_job_array_and_a_rerun_reuses_the_finished_units() {
 
 #[test]
 fn a_tune_interrupted_on_slurm_resumes_on_this_machine_to_the_same_result() {
-    if !skip_unless_available("a_tune_interrupted_on_slurm_resumes_on_this_machine_to_the_same_result") {
+    if !skip_unless_available(
+        "a_tune_interrupted_on_slurm_resumes_on_this_machine_to_the_same_result",
+    ) {
         return;
     }
+    let _cluster = lock();
     let dir = scratch("slurm", "resume");
     let suite = small_suite(&dir, 30);
     let extra = ["--iterations", "6"];

@@ -222,10 +222,14 @@ fn the_json_report_is_what_the_library_returns() {
             },
             reference: Margins::off().into(),
             cache_dir: Some(cache),
+            executor: None,
         },
         None,
-    );
-    let score = scorer.score(&Margins::default().with("futility_margin", 200).into());
+    )
+    .unwrap();
+    let score = scorer
+        .score(&Margins::default().with("futility_margin", 200).into())
+        .unwrap();
     assert_eq!(score.positions.len(), 10);
     assert_eq!(report, serde_json::to_value(&score).unwrap());
     std::fs::remove_dir_all(dir).unwrap();

@@ -211,4 +211,3 @@ fn install() -> Result<Arc<AtomicBool>> {
     }
     Ok(flag)
 }
-

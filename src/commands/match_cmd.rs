@@ -34,8 +34,8 @@ use shakmaty::EnPassantMode;
 use shakmaty::fen::Fen;
 
 use super::{
-    Failed, Interrupted, UserError, count, depth_arg, engine_def, hash_arg,
-    progress_bar, setting_from, threads, threads_arg, whole_pairs,
+    Failed, Interrupted, UserError, count, depth_arg, engine_def, hash_arg, progress_bar,
+    setting_from, threads, threads_arg, whole_pairs,
 };
 
 /// Arguments of `marginal match`.

@@ -147,11 +147,14 @@ pub fn run(args: SuiteArgs) -> Result<()> {
         });
         shown.set_position(done as u64);
     });
-    let scorer =
-        pool.install(|| SuiteScorer::new(suites, options, Some(progress))).map_err(exec_error)?;
+    let scorer = pool
+        .install(|| SuiteScorer::new(suites, options, Some(progress)))
+        .map_err(exec_error)?;
     bar.reset();
     let start = Instant::now();
-    let score = pool.install(|| scorer.score(&margins)).map_err(exec_error)?;
+    let score = pool
+        .install(|| scorer.score(&margins))
+        .map_err(exec_error)?;
     let elapsed = start.elapsed().as_secs_f64();
     bar.finish_and_clear();
     for warning in &score.warnings {

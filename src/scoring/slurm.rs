@@ -100,7 +100,9 @@ pub struct Slurm {
 
 impl std::fmt::Debug for Slurm {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Slurm").field("config", &self.config).finish()
+        f.debug_struct("Slurm")
+            .field("config", &self.config)
+            .finish()
     }
 }
 
@@ -385,7 +387,9 @@ impl Executor for Slurm {
                 )));
             }
             if self.interrupt.load(Ordering::Relaxed) {
-                return Err(ExecError::Interrupted("before submitting a job array".into()));
+                return Err(ExecError::Interrupted(
+                    "before submitting a job array".into(),
+                ));
             }
             let job = self.submit(&batch.dir, &script, &pending)?;
             (self.on_event)(&Event::Submitted {
@@ -420,8 +424,9 @@ impl Executor for Slurm {
                 })
                 .collect();
             merged.push(
-                s.merge(parts)
-                    .map_err(|e| ExecError::Failed(format!("batch {}: {e}", batch.dir.display())))?,
+                s.merge(parts).map_err(|e| {
+                    ExecError::Failed(format!("batch {}: {e}", batch.dir.display()))
+                })?,
             );
         }
         // Merged: the batch's files are no longer needed for a resume.

@@ -702,10 +702,7 @@ impl UnitResult {
             )));
         }
         if self.unit != unit {
-            return Err(WorkError(format!(
-                "answers unit {}, not {unit}",
-                self.unit
-            )));
+            return Err(WorkError(format!("answers unit {}, not {unit}", self.unit)));
         }
         match &self.output {
             UnitOutput::Suite { positions } => Ok(Done::Suite(positions.clone())),
@@ -787,8 +784,8 @@ impl Executor for InProcess {
                         let text = serde_json::to_string(&Unit::of(shard))
                             .map_err(|e| WorkError(e.to_string()))?;
                         let out = run_unit(&text)?;
-                        let result: UnitResult = serde_json::from_str(&out)
-                            .map_err(|e| WorkError(e.to_string()))?;
+                        let result: UnitResult =
+                            serde_json::from_str(&out).map_err(|e| WorkError(e.to_string()))?;
                         result.done(&digest(text.as_bytes()))
                     })
                     .collect::<Result<Vec<_>, WorkError>>()
@@ -842,7 +839,9 @@ mod tests {
             assert_eq!(sharded.shards.len(), shards.min(12));
             let total: usize = sharded.shards.iter().map(Job::len).sum();
             assert_eq!(total, 12);
-            let got = InProcess { shards }.run(std::slice::from_ref(&job)).unwrap();
+            let got = InProcess { shards }
+                .run(std::slice::from_ref(&job))
+                .unwrap();
             assert_eq!(got[0].clone().into_positions(), whole, "{shards} shards");
         }
     }
@@ -854,7 +853,11 @@ mod tests {
         };
         j.costs = vec![100, 1, 1, 90, 5, 5];
         let sharded = Sharded::new(&Job::Suite(j.clone()), 2);
-        let loads: Vec<u64> = sharded.placement.iter().map(|p| p.iter().map(|&i| j.costs[i]).sum()).collect();
+        let loads: Vec<u64> = sharded
+            .placement
+            .iter()
+            .map(|p| p.iter().map(|&i| j.costs[i]).sum())
+            .collect();
         assert_eq!(sharded.placement[0], vec![0, 1, 2]);
         assert_eq!(loads, vec![102, 100]);
     }
@@ -867,7 +870,10 @@ mod tests {
             ..GameConfig::default()
         };
         let job = Job::Games(GamesJob {
-            a: ("A".into(), Margins::default().with("razor_margin", 900).into()),
+            a: (
+                "A".into(),
+                Margins::default().with("razor_margin", 900).into(),
+            ),
             b: ("B".into(), Margins::default().into()),
             hash_mb: 1,
             game,

@@ -212,7 +212,8 @@ impl SuiteCost {
             let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
             for (i, r) in requests.iter().enumerate() {
                 let k = key(r);
-                if !state.cache.contains_key(&k) && !missing.iter().any(|&j| key(&requests[j]) == k) {
+                if !state.cache.contains_key(&k) && !missing.iter().any(|&j| key(&requests[j]) == k)
+                {
                     missing.push(i);
                 }
             }

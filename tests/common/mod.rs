@@ -59,3 +59,27 @@ pub fn tune(dir: &Path, suite: &Path, nodes: u32, out: &str, extra: &[&str]) -> 
     args.extend_from_slice(extra);
     marginal(&args, dir)
 }
+
+/// The parts of a tuned file that must not depend on an interruption or on where the work ran:
+/// everything but timing, the command line and the bookkeeping of cache hits.
+pub fn tuned_result(path: &Path) -> serde_json::Value {
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let provenance = doc["provenance"].as_object_mut().unwrap();
+    for volatile in [
+        "wall_seconds",
+        "command_line",
+        "arguments",
+        "evaluations",
+        "searched_evaluations",
+        "search_seconds",
+    ] {
+        provenance.remove(volatile);
+    }
+    for e in doc["evaluations"].as_array_mut().unwrap() {
+        let e = e.as_object_mut().unwrap();
+        e.remove("index");
+        e.remove("cached");
+    }
+    doc
+}

@@ -158,3 +158,11 @@ fn on_path(command: &str) -> bool {
             .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
     })
 }
+
+/// Holds the cluster for one test at a time (the tests of a file run on parallel threads; on a
+/// cluster of two CPUs they would wait on each other's tasks, and `queue_empty` would see
+/// another test's jobs).
+pub fn lock() -> std::sync::MutexGuard<'static, ()> {
+    static CLUSTER: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    CLUSTER.lock().unwrap_or_else(|e| e.into_inner())
+}

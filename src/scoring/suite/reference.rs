@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use super::load::LoadedSuites;
 use super::run::{self, PositionResult, RunConfig};
 use crate::engine::Setting;
-use crate::scoring::work::{Done, ExecError, Executor, Job, SuiteJob};
 use crate::formats::{Fnv, write_atomic};
+use crate::scoring::work::{Done, ExecError, Executor, Job, SuiteJob};
 
 /// The directory for cached reference runs: `$MARGINAL_CACHE_DIR`, else `.marginal-cache`.
 pub fn default_cache_dir() -> PathBuf {
