@@ -309,9 +309,9 @@ pub enum UnitWork {
     /// Game pairs between two settings.
     Games {
         /// Side A.
-        a: PlayerSpec,
+        a: Box<PlayerSpec>,
         /// Side B.
-        b: PlayerSpec,
+        b: Box<PlayerSpec>,
         /// Table size per engine per game, megabytes.
         hash_mb: usize,
         /// The rules of each game.
@@ -511,21 +511,21 @@ impl Unit {
                             .record
                             .points
                             .iter()
-                            .map(|(m, n)| (uci_move(m.clone()), *n))
+                            .map(|(m, n)| (uci_move(*m), *n))
                             .collect(),
                         cost,
                     })
                     .collect(),
             },
             Job::Games(j) => UnitWork::Games {
-                a: PlayerSpec {
+                a: Box::new(PlayerSpec {
                     name: j.a.0.clone(),
                     setting: SettingSpec::of(&j.a.1),
-                },
-                b: PlayerSpec {
+                }),
+                b: Box::new(PlayerSpec {
                     name: j.b.0.clone(),
                     setting: SettingSpec::of(&j.b.1),
-                },
+                }),
                 hash_mb: j.hash_mb,
                 game: j.game,
                 pairs: j
@@ -651,7 +651,7 @@ fn game_record(g: &GameOut) -> Result<GameRecord, WorkError> {
     let mut moves = Vec::with_capacity(g.moves.len());
     for m in &g.moves {
         let mv = move_of(&position, m)?;
-        position.play_unchecked(mv.clone());
+        position.play_unchecked(mv);
         moves.push(mv);
     }
     Ok(GameRecord {
