@@ -316,7 +316,8 @@ pub struct Stopped<E> {
 /// starts and the result has `interrupted` set.
 ///
 /// # Errors
-/// `play` failed: the error with the match counted so far ([`Stopped`]).
+/// `play` failed: the error with the match counted so far ([`Stopped`], boxed: a result is
+/// large).
 ///
 /// # Panics
 /// If `earlier` is not pairs `0..k` in order or holds more pairs than the match has, or if
@@ -328,7 +329,7 @@ pub fn run_match_batched<E>(
     interrupt: &AtomicBool,
     play: &mut dyn FnMut(Range<usize>) -> Result<Vec<PairRecord>, E>,
     on_pair: &mut dyn FnMut(&PairRecord, &MatchStats),
-) -> Result<MatchResult, Stopped<E>> {
+) -> Result<MatchResult, Box<Stopped<E>>> {
     let start = Instant::now();
     let mut tally = Tally::new(config, earlier);
     while !tally.done() {
@@ -340,10 +341,10 @@ pub fn run_match_batched<E>(
         let played = match play(range.clone()) {
             Ok(played) => played,
             Err(error) => {
-                return Err(Stopped {
+                return Err(Box::new(Stopped {
                     error,
                     result: tally.finish(start, true),
-                });
+                }));
             }
         };
         assert!(
