@@ -64,6 +64,15 @@ pub const DEFAULT_SHARDS: usize = 8;
 pub const DEFAULT_WORKDIR: &str = ".marginal-work";
 
 impl ExecutorArgs {
+    /// Game pairs per batch (one job array) of a match played on the cluster (`marginal
+    /// match`, `tune --confirm`): one pair per CPU of the array, `shards x cpus-per-task`.
+    /// After each batch its pairs are counted in order and the SPRT checked; with a decision,
+    /// the pairs of the batch beyond it are discarded (as a local match discards the games in
+    /// flight), so a larger batch plays more games in vain but waits on fewer arrays.
+    pub fn batch_pairs(&self) -> usize {
+        self.shards.unwrap_or(DEFAULT_SHARDS) * self.cpus_per_task.unwrap_or(1)
+    }
+
     /// Whether work runs on a cluster.
     pub fn is_slurm(&self) -> bool {
         self.executor == ExecutorKind::Slurm

@@ -5,6 +5,13 @@
 //! pairs played are summed up (and written to `--json`) before it exits with status 130; a
 //! second signal ends it at once. `--resume` goes on from the whole pairs of the `--pgn` file
 //! (see [`resume`]).
+//!
+//! `--executor slurm` plays the pairs on a cluster, in batches of `shards x cpus-per-task`
+//! pairs (one job array each, [`ExecutorArgs::batch_pairs`]), and counts each batch's pairs in
+//! index order as a local match does (the SPRT after each pair; the pairs beyond a decision
+//! are discarded): the counted games, the statistics and the PGN are the local match's. An
+//! interrupt cancels the array out and sums up the whole pairs counted, as locally; `--resume`
+//! works the same.
 
 mod resume;
 
@@ -24,15 +31,19 @@ use marginal::scoring::games::game::{
     DrawRule, EnginePlayer, GameConfig, MoveLimit, Player, ResignRule, Termination,
 };
 use marginal::scoring::games::matches::{
-    MatchConfig, MatchReport, MatchResult, MatchStats, PairRecord, result_for_a, run_match_from,
+    MatchConfig, MatchReport, MatchResult, MatchStats, PairRecord, Stopped, result_for_a,
+    run_match_batched, run_match_from,
 };
 use marginal::scoring::games::pgn;
+use marginal::scoring::games::remote::play_pairs;
 use marginal::scoring::games::stats::{
     EloSummary, GameResult, Shown, SprtDecision, SprtParams, sprt_llr,
 };
+use marginal::scoring::work::{ExecError, GamesJob};
 use shakmaty::EnPassantMode;
 use shakmaty::fen::Fen;
 
+use super::executor::{ExecutorArgs, exec_error};
 use super::{
     Failed, Interrupted, UserError, count, depth_arg, engine_def, hash_arg, progress_bar,
     setting_from, threads, threads_arg, whole_pairs,
@@ -109,6 +120,9 @@ pub struct MatchArgs {
     /// Transposition table per engine per game, megabytes (0 to 16384).
     #[arg(long, default_value_t = 4, value_parser = hash_arg)]
     hash: usize,
+    /// Where the games are played (`--executor slurm`: in batches of job arrays).
+    #[command(flatten)]
+    executor: ExecutorArgs,
 }
 
 fn numbers<const N: usize>(text: &str, sep: char, what: &str) -> Result<[f64; N], UserError> {
@@ -334,6 +348,7 @@ pub fn run(args: MatchArgs) -> Result<()> {
         concurrency,
         sprt,
     };
+    let executor = args.executor.build()?;
     let settings = settings(&args, (&margins_a, &margins_b), &positions, &config);
     openings::shuffle(&mut positions, args.seed);
     let total_pairs = config.games.div_ceil(2) as usize;
@@ -393,8 +408,13 @@ pub fn run(args: MatchArgs) -> Result<()> {
         }
     };
     whole_pairs(args.games, "--games");
+    let batch = args.executor.batch_pairs();
+    let at_once = match executor {
+        Some(_) => format!("on Slurm in batches of {batch} pairs"),
+        None => format!("{concurrency} at once"),
+    };
     println!(
-        "marginal match: A '{}' vs B '{}', up to {} games at {limit_text}, {} openings from {} (seed {}), {concurrency} at once",
+        "marginal match: A '{}' vs B '{}', up to {} games at {limit_text}, {} openings from {} (seed {}), {at_once}",
         args.a,
         args.b,
         total_pairs * 2,
@@ -433,47 +453,88 @@ pub fn run(args: MatchArgs) -> Result<()> {
         (total_pairs * 2) as u64,
         "[{bar:30}] {pos}/{len} games {msg}",
     );
+    if executor.is_some() {
+        // The cluster reports by job array, not by game.
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
     let mut write_error: Option<std::io::Error> = None;
-    let interrupt = super::executor::interrupt_flag()?;
-    let finished = AtomicBool::new(false);
-    let result = std::thread::scope(|scope| {
-        scope.spawn(|| stop_engines_on(&interrupt, &finished));
-        let result = run_match_from(
-            &factory_a,
-            &factory_b,
-            &positions,
-            &config,
-            earlier,
-            &interrupt,
-            &mut |pair: &PairRecord, stats: &MatchStats| {
-                bar.set_position(stats.games);
-                bar.set_message(status(stats, sprt.as_ref()));
-                if let Some(out) = pgn_out.as_mut() {
-                    let round = pair.index + 1;
-                    let text = pgn::format_game(
-                        &pair.first,
-                        "marginal match",
-                        &format!("{round}.1"),
-                        &date,
-                    ) + &pgn::format_game(
+    let mut on_pair = |pair: &PairRecord, stats: &MatchStats| {
+        bar.set_position(stats.games);
+        bar.set_message(status(stats, sprt.as_ref()));
+        if let Some(out) = pgn_out.as_mut() {
+            let round = pair.index + 1;
+            let text =
+                pgn::format_game(&pair.first, "marginal match", &format!("{round}.1"), &date)
+                    + &pgn::format_game(
                         &pair.second,
                         "marginal match",
                         &format!("{round}.2"),
                         &date,
                     );
-                    // Both games in one write: a pair reaches the file whole, or (killed in the
-                    // middle) as a tail that --resume drops.
-                    if write_error.is_none()
-                        && let Err(e) = out.write_all(text.as_bytes())
-                    {
-                        write_error = Some(e);
-                    }
+            // Both games in one write: a pair reaches the file whole, or (killed in the
+            // middle) as a tail that --resume drops.
+            if write_error.is_none()
+                && let Err(e) = out.write_all(text.as_bytes())
+            {
+                write_error = Some(e);
+            }
+        }
+    };
+    let interrupt = super::executor::interrupt_flag()?;
+    let result = match &executor {
+        None => {
+            let finished = AtomicBool::new(false);
+            std::thread::scope(|scope| {
+                scope.spawn(|| stop_engines_on(&interrupt, &finished));
+                let result = run_match_from(
+                    &factory_a,
+                    &factory_b,
+                    &positions,
+                    &config,
+                    earlier,
+                    &interrupt,
+                    &mut on_pair,
+                );
+                finished.store(true, Ordering::Relaxed);
+                result
+            })
+        }
+        Some(executor) => {
+            let players = GamesJob {
+                a: (name_a.clone(), margins_a.clone()),
+                b: (name_b.clone(), margins_b.clone()),
+                hash_mb: hash,
+                game,
+                pairs: Vec::new(),
+            };
+            let played = run_match_batched(
+                &config,
+                earlier,
+                batch,
+                &interrupt,
+                &mut |range| play_pairs(executor.as_ref(), &players, &positions, range),
+                &mut on_pair,
+            );
+            match played.map_err(|stopped| *stopped) {
+                Ok(result) => result,
+                // Cancelled: the pairs counted so far are summed up as after a local Ctrl-C.
+                Err(Stopped {
+                    error: ExecError::Interrupted(why),
+                    result,
+                }) => {
+                    eprintln!("slurm: {why}");
+                    result
                 }
-            },
-        );
-        finished.store(true, Ordering::Relaxed);
-        result
-    });
+                Err(Stopped { error, .. }) => {
+                    bar.finish_and_clear();
+                    if let Some(e) = write_error {
+                        return Err(e).context("cannot write the PGN file");
+                    }
+                    return Err(exec_error(error));
+                }
+            }
+        }
+    };
     bar.finish_and_clear();
     if let Some(e) = write_error {
         return Err(e).context("cannot write the PGN file");

@@ -309,6 +309,8 @@ pub fn run(args: TuneArgs) -> Result<()> {
         .num_threads(threads)
         .build()
         .context("cannot start worker threads")?;
+    // One executor for the whole run: the suite scorers, the games objective and --confirm.
+    let executor = args.executor.build()?;
     let options = ScorerOptions {
         config: RunConfig {
             limit: args.limit(),
@@ -317,7 +319,7 @@ pub fn run(args: TuneArgs) -> Result<()> {
         objective: args.scoring.params(),
         reference: Setting::off(&def),
         cache_dir: Some(default_cache_dir()),
-        executor: args.executor.build()?,
+        executor: executor.clone(),
     };
     let dir = args.checkpoint_dir();
     std::fs::create_dir_all(&dir)
@@ -368,7 +370,8 @@ pub fn run(args: TuneArgs) -> Result<()> {
     let mut games_problem = None;
     let (theta, cost) = match (args.objective, &games_setup) {
         (ObjectiveKind::Games, Some(setup)) => {
-            let problem = games::problem(&args, setup, &space, &dir)?;
+            let problem =
+                games::problem(&args, setup, &space, &dir)?.with_executor(executor.clone());
             let (theta, problem) = if args.solver.is_spsa() {
                 games::tune(&args, problem, &dir, &run_id, Both(recorder, observer))?
             } else {
@@ -430,7 +433,8 @@ pub fn run(args: TuneArgs) -> Result<()> {
             setup,
             tuned.clone(),
             whole_pairs(n, "--confirm"),
-        )),
+            executor.as_deref(),
+        )?),
         _ => None,
     };
 

@@ -46,6 +46,13 @@
 //! as integer values, the openings used, W/D/L, the pentanomial counts, the result and the Elo.
 //! The lines already there (an interrupted run of the same configuration) are read back.
 //!
+//! # On a cluster
+//!
+//! With an executor ([`GamesProblem::with_executor`]), each comparison's or cost's pairs are
+//! played through it as one job ([`play_pairs`]) and counted here as the pairs of a local run
+//! ([`run_match_from`] given them all), so every evaluation equals the local one exactly.
+//! [`confirm_on`] plays a confirmation in batches through it, counted as a local one is.
+//!
 //! # Confirmation
 //!
 //! [`confirm`] plays a tuned set against a baseline with an SPRT and returns the library's
@@ -55,8 +62,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use argmin::core::checkpointing::Checkpoint;
@@ -70,10 +77,14 @@ use super::space::Space;
 use super::spsa::{Spsa, SpsaProblem, SpsaState};
 use crate::engine::Setting;
 use crate::scoring::games::game::{EnginePlayer, GameConfig, Player};
-use crate::scoring::games::matches::{MatchConfig, MatchReport, MatchResult, run_match};
+use crate::scoring::games::matches::{
+    MatchConfig, MatchReport, MatchResult, PairRecord, run_match, run_match_batched, run_match_from,
+};
+use crate::scoring::games::remote::play_pairs;
 use crate::scoring::games::stats::{
     EloSummary, Pentanomial, Shown, SprtDecision, Wdl, elo_from_score, finite,
 };
+use crate::scoring::work::{ExecError, Executor, GamesJob};
 
 /// The default opening book of the games objective and of `--confirm`.
 pub const DEFAULT_BOOK: &str = "data/openings/UHO_4060_v2_2k.epd";
@@ -129,6 +140,28 @@ pub struct GamesEvaluation {
     pub seconds: f64,
 }
 
+/// Why a comparison or cost evaluation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum GamesError {
+    /// The log cannot be written.
+    #[error("cannot write the games log: {0}")]
+    Log(#[from] std::io::Error),
+    /// The executor could not play the games (or was interrupted).
+    #[error(transparent)]
+    Exec(#[from] ExecError),
+}
+
+impl GamesError {
+    /// As argmin's error, an executor's error as itself (so a caller can downcast it to an
+    /// [`ExecError`]).
+    fn into_argmin(self) -> Error {
+        match self {
+            GamesError::Exec(e) => Error::from(e),
+            other => Error::from(other),
+        }
+    }
+}
+
 /// How the games of the objective are played.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GamesSettings {
@@ -150,6 +183,7 @@ pub struct GamesProblem {
     settings: GamesSettings,
     next_iteration: AtomicU64,
     state: Mutex<GamesState>,
+    executor: Option<Arc<dyn Executor>>,
 }
 
 struct GamesState {
@@ -222,7 +256,16 @@ impl GamesProblem {
             settings,
             next_iteration: AtomicU64::new(0),
             state: Mutex::new(state),
+            executor: None,
         })
+    }
+
+    /// The same problem playing its games through `executor` (`None`: in this process, on
+    /// `settings.concurrency` threads). The evaluations are the same either way.
+    #[must_use]
+    pub fn with_executor(mut self, executor: Option<Arc<dyn Executor>>) -> GamesProblem {
+        self.executor = executor;
+        self
     }
 
     /// The search space.
@@ -255,8 +298,9 @@ impl GamesProblem {
         state.spsa.values().cloned().chain(costs).collect()
     }
 
-    /// Plays `a` against `b` for the configured pairs from opening `first` on.
-    fn play(&self, a: Setting, b: Setting, first: usize) -> MatchResult {
+    /// Plays `a` against `b` for the configured pairs from opening `first` on, here or through
+    /// the executor (whose pairs are then counted as this run's own).
+    fn play(&self, a: Setting, b: Setting, first: usize) -> Result<MatchResult, ExecError> {
         let len = self.openings.len();
         let pairs = self.settings.pairs.max(1) as usize;
         let window: Vec<Chess> = (0..pairs)
@@ -271,7 +315,28 @@ impl GamesProblem {
             concurrency: self.settings.concurrency.max(1),
             sprt: None,
         };
-        run_match(&factory_a, &factory_b, &window, &config, &mut |_, _| {})
+        let earlier = match &self.executor {
+            Some(executor) => {
+                let players = GamesJob {
+                    a: ("A".into(), a.clone()),
+                    b: ("B".into(), b.clone()),
+                    hash_mb: hash,
+                    game: self.settings.game,
+                    pairs: Vec::new(),
+                };
+                play_pairs(executor.as_ref(), &players, &window, 0..pairs)?
+            }
+            None => Vec::new(),
+        };
+        Ok(run_match_from(
+            &factory_a,
+            &factory_b,
+            &window,
+            &config,
+            earlier,
+            &AtomicBool::new(false),
+            &mut |_, _| {},
+        ))
     }
 
     /// Plays and builds the evaluation (not yet logged).
@@ -282,15 +347,15 @@ impl GamesProblem {
         a: &[i32],
         b: &[i32],
         first: usize,
-    ) -> GamesEvaluation {
+    ) -> Result<GamesEvaluation, ExecError> {
         let start = Instant::now();
-        let r = self.play(self.space.margins_of(a), self.space.margins_of(b), first);
+        let r = self.play(self.space.margins_of(a), self.space.margins_of(b), first)?;
         let s = &r.stats;
         let result = match kind {
             GamesKind::Spsa => s.wdl.wins as f64 - s.wdl.losses as f64,
             GamesKind::Cost => -regularized_elo(&s.wdl),
         };
-        GamesEvaluation {
+        Ok(GamesEvaluation {
             kind,
             index,
             a: a.to_vec(),
@@ -303,7 +368,7 @@ impl GamesProblem {
             elo: finite(s.estimate().elo),
             cached: false,
             seconds: start.elapsed().as_secs_f64(),
-        }
+        })
     }
 
     fn log(&self, state: &mut GamesState, e: &GamesEvaluation) -> Result<(), std::io::Error> {
@@ -320,13 +385,13 @@ impl GamesProblem {
     /// probes is already there.
     ///
     /// # Errors
-    /// The log cannot be written.
+    /// The executor could not play the games, or the log cannot be written.
     pub fn compare_values(
         &self,
         k: u64,
         plus: &[i32],
         minus: &[i32],
-    ) -> Result<GamesEvaluation, std::io::Error> {
+    ) -> Result<GamesEvaluation, GamesError> {
         let first = spsa_window(k, self.settings.pairs, self.openings.len());
         let pairs = u64::from(self.settings.pairs.max(1));
         {
@@ -343,7 +408,7 @@ impl GamesProblem {
                 });
             }
         }
-        let e = self.evaluate(GamesKind::Spsa, k, plus, minus, first);
+        let e = self.evaluate(GamesKind::Spsa, k, plus, minus, first)?;
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         self.log(&mut state, &e)?;
         state.spsa.insert(k, e.clone());
@@ -354,8 +419,8 @@ impl GamesProblem {
     /// cache when it was evaluated before.
     ///
     /// # Errors
-    /// The log cannot be written.
-    pub fn cost_values(&self, values: &[i32]) -> Result<GamesEvaluation, std::io::Error> {
+    /// The executor could not play the games, or the log cannot be written.
+    pub fn cost_values(&self, values: &[i32]) -> Result<GamesEvaluation, GamesError> {
         let cached = {
             let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
             state.costs.get(values).cloned()
@@ -365,7 +430,7 @@ impl GamesProblem {
         }
         let base = self.space.values_of(&self.space.base);
         let first = COST_WINDOW % self.openings.len();
-        let mut e = self.evaluate(GamesKind::Cost, 0, values, &base, first);
+        let mut e = self.evaluate(GamesKind::Cost, 0, values, &base, first)?;
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         e.index = state.cost_count;
         state.cost_count += 1;
@@ -379,7 +444,9 @@ impl SpsaProblem for GamesProblem {
     /// `W − L` of θ+ against θ− over the iteration's game pairs.
     fn compare(&self, plus: &[f64], minus: &[f64]) -> Result<f64, Error> {
         let k = self.next_iteration.fetch_add(1, Ordering::SeqCst);
-        let e = self.compare_values(k, &self.space.values(plus), &self.space.values(minus))?;
+        let e = self
+            .compare_values(k, &self.space.values(plus), &self.space.values(minus))
+            .map_err(GamesError::into_argmin)?;
         Ok(e.result)
     }
 }
@@ -390,7 +457,10 @@ impl CostFunction for GamesProblem {
 
     /// Minus the (regularized) Elo of the margin set `x` stands for against the base set.
     fn cost(&self, x: &Vec<f64>) -> Result<f64, Error> {
-        Ok(self.cost_values(&self.space.values(x))?.result)
+        let e = self
+            .cost_values(&self.space.values(x))
+            .map_err(GamesError::into_argmin)?;
+        Ok(e.result)
     }
 }
 
@@ -451,6 +521,44 @@ pub fn confirm(
         on_pair(s.games)
     });
     MatchReport::new(&result, config, "tuned", "baseline")
+}
+
+/// [`confirm`] with the games played through `remote.0` (a cluster) in batches of `remote.1`
+/// pairs ([`run_match_batched`]): the pairs counted and the report's figures are those of
+/// [`confirm`] (only the wall-clock time differs). `on_pair` sees the games counted so far
+/// after each pair.
+///
+/// # Errors
+/// The executor could not play a batch, or was interrupted.
+pub fn confirm_on(
+    remote: (&dyn Executor, usize),
+    tuned: Setting,
+    baseline: Setting,
+    openings: &[Chess],
+    config: &MatchConfig,
+    hash_mb: usize,
+    on_pair: &mut dyn FnMut(u64),
+) -> Result<MatchReport, ExecError> {
+    let (executor, batch) = remote;
+    let players = GamesJob {
+        a: ("tuned".into(), tuned),
+        b: ("baseline".into(), baseline),
+        hash_mb,
+        game: config.game,
+        pairs: Vec::new(),
+    };
+    let result = run_match_batched(
+        config,
+        Vec::new(),
+        batch,
+        &AtomicBool::new(false),
+        &mut |range| -> Result<Vec<PairRecord>, ExecError> {
+            play_pairs(executor, &players, openings, range)
+        },
+        &mut |_, s| on_pair(s.games),
+    )
+    .map_err(|stopped| stopped.error)?;
+    Ok(MatchReport::new(&result, config, "tuned", "baseline"))
 }
 
 /// One line for people: games, W/D/L, Elo with its 95% interval, and the SPRT's LLR, bounds
@@ -598,5 +706,117 @@ mod tests {
         assert!(back.cost_values(&[150, 230]).unwrap().cached);
         assert_eq!(lines(), 3);
         std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn evaluations_through_an_executor_equal_the_local_ones() {
+        use crate::scoring::work::InProcess;
+        let local = problem(None);
+        let remote = problem(None).with_executor(Some(Arc::new(InProcess { shards: 2 })));
+        let (plus, minus) = ([150, 230], [100, 170]);
+        let fields = |e: &GamesEvaluation| {
+            (
+                e.kind,
+                e.index,
+                e.first_opening,
+                e.pairs,
+                e.wdl,
+                e.pentanomial,
+                e.result,
+                e.elo,
+            )
+        };
+        for k in [0, 1] {
+            let x = local.compare_values(k, &plus, &minus).unwrap();
+            let y = remote.compare_values(k, &plus, &minus).unwrap();
+            assert_eq!(y.wdl.total_games(), 4);
+            assert_eq!(fields(&x), fields(&y), "iteration {k}");
+        }
+        let x = local.cost_values(&plus).unwrap();
+        let y = remote.cost_values(&plus).unwrap();
+        assert_eq!(fields(&x), fields(&y));
+        assert!(!y.cached);
+    }
+
+    /// Fails every batch, as a cluster that cannot run anything (or a Ctrl-C) would.
+    #[derive(Debug)]
+    struct Refuses(ExecError);
+
+    impl Executor for Refuses {
+        fn run(
+            &self,
+            _: &[crate::scoring::work::Job],
+        ) -> Result<Vec<crate::scoring::work::Done>, ExecError> {
+            Err(self.0.clone())
+        }
+    }
+
+    #[test]
+    fn an_executors_error_reaches_the_solver_as_itself() {
+        let interrupted = ExecError::Interrupted("cancelled job 7".into());
+        let p = problem(None).with_executor(Some(Arc::new(Refuses(interrupted.clone()))));
+        let e = p.compare(&[150.0, 230.0], &[100.0, 170.0]).unwrap_err();
+        assert_eq!(e.downcast::<ExecError>().unwrap(), interrupted);
+        let e = p.cost(&vec![150.0, 230.0]).unwrap_err();
+        assert_eq!(e.downcast::<ExecError>().unwrap(), interrupted);
+        assert!(p.evaluations().is_empty());
+    }
+
+    #[test]
+    fn a_confirmation_through_an_executor_equals_the_local_one() {
+        use crate::scoring::games::stats::SprtParams;
+        use crate::scoring::work::InProcess;
+        let config = MatchConfig {
+            game: GameConfig {
+                limit: MoveLimit::Nodes(200),
+                max_plies: 60,
+                ..GameConfig::default()
+            },
+            games: 8,
+            concurrency: 2,
+            sprt: Some(SprtParams {
+                elo0: -300.0,
+                elo1: 300.0,
+                alpha: 0.4,
+                beta: 0.4,
+            }),
+        };
+        let (tuned, base): (Setting, Setting) = (
+            Margins::default().with("razor_margin", 900).into(),
+            Margins::default().into(),
+        );
+        let openings = book(4);
+        let local = confirm(
+            tuned.clone(),
+            base.clone(),
+            &openings,
+            &config,
+            1,
+            &mut |_| {},
+        );
+        let mut seen = Vec::new();
+        let remote = confirm_on(
+            (&InProcess { shards: 2 }, 3),
+            tuned,
+            base,
+            &openings,
+            &config,
+            1,
+            &mut |games| seen.push(games),
+        )
+        .unwrap();
+        assert!(local.games >= 2);
+        assert_eq!(seen, (1..=local.pairs).map(|p| 2 * p).collect::<Vec<_>>());
+        let figures = |r: &MatchReport| {
+            (
+                r.games,
+                r.pairs,
+                r.wdl,
+                r.pentanomial,
+                r.sprt,
+                r.game_results.clone(),
+            )
+        };
+        assert_eq!(figures(&local), figures(&remote));
     }
 }

@@ -11,16 +11,18 @@ use marginal::formats::{Fnv, openings, read_bytes};
 use marginal::scoring::games::game::{GameConfig, MoveLimit};
 use marginal::scoring::games::matches::{MatchConfig, MatchReport};
 use marginal::scoring::games::stats::SprtParams;
+use marginal::scoring::work::Executor;
 use marginal::tune::file::GamesRecord;
 use marginal::tune::games::{
-    DEFAULT_BOOK, DEFAULT_PAIRS, GamesProblem, GamesSettings, confirm, confirm_openings,
-    confirm_summary, log_path, run_spsa_games,
+    DEFAULT_BOOK, DEFAULT_PAIRS, GamesProblem, GamesSettings, confirm, confirm_on,
+    confirm_openings, confirm_summary, log_path, run_spsa_games,
 };
 use marginal::tune::space::Space;
 use marginal::tune::spsa::SpsaState;
 use serde::{Deserialize, Serialize};
 use shakmaty::Chess;
 
+use super::super::executor::{exec_error, solver_error};
 use super::super::match_cmd::parse_sprt;
 use super::super::{UserError, progress_bar, threads};
 use super::{DEFAULT_NODES, TuneArgs};
@@ -196,7 +198,7 @@ pub fn tune(
         Some((&checkpoint, run_id)),
         observer,
     )
-    .map_err(|e| UserError(format!("{e}")).into())
+    .map_err(solver_error)
 }
 
 /// A per-move limit in words: `5000 nodes`, `depth 8`, `10+0.1 s`.
@@ -226,8 +228,21 @@ pub fn record(problem: &GamesProblem, setup: &GamesSetup) -> GamesRecord {
     }
 }
 
-/// `--confirm GAMES`: the tuned set against the defaults with the SPRT, printed in one line.
-pub fn run_confirm(args: &TuneArgs, setup: &GamesSetup, tuned: Setting, games: u32) -> MatchReport {
+/// `--confirm GAMES`: the tuned set against the defaults with the SPRT, printed in one line;
+/// through `executor` (a cluster) in batches of [`ExecutorArgs::batch_pairs`] pairs when there
+/// is one (the same games count).
+///
+/// # Errors
+/// The executor could not play the games (exit 2) or was interrupted (exit 130).
+///
+/// [`ExecutorArgs::batch_pairs`]: super::super::executor::ExecutorArgs::batch_pairs
+pub fn run_confirm(
+    args: &TuneArgs,
+    setup: &GamesSetup,
+    tuned: Setting,
+    games: u32,
+    executor: Option<&dyn Executor>,
+) -> Result<MatchReport> {
     let book = confirm_openings(&setup.book, args.seed);
     let config = MatchConfig {
         game: GameConfig {
@@ -252,15 +267,31 @@ pub fn run_confirm(args: &TuneArgs, setup: &GamesSetup, tuned: Setting, games: u
         "[{bar:30}] {pos}/{len} confirmation games",
     );
     let baseline = Setting::defaults(tuned.def());
-    let report = confirm(
-        tuned,
-        baseline,
-        &book,
-        &config,
-        args.scoring.hash,
-        &mut |n| bar.set_position(n),
-    );
+    let report = match executor {
+        None => confirm(
+            tuned,
+            baseline,
+            &book,
+            &config,
+            args.scoring.hash,
+            &mut |n| bar.set_position(n),
+        ),
+        Some(executor) => {
+            // The cluster reports by job array, not by game.
+            bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+            confirm_on(
+                (executor, args.executor.batch_pairs()),
+                tuned,
+                baseline,
+                &book,
+                &config,
+                args.scoring.hash,
+                &mut |n| bar.set_position(n),
+            )
+            .map_err(exec_error)?
+        }
+    };
     bar.finish_and_clear();
     println!("confirm: {}", confirm_summary(&report));
-    report
+    Ok(report)
 }

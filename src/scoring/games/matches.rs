@@ -12,8 +12,12 @@
 //! games in flight; the pairs counted are still a prefix `0..k` in index order. Given those `k`
 //! pairs back (e.g. read from the PGN), it goes on from pair `k` and counts exactly what an
 //! uninterrupted run counts.
+//!
+//! Elsewhere: [`run_match_batched`] counts the same way pairs played in batches by someone else
+//! (an executor, see [`super::remote`]), so a match on a cluster counts what it counts here.
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -220,27 +224,12 @@ pub fn run_match_from(
     on_pair: &mut dyn FnMut(&PairRecord, &MatchStats),
 ) -> MatchResult {
     let start = Instant::now();
-    let total_pairs = (config.games as usize).div_ceil(2).max(1);
-    assert!(
-        earlier.len() <= total_pairs && earlier.iter().enumerate().all(|(i, p)| p.index == i),
-        "earlier pairs must be pairs 0..k of the match, in order"
-    );
-    let mut stats = MatchStats::default();
-    let decided = |stats: &MatchStats| {
-        matches!(
-            stats.decision,
-            Some(SprtDecision::AcceptH0 | SprtDecision::AcceptH1)
-        )
-    };
-    for pair in &earlier {
-        stats.add(pair, config.sprt.as_ref());
-    }
-    let resumed = earlier.len();
-    let mut pairs = earlier;
-    let mut done = decided(&stats) || pairs.len() >= total_pairs;
+    let mut tally = Tally::new(config, earlier);
+    let resumed = tally.pairs.len();
+    let total_pairs = tally.total_pairs;
     let workers = config.concurrency.clamp(1, (total_pairs - resumed).max(1));
     let next = AtomicUsize::new(resumed);
-    let stop = AtomicBool::new(done);
+    let stop = AtomicBool::new(tally.done());
     let (tx, rx) = mpsc::channel::<PairRecord>();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(workers)
@@ -287,16 +276,12 @@ pub fn run_match_from(
         // abandoned ones.
         let mut pending: BTreeMap<usize, PairRecord> = BTreeMap::new();
         for pair in rx {
-            if done {
+            if tally.done() {
                 continue; // beyond the stopping point: discarded
             }
             pending.insert(pair.index, pair);
-            while let Some(pair) = pending.remove(&pairs.len()) {
-                stats.add(&pair, config.sprt.as_ref());
-                on_pair(&pair, &stats);
-                pairs.push(pair);
-                if decided(&stats) || pairs.len() >= total_pairs {
-                    done = true;
+            while let Some(pair) = pending.remove(&tally.pairs.len()) {
+                if tally.count(pair, on_pair) {
                     stop.store(true, Ordering::Relaxed);
                     break;
                 }
@@ -304,12 +289,140 @@ pub fn run_match_from(
         }
     });
 
-    MatchResult {
-        pairs,
-        stats,
-        elapsed: start.elapsed(),
-        earlier: resumed,
-        interrupted: !done && interrupt.load(Ordering::Relaxed),
+    let interrupted = !tally.done() && interrupt.load(Ordering::Relaxed);
+    tally.finish(start, interrupted)
+}
+
+/// A match stopped by the `play` of [`run_match_batched`] failing: its error, and the match
+/// as counted until then (a prefix of whole pairs in index order, `interrupted` set).
+#[derive(Debug)]
+pub struct Stopped<E> {
+    /// What `play` returned.
+    pub error: E,
+    /// The pairs counted before the failing batch.
+    pub result: MatchResult,
+}
+
+/// Runs a match as [`run_match_from`] does, with the pairs played elsewhere (on a cluster) in
+/// batches: `play(range)` plays pairs `range` (pair `i` from `openings[i % len]`, A with White
+/// first) and returns them in index order. Each batch is the next `batch` pairs (fewer at the
+/// end of the match); its pairs are counted strictly in index order, the SPRT checked after
+/// each, and the pairs beyond a decision are discarded. The pairs counted, the totals and
+/// where the match stops are thus those of [`run_match_from`] for any batch size (only the
+/// pairs played in vain after a decision depend on it).
+///
+/// `earlier` are pairs `0..k` of this match, counted first (as in [`run_match_from`]; play
+/// starts at pair `k`). `interrupt` is read before each batch: once it is raised no batch
+/// starts and the result has `interrupted` set.
+///
+/// # Errors
+/// `play` failed: the error with the match counted so far ([`Stopped`], boxed: a result is
+/// large).
+///
+/// # Panics
+/// If `earlier` is not pairs `0..k` in order or holds more pairs than the match has, or if
+/// `play` returns other pairs than those asked for.
+pub fn run_match_batched<E>(
+    config: &MatchConfig,
+    earlier: Vec<PairRecord>,
+    batch: usize,
+    interrupt: &AtomicBool,
+    play: &mut dyn FnMut(Range<usize>) -> Result<Vec<PairRecord>, E>,
+    on_pair: &mut dyn FnMut(&PairRecord, &MatchStats),
+) -> Result<MatchResult, Box<Stopped<E>>> {
+    let start = Instant::now();
+    let mut tally = Tally::new(config, earlier);
+    while !tally.done() {
+        if interrupt.load(Ordering::Relaxed) {
+            return Ok(tally.finish(start, true));
+        }
+        let from = tally.pairs.len();
+        let range = from..(from + batch.max(1)).min(tally.total_pairs);
+        let played = match play(range.clone()) {
+            Ok(played) => played,
+            Err(error) => {
+                return Err(Box::new(Stopped {
+                    error,
+                    result: tally.finish(start, true),
+                }));
+            }
+        };
+        assert!(
+            played.iter().map(|p| p.index).eq(range.clone()),
+            "play({range:?}) returned other pairs"
+        );
+        for pair in played {
+            if tally.count(pair, on_pair) {
+                break; // the rest is beyond the stopping point: discarded
+            }
+        }
+    }
+    Ok(tally.finish(start, false))
+}
+
+/// The counting of a match, shared by the ways of playing it: the pairs counted (a prefix in
+/// index order), the totals after them, and whether the match has ended (all pairs counted,
+/// or the SPRT decided).
+struct Tally<'c> {
+    config: &'c MatchConfig,
+    total_pairs: usize,
+    earlier: usize,
+    pairs: Vec<PairRecord>,
+    stats: MatchStats,
+}
+
+impl<'c> Tally<'c> {
+    /// The match of `config` with `earlier` (pairs `0..k`) counted.
+    fn new(config: &'c MatchConfig, earlier: Vec<PairRecord>) -> Tally<'c> {
+        let total_pairs = (config.games as usize).div_ceil(2).max(1);
+        assert!(
+            earlier.len() <= total_pairs && earlier.iter().enumerate().all(|(i, p)| p.index == i),
+            "earlier pairs must be pairs 0..k of the match, in order"
+        );
+        let mut stats = MatchStats::default();
+        for pair in &earlier {
+            stats.add(pair, config.sprt.as_ref());
+        }
+        Tally {
+            config,
+            total_pairs,
+            earlier: earlier.len(),
+            pairs: earlier,
+            stats,
+        }
+    }
+
+    /// Whether the match has ended.
+    fn done(&self) -> bool {
+        self.pairs.len() >= self.total_pairs
+            || matches!(
+                self.stats.decision,
+                Some(SprtDecision::AcceptH0 | SprtDecision::AcceptH1)
+            )
+    }
+
+    /// Counts `pair`, the next one in index order, shows it to `on_pair`, and says whether
+    /// the match has ended.
+    fn count(
+        &mut self,
+        pair: PairRecord,
+        on_pair: &mut dyn FnMut(&PairRecord, &MatchStats),
+    ) -> bool {
+        debug_assert_eq!(pair.index, self.pairs.len());
+        self.stats.add(&pair, self.config.sprt.as_ref());
+        on_pair(&pair, &self.stats);
+        self.pairs.push(pair);
+        self.done()
+    }
+
+    fn finish(self, start: Instant, interrupted: bool) -> MatchResult {
+        MatchResult {
+            pairs: self.pairs,
+            stats: self.stats,
+            elapsed: start.elapsed(),
+            earlier: self.earlier,
+            interrupted,
+        }
     }
 }
 

@@ -1,8 +1,10 @@
 //! Scoring a margin set in games: one game between two players (the rules, adjudication,
 //! clocks), self-play matches of game pairs, their statistics (pentanomial Elo, normalized
-//! Elo, LOS, SPRT) and PGN output.
+//! Elo, LOS, SPRT) and PGN output; the pairs of a match can be played through an executor (a
+//! cluster, [`remote`]).
 
 pub mod game;
 pub mod matches;
 pub mod pgn;
+pub mod remote;
 pub mod stats;

@@ -1,0 +1,230 @@
+//! Game pairs played through an [`Executor`] (a Slurm cluster) rather than in this process.
+//!
+//! [`play_pairs`] hands a run of pairs to the executor as one [`Job::Games`]; a pair depends
+//! only on its opening, the two settings and the rules, so the pairs that come back are those
+//! [`play_pair`](super::matches::play_pair) plays here. Counted by
+//! [`run_match_batched`](super::matches::run_match_batched) (or given as the `earlier` pairs of
+//! [`run_match_from`](super::matches::run_match_from)), they make the same match.
+
+use std::ops::Range;
+
+use shakmaty::Chess;
+
+use super::matches::PairRecord;
+use crate::scoring::work::{ExecError, Executor, GamesJob, Job};
+
+/// Plays pairs `range` of a match through `executor`, as one job: pair `i` from
+/// `openings[i % openings.len()]`, with the sides, table size and rules of `players` (whose
+/// own `pairs` are ignored). Returns the pairs in index order.
+///
+/// # Errors
+/// The executor could not run the job, or returned other pairs than those asked for.
+///
+/// # Panics
+/// If `openings` is empty and `range` is not.
+pub fn play_pairs(
+    executor: &dyn Executor,
+    players: &GamesJob,
+    openings: &[Chess],
+    range: Range<usize>,
+) -> Result<Vec<PairRecord>, ExecError> {
+    if range.is_empty() {
+        return Ok(Vec::new());
+    }
+    let job = Job::Games(GamesJob {
+        a: players.a.clone(),
+        b: players.b.clone(),
+        hash_mb: players.hash_mb,
+        game: players.game,
+        pairs: range
+            .clone()
+            .map(|i| (i, openings[i % openings.len()].clone()))
+            .collect(),
+    });
+    let done = executor.run(std::slice::from_ref(&job))?;
+    let pairs = done
+        .into_iter()
+        .next()
+        .map(|d| d.into_pairs())
+        .unwrap_or_default();
+    if !pairs.iter().map(|p| p.index).eq(range.clone()) {
+        return Err(ExecError::Failed(format!(
+            "asked for game pairs {}..{}, got {} pair(s) back{}",
+            range.start,
+            range.end,
+            pairs.len(),
+            pairs
+                .first()
+                .map(|p| format!(" from pair {}", p.index))
+                .unwrap_or_default()
+        )));
+    }
+    Ok(pairs)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicBool;
+
+    use shakmaty::Position;
+
+    use super::*;
+    use crate::engine::Setting;
+    use crate::params::Margins;
+    use crate::scoring::games::game::{EnginePlayer, GameConfig, MoveLimit, Player};
+    use crate::scoring::games::matches::{
+        MatchConfig, MatchResult, Stopped, run_match, run_match_batched,
+    };
+    use crate::scoring::games::stats::{SprtDecision, SprtParams};
+    use crate::scoring::work::InProcess;
+
+    fn openings() -> Vec<Chess> {
+        let mut out = Vec::new();
+        for first in 0..4 {
+            let mut pos = Chess::default();
+            let m = pos.legal_moves()[first * 5];
+            pos.play_unchecked(m);
+            out.push(pos);
+        }
+        out
+    }
+
+    /// Per pair: index, both games' moves and outcomes.
+    fn games(r: &MatchResult) -> Vec<String> {
+        r.pairs
+            .iter()
+            .map(|p| {
+                format!(
+                    "{} {:?} {:?} {:?} {:?}",
+                    p.index, p.first.moves, p.first.outcome, p.second.moves, p.second.outcome
+                )
+            })
+            .collect()
+    }
+
+    fn same(x: &MatchResult, y: &MatchResult) {
+        assert_eq!(games(x), games(y));
+        assert_eq!(x.stats.wdl, y.stats.wdl);
+        assert_eq!(x.stats.pentanomial, y.stats.pentanomial);
+        assert_eq!(x.stats.llr, y.stats.llr);
+        assert_eq!(x.stats.decision, y.stats.decision);
+        assert_eq!(x.interrupted, y.interrupted);
+    }
+
+    #[test]
+    fn a_match_through_an_executor_counts_what_a_local_one_counts() {
+        let (a, b): (Setting, Setting) = (Margins::default().into(), Margins::off().into());
+        let players = GamesJob {
+            a: ("A".into(), a.clone()),
+            b: ("B".into(), b.clone()),
+            hash_mb: 1,
+            game: GameConfig {
+                limit: MoveLimit::Nodes(300),
+                max_plies: 60,
+                ..GameConfig::default()
+            },
+            pairs: Vec::new(),
+        };
+        // An SPRT that decides within a few pairs, well before the 20 allowed.
+        let config = MatchConfig {
+            game: players.game,
+            games: 40,
+            concurrency: 2,
+            sprt: Some(SprtParams {
+                elo0: -100.0,
+                elo1: 100.0,
+                alpha: 0.2,
+                beta: 0.2,
+            }),
+        };
+        let book = openings();
+        let fa = || -> Box<dyn Player> { Box::new(EnginePlayer::new("A", a.clone(), 1)) };
+        let fb = || -> Box<dyn Player> { Box::new(EnginePlayer::new("B", b.clone(), 1)) };
+        let local = run_match(&fa, &fb, &book, &config, &mut |_, _| {});
+        let stopped_at = local.pairs.len();
+        assert!(matches!(
+            local.stats.decision,
+            Some(SprtDecision::AcceptH0 | SprtDecision::AcceptH1)
+        ));
+        assert!(
+            (2..20).contains(&stopped_at),
+            "the SPRT did not decide after a few pairs: {stopped_at}"
+        );
+
+        let never = AtomicBool::new(false);
+        let executor = InProcess { shards: 2 };
+        for batch in [1, 2, 3] {
+            let mut asked = Vec::new();
+            let mut seen = Vec::new();
+            let remote = run_match_batched(
+                &config,
+                Vec::new(),
+                batch,
+                &never,
+                &mut |range| {
+                    asked.push(range.clone());
+                    play_pairs(&executor, &players, &book, range)
+                },
+                &mut |p, _| seen.push(p.index),
+            )
+            .unwrap();
+            same(&remote, &local);
+            assert_eq!(seen, (0..stopped_at).collect::<Vec<_>>());
+            // Batches of `batch` pairs from pair 0 until the one holding the decisive pair.
+            assert_eq!(asked.len(), stopped_at.div_ceil(batch), "batch {batch}");
+            assert!(asked.iter().all(|r| r.len() == batch));
+        }
+
+        // Resumed from the first pair, and stopped by a failing batch.
+        let resumed = run_match_batched(
+            &config,
+            local.pairs[..1].to_vec(),
+            2,
+            &never,
+            &mut |range| play_pairs(&executor, &players, &book, range),
+            &mut |_, _| {},
+        )
+        .unwrap();
+        same(&resumed, &local);
+        assert_eq!(resumed.earlier, 1);
+        // Without an SPRT, stopped by a failing second batch, or by the interrupt flag raised
+        // after the first pair: the first pair counts, nothing after it.
+        let open = MatchConfig {
+            sprt: None,
+            ..config
+        };
+        let mut batches = 0;
+        let Err(stopped) = run_match_batched(
+            &open,
+            Vec::new(),
+            1,
+            &never,
+            &mut |range| {
+                batches += 1;
+                if batches == 2 {
+                    return Err(ExecError::Failed("lost".into()));
+                }
+                play_pairs(&executor, &players, &book, range)
+            },
+            &mut |_, _| {},
+        ) else {
+            panic!("the second batch failed: the match cannot end well");
+        };
+        let Stopped { error, result } = *stopped;
+        assert_eq!(error, ExecError::Failed("lost".into()));
+        assert!(result.interrupted);
+        assert_eq!(games(&result), games(&local)[..1]);
+        let interrupt = AtomicBool::new(false);
+        let cut = run_match_batched(
+            &open,
+            Vec::new(),
+            1,
+            &interrupt,
+            &mut |range| play_pairs(&executor, &players, &book, range),
+            &mut |_, _| interrupt.store(true, std::sync::atomic::Ordering::Relaxed),
+        )
+        .unwrap();
+        assert!(cut.interrupted);
+        assert_eq!(games(&cut), games(&local)[..1]);
+    }
+}
