@@ -2,69 +2,11 @@
 //! counts: the same pairs, statistics and SPRT decision, also when resumed from its PGN. Skipped
 //! (saying why) when no Slurm cluster answers; `.ci/slurm up`, as root, starts a single-node one.
 
-use std::io::Read;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::process::{Command, Output};
 
-/// Ok when `sinfo -h -o %T` answers within a few seconds with a node that can run jobs;
-/// otherwise the reason.
-fn slurm_available() -> Result<(), String> {
-    let mut child = Command::new("sinfo")
-        .args(["-h", "-o", "%T"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| format!("cannot run sinfo: {e}"))?;
-    let deadline = Instant::now() + Duration::from_secs(5);
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(50)),
-            Ok(None) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err("sinfo did not answer within 5 s".into());
-            }
-            Err(e) => return Err(format!("waiting for sinfo: {e}")),
-        }
-    };
-    let mut states = String::new();
-    if let Some(mut out) = child.stdout.take() {
-        let _ = out.read_to_string(&mut states);
-    }
-    if !status.success() {
-        return Err(format!("sinfo failed ({status})"));
-    }
-    if states
-        .lines()
-        .any(|s| matches!(s.trim(), "idle" | "mixed" | "allocated"))
-    {
-        Ok(())
-    } else {
-        Err(format!("no node idle (sinfo: {:?})", states.trim()))
-    }
-}
-
-fn skip_unless_slurm(test: &str) -> bool {
-    match slurm_available() {
-        Ok(()) => true,
-        Err(reason) => {
-            eprintln!(
-                "skipped {test}: Slurm is not available ({reason}); run .ci/slurm up as root"
-            );
-            false
-        }
-    }
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("marginal-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+mod common;
+use common::slurm::{lock, skip_unless_available};
 
 /// `marginal match` of default against off at 300 nodes a move, from the bundled book, with
 /// `extra` options; its output, checked to have succeeded.
@@ -99,10 +41,11 @@ fn report(path: &Path) -> serde_json::Value {
 
 #[test]
 fn a_match_on_slurm_counts_what_a_local_match_counts() {
-    if !skip_unless_slurm("a_match_on_slurm_counts_what_a_local_match_counts") {
+    if !skip_unless_available("a_match_on_slurm_counts_what_a_local_match_counts") {
         return;
     }
-    let dir = temp_dir("slurm-match");
+    let _cluster = lock();
+    let dir = common::scratch("slurm", "match");
     let work = dir.join("work");
     let work = work.to_str().unwrap();
     let slurm = ["--executor", "slurm", "--shards", "2", "--workdir", work];
