@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -81,13 +81,29 @@ fn workers(workdir: &Path) -> Vec<i32> {
     pids
 }
 
-/// Waits (at most two minutes) until `ready()` holds.
+/// Polls `ready()` every 10 ms until it holds; a guard against a hang (12,000 polls), not a
+/// speed target.
 fn wait_for(what: &str, ready: impl Fn() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while !ready() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+    for _ in 0..12_000 {
+        if ready() {
+            return;
+        }
         std::thread::sleep(Duration::from_millis(10));
     }
+    panic!("{what} never happened");
+}
+
+/// The local run of `suite` at `limit`, its report written to `dir/local.json` (checked to
+/// succeed): what the Slurm run must equal.
+fn local_report(dir: &Path, suite: &str, limit: &[&str]) -> Value {
+    let local = dir.join("local.json");
+    run(
+        dir,
+        "local",
+        &suite_args(suite, local.to_str().unwrap(), limit),
+    )
+    .assert_success();
+    report(&local)
 }
 
 /// The result files in the work directory's batch directories.
@@ -123,14 +139,9 @@ fn a_suite_through_slurm_equals_the_local_run_exactly() {
     let dir = scratch("slurm", "suite");
     let suite = small_suite(&dir, 40);
     let suite = suite.to_str().unwrap();
-    let (local, remote) = (dir.join("local.json"), dir.join("slurm.json"));
+    let remote = dir.join("slurm.json");
     let limit = ["--nodes", "3000"];
-    run(
-        &dir,
-        "local",
-        &suite_args(suite, local.to_str().unwrap(), &limit),
-    )
-    .assert_success();
+    let expected = local_report(&dir, suite, &limit);
     let slurm = on_slurm(&dir, 3);
     let done = run(
         &dir,
@@ -146,9 +157,8 @@ fn a_suite_through_slurm_equals_the_local_run_exactly() {
         done.stderr
     );
     assert!(done.stdout.contains("on Slurm"), "{}", done.stdout);
-    let (a, b) = (report(&local), report(&remote));
-    assert_eq!(a["positions"].as_array().unwrap().len(), 40);
-    assert_eq!(a, b);
+    assert_eq!(expected["positions"].as_array().unwrap().len(), 40);
+    assert_eq!(expected, report(&remote));
     // Every batch merged: nothing left in the work directory, and nothing in the queue.
     assert_eq!(std::fs::read_dir(dir.join("work")).unwrap().count(), 0);
     assert!(queue_empty());
@@ -198,14 +208,9 @@ fn a_task_killed_mid_run_is_resubmitted_and_the_result_is_unchanged() {
     let dir = scratch("slurm", "kill");
     let suite = small_suite(&dir, 12);
     let suite = suite.to_str().unwrap();
-    let (local, remote) = (dir.join("local.json"), dir.join("slurm.json"));
+    let remote = dir.join("slurm.json");
     let limit = ["--nodes", "150000"];
-    run(
-        &dir,
-        "local",
-        &suite_args(suite, local.to_str().unwrap(), &limit),
-    )
-    .assert_success();
+    let expected = local_report(&dir, suite, &limit);
     let slurm = on_slurm(&dir, 2);
     let child = start(
         &dir,
@@ -229,7 +234,7 @@ fn a_task_killed_mid_run_is_resubmitted_and_the_result_is_unchanged() {
         "{}",
         done.stderr
     );
-    assert_eq!(report(&local), report(&remote));
+    assert_eq!(expected, report(&remote));
     assert!(queue_empty());
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -285,15 +290,10 @@ fn ctrl_c_cancels_the_job_array_and_a_rerun_reuses_the_finished_units() {
     let dir = scratch("slurm", "ctrlc");
     let suite = small_suite(&dir, 16);
     let suite = suite.to_str().unwrap();
-    let (local, remote) = (dir.join("local.json"), dir.join("slurm.json"));
+    let remote = dir.join("slurm.json");
     // Eight units on two CPUs: some finish while others wait their turn.
     let limit = ["--nodes", "100000"];
-    run(
-        &dir,
-        "local",
-        &suite_args(suite, local.to_str().unwrap(), &limit),
-    )
-    .assert_success();
+    let expected = local_report(&dir, suite, &limit);
     let slurm = on_slurm(&dir, 8);
     let args = with(&suite_args(suite, remote.to_str().unwrap(), &limit), &slurm);
     let workdir = dir.join("work");
@@ -329,7 +329,7 @@ fn ctrl_c_cancels_the_job_array_and_a_rerun_reuses_the_finished_units() {
         "{}",
         second.stderr
     );
-    assert_eq!(report(&local), report(&remote));
+    assert_eq!(expected, report(&remote));
     assert!(queue_empty());
     std::fs::remove_dir_all(dir).unwrap();
 }
