@@ -288,6 +288,10 @@ pub struct Unit {
     /// The writer's built-in engine signature ([`bench::signature`], hex): a worker whose
     /// built-in engine searches differently refuses a unit that uses it.
     pub engine_signature: String,
+    /// The writer's executable (path, size, modification time): a worker that is the very
+    /// same file skips computing the signature (a bench search, a quarter of a second).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub executable: Option<String>,
     /// The work.
     #[serde(flatten)]
     pub work: UnitWork,
@@ -434,6 +438,29 @@ pub struct GameOut {
     pub termination: Termination,
 }
 
+/// This process's executable as a stamp: its path, size and modification time (None when
+/// they cannot be read). The same stamp means the same file, hence the same engine.
+fn executable() -> Option<String> {
+    static STAMP: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    STAMP
+        .get_or_init(|| {
+            let path = std::env::current_exe().ok()?;
+            let meta = std::fs::metadata(&path).ok()?;
+            let modified = meta
+                .modified()
+                .ok()?
+                .duration_since(std::time::UNIX_EPOCH)
+                .ok()?;
+            Some(format!(
+                "{} {} {}",
+                path.display(),
+                meta.len(),
+                modified.as_nanos()
+            ))
+        })
+        .clone()
+}
+
 /// The hex digest (FNV-1a) of a unit file's bytes: what its result names.
 pub fn digest(bytes: &[u8]) -> String {
     let mut h = Fnv::new();
@@ -542,6 +569,7 @@ impl Unit {
             format: UNIT_FORMAT.into(),
             marginal: env!("CARGO_PKG_VERSION").into(),
             engine_signature: format!("{:016x}", bench::signature()),
+            executable: executable(),
             work,
         }
     }
@@ -564,7 +592,8 @@ impl Unit {
             }
         };
         let ours = || format!("{:016x}", bench::signature());
-        if uses_builtin && self.engine_signature != ours() {
+        let same_file = self.executable.is_some() && self.executable == executable();
+        if uses_builtin && !same_file && self.engine_signature != ours() {
             return Err(WorkError(format!(
                 "written by a marginal whose engine signature is {} (marginal {}); this one's is {} (marginal {}): run the same build on every node",
                 self.engine_signature,
@@ -905,7 +934,11 @@ mod tests {
             unreachable!()
         };
         let mut unit = Unit::of(&Job::Suite(j));
+        assert!(unit.executable.is_some());
         unit.engine_signature = "0000000000000000".into();
+        // The very same executable is trusted without the bench search.
+        assert!(unit.job().is_ok());
+        unit.executable = Some("/elsewhere/marginal 1 2".into());
         let e = unit.job().unwrap_err().0;
         assert!(e.contains("run the same build on every node"), "{e}");
         unit.format = "marginal-unit/0".into();
