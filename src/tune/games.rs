@@ -523,15 +523,15 @@ pub fn confirm(
     MatchReport::new(&result, config, "tuned", "baseline")
 }
 
-/// [`confirm`] with the games played through `remote.0` (a cluster) in batches of `remote.1`
-/// pairs ([`run_match_batched`]): the pairs counted and the report's figures are those of
-/// [`confirm`] (only the wall-clock time differs). `on_pair` sees the games counted so far
-/// after each pair.
+/// [`confirm`], in this process without `remote`, or with the games played through
+/// `remote.0` (a cluster) in batches of `remote.1` pairs ([`run_match_batched`]): the pairs
+/// counted and the report's figures are those of [`confirm`] (only the wall-clock time
+/// differs). `on_pair` sees the games counted so far after each pair.
 ///
 /// # Errors
 /// The executor could not play a batch, or was interrupted.
 pub fn confirm_on(
-    remote: (&dyn Executor, usize),
+    remote: Option<(&dyn Executor, usize)>,
     tuned: Setting,
     baseline: Setting,
     openings: &[Chess],
@@ -539,7 +539,9 @@ pub fn confirm_on(
     hash_mb: usize,
     on_pair: &mut dyn FnMut(u64),
 ) -> Result<MatchReport, ExecError> {
-    let (executor, batch) = remote;
+    let Some((executor, batch)) = remote else {
+        return Ok(confirm(tuned, baseline, openings, config, hash_mb, on_pair));
+    };
     let players = GamesJob {
         a: ("tuned".into(), tuned),
         b: ("baseline".into(), baseline),
@@ -796,7 +798,7 @@ mod tests {
         );
         let mut seen = Vec::new();
         let remote = confirm_on(
-            (&InProcess { shards: 2 }, 3),
+            Some((&InProcess { shards: 2 }, 3)),
             tuned,
             base,
             &openings,

@@ -14,8 +14,8 @@ use marginal::scoring::games::stats::SprtParams;
 use marginal::scoring::work::Executor;
 use marginal::tune::file::GamesRecord;
 use marginal::tune::games::{
-    DEFAULT_BOOK, DEFAULT_PAIRS, GamesProblem, GamesSettings, confirm, confirm_on,
-    confirm_openings, confirm_summary, log_path, run_spsa_games,
+    DEFAULT_BOOK, DEFAULT_PAIRS, GamesProblem, GamesSettings, confirm_on, confirm_openings,
+    confirm_summary, log_path, run_spsa_games,
 };
 use marginal::tune::space::Space;
 use marginal::tune::spsa::SpsaState;
@@ -267,30 +267,20 @@ pub fn run_confirm(
         "[{bar:30}] {pos}/{len} confirmation games",
     );
     let baseline = Setting::defaults(tuned.def());
-    let report = match executor {
-        None => confirm(
-            tuned,
-            baseline,
-            &book,
-            &config,
-            args.scoring.hash,
-            &mut |n| bar.set_position(n),
-        ),
-        Some(executor) => {
-            // The cluster reports by job array, not by game.
-            bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
-            confirm_on(
-                (executor, args.executor.batch_pairs()),
-                tuned,
-                baseline,
-                &book,
-                &config,
-                args.scoring.hash,
-                &mut |n| bar.set_position(n),
-            )
-            .map_err(exec_error)?
-        }
-    };
+    if executor.is_some() {
+        // The cluster reports by job array, not by game.
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
+    let report = confirm_on(
+        executor.map(|e| (e, args.executor.batch_pairs())),
+        tuned,
+        baseline,
+        &book,
+        &config,
+        args.scoring.hash,
+        &mut |n| bar.set_position(n),
+    )
+    .map_err(exec_error)?;
     bar.finish_and_clear();
     println!("confirm: {}", confirm_summary(&report));
     Ok(report)
