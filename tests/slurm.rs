@@ -12,7 +12,7 @@ use serde_json::Value;
 
 mod common;
 use common::child::{Run, finish};
-use common::slurm::{lock, queue_empty, skip_unless_available};
+use common::slurm::{hold, queue_empty};
 use common::{scratch, small_suite};
 
 /// Starts `marginal ARGS` from the crate's root, with the reference cache in `dir` and its
@@ -132,10 +132,9 @@ fn suite_args<'a>(suite: &'a str, json: &'a str, limit: &'a [&'a str]) -> Vec<&'
 
 #[test]
 fn a_suite_through_slurm_equals_the_local_run_exactly() {
-    if !skip_unless_available("a_suite_through_slurm_equals_the_local_run_exactly") {
+    let Some(_cluster) = hold("a_suite_through_slurm_equals_the_local_run_exactly") else {
         return;
-    }
-    let _cluster = lock();
+    };
     let dir = scratch("slurm", "suite");
     let suite = small_suite(&dir, 40);
     let suite = suite.to_str().unwrap();
@@ -167,10 +166,10 @@ fn a_suite_through_slurm_equals_the_local_run_exactly() {
 
 #[test]
 fn a_short_spsa_tune_through_slurm_equals_the_local_run_exactly() {
-    if !skip_unless_available("a_short_spsa_tune_through_slurm_equals_the_local_run_exactly") {
+    let Some(_cluster) = hold("a_short_spsa_tune_through_slurm_equals_the_local_run_exactly")
+    else {
         return;
-    }
-    let _cluster = lock();
+    };
     let dir = scratch("slurm", "tune");
     let suite = small_suite(&dir, 30);
     let extra = ["--iterations", "3", "--batch", "12"];
@@ -201,10 +200,10 @@ fn a_short_spsa_tune_through_slurm_equals_the_local_run_exactly() {
 
 #[test]
 fn a_task_killed_mid_run_is_resubmitted_and_the_result_is_unchanged() {
-    if !skip_unless_available("a_task_killed_mid_run_is_resubmitted_and_the_result_is_unchanged") {
+    let Some(_cluster) = hold("a_task_killed_mid_run_is_resubmitted_and_the_result_is_unchanged")
+    else {
         return;
-    }
-    let _cluster = lock();
+    };
     let dir = scratch("slurm", "kill");
     let suite = small_suite(&dir, 12);
     let suite = suite.to_str().unwrap();
@@ -241,10 +240,9 @@ fn a_task_killed_mid_run_is_resubmitted_and_the_result_is_unchanged() {
 
 #[test]
 fn a_task_that_keeps_failing_stops_the_run_naming_it() {
-    if !skip_unless_available("a_task_that_keeps_failing_stops_the_run_naming_it") {
+    let Some(_cluster) = hold("a_task_that_keeps_failing_stops_the_run_naming_it") else {
         return;
-    }
-    let _cluster = lock();
+    };
     let dir = scratch("slurm", "fail");
     let suite = small_suite(&dir, 4);
     // The tasks run a "marginal" that always fails.
@@ -282,11 +280,10 @@ fn a_task_that_keeps_failing_stops_the_run_naming_it() {
 
 #[test]
 fn ctrl_c_cancels_the_job_array_and_a_rerun_reuses_the_finished_units() {
-    if !skip_unless_available("ctrl_c_cancels_the_job_array_and_a_rerun_reuses_the_finished_units")
-    {
+    let Some(_cluster) = hold("ctrl_c_cancels_the_job_array_and_a_rerun_reuses_the_finished_units")
+    else {
         return;
-    }
-    let _cluster = lock();
+    };
     let dir = scratch("slurm", "ctrlc");
     let suite = small_suite(&dir, 16);
     let suite = suite.to_str().unwrap();
@@ -336,12 +333,11 @@ fn ctrl_c_cancels_the_job_array_and_a_rerun_reuses_the_finished_units() {
 
 #[test]
 fn a_tune_interrupted_on_slurm_resumes_on_this_machine_to_the_same_result() {
-    if !skip_unless_available(
-        "a_tune_interrupted_on_slurm_resumes_on_this_machine_to_the_same_result",
-    ) {
+    let Some(_cluster) =
+        hold("a_tune_interrupted_on_slurm_resumes_on_this_machine_to_the_same_result")
+    else {
         return;
-    }
-    let _cluster = lock();
+    };
     let dir = scratch("slurm", "resume");
     let suite = small_suite(&dir, 30);
     let extra = ["--iterations", "6"];

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 mod common;
-use common::slurm::{lock, skip_unless_available};
+use common::slurm::hold;
 
 /// `marginal match` of default against off at 300 nodes a move, from the bundled book, with
 /// `extra` options; its output, checked to have succeeded.
@@ -41,10 +41,9 @@ fn report(path: &Path) -> serde_json::Value {
 
 #[test]
 fn a_match_on_slurm_counts_what_a_local_match_counts() {
-    if !skip_unless_available("a_match_on_slurm_counts_what_a_local_match_counts") {
+    let Some(_cluster) = hold("a_match_on_slurm_counts_what_a_local_match_counts") else {
         return;
-    }
-    let _cluster = lock();
+    };
     let dir = common::scratch("slurm", "match");
     let work = dir.join("work");
     let work = work.to_str().unwrap();

@@ -166,3 +166,9 @@ pub fn lock() -> std::sync::MutexGuard<'static, ()> {
     static CLUSTER: std::sync::Mutex<()> = std::sync::Mutex::new(());
     CLUSTER.lock().unwrap_or_else(|e| e.into_inner())
 }
+
+/// The cluster, held for `test` ([`lock`]) when one answers; otherwise `None`, with
+/// `skipped TEST: REASON` printed ([`skip_unless_available`]).
+pub fn hold(test: &str) -> Option<std::sync::MutexGuard<'static, ()>> {
+    skip_unless_available(test).then(lock)
+}
