@@ -96,29 +96,22 @@ fn pids(dir: &Path) -> Vec<u32> {
 /// engines (`dir` is an argument) and marginal (its files are in `dir`).
 fn running(dir: &Path) -> Vec<String> {
     let marker = dir.to_str().unwrap().as_bytes();
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
-            continue;
-        };
-        // `dir` itself or a path in it, not a longer name it begins.
-        let named = cmdline.windows(marker.len() + 1).any(|w| {
-            w[..marker.len()] == *marker && (w[marker.len()] == 0 || w[marker.len()] == b'/')
-        });
-        if named
-            && entry
-                .file_name()
-                .to_str()
-                .is_some_and(|n| n.parse::<u32>().is_ok())
-        {
-            found.push(format!(
+    common::child::processes()
+        .into_iter()
+        .filter(|p| {
+            // `dir` itself or a path in it, not a longer name it begins.
+            p.cmdline.windows(marker.len() + 1).any(|w| {
+                w[..marker.len()] == *marker && (w[marker.len()] == 0 || w[marker.len()] == b'/')
+            })
+        })
+        .map(|p| {
+            format!(
                 "{}: {}",
-                entry.file_name().to_string_lossy(),
-                String::from_utf8_lossy(&cmdline).replace('\0', " ")
-            ));
-        }
-    }
-    found
+                p.pid,
+                String::from_utf8_lossy(&p.cmdline).replace('\0', " ")
+            )
+        })
+        .collect()
 }
 
 /// Fails unless every fake engine of `dir` has ended (waiting a little for the kernel to

@@ -64,21 +64,16 @@ fn report(path: &Path) -> Value {
 /// The `marginal work` processes working in `workdir`, by pid.
 fn workers(workdir: &Path) -> Vec<i32> {
     let needle = workdir.display().to_string();
-    let mut pids = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
-            continue;
-        };
-        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
-            continue;
-        };
-        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-        let cwd = std::fs::read_link(entry.path().join("cwd")).unwrap_or_default();
-        if cmdline.contains(" work unit-") && cwd.display().to_string().contains(&needle) {
-            pids.push(pid);
-        }
-    }
-    pids
+    common::child::processes()
+        .into_iter()
+        .filter(|p| {
+            String::from_utf8_lossy(&p.cmdline)
+                .replace('\0', " ")
+                .contains(" work unit-")
+                && p.cwd.display().to_string().contains(&needle)
+        })
+        .map(|p| p.pid)
+        .collect()
 }
 
 /// Polls `ready()` every 10 ms until it holds; a guard against a hang (12,000 polls), not a

@@ -72,3 +72,29 @@ pub fn finish(dir: &Path, name: &str, mut child: Child) -> Run {
         stderr: read("err"),
     }
 }
+
+/// A running process, as /proc shows it.
+pub struct Process {
+    /// Its pid.
+    pub pid: i32,
+    /// Its command line, arguments separated by NUL (empty for a zombie).
+    pub cmdline: Vec<u8>,
+    /// Its working directory (empty when it cannot be read).
+    pub cwd: std::path::PathBuf,
+}
+
+/// Every process /proc lists now.
+pub fn processes() -> Vec<Process> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let cwd = std::fs::read_link(entry.path().join("cwd")).unwrap_or_default();
+        found.push(Process { pid, cmdline, cwd });
+    }
+    found
+}
