@@ -270,39 +270,47 @@ impl SuiteScorer {
         &self,
         requests: &[(&Setting, Option<&[usize]>)],
     ) -> Result<Vec<Vec<PositionResult>>, ExecError> {
-        let jobs: Vec<SuiteJob> = requests
-            .iter()
-            .map(|(setting, indices)| {
-                let (positions, costs) = match indices {
-                    None => (self.suites.positions.clone(), self.reference_costs.clone()),
-                    Some(indices) => (
-                        indices
-                            .iter()
-                            .map(|&i| self.suites.positions[i].clone())
-                            .collect(),
-                        indices.iter().map(|&i| self.reference_costs[i]).collect(),
-                    ),
-                };
-                SuiteJob {
-                    setting: (*setting).clone(),
-                    config: self.options.config,
-                    positions,
-                    costs,
-                }
-            })
-            .collect();
+        // The positions of a request: borrowed for all of them, gathered for a subset.
+        let subset = |indices: &[usize]| -> (Vec<SuitePosition>, Vec<u64>) {
+            (
+                indices
+                    .iter()
+                    .map(|&i| self.suites.positions[i].clone())
+                    .collect(),
+                indices.iter().map(|&i| self.reference_costs[i]).collect(),
+            )
+        };
         if let Some(executor) = &self.options.executor {
-            let jobs: Vec<Job> = jobs.into_iter().map(Job::Suite).collect();
+            let jobs: Vec<Job> = requests
+                .iter()
+                .map(|(setting, indices)| {
+                    let (positions, costs) = match indices {
+                        None => (self.suites.positions.clone(), self.reference_costs.clone()),
+                        Some(indices) => subset(indices),
+                    };
+                    Job::Suite(SuiteJob {
+                        setting: (*setting).clone(),
+                        config: self.options.config,
+                        positions,
+                        costs,
+                    })
+                })
+                .collect();
             return Ok(executor
                 .run(&jobs)?
                 .into_iter()
                 .map(Done::into_positions)
                 .collect());
         }
-        Ok(jobs
+        Ok(requests
             .iter()
-            .map(|job| {
-                let total = job.positions.len();
+            .map(|(setting, indices)| {
+                let gathered = indices.map(subset);
+                let (positions, costs) = match &gathered {
+                    None => (&self.suites.positions[..], &self.reference_costs[..]),
+                    Some((p, c)) => (&p[..], &c[..]),
+                };
+                let total = positions.len();
                 let done = AtomicUsize::new(0);
                 let on_done = || {
                     if let Some(p) = &self.progress {
@@ -314,10 +322,10 @@ impl SuiteScorer {
                     }
                 };
                 run::run(
-                    &job.positions,
-                    &job.setting,
-                    &job.config,
-                    Some(&job.costs),
+                    positions,
+                    setting,
+                    &self.options.config,
+                    Some(costs),
                     &on_done,
                 )
             })
