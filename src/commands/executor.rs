@@ -70,7 +70,15 @@ impl ExecutorArgs {
     /// the pairs of the batch beyond it are discarded (as a local match discards the games in
     /// flight), so a larger batch plays more games in vain but waits on fewer arrays.
     pub fn batch_pairs(&self) -> usize {
-        self.shards.unwrap_or(DEFAULT_SHARDS) * self.cpus_per_task.unwrap_or(1)
+        self.shards() * self.cpus_per_task()
+    }
+
+    fn shards(&self) -> usize {
+        self.shards.unwrap_or(DEFAULT_SHARDS)
+    }
+
+    fn cpus_per_task(&self) -> usize {
+        self.cpus_per_task.unwrap_or(1)
     }
 
     /// Whether work runs on a cluster.
@@ -109,9 +117,9 @@ impl ExecutorArgs {
             .map_err(|e| UserError(format!("--workdir {}: {e}", workdir.display())))?;
         let config = SlurmConfig {
             partition: self.partition.clone(),
-            shards: self.shards.unwrap_or(DEFAULT_SHARDS),
+            shards: self.shards(),
             workdir,
-            cpus_per_task: self.cpus_per_task.unwrap_or(1),
+            cpus_per_task: self.cpus_per_task(),
             retries: self.retries.unwrap_or(2),
             exe,
             poll: Duration::from_millis(200),
