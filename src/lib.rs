@@ -5,6 +5,7 @@
 //! into scoring; scores go into optimizers; the optimizer's result goes out as tuned files and
 //! exports. The engine knows nothing of tuning.
 
+pub mod calibrate;
 pub mod check;
 pub mod engine;
 pub mod export;

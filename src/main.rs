@@ -32,6 +32,9 @@ enum Command {
     Match(commands::match_cmd::MatchArgs),
     /// Tunes margins with SPSA on EPD suites and judges the result on held-out positions.
     Tune(commands::tune::TuneArgs),
+    /// Measures how well each cheap objective ranks margin sets as games do (rho, tau, slope,
+    /// against the games' own ceiling), for any engine at one game limit.
+    Calibrate(commands::calibrate::CalibrateArgs),
     /// Writes a tuned file as JSON, TOML, Rust, C, UCI setoption lines, or OpenBench/fishtest SPSA input.
     Export(commands::export::ExportArgs),
     /// Draws a tuned file's SVG (objective and margins across iterations, Pareto front) again.
@@ -103,6 +106,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Suite(args) => commands::suite::run(args)?,
         Command::Match(args) => commands::match_cmd::run(args)?,
         Command::Tune(args) => commands::tune::run(args)?,
+        Command::Calibrate(args) => commands::calibrate::run(args)?,
         Command::Check(args) => commands::check::run(args)?,
         Command::Work(args) => commands::work::run(args)?,
         Command::Export(args) => commands::export::run(args)?,

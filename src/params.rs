@@ -13,6 +13,11 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 /// Whether a parameter is a number (UCI `spin`) or an on/off switch (UCI `check`).
+/// The four seed margins by their short aliases: frontier futility (depth 1), extended futility
+/// (depth 2), razoring (depth 3), delta pruning (quiescence). What is tuned and calibrated by
+/// default.
+pub const SEED_MARGINS: [&str; 4] = ["frontier", "prefrontier", "razor", "delta"];
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ParamKind {

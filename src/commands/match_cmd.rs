@@ -146,7 +146,7 @@ fn numbers<const N: usize>(text: &str, sep: char, what: &str) -> Result<[f64; N]
 }
 
 /// Parses a `BASE+INC` time control in seconds.
-fn parse_tc(text: &str) -> Result<MoveLimit, UserError> {
+pub(super) fn parse_tc(text: &str) -> Result<MoveLimit, UserError> {
     let [base, inc] = numbers::<2>(text, '+', "--tc")?;
     if base <= 0.0 || inc < 0.0 {
         return Err(UserError(format!(

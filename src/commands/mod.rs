@@ -1,6 +1,7 @@
 //! The subcommands of the `marginal` binary: thin printers over the library, and the small
 //! pieces they share (margin-set specs, thread counts, progress bars, user errors).
 
+pub mod calibrate;
 pub mod check;
 pub mod executor;
 pub mod export;

@@ -4,8 +4,10 @@
 //! Scoring calls the engine and knows nothing of optimizers: an optimizer sees a margin set go
 //! in and an objective or match statistics come out.
 
+pub mod cheap;
 pub mod games;
 pub mod paired;
+pub mod quality;
 pub mod slurm;
 pub mod suite;
 pub mod work;

@@ -7,7 +7,7 @@ use crate::engine::Setting;
 use crate::params::ParamKind;
 
 /// The parameters tuned by default: the four seed margins.
-pub const DEFAULT_PARAMS: [&str; 4] = ["frontier", "prefrontier", "razor", "delta"];
+pub const DEFAULT_PARAMS: [&str; 4] = crate::params::SEED_MARGINS;
 
 /// Why a search space cannot be built.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -1,0 +1,136 @@
+//! The pictures beside a calibration report: one SVG scatter per objective, the objective
+//! against the pooled Elo of every set with its 95% interval bar, the least-squares line, and
+//! the rank agreement in the title.
+
+use plotters::prelude::*;
+
+use super::report::Report;
+
+/// Width of a picture, pixels.
+pub const WIDTH: u32 = 760;
+/// Height of a picture, pixels.
+pub const HEIGHT: u32 = 520;
+const FONT: &str = "sans-serif";
+const POINT: RGBColor = RGBColor(0x1f, 0x5f, 0xbf);
+const BAR: RGBColor = RGBColor(0x9f, 0xb4, 0xd9);
+const FIT: RGBColor = RGBColor(0xd6, 0x27, 0x28);
+const DEFAULTS: RGBColor = RGBColor(0x2a, 0x9d, 0x3a);
+
+/// Why a picture could not be drawn.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot draw the calibration plot: {0}")]
+pub struct PlotError(String);
+
+fn err<E: std::fmt::Display>(e: E) -> PlotError {
+    PlotError(e.to_string())
+}
+
+fn padded(lo: f64, hi: f64) -> (f64, f64) {
+    if !(hi - lo).is_finite() || hi - lo < 1e-9 {
+        (lo - 1.0, hi + 1.0)
+    } else {
+        let pad = (hi - lo) * 0.08;
+        (lo - pad, hi + pad)
+    }
+}
+
+/// Objective `o`'s scatter as SVG text.
+///
+/// # Errors
+/// Drawing failed (it does not for finite data).
+pub fn svg(report: &Report, o: usize) -> Result<String, PlotError> {
+    let obj = &report.objectives[o];
+    let points: Vec<(f64, f64, f64, f64, bool)> = report
+        .sets
+        .iter()
+        .filter(|s| s.objectives[o].is_finite())
+        .map(|s| {
+            (
+                s.objectives[o],
+                s.pooled.elo,
+                s.pooled.elo_interval[0],
+                s.pooled.elo_interval[1],
+                s.origin == "defaults",
+            )
+        })
+        .collect();
+    let (x0, x1) = points
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
+            (a.min(p.0), b.max(p.0))
+        });
+    let (y0, y1) = points
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
+            (a.min(p.2).min(p.1), b.max(p.3).max(p.1))
+        });
+    let (x0, x1) = padded(x0, x1);
+    let (y0, y1) = padded(y0, y1);
+    let rho = obj.rho.map_or("n/a".to_string(), |r| r.to_string());
+    let tau = obj.tau.map_or("n/a".to_string(), |r| r.to_string());
+    let title = format!(
+        "{} vs Elo ({}): rho {rho}, tau {tau}",
+        obj.name, report.game_limit
+    );
+    let mut text = String::new();
+    {
+        let root = SVGBackend::with_string(&mut text, (WIDTH, HEIGHT)).into_drawing_area();
+        root.fill(&WHITE).map_err(err)?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, (FONT, 16))
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(56)
+            .build_cartesian_2d(x0..x1, y0..y1)
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .x_desc(format!("{} (higher is better)", obj.name))
+            .y_desc(format!(
+                "Elo vs defaults, {} (pooled, 95%)",
+                report.game_limit
+            ))
+            .label_style((FONT, 12))
+            .draw()
+            .map_err(err)?;
+        chart
+            .draw_series(
+                points
+                    .iter()
+                    .map(|p| PathElement::new(vec![(p.0, p.2), (p.0, p.3)], BAR.stroke_width(2))),
+            )
+            .map_err(err)?;
+        if let Some(line) = obj.line {
+            let f = |x: f64| line.intercept + line.slope * x;
+            chart
+                .draw_series(LineSeries::new(
+                    vec![(x0, f(x0)), (x1, f(x1))],
+                    FIT.stroke_width(2),
+                ))
+                .map_err(err)?
+                .label(format!(
+                    "Elo = {:.1} + {:.2} x objective",
+                    line.intercept, line.slope
+                ))
+                .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], FIT.stroke_width(2)));
+        }
+        chart
+            .draw_series(points.iter().map(|p| {
+                let colour = if p.4 { DEFAULTS } else { POINT };
+                Circle::new((p.0, p.1), 4, colour.filled())
+            }))
+            .map_err(err)?
+            .label("margin set (green: the defaults)")
+            .legend(|(x, y)| Circle::new((x + 8, y), 4, POINT.filled()));
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .label_font((FONT, 12))
+            .position(SeriesLabelPosition::UpperLeft)
+            .draw()
+            .map_err(err)?;
+        root.present().map_err(err)?;
+    }
+    Ok(text)
+}

@@ -1,0 +1,436 @@
+//! The calibration report (`marginal-calibration/1`): each set's objectives and games, and for
+//! each objective its rank agreement with the games beside the games' own ceiling.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::rank::{self, Bootstrap, Interval, Line};
+use super::store::{ObjectiveLine, PairLine};
+use super::{Config, RegionDim};
+use crate::scoring::games::stats::{EloEstimate, Pentanomial, finite};
+
+/// The `format` of a report.
+pub const FORMAT: &str = "marginal-calibration/1";
+
+/// Elo of a set against the defaults from one group of pairs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Games {
+    /// Games counted.
+    pub games: u64,
+    /// Pentanomial pair counts `[LL, LD, WL+DD, WD, WW]` (the set's view).
+    pub pentanomial: [u64; 5],
+    /// Elo (pentanomial model); 0 for the defaults against themselves.
+    pub elo: f64,
+    /// 95% interval.
+    pub elo_interval: [f64; 2],
+    /// Normalized Elo.
+    pub nelo: f64,
+    /// Its 95% interval.
+    pub nelo_interval: [f64; 2],
+    /// Share of games drawn.
+    pub draw_rate: f64,
+}
+
+impl Games {
+    fn from_pentanomial(p: &Pentanomial) -> Games {
+        let e: EloEstimate = p.estimate();
+        let wdl = p.to_wdl();
+        let or0 = |x: f64| finite(x).unwrap_or(0.0);
+        Games {
+            games: wdl.total_games(),
+            pentanomial: p.counts(),
+            elo: or0(e.elo),
+            elo_interval: [or0(e.lower), or0(e.upper)],
+            nelo: or0(e.nelo),
+            nelo_interval: [or0(e.nelo_lower), or0(e.nelo_upper)],
+            draw_rate: wdl.draws as f64 / wdl.total_games().max(1) as f64,
+        }
+    }
+
+    /// The defaults against themselves: 0 by definition, not played.
+    fn zero() -> Games {
+        Games {
+            games: 0,
+            pentanomial: [0; 5],
+            elo: 0.0,
+            elo_interval: [0.0, 0.0],
+            nelo: 0.0,
+            nelo_interval: [0.0, 0.0],
+            draw_rate: 0.0,
+        }
+    }
+}
+
+/// One set: what it is, its objectives and its games.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SetReport {
+    /// Its name.
+    pub name: String,
+    /// `defaults`, `design`, `file` or `margins`.
+    pub origin: String,
+    /// Its values, `name=value` for every row.
+    pub margins: String,
+    /// The tunable rows' values, in the region's order.
+    pub values: Vec<i32>,
+    /// Each objective's value, in the order of [`Report::objectives`].
+    pub objectives: Vec<f64>,
+    /// Each objective's account.
+    pub summaries: Vec<String>,
+    /// Games on each book, in the order of [`Report::books`].
+    pub books: Vec<Games>,
+    /// All books' pairs together (pentanomial counts summed).
+    pub pooled: Games,
+    /// The even-numbered pairs of every book (for the half-against-half ceiling).
+    pub even: Games,
+    /// The odd-numbered pairs.
+    pub odd: Games,
+    /// Games that ended by an engine fault.
+    pub fault_games: u64,
+}
+
+/// How an objective ranks the sets against the pooled Elo.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ObjectiveReport {
+    /// Its name (with its limit).
+    pub name: String,
+    /// What decides its values.
+    pub key: String,
+    /// Spearman's rho with its bootstrap interval (`None`: no spread).
+    pub rho: Option<Interval>,
+    /// Kendall's tau-b with its bootstrap interval.
+    pub tau: Option<Interval>,
+    /// Least-squares line Elo = intercept + slope x objective.
+    pub line: Option<Line>,
+    /// The slope's bootstrap interval.
+    pub slope: Option<Interval>,
+    /// Positions an external engine faulted on, over all sets.
+    pub faults: usize,
+    /// Positions an external engine overshot its node budget on, over all sets.
+    pub overshot: usize,
+    /// One plain line: whether it ranks margin sets as games do.
+    pub verdict: String,
+}
+
+/// How well the games agree with themselves.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Ceiling {
+    /// Spearman between the first two books' Elo over the sets (`None` with one book).
+    pub book_vs_book: Option<Interval>,
+    /// Spearman between the even and the odd pairs' Elo over the sets.
+    pub half_vs_half: Option<Interval>,
+    /// The pooled Elo's reliability: the half-against-half rho stepped up to the whole by
+    /// Spearman-Brown, 2r / (1 + r).
+    pub reliability: Option<f64>,
+    /// The most an objective's rho against the pooled Elo can be expected to reach:
+    /// sqrt(reliability) (a perfect objective's correlation with a noisy measure).
+    pub max_rho: Option<f64>,
+}
+
+/// What the calibration cost.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Cost {
+    /// Wall time of this run, seconds.
+    pub wall_seconds: f64,
+    /// Threads it ran on.
+    pub threads: usize,
+    /// Objective values measured in this run.
+    pub objective_evaluations: usize,
+    /// Games played in this run.
+    pub games: usize,
+    /// Objective values found done from an earlier run.
+    pub resumed_objectives: usize,
+    /// Games found played by an earlier run.
+    pub resumed_games: usize,
+}
+
+/// A book as the report names it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BookReport {
+    /// Its path.
+    pub path: String,
+    /// Positions in it.
+    pub positions: usize,
+    /// FNV-1a hash of its positions.
+    pub hash: String,
+}
+
+/// The whole report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// [`FORMAT`].
+    pub format: String,
+    /// marginal's version.
+    pub marginal: String,
+    /// The engine's name.
+    pub engine: String,
+    /// Its signature (bench of the built-in engine; description digest of an external one).
+    pub engine_signature: String,
+    /// Its engine file, for an external engine.
+    pub engine_source: Option<String>,
+    /// The per-move limit of the games (`nodes 5000`, `depth 7`, `tc 10+0.1`).
+    pub game_limit: String,
+    /// Pairs each set played on each book.
+    pub pairs_per_book: usize,
+    /// The seed.
+    pub seed: u64,
+    /// The region of the design.
+    pub region: Vec<RegionDim>,
+    /// The books.
+    pub books: Vec<BookReport>,
+    /// How the pooled Elo pools: always `pentanomial counts summed over books`.
+    pub pooled: String,
+    /// The bootstrap.
+    pub bootstrap: Bootstrap,
+    /// The sets; the first is the defaults.
+    pub sets: Vec<SetReport>,
+    /// The objectives.
+    pub objectives: Vec<ObjectiveReport>,
+    /// The games' own agreement.
+    pub ceiling: Ceiling,
+    /// What it cost.
+    pub cost: Cost,
+}
+
+/// The plain verdict on an objective's rho.
+pub fn verdict(name: &str, rho: Option<&Interval>, max_rho: Option<f64>) -> String {
+    let Some(r) = rho else {
+        return format!("{name}: no spread over the sets: says nothing");
+    };
+    let ceiling = max_rho.map_or(String::new(), |c| format!(" (games' ceiling {c:.2})"));
+    let judgement = if r.lower > 0.0 && r.value >= 0.7 {
+        "ranks margin sets as games do"
+    } else if r.lower > 0.0 {
+        "ranks margin sets somewhat as games do (rho below 0.70)"
+    } else if r.upper < 0.0 {
+        "ranks margin sets against games: do not tune with it"
+    } else {
+        "untrusted: its ranking cannot be told from chance over these sets"
+    };
+    format!("{name}: rho {r}{ceiling}: {judgement}")
+}
+
+fn limit_text(game: &crate::scoring::games::game::GameConfig) -> String {
+    use crate::scoring::games::game::MoveLimit;
+    match game.limit {
+        MoveLimit::Nodes(n) => format!("nodes {n}"),
+        MoveLimit::Depth(d) => format!("depth {d}"),
+        MoveLimit::Clock { base, increment } => {
+            format!("tc {}+{}", base.as_secs_f64(), increment.as_secs_f64())
+        }
+    }
+}
+
+/// Builds the report from the finished values and pairs.
+pub(super) fn build(
+    config: &Config,
+    values: &[ObjectiveLine],
+    pairs: &[PairLine],
+    cost: Cost,
+) -> Report {
+    let nbooks = config.books.len();
+    let sets: Vec<SetReport> = config
+        .sets
+        .iter()
+        .enumerate()
+        .map(|(s, set)| {
+            let mut books = vec![Pentanomial::default(); nbooks];
+            let (mut even, mut odd) = (Pentanomial::default(), Pentanomial::default());
+            let mut fault_games = 0;
+            for p in pairs.iter().filter(|p| p.set == s) {
+                books[p.book].add_pair(p.first.into(), p.second.into());
+                let half = if p.pair % 2 == 0 { &mut even } else { &mut odd };
+                half.add_pair(p.first.into(), p.second.into());
+                fault_games += u64::from(p.faults);
+            }
+            let mut pooled = Pentanomial::default();
+            for b in &books {
+                pooled += *b;
+            }
+            let games = |p: &Pentanomial| {
+                if config.plays(s) {
+                    Games::from_pentanomial(p)
+                } else {
+                    Games::zero()
+                }
+            };
+            let value = |o: usize| values.iter().find(|v| v.set == s && v.objective == o);
+            SetReport {
+                name: set.name.clone(),
+                origin: set.origin.clone(),
+                margins: set.setting.to_string(),
+                values: config
+                    .region
+                    .iter()
+                    .map(|d| set.setting.values()[d.index])
+                    .collect(),
+                objectives: (0..config.objectives.len())
+                    .map(|o| value(o).map_or(f64::NAN, |v| v.value))
+                    .collect(),
+                summaries: (0..config.objectives.len())
+                    .map(|o| value(o).map_or(String::new(), |v| v.summary.clone()))
+                    .collect(),
+                books: books.iter().map(games).collect(),
+                pooled: games(&pooled),
+                even: games(&even),
+                odd: games(&odd),
+                fault_games,
+            }
+        })
+        .collect();
+    let mut report = Report {
+        format: FORMAT.to_string(),
+        marginal: env!("CARGO_PKG_VERSION").to_string(),
+        engine: config.sets[0].setting.def().name.clone(),
+        engine_signature: config.sets[0].setting.def().signature(),
+        engine_source: config.sets[0].setting.def().source.clone(),
+        game_limit: limit_text(&config.game),
+        pairs_per_book: config.pairs_per_book,
+        seed: config.seed,
+        region: config.region.clone(),
+        books: config
+            .books
+            .iter()
+            .map(|b| BookReport {
+                path: b.path.clone(),
+                positions: b.positions.len(),
+                hash: format!("{:016x}", b.hash),
+            })
+            .collect(),
+        pooled: "pentanomial counts summed over books".to_string(),
+        bootstrap: config.bootstrap,
+        sets,
+        objectives: config
+            .objectives
+            .iter()
+            .enumerate()
+            .map(|(o, obj)| ObjectiveReport {
+                name: obj.name(),
+                key: obj.key(),
+                rho: None,
+                tau: None,
+                line: None,
+                slope: None,
+                faults: values
+                    .iter()
+                    .filter(|v| v.objective == o)
+                    .map(|v| v.faults)
+                    .sum(),
+                overshot: values
+                    .iter()
+                    .filter(|v| v.objective == o)
+                    .map(|v| v.overshot)
+                    .sum(),
+                verdict: String::new(),
+            })
+            .collect(),
+        ceiling: Ceiling {
+            book_vs_book: None,
+            half_vs_half: None,
+            reliability: None,
+            max_rho: None,
+        },
+        cost,
+    };
+    analyse(&mut report);
+    report
+}
+
+/// Computes the agreement figures of a report from its sets (what the Python reference
+/// recomputes): the ceiling, and each objective's rho, tau and slope.
+pub fn analyse(report: &mut Report) {
+    let how = report.bootstrap;
+    let elo: Vec<f64> = report.sets.iter().map(|s| s.pooled.elo).collect();
+    let column =
+        |f: &dyn Fn(&SetReport) -> f64| -> Vec<f64> { report.sets.iter().map(f).collect() };
+    let book_vs_book = (report.books.len() >= 2)
+        .then(|| {
+            let a = column(&|s| s.books[0].elo);
+            let b = column(&|s| s.books[1].elo);
+            rank::bootstrap(&a, &b, how, rank::spearman)
+        })
+        .flatten();
+    let half = rank::bootstrap(
+        &column(&|s| s.even.elo),
+        &column(&|s| s.odd.elo),
+        how,
+        rank::spearman,
+    );
+    let reliability = half.map(|h| {
+        let r = h.value.max(0.0);
+        2.0 * r / (1.0 + r)
+    });
+    report.ceiling = Ceiling {
+        book_vs_book,
+        half_vs_half: half,
+        reliability,
+        max_rho: reliability.map(f64::sqrt),
+    };
+    let max_rho = report.ceiling.max_rho;
+    for (o, obj) in report.objectives.iter_mut().enumerate() {
+        let x: Vec<f64> = report.sets.iter().map(|s| s.objectives[o]).collect();
+        obj.rho = rank::bootstrap(&x, &elo, how, rank::spearman);
+        obj.tau = rank::bootstrap(&x, &elo, how, rank::kendall);
+        obj.line = rank::least_squares(&x, &elo);
+        obj.slope = rank::bootstrap(&x, &elo, how, |a, b| {
+            rank::least_squares(a, b).map(|l| l.slope)
+        });
+        obj.verdict = verdict(&obj.name, obj.rho.as_ref(), max_rho);
+    }
+}
+
+/// Why a report file cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// Not readable.
+    #[error("{path}: {error}")]
+    Io {
+        /// The file.
+        path: String,
+        /// Why.
+        error: std::io::Error,
+    },
+    /// Not a calibration report (foreign or truncated JSON, another format).
+    #[error("{path}: not a calibration report ({FORMAT}): {why}")]
+    Format {
+        /// The file.
+        path: String,
+        /// Why.
+        why: String,
+    },
+}
+
+/// Reads a report file, checking its format.
+///
+/// # Errors
+/// See [`ReadError`].
+pub fn read(path: &Path) -> Result<Report, ReadError> {
+    let shown = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|error| ReadError::Io {
+        path: shown.clone(),
+        error,
+    })?;
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| ReadError::Format {
+        path: shown.clone(),
+        why: e.to_string(),
+    })?;
+    match value.get("format").and_then(|f| f.as_str()) {
+        Some(FORMAT) => {}
+        Some(other) => {
+            return Err(ReadError::Format {
+                path: shown,
+                why: format!("its format is '{}'", crate::formats::excerpt(other)),
+            });
+        }
+        None => {
+            return Err(ReadError::Format {
+                path: shown,
+                why: "it has no \"format\"".into(),
+            });
+        }
+    }
+    serde_json::from_value(value).map_err(|e| ReadError::Format {
+        path: shown,
+        why: e.to_string(),
+    })
+}

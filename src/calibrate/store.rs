@@ -1,0 +1,321 @@
+//! What a calibration has finished, on disk: its identity, each set's objective values, and
+//! each game pair, appended line by line as they finish, so a run killed at any point and
+//! rerun goes on from there and ends with the same report.
+//!
+//! The directory holds `identity.json` (everything that decides the results; a rerun with
+//! other settings is refused, never mixed in), `objectives.jsonl` and `pairs.jsonl`. A line
+//! cut short by a kill is ignored.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+
+use crate::formats::write_atomic;
+use crate::scoring::games::stats::GameResult;
+
+/// One set's value of one objective.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ObjectiveLine {
+    /// Set index.
+    pub set: usize,
+    /// Objective index.
+    pub objective: usize,
+    /// The value (higher is better).
+    pub value: f64,
+    /// Its account for people.
+    pub summary: String,
+    /// Positions an external engine faulted on.
+    #[serde(default)]
+    pub faults: usize,
+    /// Positions an external engine overshot its node budget on.
+    #[serde(default)]
+    pub overshot: usize,
+}
+
+/// One finished game pair of a set against the defaults.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PairLine {
+    /// Set index.
+    pub set: usize,
+    /// Book index.
+    pub book: usize,
+    /// Pair index within the book (its opening).
+    pub pair: usize,
+    /// The set's result with White.
+    pub first: Outcome,
+    /// The set's result with Black.
+    pub second: Outcome,
+    /// Games of the pair that ended by an engine's fault.
+    #[serde(default)]
+    pub faults: u8,
+}
+
+/// A game's result for the candidate set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Outcome {
+    /// Won.
+    W,
+    /// Drawn.
+    D,
+    /// Lost.
+    L,
+}
+
+impl From<GameResult> for Outcome {
+    fn from(r: GameResult) -> Outcome {
+        match r {
+            GameResult::Win => Outcome::W,
+            GameResult::Draw => Outcome::D,
+            GameResult::Loss => Outcome::L,
+        }
+    }
+}
+
+impl From<Outcome> for GameResult {
+    fn from(o: Outcome) -> GameResult {
+        match o {
+            Outcome::W => GameResult::Win,
+            Outcome::D => GameResult::Draw,
+            Outcome::L => GameResult::Loss,
+        }
+    }
+}
+
+/// Why the store cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// An I/O error on a file of the store.
+    #[error("{path}: {error}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What happened.
+        error: std::io::Error,
+    },
+    /// The directory belongs to a calibration with other settings.
+    #[error(
+        "{path} holds a calibration with other settings ({what}): give another --out, or delete the directory to start afresh"
+    )]
+    Foreign {
+        /// The identity file.
+        path: PathBuf,
+        /// The first difference.
+        what: String,
+    },
+}
+
+/// An open store: what was finished before, and the files to append to.
+pub struct Store {
+    dir: PathBuf,
+    objectives: Mutex<File>,
+    pairs: Mutex<File>,
+    /// Objective values finished earlier.
+    pub earlier_objectives: Vec<ObjectiveLine>,
+    /// Pairs finished earlier.
+    pub earlier_pairs: Vec<PairLine>,
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
+    move |error| StoreError::Io {
+        path: path.to_path_buf(),
+        error,
+    }
+}
+
+/// The whole lines of a JSON-lines file that parse (a last line cut short is dropped, and cut
+/// from the file so appends start on a fresh line).
+fn read_lines<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>, StoreError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(io(path)(e)),
+    };
+    let mut out = Vec::new();
+    let mut whole = 0;
+    for line in text.split_inclusive('\n') {
+        if !line.ends_with('\n') {
+            break;
+        }
+        match serde_json::from_str::<T>(line.trim_end()) {
+            Ok(v) => {
+                out.push(v);
+                whole += line.len();
+            }
+            Err(_) => break,
+        }
+    }
+    if whole < text.len() {
+        let file = OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(io(path))?;
+        file.set_len(whole as u64).map_err(io(path))?;
+    }
+    Ok(out)
+}
+
+impl Store {
+    /// Opens (or creates) the store in `dir` for a calibration with `identity` (canonical
+    /// JSON of everything that decides its results).
+    ///
+    /// # Errors
+    /// The directory cannot be written, or holds another calibration.
+    pub fn open(dir: &Path, identity: &serde_json::Value) -> Result<Store, StoreError> {
+        std::fs::create_dir_all(dir).map_err(io(dir))?;
+        let id_path = dir.join("identity.json");
+        match std::fs::read_to_string(&id_path) {
+            Ok(text) => {
+                let then: serde_json::Value =
+                    serde_json::from_str(&text).map_err(|e| StoreError::Foreign {
+                        path: id_path.clone(),
+                        what: format!("unreadable: {e}"),
+                    })?;
+                if &then != identity {
+                    return Err(StoreError::Foreign {
+                        what: first_difference(&then, identity),
+                        path: id_path,
+                    });
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let text = serde_json::to_string_pretty(identity).expect("identity serializes");
+                write_atomic(&id_path, text.as_bytes()).map_err(io(&id_path))?;
+            }
+            Err(e) => return Err(io(&id_path)(e)),
+        }
+        let (op, pp) = (dir.join("objectives.jsonl"), dir.join("pairs.jsonl"));
+        let earlier_objectives = read_lines(&op)?;
+        let earlier_pairs = read_lines(&pp)?;
+        let append = |p: &Path| {
+            OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(p)
+                .map_err(io(p))
+        };
+        Ok(Store {
+            objectives: Mutex::new(append(&op)?),
+            pairs: Mutex::new(append(&pp)?),
+            dir: dir.to_path_buf(),
+            earlier_objectives,
+            earlier_pairs,
+        })
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn append<T: Serialize>(
+        &self,
+        file: &Mutex<File>,
+        name: &str,
+        value: &T,
+    ) -> Result<(), StoreError> {
+        let line = serde_json::to_string(value).expect("a line serializes") + "\n";
+        let path = self.dir.join(name);
+        let mut f = file.lock().expect("store lock");
+        // One write a line: a kill leaves a whole line or a tail that the next open drops.
+        f.write_all(line.as_bytes()).map_err(io(&path))?;
+        f.flush().map_err(io(&path))
+    }
+
+    /// Keeps an objective value.
+    ///
+    /// # Errors
+    /// The file cannot be written.
+    pub fn add_objective(&self, line: &ObjectiveLine) -> Result<(), StoreError> {
+        self.append(&self.objectives, "objectives.jsonl", line)
+    }
+
+    /// Keeps a finished pair.
+    ///
+    /// # Errors
+    /// The file cannot be written.
+    pub fn add_pair(&self, line: &PairLine) -> Result<(), StoreError> {
+        self.append(&self.pairs, "pairs.jsonl", line)
+    }
+}
+
+/// The first key whose value differs between two identities, as `key: then -> now`.
+fn first_difference(then: &serde_json::Value, now: &serde_json::Value) -> String {
+    if let (Some(a), Some(b)) = (then.as_object(), now.as_object()) {
+        for (k, v) in b {
+            match a.get(k) {
+                Some(w) if w == v => {}
+                Some(w) => {
+                    let short = |x: &serde_json::Value| crate::formats::excerpt(&x.to_string());
+                    return format!("{k}: {} then, {} now", short(w), short(v));
+                }
+                None => return format!("{k}: absent then"),
+            }
+        }
+        for k in a.keys() {
+            if !b.contains_key(k) {
+                return format!("{k}: absent now");
+            }
+        }
+    }
+    "another format".to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn dir(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("marginal-store-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        d
+    }
+
+    #[test]
+    fn lines_survive_a_reopen_and_a_cut_tail_is_dropped() {
+        let d = dir("reopen");
+        let id = json!({"a": 1, "b": "x"});
+        let s = Store::open(&d, &id).unwrap();
+        let pair = PairLine {
+            set: 1,
+            book: 0,
+            pair: 3,
+            first: Outcome::W,
+            second: Outcome::D,
+            faults: 0,
+        };
+        s.add_pair(&pair).unwrap();
+        s.add_objective(&ObjectiveLine {
+            set: 0,
+            objective: 0,
+            value: 1.5,
+            summary: "s".into(),
+            faults: 0,
+            overshot: 0,
+        })
+        .unwrap();
+        drop(s);
+        // A kill in the middle of a line.
+        let mut f = OpenOptions::new()
+            .append(true)
+            .open(d.join("pairs.jsonl"))
+            .unwrap();
+        f.write_all(b"{\"set\":2,\"bo").unwrap();
+        drop(f);
+        let s = Store::open(&d, &id).unwrap();
+        assert_eq!(s.earlier_pairs, [pair]);
+        assert_eq!(s.earlier_objectives.len(), 1);
+        s.add_pair(&pair).unwrap();
+        drop(s);
+        assert_eq!(Store::open(&d, &id).unwrap().earlier_pairs.len(), 2);
+        let Err(StoreError::Foreign { what, .. }) = Store::open(&d, &json!({"a": 2, "b": "x"}))
+        else {
+            panic!("another identity must be refused");
+        };
+        assert!(what.starts_with("a: 1 then, 2 now"), "{what}");
+        let _ = std::fs::remove_dir_all(&d);
+    }
+}

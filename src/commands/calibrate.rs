@@ -1,0 +1,573 @@
+//! `marginal calibrate`: how well each cheap objective ranks margin sets the way games do, for
+//! the built-in engine or any engine file, at one game limit (the library's
+//! [`marginal::calibrate`] does the work; this parses, calls and prints).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use marginal::calibrate::{
+    self, Book, Bootstrap, CalibrateError, CalibrationSet, Config, Event, MIN_SETS, Report, design,
+    plot,
+};
+use marginal::engine::{EngineDef, Setting};
+use marginal::formats::{Fnv, openings, write_atomic};
+use marginal::scoring::cheap::{CheapObjective, QualityObjective, SuiteObjective};
+use marginal::scoring::games::game::{GameConfig, MoveLimit};
+use marginal::scoring::quality::MoveQuality;
+use marginal::scoring::suite::{
+    RunConfig, ScorerOptions, SuiteLimit, SuiteScorer, default_cache_dir, load_suites,
+};
+use shakmaty::EnPassantMode;
+use shakmaty::fen::Fen;
+
+use super::{
+    EngineArgs, Interrupted, UserError, count, depth_arg, hash_arg, progress_bar, resolve_for,
+    threads, threads_arg,
+};
+
+/// Arguments of `marginal calibrate`.
+#[derive(Args)]
+pub struct CalibrateArgs {
+    /// The engine (default: marginal's own).
+    #[command(flatten)]
+    engine: EngineArgs,
+    /// Margin sets in all: the defaults, the sets --margins adds, and a Latin hypercube over
+    /// the region for the rest (at least 4).
+    #[arg(long, default_value_t = 12, value_parser = count::<usize, 1>)]
+    sets: usize,
+    /// The design's region for a row, `name=LO..HI` (repeatable; default: each tunable row from
+    /// a quarter of its default to twice it, clamped to its range).
+    #[arg(long, value_name = "NAME=LO..HI")]
+    region: Vec<String>,
+    /// A margin set to add: a tuned .json file or name=value assignments (repeatable).
+    #[arg(long, value_name = "SET")]
+    margins: Vec<String>,
+    /// Seed of the design, the books' order and the bootstrap.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Games per set against the defaults, split evenly over the books (whole pairs).
+    #[arg(long, default_value_t = 400, value_parser = count::<u32, 2>)]
+    games: u32,
+    /// Opening books (repeatable; default: two balanced books, noob_3moves and
+    /// popularpos_lichess samples). Every set plays the same openings.
+    #[arg(long, value_name = "FILE")]
+    openings: Vec<PathBuf>,
+    /// Fixed nodes per move in the games (default 5000).
+    #[arg(long, conflicts_with_all = ["depth", "tc"], value_parser = count::<u64, 1>)]
+    nodes: Option<u64>,
+    /// Fixed depth per move in the games, plies.
+    #[arg(long, conflicts_with = "tc", value_parser = depth_arg())]
+    depth: Option<u32>,
+    /// Time control BASE+INC in seconds for the games, e.g. 10+0.1.
+    #[arg(long)]
+    tc: Option<String>,
+    /// The cheap objectives, comma-separated, each KIND or KIND:nodes=N or KIND:depth=D, KIND
+    /// one of suite, quality, mates (default: all three at the games' nodes or depth; 5000
+    /// nodes under a clock).
+    #[arg(long, value_delimiter = ',', value_name = "SPECS")]
+    objectives: Vec<String>,
+    /// The suites of the suite objective.
+    #[arg(long, value_name = "FILE", default_values = ["data/suites/wac.epd", "data/suites/ecm.epd"])]
+    suite: Vec<PathBuf>,
+    /// The mate suite of the mates objective (`bm #N` / `dm N`).
+    #[arg(
+        long,
+        value_name = "FILE",
+        default_value = "data/suites/matetrack_500.epd"
+    )]
+    mate_suite: PathBuf,
+    /// Positions from real games for the quality objective (one FEN a line).
+    #[arg(
+        long,
+        value_name = "FILE",
+        default_value = "data/positions/games_600.epd"
+    )]
+    quality_positions: PathBuf,
+    /// The quality objective's deep reference, as a multiple of its limit (nodes x N, or
+    /// depth + N/4 plies at a fixed depth).
+    #[arg(long, default_value_t = 16, value_parser = count::<u64, 2>)]
+    quality_deep: u64,
+    /// Games (and searches) at once (default: all cores).
+    #[arg(long, value_parser = threads_arg())]
+    concurrency: Option<usize>,
+    /// Transposition table per search, megabytes.
+    #[arg(long, default_value_t = 4, value_parser = hash_arg)]
+    hash: usize,
+    /// Bootstrap resamples of the intervals.
+    #[arg(long, default_value_t = 4000, value_parser = count::<usize, 100>)]
+    resamples: usize,
+    /// The JSON report (`marginal-calibration/1`); an SVG scatter per objective is written
+    /// beside it, and finished work is kept in FILE.d/ (a rerun resumes from it).
+    #[arg(long, value_name = "FILE", default_value = "calibration.json")]
+    out: PathBuf,
+}
+
+/// One `--objectives` entry.
+fn parse_objective(text: &str, default: SuiteLimit) -> Result<(String, SuiteLimit), UserError> {
+    let bad = |why: &str| UserError(format!("--objectives '{text}': {why}"));
+    let (kind, limit) = match text.trim().split_once(':') {
+        None => (text.trim(), default),
+        Some((kind, limit)) => {
+            let (key, value) = limit
+                .split_once('=')
+                .ok_or_else(|| bad("the limit is not nodes=N or depth=D"))?;
+            let n: u64 = value
+                .trim()
+                .parse()
+                .ok()
+                .filter(|n| *n > 0)
+                .ok_or_else(|| bad("the limit is not a positive integer"))?;
+            let limit = match key.trim() {
+                "nodes" => SuiteLimit::Nodes(n),
+                "depth" if n <= 100 => SuiteLimit::Depth(n as u32),
+                "depth" => return Err(bad("depth is at most 100")),
+                _ => return Err(bad("the limit is not nodes=N or depth=D")),
+            };
+            (kind.trim(), limit)
+        }
+    };
+    match kind {
+        "suite" | "quality" | "mates" => Ok((kind.to_string(), limit)),
+        _ => Err(bad("the kind is not suite, quality or mates")),
+    }
+}
+
+fn deep_of(limit: SuiteLimit, factor: u64) -> SuiteLimit {
+    match limit {
+        SuiteLimit::Nodes(n) => SuiteLimit::Nodes(n.saturating_mul(factor)),
+        SuiteLimit::Depth(d) => SuiteLimit::Depth((d + (factor / 4).max(1) as u32).min(100)),
+    }
+}
+
+fn scorer(
+    def: &Arc<EngineDef>,
+    files: &[PathBuf],
+    limit: SuiteLimit,
+    hash: usize,
+) -> Result<SuiteScorer> {
+    let suites = load_suites(files, false).map_err(UserError::from_display)?;
+    for line in suites.skipped() {
+        eprintln!("warning: {line}");
+    }
+    let options = ScorerOptions {
+        config: RunConfig {
+            limit,
+            hash_mb: hash,
+        },
+        reference: Setting::off(def),
+        cache_dir: Some(default_cache_dir()),
+        ..ScorerOptions::default()
+    };
+    SuiteScorer::new(suites, options, None)
+        .map_err(|e| UserError(format!("the reference run of {}: {e}", files[0].display())).into())
+}
+
+fn objectives(
+    args: &CalibrateArgs,
+    def: &Arc<EngineDef>,
+    default: SuiteLimit,
+) -> Result<Vec<Box<dyn CheapObjective>>> {
+    let specs: Vec<String> = if args.objectives.is_empty() {
+        ["suite", "quality", "mates"].map(String::from).to_vec()
+    } else {
+        args.objectives.clone()
+    };
+    let mut out: Vec<Box<dyn CheapObjective>> = Vec::new();
+    let mut seen: Vec<(String, SuiteLimit)> = Vec::new();
+    for spec in &specs {
+        let (kind, limit) = parse_objective(spec, default)?;
+        if seen.contains(&(kind.clone(), limit)) {
+            return Err(UserError(format!("--objectives: '{spec}' is given twice")).into());
+        }
+        seen.push((kind.clone(), limit));
+        eprintln!("preparing objective {kind} at {limit} (reference runs are cached)");
+        match kind.as_str() {
+            "suite" => out.push(Box::new(SuiteObjective {
+                scorer: scorer(def, &args.suite, limit, args.hash)?,
+            })),
+            "mates" => return Err(UserError("MATES-PENDING".into()).into()),
+            _ => {
+                let book =
+                    openings::read(&args.quality_positions).map_err(UserError::from_display)?;
+                for line in &book.skipped {
+                    eprintln!("warning: {line}");
+                }
+                let mut hash = Fnv::new();
+                for p in &book.records {
+                    hash.write(
+                        Fen::from_position(p, EnPassantMode::Legal)
+                            .to_string()
+                            .as_bytes(),
+                    );
+                }
+                let quality = MoveQuality::new(
+                    book.records,
+                    Setting::defaults(def),
+                    limit,
+                    deep_of(limit, args.quality_deep),
+                    args.hash,
+                    Some(&default_cache_dir()),
+                )
+                .map_err(UserError::from_display)?;
+                out.push(Box::new(QualityObjective {
+                    quality,
+                    source: format!(
+                        "{} {:016x}",
+                        args.quality_positions.display(),
+                        hash.finish()
+                    ),
+                }));
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn sets(
+    args: &CalibrateArgs,
+    def: &Arc<EngineDef>,
+    region: &[design::RegionDim],
+) -> Result<Vec<CalibrationSet>> {
+    let defaults = Setting::defaults(def);
+    let mut sets = vec![CalibrationSet {
+        name: "default".into(),
+        origin: "defaults".into(),
+        setting: defaults.clone(),
+    }];
+    for spec in &args.margins {
+        let setting = resolve_for(def, spec).map_err(|e| UserError(format!("--margins: {e}")))?;
+        if let Some(same) = sets.iter().find(|s| s.setting == setting) {
+            return Err(UserError(format!(
+                "--margins '{spec}' is the same set as '{}': each set is measured once",
+                same.name
+            ))
+            .into());
+        }
+        let origin = if Path::new(spec).is_file() {
+            "file"
+        } else {
+            "margins"
+        };
+        sets.push(CalibrationSet {
+            name: spec.clone(),
+            origin: origin.into(),
+            setting,
+        });
+    }
+    if args.sets < MIN_SETS || args.sets < sets.len() {
+        return Err(UserError(format!(
+            "--sets {}: a calibration needs at least {MIN_SETS} sets and room for the defaults and the {} --margins",
+            args.sets,
+            sets.len() - 1
+        ))
+        .into());
+    }
+    let design = design::latin_hypercube(&defaults, region, args.sets - sets.len(), args.seed);
+    for (i, setting) in design.into_iter().enumerate() {
+        if sets.iter().any(|s| s.setting == setting) {
+            continue;
+        }
+        sets.push(CalibrationSet {
+            name: format!("lhs-{}", i + 1),
+            origin: "design".into(),
+            setting,
+        });
+    }
+    Ok(sets)
+}
+
+fn books(args: &CalibrateArgs, pairs: usize) -> Result<Vec<Book>> {
+    let paths = if args.openings.is_empty() {
+        vec![
+            PathBuf::from("data/openings/noob_3moves_1k.epd"),
+            PathBuf::from("data/openings/popularpos_lichess_1k.epd"),
+        ]
+    } else {
+        args.openings.clone()
+    };
+    let mut out: Vec<Book> = Vec::new();
+    for path in paths {
+        let book = openings::read(&path).map_err(UserError::from_display)?;
+        for line in &book.skipped {
+            eprintln!("warning: {line}");
+        }
+        let mut hash = Fnv::new();
+        for p in &book.records {
+            hash.write(
+                Fen::from_position(p, EnPassantMode::Legal)
+                    .to_string()
+                    .as_bytes(),
+            );
+            hash.write(b"\n");
+        }
+        let hash = hash.finish();
+        if let Some(same) = out.iter().find(|b| b.hash == hash) {
+            return Err(UserError(format!(
+                "--openings {} holds the same positions as {}: give each book once",
+                path.display(),
+                same.path
+            ))
+            .into());
+        }
+        if book.records.len() < pairs {
+            return Err(UserError(format!(
+                "--openings {}: {} positions for {pairs} pairs per set on it: give fewer --games or a larger book",
+                path.display(),
+                book.records.len()
+            ))
+            .into());
+        }
+        let mut positions = book.records;
+        openings::shuffle(&mut positions, args.seed);
+        out.push(Book {
+            path: path.display().to_string(),
+            positions,
+            hash,
+        });
+    }
+    Ok(out)
+}
+
+fn svg_path(out: &Path, name: &str) -> PathBuf {
+    let kind: String = name
+        .split(' ')
+        .next()
+        .unwrap_or("objective")
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .collect();
+    let stem = out
+        .file_stem()
+        .map_or("calibration".into(), |s| s.to_string_lossy().to_string());
+    out.with_file_name(format!("{stem}-{kind}.svg"))
+}
+
+/// Runs the command.
+pub fn run(args: CalibrateArgs) -> Result<()> {
+    let def = args.engine.def()?;
+    let limit = match (&args.tc, args.depth, args.nodes) {
+        (Some(tc), _, _) => super::match_cmd::parse_tc(tc)?,
+        (None, Some(d), _) => MoveLimit::Depth(d),
+        (None, None, n) => MoveLimit::Nodes(n.unwrap_or(5_000)),
+    };
+    let objective_limit = match limit {
+        MoveLimit::Depth(d) => SuiteLimit::Depth(d),
+        MoveLimit::Nodes(n) => SuiteLimit::Nodes(n),
+        MoveLimit::Clock { .. } => SuiteLimit::Nodes(5_000),
+    };
+    let region = design::region(&def, &args.region).map_err(UserError::from_display)?;
+    let sets = sets(&args, &def, &region)?;
+    let state_dir = {
+        let mut name = args.out.as_os_str().to_owned();
+        name.push(".d");
+        PathBuf::from(name)
+    };
+    if args.out.exists() && !state_dir.exists() {
+        return Err(UserError(format!(
+            "--out {} already exists and is not a calibration in progress: give another --out, or delete it",
+            args.out.display()
+        ))
+        .into());
+    }
+    let nbooks = args.openings.len().max(2);
+    let pairs_per_book = (args.games as usize).div_ceil(2).div_ceil(nbooks);
+    let books = books(&args, pairs_per_book)?;
+    let pairs_per_book = (args.games as usize).div_ceil(2).div_ceil(books.len());
+    let concurrency = threads(args.concurrency);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(concurrency)
+        .build()
+        .context("cannot start worker threads")?;
+    let objectives = pool.install(|| objectives(&args, &def, objective_limit))?;
+    let config = Config {
+        sets,
+        region,
+        seed: args.seed,
+        objectives,
+        books,
+        game: GameConfig {
+            limit,
+            resign: None,
+            draw: None,
+            max_plies: 400,
+        },
+        pairs_per_book,
+        hash_mb: args.hash,
+        concurrency,
+        bootstrap: Bootstrap {
+            resamples: args.resamples,
+            seed: args.seed,
+        },
+        state_dir: state_dir.clone(),
+    };
+    let played = config
+        .sets
+        .iter()
+        .filter(|s| s.setting != config.sets[0].setting)
+        .count();
+    println!(
+        "marginal calibrate: {} ({}), {} sets ({} design), {} objectives, {} pairs per set on each of {} books at {}",
+        def.name,
+        def.source.as_deref().unwrap_or("built-in"),
+        config.sets.len(),
+        config.sets.iter().filter(|s| s.origin == "design").count(),
+        config.objectives.len(),
+        pairs_per_book,
+        config.books.len(),
+        match limit {
+            MoveLimit::Nodes(n) => format!("{n} nodes/move"),
+            MoveLimit::Depth(d) => format!("depth {d}/move"),
+            MoveLimit::Clock { base, increment } =>
+                format!("{}+{} s", base.as_secs_f64(), increment.as_secs_f64()),
+        }
+    );
+    let total_objectives = config.sets.len() * config.objectives.len();
+    let total_pairs = played * config.books.len() * pairs_per_book;
+    let bar = progress_bar(
+        (total_objectives + total_pairs) as u64,
+        "[{bar:30}] {pos}/{len} objectives+pairs, ETA {eta} {msg}",
+    );
+    bar.enable_steady_tick(Duration::from_millis(500));
+    let observe = |event: Event| match event {
+        Event::Resumed { objectives, pairs } => {
+            bar.println(format!(
+                "resuming from {}: {objectives} of {total_objectives} objective values and {pairs} of {total_pairs} pairs done",
+                state_dir.display()
+            ));
+            bar.set_position((objectives + pairs) as u64);
+            bar.reset_eta();
+        }
+        Event::Objective {
+            set,
+            name,
+            value,
+            done,
+            ..
+        } => {
+            bar.set_position(done as u64);
+            bar.set_message(format!("set {}: {name} {value:.3}", set + 1));
+        }
+        Event::Pair { done, .. } => {
+            bar.set_position((total_objectives + done) as u64);
+            bar.set_message("games".to_string());
+        }
+    };
+    let interrupt = super::executor::interrupt_flag()?;
+    let result = pool.install(|| calibrate::run(&config, &interrupt, &observe));
+    bar.finish_and_clear();
+    let report = match result {
+        Ok(r) => r,
+        Err(CalibrateError::Interrupted {
+            objectives,
+            pairs,
+            dir,
+        }) => {
+            return Err(Interrupted(format!(
+                "interrupted: {objectives} objective values and {pairs} game pairs are kept in {dir}; the same command resumes"
+            ))
+            .into());
+        }
+        Err(
+            e @ (CalibrateError::Store(_)
+            | CalibrateError::Faults { .. }
+            | CalibrateError::Objective { .. }),
+        ) => {
+            return Err(UserError::from_display(e).into());
+        }
+    };
+    print_report(&report);
+    let text = serde_json::to_string_pretty(&report)? + "\n";
+    write_atomic(&args.out, text.as_bytes())
+        .with_context(|| format!("cannot write {}", args.out.display()))?;
+    println!("report written to {}", args.out.display());
+    for (o, obj) in report.objectives.iter().enumerate() {
+        let path = svg_path(&args.out, &obj.name);
+        let svg = plot::svg(&report, o)?;
+        write_atomic(&path, svg.as_bytes())
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        println!("plot written to {}", path.display());
+    }
+    Ok(())
+}
+
+/// Prints the table: each set's values, objectives and Elo per book and pooled; then each
+/// objective's agreement and verdict, and the ceiling.
+pub fn print_report(r: &Report) {
+    let names: Vec<&str> = r.region.iter().map(|d| d.name.as_str()).collect();
+    let short = |n: &str| n.trim_end_matches("_margin").to_string();
+    let mut header = format!("{:<10}", "set");
+    for n in &names {
+        header += &format!(" {:>11}", short(n));
+    }
+    for o in &r.objectives {
+        header += &format!(" {:>10}", o.name.split(' ').next().unwrap_or(""));
+    }
+    for b in &r.books {
+        let name = Path::new(&b.path)
+            .file_stem()
+            .map_or(String::new(), |s| s.to_string_lossy().to_string());
+        header += &format!(" {:>16}", name.chars().take(16).collect::<String>());
+    }
+    header += &format!(" {:>22} {:>6}", "pooled Elo [95%]", "draws");
+    println!("{header}");
+    for s in &r.sets {
+        let mut line = format!("{:<10}", s.name.chars().take(10).collect::<String>());
+        for v in &s.values {
+            line += &format!(" {v:>11}");
+        }
+        for v in &s.objectives {
+            line += &format!(" {v:>10.3}");
+        }
+        for b in &s.books {
+            line += &format!(" {:>+16.1}", b.elo);
+        }
+        line += &format!(
+            " {:>+7.1} [{:+.0}, {:+.0}] {:>5.1}%",
+            s.pooled.elo,
+            s.pooled.elo_interval[0],
+            s.pooled.elo_interval[1],
+            100.0 * s.pooled.draw_rate
+        );
+        println!("{line}");
+    }
+    println!();
+    let c = &r.ceiling;
+    let shown = |i: &Option<marginal::calibrate::rank::Interval>| {
+        i.map_or("n/a".to_string(), |i| i.to_string())
+    };
+    println!(
+        "games against themselves: book vs book rho {}, even vs odd pairs rho {}, reliability {}, ceiling on rho {}",
+        shown(&c.book_vs_book),
+        shown(&c.half_vs_half),
+        c.reliability.map_or("n/a".into(), |x| format!("{x:.2}")),
+        c.max_rho.map_or("n/a".into(), |x| format!("{x:.2}")),
+    );
+    for o in &r.objectives {
+        println!(
+            "{}: tau {}, slope {} Elo per point{}",
+            o.name,
+            shown(&o.tau),
+            o.slope.map_or("n/a".into(), |s| s.to_string()),
+            if o.faults + o.overshot > 0 {
+                format!(" ({} faulted, {} overshot positions)", o.faults, o.overshot)
+            } else {
+                String::new()
+            }
+        );
+    }
+    for o in &r.objectives {
+        println!("{}", o.verdict);
+    }
+    println!(
+        "cost: {:.0} s wall on {} threads, {} objective evaluations, {} games (resumed: {} values, {} games)",
+        r.cost.wall_seconds,
+        r.cost.threads,
+        r.cost.objective_evaluations,
+        r.cost.games,
+        r.cost.resumed_objectives,
+        r.cost.resumed_games
+    );
+}

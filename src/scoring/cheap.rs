@@ -1,0 +1,110 @@
+//! Cheap objectives: one number per margin set, higher is better, measured without games (on
+//! EPD suites, mate suites or game positions). `marginal calibrate` measures how well each
+//! ranks margin sets as games do; `tune` climbs one.
+
+use crate::engine::Setting;
+use crate::scoring::quality::MoveQuality;
+use crate::scoring::suite::SuiteScorer;
+
+/// What one measurement of a cheap objective gave.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Measured {
+    /// The objective, higher is better.
+    pub value: f64,
+    /// A short account of it for people ("solved 318/1179, ratio 0.98").
+    pub summary: String,
+    /// Positions an external engine faulted on.
+    pub faults: usize,
+    /// Positions on which an external engine went past its node budget and was stopped.
+    pub overshot: usize,
+}
+
+/// A cheap objective of a margin set.
+pub trait CheapObjective: Send + Sync {
+    /// Its name as reports show it, with its limit, e.g. `suite (5000 nodes)`.
+    fn name(&self) -> String;
+    /// Everything that decides its values (positions, limits, weights), as text: two
+    /// objectives with equal keys give equal values for a deterministic engine.
+    fn key(&self) -> String;
+    /// Measures `setting`.
+    ///
+    /// # Errors
+    /// The positions could not be searched (a cluster's failure, an interrupt).
+    fn measure(&self, setting: &Setting) -> Result<Measured, String>;
+}
+
+/// The suite objective (accuracy and speed against the reference, [`super::suite::objective`]).
+pub struct SuiteObjective {
+    /// The scorer.
+    pub scorer: SuiteScorer,
+}
+
+fn suite_key(scorer: &SuiteScorer, what: &str) -> String {
+    let o = scorer.options();
+    format!(
+        "{what} {:016x} {} hash {} weight {} early {} reference {}",
+        scorer.suites().content_hash,
+        o.config.limit,
+        o.config.hash_mb,
+        o.objective.weight,
+        o.objective.early,
+        o.reference
+    )
+}
+
+impl CheapObjective for SuiteObjective {
+    fn name(&self) -> String {
+        format!("suite ({})", self.scorer.options().config.limit)
+    }
+
+    fn key(&self) -> String {
+        suite_key(&self.scorer, "suite")
+    }
+
+    fn measure(&self, setting: &Setting) -> Result<Measured, String> {
+        let s = self.scorer.score(setting).map_err(|e| e.to_string())?;
+        Ok(Measured {
+            value: s.objective.value,
+            summary: format!(
+                "solved {}/{}, speed {:.3}",
+                s.objective.solved, s.objective.positions, s.objective.speed
+            ),
+            faults: s.faults,
+            overshot: s.overshot,
+        })
+    }
+}
+
+/// Move quality on game positions, as the negated mean loss ([`MoveQuality`]), so that higher
+/// is better like the others.
+pub struct QualityObjective {
+    /// The positions and deep reference.
+    pub quality: MoveQuality,
+    /// The positions' file and content hash, for the key.
+    pub source: String,
+}
+
+impl CheapObjective for QualityObjective {
+    fn name(&self) -> String {
+        let (limit, deep) = self.quality.limits();
+        format!("quality ({limit}, ref {deep})")
+    }
+
+    fn key(&self) -> String {
+        let (limit, deep) = self.quality.limits();
+        format!("quality {} {limit} {deep}", self.source)
+    }
+
+    fn measure(&self, setting: &Setting) -> Result<Measured, String> {
+        let q = self.quality.score(setting);
+        Ok(Measured {
+            value: -q.mean_loss,
+            summary: format!(
+                "mean loss {:.1}, best move {}/{}",
+                q.mean_loss, q.agree, q.positions
+            ),
+            faults: q.faults,
+            overshot: q.overshot,
+        })
+    }
+}

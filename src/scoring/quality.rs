@@ -1,0 +1,380 @@
+//! Move quality on game positions: how much worse the move a margin set chooses is than the
+//! engine's own best move at a much larger budget (a "centipawn loss"), averaged over positions
+//! drawn from real games.
+//!
+//! For each position the reference is the engine's default setting at the deep limit: its best
+//! move and score. A candidate's move that differs is valued by a deep search of the position
+//! after it (the negated score); its loss is `reference score - move value`, clamped to
+//! `0..=cap` so that one mate score cannot outweigh the rest. Deep results are cached on disk
+//! (the reference per position list, each move's value per position and move), so after the
+//! first evaluations a candidate costs its own searches and the deep searches of moves no
+//! earlier candidate chose.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use shakmaty::fen::Fen;
+use shakmaty::{Chess, EnPassantMode, Position};
+
+use crate::engine::{Setting, Worker};
+use crate::formats::{Fnv, uci_move, write_atomic};
+use crate::scoring::suite::SuiteLimit;
+
+/// Default clamp of one position's loss, eval units (about centipawns).
+pub const DEFAULT_CAP: i32 = 400;
+
+/// One deep search's finding: the move (UCI) and its score, side to move's view.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct Deep {
+    best_move: Option<String>,
+    score: i32,
+}
+
+/// What one candidate scored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Quality {
+    /// Mean loss per position, eval units (lower is better).
+    pub mean_loss: f64,
+    /// Positions where the chosen move was the deep reference's.
+    pub agree: usize,
+    /// Positions scored.
+    pub positions: usize,
+    /// Nodes the candidate searched in all.
+    pub nodes: u64,
+    /// Positions an external engine faulted on (scored at the cap).
+    pub faults: usize,
+    /// Positions on which an external engine went past the node budget and was stopped.
+    pub overshot: usize,
+}
+
+/// Why move quality could not be measured.
+#[derive(Debug, thiserror::Error)]
+pub enum QualityError {
+    /// The deep reference faulted on a position: it cannot be a yardstick.
+    #[error("the deep reference search faulted on position {index} ({fen}): {why}")]
+    Reference {
+        /// Position index.
+        index: usize,
+        /// Its FEN.
+        fen: String,
+        /// The fault.
+        why: String,
+    },
+}
+
+/// Positions, limits and the deep reference, ready to score candidates.
+pub struct MoveQuality {
+    positions: Vec<Chess>,
+    fens: Vec<String>,
+    limit: SuiteLimit,
+    deep: SuiteLimit,
+    hash_mb: usize,
+    cap: i32,
+    defaults: Setting,
+    reference: Vec<Deep>,
+    values: Mutex<HashMap<(usize, String), i32>>,
+    cache: Option<PathBuf>,
+}
+
+fn fen_of(pos: &Chess) -> String {
+    Fen::from_position(pos, EnPassantMode::Legal).to_string()
+}
+
+/// Searches `positions` with `setting` at `limit` on the current rayon pool, a worker per
+/// thread; results in order.
+fn search_all(
+    positions: &[Chess],
+    setting: &Setting,
+    limit: SuiteLimit,
+    hash_mb: usize,
+) -> Vec<Result<crate::engine::Searched, String>> {
+    let pool: Mutex<Vec<Worker>> = Mutex::new(Vec::new());
+    positions
+        .par_iter()
+        .with_max_len(1)
+        .map(|pos| {
+            let taken = pool.lock().ok().and_then(|mut p| p.pop());
+            let mut worker = taken.unwrap_or_else(|| Worker::new(setting, hash_mb));
+            let found = worker
+                .new_game()
+                .and_then(|()| worker.search(pos, &[], &[], pos, &limit.limits()))
+                .map_err(|f| f.to_string());
+            if let Ok(mut p) = pool.lock() {
+                p.push(worker);
+            }
+            found
+        })
+        .collect()
+}
+
+impl MoveQuality {
+    /// Prepares the objective: `positions` searched at `limit`, judged against the engine's
+    /// defaults at `deep`; deep results cached in `cache_dir` (none: no cache).
+    ///
+    /// # Errors
+    /// The deep reference faulted on a position.
+    pub fn new(
+        positions: Vec<Chess>,
+        defaults: Setting,
+        limit: SuiteLimit,
+        deep: SuiteLimit,
+        hash_mb: usize,
+        cache_dir: Option<&Path>,
+    ) -> Result<MoveQuality, QualityError> {
+        let fens: Vec<String> = positions.iter().map(fen_of).collect();
+        let mut key = Fnv::new();
+        key.write(defaults.def().signature().as_bytes());
+        key.write(defaults.to_string().as_bytes());
+        key.write(format!("{deep:?} {hash_mb}").as_bytes());
+        let mut list = key.clone();
+        for fen in &fens {
+            list.write(fen.as_bytes());
+            list.write(b"\n");
+        }
+        let reference_path =
+            cache_dir.map(|d| d.join(format!("quality-reference-{:016x}.json", list.finish())));
+        let cache = cache_dir.map(|d| d.join(format!("quality-moves-{:016x}.json", key.finish())));
+        let cached: Option<Vec<Deep>> = reference_path
+            .as_ref()
+            .and_then(|p| std::fs::read_to_string(p).ok())
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .filter(|r: &Vec<Deep>| r.len() == positions.len());
+        let reference = match cached {
+            Some(r) => r,
+            None => {
+                let mut out = Vec::with_capacity(positions.len());
+                for (index, found) in search_all(&positions, &defaults, deep, hash_mb)
+                    .into_iter()
+                    .enumerate()
+                {
+                    let r = found.map_err(|why| QualityError::Reference {
+                        index,
+                        fen: fens[index].clone(),
+                        why,
+                    })?;
+                    out.push(Deep {
+                        best_move: r.best_move.map(uci_move),
+                        score: r.score.unwrap_or(0),
+                    });
+                }
+                if let Some(p) = &reference_path {
+                    // A cache that cannot be written only costs time on the next run.
+                    let _ = write_atomic(
+                        p,
+                        serde_json::to_string(&out).unwrap_or_default().as_bytes(),
+                    );
+                }
+                out
+            }
+        };
+        let values: HashMap<(usize, String), i32> = cache
+            .as_ref()
+            .and_then(|p| std::fs::read_to_string(p).ok())
+            .and_then(|t| serde_json::from_str::<Vec<(String, String, i32)>>(&t).ok())
+            .map(|entries| {
+                let index: HashMap<&str, usize> = fens
+                    .iter()
+                    .enumerate()
+                    .map(|(i, f)| (f.as_str(), i))
+                    .collect();
+                entries
+                    .into_iter()
+                    .filter_map(|(fen, mv, v)| index.get(fen.as_str()).map(|&i| ((i, mv), v)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        Ok(MoveQuality {
+            positions,
+            fens,
+            limit,
+            deep,
+            hash_mb,
+            cap: DEFAULT_CAP,
+            defaults,
+            reference,
+            values: Mutex::new(values),
+            cache,
+        })
+    }
+
+    /// The positions scored.
+    pub fn len(&self) -> usize {
+        self.positions.len()
+    }
+
+    /// Whether there is no position.
+    pub fn is_empty(&self) -> bool {
+        self.positions.is_empty()
+    }
+
+    /// The candidates' per-position limit and the deep reference's.
+    pub fn limits(&self) -> (SuiteLimit, SuiteLimit) {
+        (self.limit, self.deep)
+    }
+
+    /// Scores `setting`: its move on every position at the limit, each valued by the deep
+    /// reference (new moves searched deep and cached).
+    pub fn score(&self, setting: &Setting) -> Quality {
+        let found = search_all(&self.positions, setting, self.limit, self.hash_mb);
+        let chosen: Vec<Option<String>> = found
+            .iter()
+            .map(|r| r.as_ref().ok().and_then(|s| s.best_move.map(uci_move)))
+            .collect();
+        // Deep values of the moves not yet known.
+        let missing: Vec<(usize, String)> = {
+            let values = self.values.lock().expect("values lock");
+            let mut m: Vec<(usize, String)> = chosen
+                .iter()
+                .enumerate()
+                .filter_map(|(i, mv)| {
+                    let mv = mv.as_ref()?;
+                    (Some(mv) != self.reference[i].best_move.as_ref()
+                        && !values.contains_key(&(i, mv.clone())))
+                    .then(|| (i, mv.clone()))
+                })
+                .collect();
+            m.dedup();
+            m
+        };
+        if !missing.is_empty() {
+            let children: Vec<Chess> = missing
+                .iter()
+                .map(|(i, mv)| {
+                    let pos = &self.positions[*i];
+                    let m = pos
+                        .legal_moves()
+                        .into_iter()
+                        .find(|m| uci_move(*m) == *mv)
+                        .expect("a searched move is legal");
+                    pos.clone().play(m).expect("a legal move plays")
+                })
+                .collect();
+            let deep = search_all(&children, &self.defaults, self.deep, self.hash_mb);
+            let mut values = self.values.lock().expect("values lock");
+            for ((i, mv), child) in missing.into_iter().zip(deep) {
+                // A fault in the deep search of a move leaves it unvalued: it costs the cap.
+                if let Ok(child) = child {
+                    let value = if child.best_move.is_none() && child.score.is_none() {
+                        0
+                    } else {
+                        -child.score.unwrap_or(0)
+                    };
+                    values.insert((i, mv), value);
+                }
+            }
+            self.save(&values);
+        }
+        let values = self.values.lock().expect("values lock");
+        let mut total = 0i64;
+        let mut agree = 0;
+        for (i, mv) in chosen.iter().enumerate() {
+            let loss = match mv {
+                None => self.cap,
+                Some(mv) if Some(mv) == self.reference[i].best_move.as_ref() => {
+                    agree += 1;
+                    0
+                }
+                Some(mv) => values.get(&(i, mv.clone())).map_or(self.cap, |v| {
+                    (self.reference[i].score - v).clamp(0, self.cap)
+                }),
+            };
+            total += i64::from(loss);
+        }
+        let ok = || found.iter().filter_map(|r| r.as_ref().ok());
+        Quality {
+            mean_loss: total as f64 / self.positions.len().max(1) as f64,
+            agree,
+            positions: self.positions.len(),
+            nodes: ok().map(|s| s.nodes).sum(),
+            faults: found.iter().filter(|r| r.is_err()).count(),
+            overshot: ok().filter(|s| s.overshot).count(),
+        }
+    }
+
+    fn save(&self, values: &HashMap<(usize, String), i32>) {
+        if let Some(path) = &self.cache {
+            let mut entries: Vec<(String, String, i32)> = values
+                .iter()
+                .map(|((i, mv), v)| (self.fens[*i].clone(), mv.clone(), *v))
+                .collect();
+            entries.sort();
+            let _ = write_atomic(
+                path,
+                serde_json::to_string(&entries)
+                    .unwrap_or_default()
+                    .as_bytes(),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::openings;
+    use crate::params::Margins;
+
+    fn positions() -> Vec<Chess> {
+        [
+            "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+            "r3k2r/ppp2ppp/2n5/3q4/3P4/2N5/PP3PPP/R2QK2R w KQkq - 0 12",
+            "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1",
+        ]
+        .iter()
+        .map(|f| openings::parse_line(f).unwrap().unwrap())
+        .collect()
+    }
+
+    #[test]
+    fn the_reference_loses_nothing_and_a_crippled_search_loses_more() {
+        let defaults: Setting = Margins::default().into();
+        let q = MoveQuality::new(
+            positions(),
+            defaults.clone(),
+            SuiteLimit::Nodes(20_000),
+            SuiteLimit::Nodes(20_000),
+            4,
+            None,
+        )
+        .unwrap();
+        let same = q.score(&defaults);
+        assert_eq!((same.mean_loss, same.agree, same.positions), (0.0, 3, 3));
+        let shallow = MoveQuality::new(
+            positions(),
+            defaults.clone(),
+            SuiteLimit::Depth(1),
+            SuiteLimit::Nodes(50_000),
+            4,
+            None,
+        )
+        .unwrap();
+        let a = shallow.score(&defaults);
+        assert!(a.mean_loss >= 0.0 && a.mean_loss <= f64::from(DEFAULT_CAP));
+        // Deterministic, and the second call values moves from its memory.
+        assert_eq!(a, shallow.score(&defaults));
+    }
+
+    #[test]
+    fn the_cache_gives_the_same_scores() {
+        let dir = std::env::temp_dir().join(format!("marginal-quality-{}", std::process::id()));
+        let defaults: Setting = Margins::default().into();
+        let build = || {
+            MoveQuality::new(
+                positions(),
+                defaults.clone(),
+                SuiteLimit::Depth(2),
+                SuiteLimit::Nodes(30_000),
+                4,
+                Some(&dir),
+            )
+            .unwrap()
+        };
+        let first = build().score(&Margins::off().into());
+        let second = build().score(&Margins::off().into());
+        assert_eq!(first, second);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
