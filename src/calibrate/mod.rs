@@ -19,6 +19,7 @@ pub mod plot;
 pub mod rank;
 pub mod report;
 pub mod store;
+pub mod trust;
 
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -160,13 +161,13 @@ pub enum CalibrateError {
 }
 
 impl Config {
-    /// Everything that decides the results, as canonical JSON (the store's identity).
+    /// Everything that decides the games, as canonical JSON (the store's identity; objective
+    /// values are kept by their objective's key, so objectives may be added on a rerun).
     pub fn identity(&self) -> serde_json::Value {
         serde_json::json!({
             "format": report::FORMAT,
             "engine": self.sets[0].setting.def().signature(),
             "sets": self.sets.iter().map(|s| s.setting.to_string()).collect::<Vec<_>>(),
-            "objectives": self.objectives.iter().map(|o| o.key()).collect::<Vec<_>>(),
             "books": self.books.iter().map(|b| format!("{:016x} {}", b.hash, b.positions.len())).collect::<Vec<_>>(),
             "seed": self.seed,
             "game": serde_json::to_value(self.game).expect("game config serializes"),
@@ -195,7 +196,14 @@ pub fn run(
 ) -> Result<Report, CalibrateError> {
     let start = Instant::now();
     let store = Store::open(&config.state_dir, &config.identity())?;
-    let mut values: Vec<ObjectiveLine> = store.earlier_objectives.clone();
+    let keys: Vec<String> = config.objectives.iter().map(|o| o.key()).collect();
+    // Values of objectives this run does not measure stay in the store, out of the report.
+    let mut values: Vec<ObjectiveLine> = store
+        .earlier_objectives
+        .iter()
+        .filter(|v| keys.contains(&v.objective))
+        .cloned()
+        .collect();
     let pairs: Mutex<Vec<PairLine>> = Mutex::new(store.earlier_pairs.clone());
     let (earlier_objectives, earlier_pairs) = (values.len(), store.earlier_pairs.len());
     if earlier_objectives + earlier_pairs > 0 {
@@ -215,7 +223,7 @@ pub fn run(
     let mut evaluations = 0;
     for (s, set) in config.sets.iter().enumerate() {
         for (o, objective) in config.objectives.iter().enumerate() {
-            if values.iter().any(|v| v.set == s && v.objective == o) {
+            if values.iter().any(|v| v.set == s && v.objective == keys[o]) {
                 continue;
             }
             if interrupt.load(Ordering::Relaxed) {
@@ -236,7 +244,7 @@ pub fn run(
             evaluations += 1;
             let line = ObjectiveLine {
                 set: s,
-                objective: o,
+                objective: keys[o].clone(),
                 value: measured.value,
                 summary: measured.summary,
                 faults: measured.faults,

@@ -254,7 +254,10 @@ pub(super) fn build(
                     Games::zero()
                 }
             };
-            let value = |o: usize| values.iter().find(|v| v.set == s && v.objective == o);
+            let value = |o: usize| {
+                let key = config.objectives[o].key();
+                values.iter().find(|v| v.set == s && v.objective == key)
+            };
             SetReport {
                 name: set.name.clone(),
                 origin: set.origin.clone(),
@@ -303,8 +306,7 @@ pub(super) fn build(
         objectives: config
             .objectives
             .iter()
-            .enumerate()
-            .map(|(o, obj)| ObjectiveReport {
+            .map(|obj| ObjectiveReport {
                 name: obj.name(),
                 key: obj.key(),
                 rho: None,
@@ -313,12 +315,12 @@ pub(super) fn build(
                 slope: None,
                 faults: values
                     .iter()
-                    .filter(|v| v.objective == o)
+                    .filter(|v| v.objective == obj.key())
                     .map(|v| v.faults)
                     .sum(),
                 overshot: values
                     .iter()
-                    .filter(|v| v.objective == o)
+                    .filter(|v| v.objective == obj.key())
                     .map(|v| v.overshot)
                     .sum(),
                 verdict: String::new(),

@@ -21,8 +21,9 @@ use crate::scoring::games::stats::GameResult;
 pub struct ObjectiveLine {
     /// Set index.
     pub set: usize,
-    /// Objective index.
-    pub objective: usize,
+    /// The objective's key ([`crate::scoring::cheap::CheapObjective::key`]): values are kept
+    /// by key, so a rerun that adds an objective reuses the games and the other values.
+    pub objective: String,
     /// The value (higher is better).
     pub value: f64,
     /// Its account for people.
@@ -290,7 +291,7 @@ mod tests {
         s.add_pair(&pair).unwrap();
         s.add_objective(&ObjectiveLine {
             set: 0,
-            objective: 0,
+            objective: "suite".into(),
             value: 1.5,
             summary: "s".into(),
             faults: 0,

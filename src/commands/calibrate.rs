@@ -100,9 +100,13 @@ pub struct CalibrateArgs {
     #[arg(long, default_value_t = 4000, value_parser = count::<usize, 100>)]
     resamples: usize,
     /// The JSON report (`marginal-calibration/1`); an SVG scatter per objective is written
-    /// beside it, and finished work is kept in FILE.d/ (a rerun resumes from it).
+    /// beside it. A file that is not a calibration report is never written over.
     #[arg(long, value_name = "FILE", default_value = "calibration.json")]
     out: PathBuf,
+    /// Where finished work is kept, so that a rerun of the same calibration resumes (default:
+    /// a directory named after the calibration in the reference cache, .marginal-cache/).
+    #[arg(long, value_name = "DIR")]
+    state: Option<PathBuf>,
 }
 
 /// One `--objectives` entry.
@@ -360,14 +364,9 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
     };
     let region = design::region(&def, &args.region).map_err(UserError::from_display)?;
     let sets = sets(&args, &def, &region)?;
-    let state_dir = {
-        let mut name = args.out.as_os_str().to_owned();
-        name.push(".d");
-        PathBuf::from(name)
-    };
-    if args.out.exists() && !state_dir.exists() {
+    if args.out.exists() && calibrate::report::read(&args.out).is_err() {
         return Err(UserError(format!(
-            "--out {} already exists and is not a calibration in progress: give another --out, or delete it",
+            "--out {} already exists and is not a calibration report: marginal does not write over it; give another --out",
             args.out.display()
         ))
         .into());
@@ -401,7 +400,16 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
             resamples: args.resamples,
             seed: args.seed,
         },
+        state_dir: PathBuf::new(),
+    };
+    let state_dir = args.state.clone().unwrap_or_else(|| {
+        let mut hash = Fnv::new();
+        hash.write(config.identity().to_string().as_bytes());
+        default_cache_dir().join(format!("calibration-{:016x}", hash.finish()))
+    });
+    let config = Config {
         state_dir: state_dir.clone(),
+        ..config
     };
     let played = config
         .sets

@@ -81,6 +81,10 @@ pub fn run(args: CheckArgs) -> Result<()> {
         .context("cannot start worker threads")?;
 
     println!("marginal check {}", args.file.display());
+    println!(
+        "calibration: {}",
+        super::calibration_note(prepared.file.calibration.as_ref())
+    );
     print_engine(&prepared.engine);
     let sources = &prepared.file.provenance.suites;
     let files: Vec<String> = prepared

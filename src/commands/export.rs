@@ -102,6 +102,11 @@ pub fn run(args: ExportArgs) -> Result<()> {
         guard_stem: stem.as_deref(),
     };
     let text = export::render(&file, &options).map_err(UserError::from_display)?;
+    // On stderr, so the export itself is unchanged: whether its objective is trusted.
+    eprintln!(
+        "calibration: {}",
+        super::calibration_note(file.calibration.as_ref())
+    );
     match &args.out {
         None => print!("{text}"),
         Some(path) => {

@@ -46,6 +46,14 @@ pub const INTERRUPTED_STATUS: u8 = 130;
 #[error("{0}")]
 pub struct Interrupted(pub String);
 
+/// A tuned file's calibration as one line: its note, or that it has none.
+pub fn calibration_note(c: Option<&marginal::calibrate::trust::Calibration>) -> String {
+    match c {
+        Some(c) => format!("{} ({})", c.note, c.status),
+        None => "none recorded (the file predates `marginal calibrate`): nothing says its objective ranks margin sets as games do".to_string(),
+    }
+}
+
 impl UserError {
     /// A user error from any error's message.
     pub fn from_display(e: impl std::fmt::Display) -> Self {

@@ -1,15 +1,19 @@
 //! `marginal tune`: SPSA on the suite objective, judged on held-out positions.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
 use argmin::core::observers::Observe;
 use argmin::core::{Error, KV, State};
 use clap::Args;
+use marginal::calibrate;
+use marginal::calibrate::trust::Calibration;
 use marginal::engine::{EngineDef, Setting, bench};
 use marginal::formats::tuned::TUNED_FORMAT;
 use marginal::formats::{Fnv, write_atomic};
+use marginal::scoring::cheap::suite_key;
 use marginal::scoring::paired::PairedComparison;
 use marginal::scoring::suite::{
     LoadedSuites, RunConfig, ScorerOptions, SuiteLimit, SuiteScorer, default_cache_dir,
@@ -160,6 +164,12 @@ pub struct TuneArgs {
     #[arg(long, value_name = "ELO0,ELO1,ALPHA,BETA")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     confirm_sprt: Option<String>,
+    /// A calibration report (`marginal calibrate`) of this engine with this objective: the
+    /// tuned file records how far the objective is trusted and the Elo it predicts (default:
+    /// a report in tuned/ for the same engine signature, limit and objective, if any).
+    #[arg(long, value_name = "FILE")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    calibration: Option<PathBuf>,
 }
 
 /// Default node budget per position.
@@ -427,6 +437,8 @@ pub fn run(args: TuneArgs) -> Result<()> {
     println!();
     print_side("training", &train_side, &train_paired);
     print_side("validation", &validation_side, &validation_paired);
+    let calibration = calibration(&args, &options, &def, &train_side, &validation_side)?;
+    println!("calibration: {}", calibration.note);
     let confirm = match (args.confirm, &games_setup) {
         (Some(n), Some(setup)) => Some(games::run_confirm(
             &args,
@@ -489,6 +501,7 @@ pub fn run(args: TuneArgs) -> Result<()> {
         games: games_record,
         confirm,
         measured: None,
+        calibration: Some(calibration),
     };
     write_atomic(
         &args.out,
@@ -520,6 +533,74 @@ pub fn run(args: TuneArgs) -> Result<()> {
     let svg = solver::write_svg(&args.out, &file, &space)?;
     println!("plot written to {}", svg.display());
     Ok(())
+}
+
+/// The calibration of the run's objective: from --calibration (refused when it is for another
+/// engine, limit or objective), else the first report in tuned/ that matches, else none.
+fn calibration(
+    args: &TuneArgs,
+    options: &ScorerOptions,
+    def: &Arc<EngineDef>,
+    train: &Side,
+    validation: &Side,
+) -> Result<Calibration> {
+    if args.objective != ObjectiveKind::Suite {
+        return Ok(Calibration {
+            status: "games".into(),
+            note: "tuned on games: its objective is what a calibration measures against".into(),
+            ..Calibration::none("")
+        });
+    }
+    let suites = marginal::scoring::suite::load_suites(&args.suites(), false)
+        .map_err(UserError::from_display)?;
+    let key = suite_key("suite", suites.content_hash, options);
+    let signature = def.signature();
+    let found = match &args.calibration {
+        Some(path) => {
+            let report = calibrate::report::read(path)
+                .map_err(|e| UserError(format!("--calibration {e}")))?;
+            if report.engine_signature != signature {
+                return Err(UserError(format!(
+                    "--calibration {}: it calibrates engine signature {}, this engine's is {signature}",
+                    path.display(),
+                    report.engine_signature
+                ))
+                .into());
+            }
+            let Some(o) = report.objectives.iter().position(|o| o.key == key) else {
+                return Err(UserError(format!(
+                    "--calibration {}: none of its objectives ({}) is this tune's (suite at {} on these suites, these weights)",
+                    path.display(),
+                    report.objectives.iter().map(|o| o.name.as_str()).collect::<Vec<_>>().join(", "),
+                    options.config.limit
+                ))
+                .into());
+            };
+            Some((path.clone(), report, o))
+        }
+        None => calibrate::trust::find(Path::new("tuned"), &signature, &key)
+            .into_iter()
+            .next(),
+    };
+    let Some((path, report, o)) = found else {
+        return Ok(Calibration::none(&format!(
+            "the suite objective at {} for this engine",
+            options.config.limit
+        )));
+    };
+    // The objective is a mean over positions: the whole suite's is the position-weighted mean
+    // of the training and validation sides'.
+    let value = |side: &Side, name: &str| side.set(name).map_or(0.0, |s| s.objective.value);
+    let (nt, nv) = (train.positions as f64, validation.positions as f64);
+    let gain = (nt * (value(train, "tuned") - value(train, "default"))
+        + nv * (value(validation, "tuned") - value(validation, "default")))
+        / (nt + nv).max(1.0);
+    Ok(Calibration::from_report(
+        &report,
+        &path.display().to_string(),
+        o,
+        gain,
+    ))
 }
 
 /// `marginal plot FILE`: draws a tuned file's SVG again, beside it.

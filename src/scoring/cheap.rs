@@ -4,7 +4,7 @@
 
 use crate::engine::Setting;
 use crate::scoring::quality::MoveQuality;
-use crate::scoring::suite::SuiteScorer;
+use crate::scoring::suite::{ScorerOptions, SuiteScorer};
 
 /// What one measurement of a cheap objective gave.
 #[derive(Debug, Clone, PartialEq)]
@@ -39,16 +39,17 @@ pub struct SuiteObjective {
     pub scorer: SuiteScorer,
 }
 
-fn suite_key(scorer: &SuiteScorer, what: &str) -> String {
-    let o = scorer.options();
+/// The key of a suite-based objective (`what`: `suite` or `mates`) over suites whose content
+/// hash is `content_hash` ([`crate::scoring::suite::LoadedSuites::content_hash`]) scored with
+/// `options`: what `tune` compares with a calibration's objectives to find its own.
+pub fn suite_key(what: &str, content_hash: u64, options: &ScorerOptions) -> String {
     format!(
-        "{what} {:016x} {} hash {} weight {} early {} reference {}",
-        scorer.suites().content_hash,
-        o.config.limit,
-        o.config.hash_mb,
-        o.objective.weight,
-        o.objective.early,
-        o.reference
+        "{what} {content_hash:016x} {} hash {} weight {} early {} reference {}",
+        options.config.limit,
+        options.config.hash_mb,
+        options.objective.weight,
+        options.objective.early,
+        options.reference
     )
 }
 
@@ -58,7 +59,11 @@ impl CheapObjective for SuiteObjective {
     }
 
     fn key(&self) -> String {
-        suite_key(&self.scorer, "suite")
+        suite_key(
+            "suite",
+            self.scorer.suites().content_hash,
+            self.scorer.options(),
+        )
     }
 
     fn measure(&self, setting: &Setting) -> Result<Measured, String> {

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::calibrate::trust::Calibration;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::external::UciProgram;
@@ -64,6 +65,10 @@ pub struct TunedFile {
     /// --update` measured them again after the run (else the run's engine measured them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub measured: Option<Measured>,
+    /// How far the objective it was tuned on is trusted to rank margin sets as games do, and
+    /// the Elo it predicts (`marginal calibrate`); absent in files written before calibration.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<Calibration>,
 }
 
 /// A margin set as a file records it: each row's name and value (booleans for the built-in

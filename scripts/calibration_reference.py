@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Recomputes a calibration report's agreement figures with scipy, from its sets alone.
+
+For each objective: Spearman's rho, Kendall's tau-b and the least-squares slope (with its standard
+error) of the objective against the pooled Elo over the sets, and percentile bootstrap 95%
+intervals of all three (scipy.stats.bootstrap, paired resampling of the sets); for the games'
+ceiling: rho between the first two books' Elo and between the even and odd pairs' Elo.
+
+    python3 scripts/calibration_reference.py tuned/calibration-marginal-nodes5000.json [--json]
+
+Point values must equal marginal's to rounding; intervals come from another random stream, so
+they agree only within the bootstrap's own noise (tests/calibrate.rs allows 0.15 on rho and tau).
+"""
+import json
+import sys
+
+import numpy as np
+from scipy import stats
+
+
+def interval(x, y, stat, seed, resamples):
+    """stat on the sets, with the 2.5th and 97.5th percentiles of stat over paired resamples of
+    the sets (numpy's default linear interpolation); resamples without spread are left out, as
+    marginal does."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    if np.ptp(x) == 0 or np.ptp(y) == 0:
+        return None
+    rng = np.random.default_rng(seed)
+    draws = []
+    for _ in range(resamples):
+        i = rng.integers(0, len(x), len(x))
+        if np.ptp(x[i]) > 0 and np.ptp(y[i]) > 0:
+            draws.append(stat(x[i], y[i]))
+    lo, hi = np.percentile(draws, [2.5, 97.5])
+    return {"value": float(stat(x, y)), "lower": float(lo), "upper": float(hi)}
+
+
+def rho(a, b):
+    return stats.spearmanr(a, b).statistic
+
+
+def tau(a, b):
+    return stats.kendalltau(a, b).statistic
+
+
+def slope(a, b):
+    return stats.linregress(a, b).slope
+
+
+def main():
+    path = sys.argv[1]
+    with open(path, encoding="utf-8") as f:
+        report = json.load(f)
+    if report.get("format") != "marginal-calibration/1":
+        sys.exit(f"{path}: not a marginal-calibration/1 report")
+    seed, n = report["bootstrap"]["seed"], min(report["bootstrap"]["resamples"], 2000)
+    sets = report["sets"]
+    elo = [s["pooled"]["elo"] for s in sets]
+    out = {"objectives": [], "ceiling": {}}
+    for o, obj in enumerate(report["objectives"]):
+        x = [s["objectives"][o] for s in sets]
+        lr = stats.linregress(x, elo)
+        out["objectives"].append({
+            "name": obj["name"],
+            "rho": interval(x, elo, rho, seed, n),
+            "tau": interval(x, elo, tau, seed, n),
+            "slope": interval(x, elo, slope, seed, n),
+            "intercept": float(lr.intercept),
+            "slope_stderr": float(lr.stderr),
+        })
+    if len(report["books"]) >= 2:
+        out["ceiling"]["book_vs_book"] = interval(
+            [s["books"][0]["elo"] for s in sets], [s["books"][1]["elo"] for s in sets], rho, seed, n)
+    out["ceiling"]["half_vs_half"] = interval(
+        [s["even"]["elo"] for s in sets], [s["odd"]["elo"] for s in sets], rho, seed, n)
+    if "--json" in sys.argv:
+        print(json.dumps(out, indent=1))
+        return
+    fmt = lambda i: "n/a" if i is None else f"{i['value']:.2f} [{i['lower']:.2f}, {i['upper']:.2f}]"
+    for o in out["objectives"]:
+        print(f"{o['name']}: rho {fmt(o['rho'])}, tau {fmt(o['tau'])}, slope {fmt(o['slope'])} "
+              f"(stderr {o['slope_stderr']:.3f})")
+    c = out["ceiling"]
+    print(f"ceiling: book vs book {fmt(c.get('book_vs_book'))}, even vs odd {fmt(c['half_vs_half'])}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,337 @@
+//! `marginal calibrate` as a user runs it: the report, its plots and table; the same report
+//! from the same seed, after a kill and a rerun, and with an objective added later; the
+//! Python (scipy) reference's figures; and clear refusals of bad input.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use common::{marginal, scratch, small_suite};
+use serde_json::Value;
+
+/// A small position file for the quality objective: the first `n` lines of the bundled one.
+fn small_positions(dir: &Path, n: usize) -> PathBuf {
+    let all = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/positions/games_600.epd");
+    let text = std::fs::read_to_string(all).unwrap();
+    let path = dir.join("positions.epd");
+    std::fs::write(
+        &path,
+        text.lines().take(n).collect::<Vec<_>>().join("\n") + "\n",
+    )
+    .unwrap();
+    path
+}
+
+/// The arguments of a small calibration: 4 sets (defaults + 3 design points), 8 games a set
+/// on the two default books at 600 nodes a move, suite and quality objectives on a few
+/// positions.
+fn small(dir: &Path, out: &str, state: &str, objectives: &str) -> Vec<String> {
+    let suite = small_suite(dir, 12);
+    let positions = small_positions(dir, 12);
+    [
+        "calibrate",
+        "--sets",
+        "4",
+        "--games",
+        "8",
+        "--nodes",
+        "600",
+        "--objectives",
+        objectives,
+        "--suite",
+        suite.to_str().unwrap(),
+        "--quality-positions",
+        positions.to_str().unwrap(),
+        "--resamples",
+        "500",
+        "--concurrency",
+        "2",
+        "--out",
+        dir.join(out).to_str().unwrap(),
+        "--state",
+        dir.join(state).to_str().unwrap(),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
+
+fn run(args: &[String], dir: &Path) -> std::process::Output {
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    marginal(&args, dir)
+}
+
+fn report(path: &Path) -> Value {
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    // The cost is of the run, not of the calibration.
+    v.as_object_mut().unwrap().remove("cost");
+    v
+}
+
+#[test]
+fn a_calibration_reports_every_objective_and_repeats_by_seed() {
+    let dir = scratch("calibrate", "repeat");
+    let out = run(&small(&dir, "a.json", "state-a", "suite,quality"), &dir);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let a = report(&dir.join("a.json"));
+    assert_eq!(a["format"], "marginal-calibration/1");
+    let sets = a["sets"].as_array().unwrap();
+    assert_eq!(sets.len(), 4);
+    assert_eq!(sets[0]["origin"], "defaults");
+    assert_eq!(sets[0]["pooled"]["elo"], 0.0);
+    for s in &sets[1..] {
+        assert_eq!(s["pooled"]["games"], 8, "{s}");
+        let books: u64 = s["books"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["games"].as_u64().unwrap())
+            .sum();
+        assert_eq!(books, 8);
+        assert_eq!(s["objectives"].as_array().unwrap().len(), 2);
+    }
+    let objectives = a["objectives"].as_array().unwrap();
+    assert_eq!(objectives.len(), 2);
+    for o in objectives {
+        let verdict = o["verdict"].as_str().unwrap();
+        assert!(
+            verdict.starts_with(o["name"].as_str().unwrap()),
+            "{verdict}"
+        );
+        assert!(
+            stdout.contains(verdict),
+            "the verdict is printed: {verdict}"
+        );
+        let kind = o["name"].as_str().unwrap().split(' ').next().unwrap();
+        let svg = std::fs::read_to_string(dir.join(format!("a-{kind}.svg"))).unwrap();
+        assert!(svg.starts_with("<svg") && svg.contains("vs Elo"));
+    }
+    assert!(
+        stdout.contains("pooled Elo") && stdout.contains("ceiling on rho"),
+        "{stdout}"
+    );
+    // The same seed in a fresh state directory: the same report.
+    let out = run(&small(&dir, "b.json", "state-b", "suite,quality"), &dir);
+    assert!(out.status.success());
+    assert_eq!(a, report(&dir.join("b.json")));
+    // Another seed draws other sets.
+    let mut other = small(&dir, "c.json", "state-c", "suite,quality");
+    other.extend(["--seed".to_string(), "2".to_string()]);
+    assert!(run(&other, &dir).status.success());
+    assert_ne!(
+        a["sets"][1]["values"],
+        report(&dir.join("c.json"))["sets"][1]["values"]
+    );
+}
+
+#[test]
+fn killed_and_rerun_it_ends_with_the_same_report_and_an_added_objective_reuses_the_games() {
+    let dir = scratch("calibrate", "resume");
+    let whole = run(
+        &small(&dir, "whole.json", "state-whole", "suite,quality"),
+        &dir,
+    );
+    assert!(whole.status.success());
+    // The same calibration, interrupted once a few game pairs are kept.
+    let args = small(&dir, "cut.json", "state-cut", "suite,quality");
+    let child = Command::new(env!("CARGO_BIN_EXE_marginal"))
+        .args(&args)
+        .env("MARGINAL_CACHE_DIR", dir.join("cache"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pairs = dir.join("state-cut/pairs.jsonl");
+    let mut polls = 0;
+    while std::fs::read_to_string(&pairs).map_or(0, |t| t.lines().count()) < 3 && polls < 6000 {
+        std::thread::sleep(Duration::from_millis(5));
+        polls += 1;
+    }
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let cut = child.wait_with_output().unwrap();
+    let kept = std::fs::read_to_string(&pairs).unwrap().lines().count();
+    if cut.status.success() {
+        eprintln!("the calibration ended before the signal; the resume path is still run below");
+    } else {
+        assert_eq!(cut.status.code(), Some(130));
+        let stderr = String::from_utf8_lossy(&cut.stderr);
+        assert!(
+            stderr.contains("kept in") && stderr.contains("resumes"),
+            "{stderr}"
+        );
+        assert!((3..12).contains(&kept), "{kept} pairs kept");
+    }
+    let rerun = run(&args, &dir);
+    let stdout = String::from_utf8_lossy(&rerun.stdout);
+    assert!(rerun.status.success(), "{stdout}");
+    assert!(
+        cut.status.success() || stdout.contains("resuming from"),
+        "{stdout}"
+    );
+    assert_eq!(
+        report(&dir.join("whole.json")),
+        report(&dir.join("cut.json"))
+    );
+
+    // A calibration of one objective, then the same with a second one: the games are reused.
+    let first = run(&small(&dir, "one.json", "state-two", "suite"), &dir);
+    assert!(first.status.success());
+    let second = run(&small(&dir, "two.json", "state-two", "suite,quality"), &dir);
+    assert!(second.status.success());
+    let two = report(&dir.join("two.json"));
+    let cost: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("two.json")).unwrap()).unwrap();
+    assert_eq!(
+        cost["cost"]["games"], 0,
+        "the games are reused: {}",
+        cost["cost"]
+    );
+    assert_eq!(cost["cost"]["objective_evaluations"], 4);
+    assert_eq!(two, report(&dir.join("whole.json")));
+}
+
+#[test]
+fn the_scipy_reference_recomputes_rho_tau_and_the_slope() {
+    let python = ["python3", "python"].into_iter().find(|p| {
+        Command::new(p)
+            .args(["-c", "import scipy, numpy"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
+    let Some(python) = python else {
+        eprintln!(
+            "skipped: no Python with scipy and numpy (pip install scipy) to run scripts/calibration_reference.py"
+        );
+        return;
+    };
+    let dir = scratch("calibrate", "scipy");
+    let mut args = small(&dir, "r.json", "state", "suite,quality");
+    args[2] = "6".into();
+    assert!(run(&args, &dir).status.success());
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/calibration_reference.py");
+    let out = Command::new(python)
+        .arg(&script)
+        .arg(dir.join("r.json"))
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let theirs: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ours: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("r.json")).unwrap()).unwrap();
+    let close = |a: &Value, b: &Value, tol: f64, what: &str| {
+        let (a, b) = (a.as_f64().unwrap(), b.as_f64().unwrap());
+        assert!((a - b).abs() <= tol, "{what}: marginal {a}, scipy {b}");
+    };
+    for (o, t) in ours["objectives"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(theirs["objectives"].as_array().unwrap())
+    {
+        if o["rho"].is_null() {
+            assert!(t["rho"].is_null());
+            continue;
+        }
+        for stat in ["rho", "tau", "slope"] {
+            close(&o[stat]["value"], &t[stat]["value"], 1e-9, stat);
+        }
+        close(
+            &o["line"]["slope_stderr"],
+            &t["slope_stderr"],
+            1e-9,
+            "stderr",
+        );
+        close(&o["line"]["intercept"], &t["intercept"], 1e-6, "intercept");
+        for stat in ["rho", "tau"] {
+            for end in ["lower", "upper"] {
+                close(&o[stat][end], &t[stat][end], 0.15, &format!("{stat} {end}"));
+            }
+        }
+    }
+    close(
+        &ours["ceiling"]["half_vs_half"]["value"],
+        &theirs["ceiling"]["half_vs_half"]["value"],
+        1e-9,
+        "half vs half",
+    );
+}
+
+#[test]
+fn bad_input_is_refused_naming_the_value() {
+    let dir = scratch("calibrate", "bad");
+    let base = small(&dir, "x.json", "state", "suite");
+    let case = |extra: &[&str], expect: &str| {
+        let mut args = base.clone();
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let out = run(&args, &dir);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {stderr}");
+        assert!(stderr.contains(expect), "{extra:?}: {stderr}");
+    };
+    case(&["--sets", "3"], "at least 4 sets");
+    case(
+        &["--margins", "frontier=125"],
+        "is the same set as 'default'",
+    );
+    case(
+        &["--margins", "frontier=90", "--margins", "frontier=90"],
+        "is the same set as 'frontier=90'",
+    );
+    case(&["--margins", "frontier=99999"], "99999");
+    case(&["--region", "frontier=10..99999"], "frontier=10..99999");
+    case(&["--region", "null_move_r=1..3"], "not a tunable row");
+    case(&["--objectives", "suite,suite"], "given twice");
+    case(&["--objectives", "speed"], "not suite, quality or mates");
+    case(&["--objectives", "suite:nodes=0"], "positive integer");
+    let tiny = dir.join("tiny.epd");
+    std::fs::write(
+        &tiny,
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n",
+    )
+    .unwrap();
+    let tiny = tiny.to_str().unwrap().to_string();
+    case(
+        &[
+            "--openings",
+            &tiny,
+            "--openings",
+            "data/openings/noob_3moves_1k.epd",
+        ],
+        "1 positions for 2 pairs",
+    );
+    case(
+        &[
+            "--openings",
+            "data/openings/noob_3moves_1k.epd",
+            "--openings",
+            "data/openings/noob_3moves_1k.epd",
+        ],
+        "give each book once",
+    );
+    // An output that is not a calibration report is never written over.
+    let foreign = dir.join("foreign.json");
+    std::fs::write(&foreign, "{\"format\": \"marginal-tuned/1\"}").unwrap();
+    let mut args = base.clone();
+    let at = args.iter().position(|a| a == "--out").unwrap();
+    args[at + 1] = foreign.to_str().unwrap().into();
+    let out = run(&args, &dir);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is not a calibration report"));
+    assert_eq!(
+        std::fs::read_to_string(&foreign).unwrap(),
+        "{\"format\": \"marginal-tuned/1\"}"
+    );
+}
