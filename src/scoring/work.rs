@@ -367,6 +367,9 @@ pub struct UnitPosition {
     /// STS points per move, UCI.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub points: Vec<(String, u32)>,
+    /// Mate distance, moves (`bm #N`, `dm N`; see [`EpdRecord::mate`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mate: Option<i32>,
     /// The cost hint.
     pub cost: u64,
 }
@@ -540,6 +543,7 @@ impl Unit {
                             .iter()
                             .map(|(m, n)| (uci_move(*m), *n))
                             .collect(),
+                        mate: p.record.mate,
                         cost,
                     })
                     .collect(),
@@ -630,6 +634,7 @@ impl Unit {
                             id: p.id.clone(),
                             best_moves: moves(&p.best_moves)?,
                             avoid_moves: moves(&p.avoid_moves)?,
+                            mate: p.mate,
                             points,
                             ops: Vec::new(),
                             position,
