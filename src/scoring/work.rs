@@ -881,6 +881,36 @@ mod tests {
     }
 
     #[test]
+    fn units_carry_mate_records() {
+        let text = include_str!("../../data/suites/matetrack_500.epd");
+        let Job::Suite(mut j) = suite_job(2) else {
+            unreachable!()
+        };
+        j.positions = text
+            .lines()
+            .take(2)
+            .enumerate()
+            .map(|(i, l)| SuitePosition {
+                suite: "matetrack".into(),
+                record: parse_line(l, i + 1).unwrap().unwrap(),
+            })
+            .collect();
+        let job = Job::Suite(j);
+        let Job::Suite(back) = Unit::of(&job).job().unwrap() else {
+            unreachable!()
+        };
+        let mates: Vec<Option<i32>> = back.positions.iter().map(|p| p.record.mate).collect();
+        assert_eq!(mates, [Some(1), Some(2)]);
+        let whole = job.run(&|| {}).into_positions();
+        // The mate in one is solved by its score, here and through units.
+        assert!(whole[0].solved);
+        let got = InProcess { shards: 2 }
+            .run(std::slice::from_ref(&job))
+            .unwrap();
+        assert_eq!(got[0].clone().into_positions(), whole);
+    }
+
+    #[test]
     fn sharding_balances_the_cost_hints() {
         let Job::Suite(mut j) = suite_job(6) else {
             unreachable!()
