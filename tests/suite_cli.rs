@@ -85,6 +85,9 @@ fn table_json_and_cache() {
         report["objective"]["solved"].as_u64().unwrap() as usize,
         solved
     );
+    // No mate records: no mate line, no mates field.
+    assert!(!stdout.contains("mates:"), "{stdout}");
+    assert!(report.get("mates").is_none());
     // The second run reads the reference from the cache and reports identical results.
     let second = marginal(&args, &dir.join("cache"));
     let (stdout2, _) = text(&second);
@@ -232,5 +235,71 @@ fn the_json_report_is_what_the_library_returns() {
         .unwrap();
     assert_eq!(score.positions.len(), 10);
     assert_eq!(report, serde_json::to_value(&score).unwrap());
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn mate_records_get_a_tally_line_and_json_field() {
+    let dir = scratch("mates");
+    let matetrack = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("data/suites/matetrack_500.epd"),
+    )
+    .unwrap();
+    // 19 mates for the side to move (from #1 up), one where it is mated, and a WAC line.
+    let mut lines: Vec<&str> = matetrack.lines().take(19).collect();
+    lines.extend(matetrack.lines().filter(|l| l.contains("bm #-")).take(1));
+    let wac_text = std::fs::read_to_string(wac()).unwrap();
+    lines.extend(wac_text.lines().take(1));
+    let suite = dir.join("mates.epd");
+    std::fs::write(&suite, lines.join("\n") + "\n").unwrap();
+    let json = dir.join("report.json");
+    let out = marginal(
+        &[
+            "suite",
+            suite.to_str().unwrap(),
+            "--nodes",
+            "2000",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+        &dir.join("cache"),
+    );
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("21 positions from 1 file(s)"), "{stdout}");
+    assert!(!stdout.contains("bad line"), "{stdout}");
+
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let mates = &report["mates"];
+    let count = |field: &str| mates[field].as_u64().unwrap();
+    assert_eq!(count("positions"), 20, "{mates}");
+    assert_eq!(
+        count("found") + count("wrong") + count("missed"),
+        count("positions"),
+        "{mates}"
+    );
+    // The mate in one is found within a few nodes, and exactly.
+    assert!(
+        count("exact") >= 1 && count("exact") <= count("found"),
+        "{mates}"
+    );
+    assert_eq!(report["positions"][0]["solved"], true);
+    let line = format!(
+        "mates: 20 positions, found {} (exact {}), wrong {}, missed {}, mate score ",
+        count("found"),
+        count("exact"),
+        count("wrong"),
+        count("missed")
+    );
+    assert!(stdout.contains(&line), "{line}\n{stdout}");
+    // Solved mate records are exact mates, or found ones where the side to move is mated.
+    let solved = report["positions"].as_array().unwrap()[..20]
+        .iter()
+        .filter(|p| p["solved"] == true)
+        .count() as u64;
+    assert!(
+        count("exact") <= solved && solved <= count("found"),
+        "{report}"
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }

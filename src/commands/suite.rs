@@ -266,6 +266,17 @@ fn print_summary(args: &SuiteArgs, scorer: &SuiteScorer, score: &SuiteScore) {
     if score.suites.len() > 1 {
         row("total", &score.objective);
     }
+    if let Some(m) = &score.mates {
+        println!(
+            "mates: {} positions, found {} (exact {}), wrong {}, missed {}, mate score {:.1}",
+            m.positions,
+            m.found,
+            m.exact,
+            m.wrong,
+            m.missed,
+            m.score()
+        );
+    }
     let total = &score.objective;
     println!();
     println!(

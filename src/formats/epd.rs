@@ -11,7 +11,11 @@
 //!   a check sign split from its move, an unquoted id, trailing NUL bytes),
 //! * the Strategic Test Suite's `c0 "f5=10, Be5+=2"` points with the same
 //!   moves in UCI notation in `c9`,
-//! * CRLF line endings and quoted operands containing `;`.
+//! * CRLF line endings and quoted operands containing `;`,
+//! * the mate suites' `bm #3` / `bm #-3` (not a move: the side to move mates,
+//!   or is mated, in 3 moves), the EPD standard's `dm 3`, and matetrack's
+//!   free-text annotations after them (`00:00 @ C0/R-2/K2/P9/X35;`,
+//!   `Duals(4);`, `00'40" (Gustav);`).
 //!
 //! Moves are resolved against the position with [`shakmaty`]: SAN first,
 //! UCI (`e2e4`) as a fallback.
@@ -42,12 +46,19 @@ pub struct EpdRecord {
     pub best_moves: Vec<Move>,
     /// Moves of the `am` (avoid move) operation, in the order given.
     pub avoid_moves: Vec<Move>,
+    /// Mate distance in moves, from `bm #N` / `bm #-N` (a `bm` whose only operand is `#N`)
+    /// or `dm N`: positive, the side to move mates in N moves; negative, the side to move
+    /// is mated in |N| moves (against its best defence). Never 0; `None` when the line has
+    /// neither.
+    pub mate: Option<i32>,
     /// STS-style `c0 "f5=10, Be5+=2"` move/points pairs, in the order given;
     /// empty if there is no `c0` or it is a plain comment.
     pub points: Vec<(Move, u32)>,
     /// Every operation in order as `(opcode, operand text)`. The operand text
     /// is the raw text between the opcode and the terminating `;`, trimmed,
-    /// with the double quotes delimiting quoted strings removed.
+    /// with the double quotes delimiting quoted strings removed. Free-text
+    /// annotations of a mate record (text between `;` that does not start
+    /// with an opcode) are not operations and are not kept.
     pub ops: Vec<(String, String)>,
 }
 
@@ -78,14 +89,39 @@ pub enum EpdError {
         /// The operation it appeared in.
         opcode: String,
     },
-    /// The line has neither `bm`, `am` nor a move=points `c0` operation.
-    #[error("no bm, am or c0 operation")]
+    /// The line has neither `bm`, `am`, `dm` nor a move=points `c0` operation.
+    #[error("no bm, am, dm or c0 operation")]
     NoMoves,
     /// A `bm` or `am` operation lists no moves.
     #[error("{opcode} operation lists no moves")]
     EmptyMoveList {
         /// The operation (`bm` or `am`).
         opcode: String,
+    },
+    /// A mate distance (`#N` in `bm`, `N` in `dm`) is not a whole number of
+    /// moves, or is 0 (or, in `dm`, negative).
+    #[error("bad mate distance '{}' in {opcode}: expected {expected}", excerpt(.operand))]
+    BadMate {
+        /// The operation (`bm` or `dm`).
+        opcode: String,
+        /// The operand as written (`#0`, `#x`, `0`).
+        operand: String,
+        /// What a valid operand looks like.
+        expected: &'static str,
+    },
+    /// A `bm` lists a mate distance (`#N`) beside other operands.
+    #[error("bm mate distance '{}' must be its only operand", excerpt(.operand))]
+    MateWithMoves {
+        /// The mate operand as written.
+        operand: String,
+    },
+    /// `bm #N` and `dm M` give different mate distances.
+    #[error("bm #{bm} disagrees with dm {dm}")]
+    MateConflict {
+        /// The `bm` mate distance, moves.
+        bm: i32,
+        /// The `dm` mate distance, moves.
+        dm: i32,
     },
     /// An opcode does not start with a letter or contains characters other
     /// than letters, digits and `_`.
@@ -100,7 +136,7 @@ pub enum EpdError {
         /// The operation containing the open quote.
         opcode: String,
     },
-    /// An operation this parser interprets (`bm`, `am`, `id`, `c0`, `c9`)
+    /// An operation this parser interprets (`bm`, `am`, `dm`, `id`, `c0`, `c9`)
     /// appears more than once.
     #[error("duplicate {opcode} operation")]
     DuplicateOperation {
@@ -137,18 +173,28 @@ pub type ParsedSuite = Parsed<EpdRecord>;
 /// # Errors
 ///
 /// Returns an [`EpdError`] if the FEN is malformed or illegal, an operation
-/// is malformed, a move cannot be resolved, or there is no `bm`, `am` or
-/// move=points `c0` operation.
+/// is malformed, a move or mate distance cannot be read, or there is no
+/// `bm`, `am`, `dm` or move=points `c0` operation. Text between `;` that
+/// does not start with an opcode is an error too, except after the first
+/// operation of a mate record (`bm #N`, `dm N`), where it is matetrack's
+/// free-text annotation and ignored.
 pub fn parse_line(text: &str, line: usize) -> Result<Option<EpdRecord>, EpdError> {
     let Some((position, fen, rest)) = parse_position(text)? else {
         return Ok(None);
     };
 
-    let operations = parse_operations(rest)?;
+    let (operations, annotation) = parse_operations(rest)?;
+    let mate = mate_of(&operations)?;
+    if let Some(error) = annotation
+        && mate.is_none()
+    {
+        return Err(error);
+    }
     let interpreted = interpret(&position, &operations)?;
     if interpreted.best_moves.is_empty()
         && interpreted.avoid_moves.is_empty()
         && interpreted.points.is_empty()
+        && mate.is_none()
     {
         return Err(EpdError::NoMoves);
     }
@@ -160,6 +206,7 @@ pub fn parse_line(text: &str, line: usize) -> Result<Option<EpdRecord>, EpdError
         id: interpreted.id,
         best_moves: interpreted.best_moves,
         avoid_moves: interpreted.avoid_moves,
+        mate,
         points: interpreted.points,
         ops: operations
             .into_iter()
@@ -340,9 +387,16 @@ fn valid_opcode(opcode: &str) -> bool {
 /// Splits the operation part of a line into operations, respecting double
 /// quotes (a `;` inside quotes does not end an operation). Empty operations
 /// (`;;`, a leading `;`) are ignored and the final `;` is optional.
-fn parse_operations(text: &str) -> Result<Vec<Operation<'_>>, EpdError> {
+///
+/// After the first operation, text up to the next `;` that does not start
+/// with an opcode (matetrack's `00:00 @ C0/R-2/K2/P9/X35`, `00'40" (Gustav)`)
+/// is skipped as an annotation, quotes and all; the error it would be comes
+/// back beside the operations (the first such), for the caller to raise
+/// unless the record is a mate record. Before any operation it is an error.
+fn parse_operations(text: &str) -> Result<(Vec<Operation<'_>>, Option<EpdError>), EpdError> {
     let bytes = text.as_bytes();
     let mut ops = Vec::new();
+    let mut annotation = None;
     let mut pos = 0;
     loop {
         while pos < bytes.len() && (is_space(bytes[pos]) || bytes[pos] == b';') {
@@ -363,9 +417,17 @@ fn parse_operations(text: &str) -> Result<Vec<Operation<'_>>, EpdError> {
             while end < bytes.len() && !is_space(bytes[end]) && bytes[end] != b';' {
                 end += 1;
             }
-            return Err(EpdError::InvalidOpcode {
+            let error = EpdError::InvalidOpcode {
                 opcode: text[start..end].to_owned(),
-            });
+            };
+            if ops.is_empty() {
+                return Err(error);
+            }
+            annotation.get_or_insert(error);
+            while pos < bytes.len() && bytes[pos] != b';' {
+                pos += 1;
+            }
+            continue;
         }
 
         let operand_start = pos;
@@ -403,7 +465,7 @@ fn parse_operations(text: &str) -> Result<Vec<Operation<'_>>, EpdError> {
             tokens,
         });
     }
-    Ok(ops)
+    Ok((ops, annotation))
 }
 
 // ---------------------------------------------------------------------------
@@ -419,7 +481,7 @@ struct Interpreted {
 }
 
 fn interpret(pos: &Chess, ops: &[Operation<'_>]) -> Result<Interpreted, EpdError> {
-    const INTERPRETED: [&str; 5] = ["bm", "am", "id", "c0", "c9"];
+    const INTERPRETED: [&str; 6] = ["bm", "am", "dm", "id", "c0", "c9"];
     for (i, op) in ops.iter().enumerate() {
         if INTERPRETED.contains(&op.opcode) && ops[..i].iter().any(|o| o.opcode == op.opcode) {
             return Err(EpdError::DuplicateOperation {
@@ -439,6 +501,8 @@ fn interpret(pos: &Chess, ops: &[Operation<'_>]) -> Result<Interpreted, EpdError
     // first one on the line.
     for op in ops {
         match op.opcode {
+            // A mate distance (`bm #3`, read by `mate_of`) is not a move.
+            "bm" if words(op).any(is_mate_word) => {}
             "bm" => out.best_moves = resolve_move_list(pos, op)?,
             "am" => out.avoid_moves = resolve_move_list(pos, op)?,
             "c0" => {
@@ -450,6 +514,67 @@ fn interpret(pos: &Chess, ops: &[Operation<'_>]) -> Result<Interpreted, EpdError
         }
     }
     Ok(out)
+}
+
+/// The words of a `bm`/`am` operand: its tokens split at spaces and commas.
+fn words<'t>(op: &Operation<'t>) -> impl Iterator<Item = &'t str> {
+    op.tokens
+        .iter()
+        .flat_map(|t| t.split(|c: char| c == ',' || is_junk(c)))
+        .filter(|w| !w.is_empty())
+}
+
+/// Whether a `bm` word is a mate distance (`#3`, `#-3`, or a bad one such as
+/// `#x`): `#` followed by more than check and glyph signs (a lone `#` is the
+/// mate sign of the move before it).
+fn is_mate_word(word: &str) -> bool {
+    word.starts_with('#') && !is_suffix_only(word)
+}
+
+/// Reads a nonzero whole number of moves, optionally negative (`3`, `-3`).
+fn mate_number(text: &str) -> Option<i32> {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    if !is_number(digits) {
+        return None;
+    }
+    text.parse().ok().filter(|&n| n != 0)
+}
+
+/// The mate distance of the line, moves (see [`EpdRecord::mate`]): from a
+/// `bm` whose only operand is `#N`, or from `dm N`; both must agree.
+fn mate_of(ops: &[Operation<'_>]) -> Result<Option<i32>, EpdError> {
+    let find = |opcode: &str| ops.iter().find(|op| op.opcode == opcode);
+    let bm = match find("bm").and_then(|op| words(op).find(|w| is_mate_word(w)).map(|w| (op, w))) {
+        None => None,
+        Some((op, word)) if words(op).count() > 1 => {
+            return Err(EpdError::MateWithMoves {
+                operand: word.to_owned(),
+            });
+        }
+        Some((_, word)) => Some(mate_number(&word[1..]).ok_or_else(|| EpdError::BadMate {
+            opcode: "bm".to_owned(),
+            operand: word.to_owned(),
+            expected: "#N or #-N, N a nonzero whole number of moves",
+        })?),
+    };
+    let dm = match find("dm") {
+        None => None,
+        Some(op) => {
+            Some(
+                mate_number(&op.text)
+                    .filter(|&n| n > 0)
+                    .ok_or_else(|| EpdError::BadMate {
+                        opcode: "dm".to_owned(),
+                        operand: op.text.clone(),
+                        expected: "a positive whole number of moves",
+                    })?,
+            )
+        }
+    };
+    match (bm, dm) {
+        (Some(bm), Some(dm)) if bm != dm => Err(EpdError::MateConflict { bm, dm }),
+        (bm, dm) => Ok(bm.or(dm)),
+    }
 }
 
 /// Whether a token is only annotation: check/mate signs or `!`/`?` glyphs
@@ -501,12 +626,7 @@ fn resolve_move(pos: &Chess, token: &str, opcode: &str) -> Result<Move, EpdError
 fn resolve_move_list(pos: &Chess, op: &Operation<'_>) -> Result<Vec<Move>, EpdError> {
     let mut moves: Vec<Move> = Vec::new();
     let mut previous: Option<&str> = None;
-    for word in op
-        .tokens
-        .iter()
-        .flat_map(|t| t.split(|c: char| c == ',' || is_junk(c)))
-        .filter(|w| !w.is_empty())
-    {
+    for word in words(op) {
         if is_suffix_only(word) {
             if previous.is_none() {
                 return Err(EpdError::IllegalMove {
@@ -1015,9 +1135,158 @@ mod tests {
     fn missing_best_move() {
         let e = error(r#"4k3/8/8/8/8/8/4P3/4K3 w - - id "x";"#);
         assert_eq!(e, EpdError::NoMoves);
-        assert_eq!(e.to_string(), "no bm, am or c0 operation");
+        assert_eq!(e.to_string(), "no bm, am, dm or c0 operation");
         assert_eq!(error("4k3/8/8/8/8/8/4P3/4K3 w - -"), EpdError::NoMoves);
         assert_eq!(error("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"), EpdError::NoMoves);
+    }
+
+    /// White (Ra1, Kg6) mates the black king on h8 in one: Ra8#.
+    const MATE1: &str = "7k/8/6K1/8/8/8/8/R7 w - -";
+
+    #[test]
+    fn bm_mate_distance_is_not_a_move() {
+        let r = record(&format!("{MATE1} bm #1;"));
+        assert_eq!(r.mate, Some(1));
+        assert!(r.best_moves.is_empty() && r.avoid_moves.is_empty());
+        assert_eq!(r.ops, [("bm".to_owned(), "#1".to_owned())]);
+        // Black to move is mated in 3: a negative distance (taken as given).
+        let r = record("7k/8/6K1/8/8/8/8/R7 b - - bm #-3; id \"x\";");
+        assert_eq!(r.mate, Some(-3));
+        assert_eq!(r.id.as_deref(), Some("x"));
+        // Moves keep their mate signs, and a lone `#` after a move is still a sign.
+        for bm in ["Ra8#", "Ra8 #", "Ra8#!"] {
+            let r = record(&format!("{MATE1} bm {bm};"));
+            assert_eq!(
+                (ucis(&r.best_moves), r.mate),
+                (vec!["a1a8".to_owned()], None)
+            );
+        }
+        assert_eq!(record(WAC1).mate, None);
+    }
+
+    #[test]
+    fn dm_and_bm_mate_distances() {
+        let r = record(&format!("{MATE1} dm 2;"));
+        assert_eq!(r.mate, Some(2));
+        assert!(r.best_moves.is_empty());
+        let r = record(&format!("{MATE1} bm #1; dm 1;"));
+        assert_eq!(r.mate, Some(1));
+        // dm beside real moves: both kept.
+        let r = record(&format!("{MATE1} bm Ra8#; dm 1;"));
+        assert_eq!(
+            (ucis(&r.best_moves), r.mate),
+            (vec!["a1a8".to_owned()], Some(1))
+        );
+        let e = error(&format!("{MATE1} bm #1; dm 2;"));
+        assert_eq!(e, EpdError::MateConflict { bm: 1, dm: 2 });
+        assert_eq!(e.to_string(), "bm #1 disagrees with dm 2");
+        let e = error(&format!("{MATE1} dm 1; bm #-1;"));
+        assert_eq!(e.to_string(), "bm #-1 disagrees with dm 1");
+        assert_eq!(
+            error(&format!("{MATE1} dm 1; dm 1;")).to_string(),
+            "duplicate dm operation"
+        );
+    }
+
+    #[test]
+    fn bad_mate_distances_are_named() {
+        let bm = "expected #N or #-N, N a nonzero whole number of moves";
+        for (op, value) in [
+            ("bm #0", "#0"),
+            ("bm #-0", "#-0"),
+            ("bm #x", "#x"),
+            ("bm #3x", "#3x"),
+            ("bm #+3", "#+3"),
+            ("bm #99999999999", "#99999999999"),
+        ] {
+            let e = error(&format!("{MATE1} {op};"));
+            assert_eq!(
+                e.to_string(),
+                format!("bad mate distance '{value}' in bm: {bm}"),
+                "{op}"
+            );
+        }
+        let dm = "expected a positive whole number of moves";
+        for (op, value) in [("dm 0", "0"), ("dm -2", "-2"), ("dm x", "x"), ("dm", "")] {
+            let e = error(&format!("{MATE1} {op};"));
+            assert_eq!(
+                e.to_string(),
+                format!("bad mate distance '{value}' in dm: {dm}"),
+                "{op}"
+            );
+        }
+        let e = error(&format!("{MATE1} bm #1 Ra8;"));
+        assert_eq!(
+            e.to_string(),
+            "bm mate distance '#1' must be its only operand"
+        );
+        let e = error(&format!("{MATE1} bm Ra8 #1;"));
+        assert_eq!(
+            e,
+            EpdError::MateWithMoves {
+                operand: "#1".into()
+            }
+        );
+        // A lone mate sign is still no move.
+        assert_eq!(
+            error(&format!("{MATE1} bm #;")).to_string(),
+            "illegal move '#' in bm"
+        );
+        // A mate distance in am is no move either.
+        assert_eq!(
+            error(&format!("{MATE1} am #1;")).to_string(),
+            "illegal move '#1' in am"
+        );
+    }
+
+    #[test]
+    fn matetrack_annotations_follow_only_mate_records() {
+        let r = record(&format!(
+            "{MATE1} bm #1; --:-- @ C0/R-4/K5/P10/X39; 00'40\" (Gustav); ep; Duals(4); c0 \"was bm #3\";"
+        ));
+        assert_eq!(r.mate, Some(1));
+        assert_eq!(
+            r.ops,
+            [
+                ("bm".to_owned(), "#1".to_owned()),
+                ("ep".to_owned(), String::new()),
+                ("c0".to_owned(), "was bm #3".to_owned()),
+            ]
+        );
+        assert_eq!(record(&format!("{MATE1} dm 1; 00:16;")).mate, Some(1));
+        // Elsewhere a word that is no opcode is still an error, whatever follows it.
+        let e = error(&format!("{MATE1} bm Ra8; 00:16; bm #1;"));
+        assert_eq!(e.to_string(), "invalid opcode '00:16'");
+        // So it is before the first operation.
+        let e = error(&format!("{MATE1} 00:16; bm #1;"));
+        assert_eq!(e.to_string(), "invalid opcode '00:16'");
+    }
+
+    /// Every line of a bundled mate suite is a mate record.
+    fn mate_suite(name: &str) -> Vec<EpdRecord> {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("data/suites")
+            .join(name);
+        let suite = parse_file(&path).unwrap();
+        let lines = std::fs::read_to_string(&path).unwrap().lines().count();
+        assert_eq!(suite.skipped, [], "{name}");
+        assert_eq!(suite.records.len(), lines, "{name}");
+        for r in &suite.records {
+            assert!(r.best_moves.is_empty() && r.mate.is_some_and(|n| n != 0));
+        }
+        suite.records
+    }
+
+    #[test]
+    fn every_mate_suite_line_parses() {
+        let classic = mate_suite("classic280.epd");
+        assert_eq!(classic.len(), 280);
+        assert_eq!(classic[0].mate, Some(15));
+        assert_eq!(classic.iter().filter(|r| r.mate < Some(0)).count(), 53);
+        let matetrack = mate_suite("matetrack_500.epd");
+        assert_eq!(matetrack.len(), 515);
+        assert_eq!(matetrack[0].mate, Some(1));
+        assert_eq!(matetrack.iter().filter(|r| r.mate < Some(0)).count(), 1);
     }
 
     #[test]

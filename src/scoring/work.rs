@@ -367,6 +367,9 @@ pub struct UnitPosition {
     /// STS points per move, UCI.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub points: Vec<(String, u32)>,
+    /// Mate distance, moves (`bm #N`, `dm N`; see [`EpdRecord::mate`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mate: Option<i32>,
     /// The cost hint.
     pub cost: u64,
 }
@@ -540,6 +543,7 @@ impl Unit {
                             .iter()
                             .map(|(m, n)| (uci_move(*m), *n))
                             .collect(),
+                        mate: p.record.mate,
                         cost,
                     })
                     .collect(),
@@ -630,6 +634,7 @@ impl Unit {
                             id: p.id.clone(),
                             best_moves: moves(&p.best_moves)?,
                             avoid_moves: moves(&p.avoid_moves)?,
+                            mate: p.mate,
                             points,
                             ops: Vec::new(),
                             position,
@@ -873,6 +878,36 @@ mod tests {
                 .unwrap();
             assert_eq!(got[0].clone().into_positions(), whole, "{shards} shards");
         }
+    }
+
+    #[test]
+    fn units_carry_mate_records() {
+        let text = include_str!("../../data/suites/matetrack_500.epd");
+        let Job::Suite(mut j) = suite_job(2) else {
+            unreachable!()
+        };
+        j.positions = text
+            .lines()
+            .take(2)
+            .enumerate()
+            .map(|(i, l)| SuitePosition {
+                suite: "matetrack".into(),
+                record: parse_line(l, i + 1).unwrap().unwrap(),
+            })
+            .collect();
+        let job = Job::Suite(j);
+        let Job::Suite(back) = Unit::of(&job).job().unwrap() else {
+            unreachable!()
+        };
+        let mates: Vec<Option<i32>> = back.positions.iter().map(|p| p.record.mate).collect();
+        assert_eq!(mates, [Some(1), Some(2)]);
+        let whole = job.run(&|| {}).into_positions();
+        // The mate in one is solved by its score, here and through units.
+        assert!(whole[0].solved);
+        let got = InProcess { shards: 2 }
+            .run(std::slice::from_ref(&job))
+            .unwrap();
+        assert_eq!(got[0].clone().into_positions(), whole);
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //! candidates without printing.
 
 pub mod load;
+pub mod mate;
 pub mod objective;
 pub mod reference;
 pub mod run;
@@ -23,6 +24,7 @@ use crate::formats::SkippedLine;
 use crate::params::Margins;
 use crate::scoring::work::{Done, ExecError, Executor, Job, SuiteJob};
 pub use load::{LoadedSuites, SuiteError, SuiteFile, load_suites};
+use mate::MateTally;
 pub use objective::{Objective, ObjectiveParams};
 pub use reference::default_cache_dir;
 pub use run::{PositionResult, RunConfig, SuiteLimit, SuitePosition};
@@ -157,6 +159,9 @@ pub struct SuiteScore {
     /// one is flagged `overshot`); absent when none.
     #[serde(skip_serializing_if = "is_zero")]
     pub overshot: usize,
+    /// How the mate records (`bm #N`, `dm N`) went; absent when no position has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mates: Option<MateTally>,
     /// Every position, in file order.
     pub positions: Vec<PositionScore>,
     /// Problems that did not stop scoring (a cache that could not be written, positions an
@@ -385,6 +390,12 @@ impl SuiteScorer {
         let faults = results.iter().filter(|r| r.fault.is_some()).count();
         let overshot = results.iter().filter(|r| r.overshot).count();
         let reference_faults = self.reference.iter().filter(|r| r.fault.is_some()).count();
+        let mates = self
+            .suites
+            .positions
+            .iter()
+            .any(|p| p.record.mate.is_some())
+            .then(|| MateTally::tally(&self.suites.positions, &results));
         let positions = results
             .into_iter()
             .zip(&self.reference)
@@ -413,6 +424,7 @@ impl SuiteScorer {
             faults,
             reference_faults,
             overshot,
+            mates,
             positions,
             warnings: self.warnings.clone(),
         }

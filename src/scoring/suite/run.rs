@@ -8,6 +8,7 @@ use shakmaty::Move;
 
 use std::sync::Mutex;
 
+use super::mate::MateOutcome;
 use crate::engine::{Limits, PruneStats, Setting, Worker};
 use crate::formats::epd::EpdRecord;
 use crate::formats::uci_move;
@@ -79,7 +80,9 @@ pub struct PositionResult {
     pub id: Option<String>,
     /// Best move found, UCI notation (None only without legal moves).
     pub best_move: Option<String>,
-    /// Whether the move is a `bm` move (or any move when there is no `bm`) and no `am` move.
+    /// Whether the move is a `bm` move (or any move when there is no `bm`) and no `am` move;
+    /// for a mate record (`bm #N`, `dm N`), whether the score is the right mate (see
+    /// [`MateOutcome::solved`]).
     pub solved: bool,
     /// STS points of the move (`c0`), or 1/0 for solved/unsolved when the record has none.
     pub points: u32,
@@ -116,9 +119,11 @@ impl PositionResult {
     }
 }
 
-/// Scores a move against a record: (solved, points, max points).
+/// Scores a move against a record: (solved, points, max points). A mate record (`bm #N`,
+/// `dm N`) is judged by the search's score, not a move (see [`judge_search`]): here it is
+/// unsolved.
 pub fn judge(record: &EpdRecord, best: Option<Move>) -> (bool, u32, u32) {
-    let Some(m) = best else {
+    let Some(m) = best.filter(|_| record.mate.is_none()) else {
         return (false, 0, 1);
     };
     let avoided = !record.avoid_moves.contains(&m);
@@ -133,6 +138,24 @@ pub fn judge(record: &EpdRecord, best: Option<Move>) -> (bool, u32, u32) {
             .find(|(pm, _)| *pm == m)
             .map_or(0, |(_, p)| *p);
         (solved, if avoided { points } else { 0 }, max)
+    }
+}
+
+/// Scores a search's best move and score (eval units, the side to move's view; `None`: no
+/// score) against a record: (solved, points, max points). A mate record is solved when the
+/// score is the right mate ([`MateOutcome::solved`]), 1 point of 1; any other record is
+/// judged by its move alone, as [`judge`] does.
+pub fn judge_search(
+    record: &EpdRecord,
+    best: Option<Move>,
+    score: Option<i32>,
+) -> (bool, u32, u32) {
+    match record.mate {
+        Some(mate) => {
+            let solved = MateOutcome::of(mate, score).solved(mate);
+            (solved, u32::from(solved), 1)
+        }
+        None => judge(record, best),
     }
 }
 
@@ -172,7 +195,7 @@ pub fn run_one(
     };
     match found {
         Ok(r) => {
-            let (solved, points, max_points) = judge(record, r.best_move);
+            let (solved, points, max_points) = judge_search(record, r.best_move, r.score);
             result.best_move = r.best_move.map(uci_move);
             (result.solved, result.points, result.max_points) = (solved, points, max_points);
             result.score = r.score.unwrap_or(0);
@@ -290,5 +313,33 @@ mod tests {
         assert_eq!(judge(&sts, Some(mv(&sts, "d4f2"))), (false, 3, 10));
         assert_eq!(judge(&sts, Some(mv(&sts, "e2e3"))), (false, 0, 10));
         assert_eq!(judge(&sts, None), (false, 0, 1));
+        // Without a mate record the score changes nothing.
+        for score in [None, Some(0), Some(crate::engine::search::MATE - 1)] {
+            assert_eq!(judge_search(&r, Some(mv(&r, "g3g6")), score), (true, 1, 1));
+            assert_eq!(
+                judge_search(&sts, Some(mv(&sts, "d4f2")), score),
+                (false, 3, 10)
+            );
+        }
+    }
+
+    #[test]
+    fn judge_mate_records_by_score() {
+        use crate::engine::search::MATE;
+        // White mates in one with Ra8#; Black, to move, is mated in one after any move.
+        let mate = record("7k/8/6K1/8/8/8/8/R7 w - - bm #1;");
+        let ra8 = Some(mv(&mate, "a1a8"));
+        assert_eq!(judge_search(&mate, ra8, Some(MATE - 1)), (true, 1, 1));
+        assert_eq!(judge_search(&mate, ra8, Some(MATE - 3)), (false, 0, 1));
+        assert_eq!(judge_search(&mate, ra8, Some(900)), (false, 0, 1));
+        assert_eq!(judge_search(&mate, ra8, None), (false, 0, 1));
+        // The move alone never solves a mate record.
+        assert_eq!(judge(&mate, ra8), (false, 0, 1));
+        let mated = record("7k/8/6K1/8/8/8/8/R7 b - - bm #-1;");
+        let kg8 = Some(mv(&mated, "h8g8"));
+        assert_eq!(judge_search(&mated, kg8, Some(-(MATE - 2))), (true, 1, 1));
+        // A longer defence than the known one is still the right side's mate.
+        assert_eq!(judge_search(&mated, kg8, Some(-(MATE - 4))), (true, 1, 1));
+        assert_eq!(judge_search(&mated, kg8, Some(MATE - 1)), (false, 0, 1));
     }
 }
