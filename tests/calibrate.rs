@@ -187,14 +187,19 @@ fn killed_and_rerun_it_ends_with_the_same_report_and_an_added_objective_reuses_t
     let second = run(&small(&dir, "two.json", "state-two", "suite,quality"), &dir);
     assert!(second.status.success());
     let two = report(&dir.join("two.json"));
+    // The second run played no game and measured the 4 quality values only.
+    let runs = std::fs::read_to_string(dir.join("state-two/runs.jsonl")).unwrap();
+    let last: Value = serde_json::from_str(runs.lines().last().unwrap()).unwrap();
+    assert_eq!(last["games"], 0, "the games are reused: {last}");
+    assert_eq!(last["objective_evaluations"], 4);
     let cost: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("two.json")).unwrap()).unwrap();
+    assert_eq!(cost["cost"]["runs"], 2);
     assert_eq!(
-        cost["cost"]["games"], 0,
-        "the games are reused: {}",
+        cost["cost"]["games"], 24,
+        "the cost counts both runs: {}",
         cost["cost"]
     );
-    assert_eq!(cost["cost"]["objective_evaluations"], 4);
     assert_eq!(two, report(&dir.join("whole.json")));
 }
 

@@ -37,7 +37,7 @@ use crate::scoring::games::matches::{play_pair_until, result_for_a};
 pub use design::RegionDim;
 pub use rank::Bootstrap;
 pub use report::Report;
-use store::{ObjectiveLine, PairLine, Store, StoreError};
+use store::{ObjectiveLine, PairLine, RunLine, Store, StoreError};
 
 /// The smallest number of sets a rank correlation means anything over.
 pub const MIN_SETS: usize = 4;
@@ -194,8 +194,60 @@ pub fn run(
     interrupt: &AtomicBool,
     observe: &(dyn Fn(Event) + Sync),
 ) -> Result<Report, CalibrateError> {
-    let start = Instant::now();
     let store = Store::open(&config.state_dir, &config.identity())?;
+    let start = Instant::now();
+    let cpu = cpu_seconds();
+    let evaluations = AtomicUsize::new(0);
+    let games = AtomicUsize::new(0);
+    let result = work(config, &store, interrupt, observe, &evaluations, &games);
+    let this = RunLine {
+        wall_seconds: start.elapsed().as_secs_f64(),
+        cpu_seconds: Some(cpu_seconds() - cpu),
+        objective_evaluations: evaluations.load(Ordering::Relaxed),
+        games: games.load(Ordering::Relaxed),
+    };
+    store.add_run(&this)?;
+    let (values, pairs) = result?;
+    let runs: Vec<RunLine> = store.earlier_runs.iter().copied().chain([this]).collect();
+    Ok(report::build(
+        config,
+        &values,
+        &pairs,
+        report::Cost {
+            wall_seconds: runs.iter().map(|r| r.wall_seconds).sum(),
+            cpu_seconds: runs.iter().map(|r| r.cpu_seconds).sum(),
+            threads: config.concurrency,
+            objective_evaluations: runs.iter().map(|r| r.objective_evaluations).sum(),
+            games: runs.iter().map(|r| r.games).sum(),
+            runs: runs.len(),
+            last_run_seconds: this.wall_seconds,
+        },
+    ))
+}
+
+/// CPU time of this process and its finished children (external engines), seconds.
+fn cpu_seconds() -> f64 {
+    let time = |who| {
+        let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: getrusage writes into the struct it is given.
+        if unsafe { libc::getrusage(who, &mut u) } != 0 {
+            return 0.0;
+        }
+        let t = |v: libc::timeval| v.tv_sec as f64 + v.tv_usec as f64 * 1e-6;
+        t(u.ru_utime) + t(u.ru_stime)
+    };
+    time(libc::RUSAGE_SELF) + time(libc::RUSAGE_CHILDREN)
+}
+
+/// The calibration's work: the objectives, then the games.
+fn work(
+    config: &Config,
+    store: &Store,
+    interrupt: &AtomicBool,
+    observe: &(dyn Fn(Event) + Sync),
+    evaluations: &AtomicUsize,
+    games_played: &AtomicUsize,
+) -> Result<(Vec<ObjectiveLine>, Vec<PairLine>), CalibrateError> {
     let keys: Vec<String> = config.objectives.iter().map(|o| o.key()).collect();
     // Values of objectives this run does not measure stay in the store, out of the report.
     let mut values: Vec<ObjectiveLine> = store
@@ -213,14 +265,13 @@ pub fn run(
         });
     }
     let interrupted = || CalibrateError::Interrupted {
-        objectives: values_len(&store),
-        pairs: pairs_len(&store),
+        objectives: values_len(store),
+        pairs: pairs_len(store),
         dir: config.state_dir.display().to_string(),
     };
 
     // The cheap objectives, set by set.
     let total = config.sets.len() * config.objectives.len();
-    let mut evaluations = 0;
     for (s, set) in config.sets.iter().enumerate() {
         for (o, objective) in config.objectives.iter().enumerate() {
             if values.iter().any(|v| v.set == s && v.objective == keys[o]) {
@@ -241,7 +292,7 @@ pub fn run(
                 // A measurement cut short by the interrupt may have faulted: not kept.
                 return Err(interrupted());
             }
-            evaluations += 1;
+            evaluations.fetch_add(1, Ordering::Relaxed);
             let line = ObjectiveLine {
                 set: s,
                 objective: keys[o].clone(),
@@ -349,6 +400,7 @@ pub fn run(
                         break;
                     }
                     pairs.lock().expect("pairs lock").push(line);
+                    games_played.fetch_add(2, Ordering::Relaxed);
                     {
                         let mut f = fault_counts.lock().expect("faults lock");
                         let entry = &mut f[set];
@@ -383,20 +435,7 @@ pub fn run(
     if interrupt.load(Ordering::Relaxed) || pairs.len() < total_pairs {
         return Err(interrupted());
     }
-    let played_now = pairs.len() - earlier_pairs;
-    Ok(report::build(
-        config,
-        &values,
-        &pairs,
-        report::Cost {
-            wall_seconds: start.elapsed().as_secs_f64(),
-            threads: config.concurrency,
-            objective_evaluations: evaluations,
-            games: 2 * played_now,
-            resumed_objectives: earlier_objectives,
-            resumed_games: 2 * earlier_pairs,
-        },
-    ))
+    Ok((values, pairs))
 }
 
 fn count_lines(path: &std::path::Path) -> usize {

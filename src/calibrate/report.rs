@@ -127,21 +127,25 @@ pub struct Ceiling {
     pub max_rho: Option<f64>,
 }
 
-/// What the calibration cost.
+/// What the calibration cost, over every run that worked on it (an interrupted run and its
+/// resumption count together).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Cost {
-    /// Wall time of this run, seconds.
+    /// Wall time of all runs, seconds.
     pub wall_seconds: f64,
-    /// Threads it ran on.
+    /// CPU time of marginal and its engine processes over all runs, seconds (`None` when a
+    /// run did not measure it).
+    pub cpu_seconds: Option<f64>,
+    /// Threads the last run ran on.
     pub threads: usize,
-    /// Objective values measured in this run.
+    /// Objective values measured.
     pub objective_evaluations: usize,
-    /// Games played in this run.
+    /// Games played.
     pub games: usize,
-    /// Objective values found done from an earlier run.
-    pub resumed_objectives: usize,
-    /// Games found played by an earlier run.
-    pub resumed_games: usize,
+    /// Runs (1 for an uninterrupted calibration).
+    pub runs: usize,
+    /// Wall time of the last run alone, seconds.
+    pub last_run_seconds: f64,
 }
 
 /// A book as the report names it.

@@ -54,6 +54,20 @@ pub struct PairLine {
     pub faults: u8,
 }
 
+/// What one run of the calibration did (kept so the report's cost covers every run).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RunLine {
+    /// Wall time, seconds.
+    pub wall_seconds: f64,
+    /// CPU time of marginal and its engine processes, seconds (`None`: not measured).
+    #[serde(default)]
+    pub cpu_seconds: Option<f64>,
+    /// Objective values measured.
+    pub objective_evaluations: usize,
+    /// Games played.
+    pub games: usize,
+}
+
 /// A game's result for the candidate set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Outcome {
@@ -113,6 +127,9 @@ pub struct Store {
     dir: PathBuf,
     objectives: Mutex<File>,
     pairs: Mutex<File>,
+    runs: Mutex<File>,
+    /// Earlier runs.
+    pub earlier_runs: Vec<RunLine>,
     /// Objective values finished earlier.
     pub earlier_objectives: Vec<ObjectiveLine>,
     /// Pairs finished earlier.
@@ -190,6 +207,8 @@ impl Store {
         let (op, pp) = (dir.join("objectives.jsonl"), dir.join("pairs.jsonl"));
         let earlier_objectives = read_lines(&op)?;
         let earlier_pairs = read_lines(&pp)?;
+        let rp = dir.join("runs.jsonl");
+        let earlier_runs = read_lines(&rp)?;
         let append = |p: &Path| {
             OpenOptions::new()
                 .create(true)
@@ -200,6 +219,8 @@ impl Store {
         Ok(Store {
             objectives: Mutex::new(append(&op)?),
             pairs: Mutex::new(append(&pp)?),
+            runs: Mutex::new(append(&rp)?),
+            earlier_runs,
             dir: dir.to_path_buf(),
             earlier_objectives,
             earlier_pairs,
@@ -231,6 +252,14 @@ impl Store {
     /// The file cannot be written.
     pub fn add_objective(&self, line: &ObjectiveLine) -> Result<(), StoreError> {
         self.append(&self.objectives, "objectives.jsonl", line)
+    }
+
+    /// Keeps what a run did.
+    ///
+    /// # Errors
+    /// The file cannot be written.
+    pub fn add_run(&self, line: &RunLine) -> Result<(), StoreError> {
+        self.append(&self.runs, "runs.jsonl", line)
     }
 
     /// Keeps a finished pair.

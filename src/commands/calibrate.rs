@@ -76,7 +76,7 @@ pub struct CalibrateArgs {
     #[arg(
         long,
         value_name = "FILE",
-        default_value = "data/suites/matetrack_500.epd"
+        default_value = "data/suites/matetrack_short.epd"
     )]
     mate_suite: PathBuf,
     /// Positions from real games for the quality objective (one FEN a line).
@@ -192,7 +192,14 @@ fn objectives(
             "suite" => out.push(Box::new(SuiteObjective {
                 scorer: scorer(def, &args.suite, limit, args.hash)?,
             })),
-            "mates" => return Err(UserError("MATES-PENDING".into()).into()),
+            "mates" => out.push(Box::new(marginal::scoring::cheap::MateObjective {
+                scorer: scorer(
+                    def,
+                    std::slice::from_ref(&args.mate_suite),
+                    limit,
+                    args.hash,
+                )?,
+            })),
             _ => {
                 let book =
                     openings::read(&args.quality_positions).map_err(UserError::from_display)?;
@@ -569,13 +576,16 @@ pub fn print_report(r: &Report) {
     for o in &r.objectives {
         println!("{}", o.verdict);
     }
+    let c = &r.cost;
     println!(
-        "cost: {:.0} s wall on {} threads, {} objective evaluations, {} games (resumed: {} values, {} games)",
-        r.cost.wall_seconds,
-        r.cost.threads,
-        r.cost.objective_evaluations,
-        r.cost.games,
-        r.cost.resumed_objectives,
-        r.cost.resumed_games
+        "cost: {:.0} s wall ({:.1} min), {} CPU minutes on {} threads, {} objective evaluations, {} games, over {} run(s)",
+        c.wall_seconds,
+        c.wall_seconds / 60.0,
+        c.cpu_seconds
+            .map_or("unmeasured".to_string(), |s| format!("{:.1}", s / 60.0)),
+        c.threads,
+        c.objective_evaluations,
+        c.games,
+        c.runs
     );
 }

@@ -4,6 +4,7 @@
 
 use crate::engine::Setting;
 use crate::scoring::quality::MoveQuality;
+use crate::scoring::suite::mate::MateTally;
 use crate::scoring::suite::{ScorerOptions, SuiteScorer};
 
 /// What one measurement of a cheap objective gave.
@@ -76,6 +77,41 @@ impl CheapObjective for SuiteObjective {
             ),
             faults: s.faults,
             overshot: s.overshot,
+        })
+    }
+}
+
+/// Mate safety on mate suites (`bm #N`, `dm N`): mates found and found at their distance,
+/// less wrong mates ([`MateTally::score`]).
+pub struct MateObjective {
+    /// The scorer over the mate suite.
+    pub scorer: SuiteScorer,
+}
+
+impl CheapObjective for MateObjective {
+    fn name(&self) -> String {
+        format!("mates ({})", self.scorer.options().config.limit)
+    }
+
+    fn key(&self) -> String {
+        suite_key(
+            "mates",
+            self.scorer.suites().content_hash,
+            self.scorer.options(),
+        )
+    }
+
+    fn measure(&self, setting: &Setting) -> Result<Measured, String> {
+        let results = self.scorer.run(setting).map_err(|e| e.to_string())?;
+        let tally = MateTally::tally(&self.scorer.suites().positions, &results);
+        Ok(Measured {
+            value: tally.score(),
+            summary: format!(
+                "found {}/{} (exact {}), wrong {}",
+                tally.found, tally.positions, tally.exact, tally.wrong
+            ),
+            faults: results.iter().filter(|r| r.fault.is_some()).count(),
+            overshot: results.iter().filter(|r| r.overshot).count(),
         })
     }
 }
