@@ -59,6 +59,9 @@ def main():
     out = {"objectives": [], "ceiling": {}}
     for o, obj in enumerate(report["objectives"]):
         x = [s["objectives"][o] for s in sets]
+        if np.ptp(x) == 0 or np.ptp(elo) == 0:
+            out["objectives"].append({"name": obj["name"], "rho": None, "tau": None, "slope": None})
+            continue
         lr = stats.linregress(x, elo)
         out["objectives"].append({
             "name": obj["name"],
@@ -78,6 +81,9 @@ def main():
         return
     fmt = lambda i: "n/a" if i is None else f"{i['value']:.2f} [{i['lower']:.2f}, {i['upper']:.2f}]"
     for o in out["objectives"]:
+        if o["rho"] is None:
+            print(f"{o['name']}: no spread")
+            continue
         print(f"{o['name']}: rho {fmt(o['rho'])}, tau {fmt(o['tau'])}, slope {fmt(o['slope'])} "
               f"(stderr {o['slope_stderr']:.3f})")
     c = out["ceiling"]

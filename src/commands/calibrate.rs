@@ -448,10 +448,12 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
     bar.enable_steady_tick(Duration::from_millis(500));
     let observe = |event: Event| match event {
         Event::Resumed { objectives, pairs } => {
-            bar.println(format!(
-                "resuming from {}: {objectives} of {total_objectives} objective values and {pairs} of {total_pairs} pairs done",
-                state_dir.display()
-            ));
+            bar.suspend(|| {
+                println!(
+                    "resuming from {}: {objectives} of {total_objectives} objective values and {pairs} of {total_pairs} pairs done",
+                    state_dir.display()
+                )
+            });
             bar.set_position((objectives + pairs) as u64);
             bar.reset_eta();
         }
