@@ -368,3 +368,61 @@ fn bad_input_is_refused_naming_the_value() {
         "{\"format\": \"marginal-tuned/1\"}"
     );
 }
+
+#[test]
+fn a_tuned_file_carries_its_calibration_and_check_shows_it() {
+    let dir = scratch("calibrate", "tune");
+    let suite = small_suite(&dir, 12);
+    let cal = dir.join("cal.json");
+    let args = with(
+        with(small(&dir, "cal.json", "state", "suite"), "--nodes", "400"),
+        "--suite",
+        suite.to_str().unwrap(),
+    );
+    let out = run(&args, &dir);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let calibration = ["--iterations", "2", "--calibration", cal.to_str().unwrap()];
+    let out = common::tune(&dir, &suite, 400, "t.json", &calibration);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let tuned: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("t.json")).unwrap()).unwrap();
+    let c = &tuned["calibration"];
+    assert!(
+        ["trusted", "untrusted"].contains(&c["status"].as_str().unwrap()),
+        "{c}"
+    );
+    assert_eq!(c["file"], cal.to_str().unwrap());
+    assert_eq!(c["objective"], "suite (400 nodes)");
+    assert!(c["objective_gain"].is_f64());
+    assert!(stdout.contains(&format!("calibration: {}", c["note"].as_str().unwrap())));
+    // check and export show it.
+    let t = dir.join("t.json");
+    let check = marginal(&["check", t.to_str().unwrap()], &dir);
+    assert!(String::from_utf8_lossy(&check.stdout).contains("calibration: "));
+    let export = marginal(&["export", t.to_str().unwrap(), "--format", "json"], &dir);
+    assert!(String::from_utf8_lossy(&export.stderr).contains("calibration: "));
+    // A calibration of another limit is refused, naming it.
+    let out = common::tune(&dir, &suite, 500, "u.json", &calibration);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("none of its objectives") && stderr.contains("500 nodes"),
+        "{stderr}"
+    );
+    // Without one, the file says so plainly.
+    let out = common::tune(&dir, &suite, 400, "v.json", &["--iterations", "1"]);
+    assert!(out.status.success());
+    let tuned: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("v.json")).unwrap()).unwrap();
+    assert_eq!(tuned["calibration"]["status"], "none");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("calibration: no calibration of"));
+}

@@ -8,6 +8,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
+use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -110,6 +111,14 @@ pub enum StoreError {
         /// What happened.
         error: std::io::Error,
     },
+    /// Another process is working on the same calibration.
+    #[error(
+        "{path}: another marginal calibrate is working on this calibration; wait for it, or stop it first"
+    )]
+    Busy {
+        /// The lock file.
+        path: PathBuf,
+    },
     /// The directory belongs to a calibration with other settings.
     #[error(
         "{path} holds a calibration with other settings ({what}): give another --out, or delete the directory to start afresh"
@@ -128,6 +137,8 @@ pub struct Store {
     objectives: Mutex<File>,
     pairs: Mutex<File>,
     runs: Mutex<File>,
+    /// Held (flock) while the store is open: one run at a time appends to it.
+    _lock: File,
     /// Earlier runs.
     pub earlier_runs: Vec<RunLine>,
     /// Objective values finished earlier.
@@ -183,6 +194,17 @@ impl Store {
     /// The directory cannot be written, or holds another calibration.
     pub fn open(dir: &Path, identity: &serde_json::Value) -> Result<Store, StoreError> {
         std::fs::create_dir_all(dir).map_err(io(dir))?;
+        let lock_path = dir.join("lock");
+        let lock = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(io(&lock_path))?;
+        // SAFETY: flock on a file descriptor this function owns; released when it closes.
+        if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+            return Err(StoreError::Busy { path: lock_path });
+        }
         let id_path = dir.join("identity.json");
         match std::fs::read_to_string(&id_path) {
             Ok(text) => {
@@ -220,6 +242,7 @@ impl Store {
             objectives: Mutex::new(append(&op)?),
             pairs: Mutex::new(append(&pp)?),
             runs: Mutex::new(append(&rp)?),
+            _lock: lock,
             earlier_runs,
             dir: dir.to_path_buf(),
             earlier_objectives,
@@ -339,6 +362,8 @@ mod tests {
         assert_eq!(s.earlier_pairs, [pair]);
         assert_eq!(s.earlier_objectives.len(), 1);
         s.add_pair(&pair).unwrap();
+        // One run at a time.
+        assert!(matches!(Store::open(&d, &id), Err(StoreError::Busy { .. })));
         drop(s);
         assert_eq!(Store::open(&d, &id).unwrap().earlier_pairs.len(), 2);
         let Err(StoreError::Foreign { what, .. }) = Store::open(&d, &json!({"a": 2, "b": "x"}))

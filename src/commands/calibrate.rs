@@ -441,11 +441,24 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
     );
     let total_objectives = config.sets.len() * config.objectives.len();
     let total_pairs = played * config.books.len() * pairs_per_book;
+    // One bar a phase (objective values, then game pairs), each with its own ETA: the two
+    // kinds of work take very different times.
     let bar = progress_bar(
-        (total_objectives + total_pairs) as u64,
-        "[{bar:30}] {pos}/{len} objectives+pairs, ETA {eta} {msg}",
+        total_objectives as u64,
+        "[{bar:30}] {pos}/{len} {prefix}, ETA {eta} {msg}",
     );
+    bar.set_prefix("objective values");
     bar.enable_steady_tick(Duration::from_millis(500));
+    let in_games = std::sync::atomic::AtomicBool::new(false);
+    let to_games = |done: usize| {
+        if !in_games.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            bar.set_length(total_pairs as u64);
+            bar.set_prefix("game pairs");
+            bar.set_message("");
+            bar.set_position(done as u64);
+            bar.reset_eta();
+        }
+    };
     let observe = |event: Event| match event {
         Event::Resumed { objectives, pairs } => {
             bar.suspend(|| {
@@ -454,7 +467,7 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
                     state_dir.display()
                 )
             });
-            bar.set_position((objectives + pairs) as u64);
+            bar.set_position(objectives as u64);
             bar.reset_eta();
         }
         Event::Objective {
@@ -468,8 +481,8 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
             bar.set_message(format!("set {}: {name} {value:.3}", set + 1));
         }
         Event::Pair { done, .. } => {
-            bar.set_position((total_objectives + done) as u64);
-            bar.set_message("games".to_string());
+            to_games(done.saturating_sub(1));
+            bar.set_position(done as u64);
         }
     };
     let interrupt = super::executor::interrupt_flag()?;
