@@ -426,3 +426,40 @@ fn a_tuned_file_carries_its_calibration_and_check_shows_it() {
     assert_eq!(tuned["calibration"]["status"], "none");
     assert!(String::from_utf8_lossy(&out.stdout).contains("calibration: no calibration of"));
 }
+
+#[test]
+fn on_a_slurm_cluster_it_gives_the_local_report() {
+    let Some(_cluster) =
+        common::slurm::hold("calibrate on_a_slurm_cluster_it_gives_the_local_report")
+    else {
+        return;
+    };
+    let dir = scratch("calibrate", "slurm");
+    let local = run(&small(&dir, "local.json", "state-local", "suite"), &dir);
+    assert!(local.status.success());
+    let mut args = small(&dir, "slurm.json", "state-slurm", "suite");
+    let work = dir.join("work");
+    args.extend(
+        [
+            "--executor",
+            "slurm",
+            "--workdir",
+            work.to_str().unwrap(),
+            "--shards",
+            "1",
+        ]
+        .map(String::from),
+    );
+    let out = run(&args, &dir);
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        report(&dir.join("local.json")),
+        report(&dir.join("slurm.json"))
+    );
+    assert!(common::slurm::queue_empty());
+}

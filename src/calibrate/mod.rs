@@ -32,7 +32,9 @@ use shakmaty::Chess;
 use crate::engine::Setting;
 use crate::scoring::cheap::CheapObjective;
 use crate::scoring::games::game::{EnginePlayer, GameConfig, Player, Termination};
-use crate::scoring::games::matches::{play_pair_until, result_for_a};
+use crate::scoring::games::matches::{PairRecord, play_pair_until, result_for_a};
+use crate::scoring::games::remote::play_pairs;
+use crate::scoring::work::{ExecError, Executor, GamesJob};
 
 pub use design::RegionDim;
 pub use rank::Bootstrap;
@@ -88,6 +90,10 @@ pub struct Config {
     pub bootstrap: Bootstrap,
     /// Where finished work is kept.
     pub state_dir: PathBuf,
+    /// Where the games are played: through this executor (a cluster: each set's missing pairs
+    /// on a book as one job, all of them in one batch), or with `None` in this process. The
+    /// pairs are the same either way.
+    pub executor: Option<Arc<dyn Executor>>,
 }
 
 /// Progress of a calibration, for the observer.
@@ -148,6 +154,9 @@ pub enum CalibrateError {
         /// The last fault.
         why: String,
     },
+    /// The executor could not play the games.
+    #[error("the cluster could not play the games: {0}")]
+    Exec(ExecError),
     /// Stopped by the interrupt flag; what was finished is kept.
     #[error("interrupted: {objectives} objective values and {pairs} game pairs are kept in {dir}")]
     Interrupted {
@@ -335,6 +344,65 @@ fn work(
             }
         }
     }
+    if let Some(executor) = &config.executor {
+        let done = total_pairs - tasks.len();
+        let mut groups: Vec<((usize, usize), Vec<usize>)> = Vec::new();
+        for &(set, book, pair) in &tasks {
+            match groups.iter_mut().find(|(k, _)| *k == (set, book)) {
+                Some((_, p)) => p.push(pair),
+                None => groups.push(((set, book), vec![pair])),
+            }
+        }
+        let mut counted = done;
+        for ((set, book), mut wanted) in groups {
+            if interrupt.load(Ordering::Relaxed) {
+                return Err(interrupted());
+            }
+            wanted.sort_unstable();
+            // Missing pairs come in runs (a resumed calibration misses a tail): one job a run.
+            let mut start = 0;
+            while start < wanted.len() {
+                let mut end = start + 1;
+                while end < wanted.len() && wanted[end] == wanted[end - 1] + 1 {
+                    end += 1;
+                }
+                let range = wanted[start]..wanted[end - 1] + 1;
+                let players = GamesJob {
+                    a: (
+                        config.sets[set].name.clone(),
+                        config.sets[set].setting.clone(),
+                    ),
+                    b: ("default".to_string(), config.sets[0].setting.clone()),
+                    hash_mb: config.hash_mb,
+                    game: config.game,
+                    pairs: Vec::new(),
+                };
+                let played = play_pairs(
+                    executor.as_ref(),
+                    &players,
+                    &config.books[book].positions,
+                    range,
+                )
+                .map_err(|e| match e {
+                    ExecError::Interrupted(_) => interrupted(),
+                    e => CalibrateError::Exec(e),
+                })?;
+                for record in played {
+                    let line = pair_line(set, book, &record);
+                    store.add_pair(&line)?;
+                    pairs.lock().expect("pairs lock").push(line);
+                    games_played.fetch_add(2, Ordering::Relaxed);
+                    counted += 1;
+                    observe(Event::Pair {
+                        done: counted,
+                        total: total_pairs,
+                    });
+                }
+                start = end;
+            }
+        }
+        return Ok((values, pairs.into_inner().expect("pairs lock")));
+    }
     let counted = AtomicUsize::new(total_pairs - tasks.len());
     let next = AtomicUsize::new(0);
     let failure: Mutex<Option<CalibrateError>> = Mutex::new(None);
@@ -378,22 +446,9 @@ fn work(
                     else {
                         break;
                     };
-                    let mut faults = 0u8;
-                    let mut why = String::new();
-                    for game in [&record.first, &record.second] {
-                        if let Termination::PlayerFailure(w) = &game.termination {
-                            faults += 1;
-                            why.clone_from(w);
-                        }
-                    }
-                    let line = PairLine {
-                        set,
-                        book,
-                        pair,
-                        first: result_for_a(&record.first, true).into(),
-                        second: result_for_a(&record.second, false).into(),
-                        faults,
-                    };
+                    let line = pair_line(set, book, &record);
+                    let why = fault_of(&record);
+                    let faults = line.faults;
                     if let Err(e) = store.add_pair(&line) {
                         *failure.lock().expect("failure lock") = Some(e.into());
                         stop.store(true, Ordering::Relaxed);
@@ -436,6 +491,33 @@ fn work(
         return Err(interrupted());
     }
     Ok((values, pairs))
+}
+
+/// The store's line of a finished pair.
+fn pair_line(set: usize, book: usize, record: &PairRecord) -> PairLine {
+    let faults = [&record.first, &record.second]
+        .iter()
+        .filter(|g| matches!(g.termination, Termination::PlayerFailure(_)))
+        .count() as u8;
+    PairLine {
+        set,
+        book,
+        pair: record.index,
+        first: result_for_a(&record.first, true).into(),
+        second: result_for_a(&record.second, false).into(),
+        faults,
+    }
+}
+
+/// The last engine fault of a pair, if any.
+fn fault_of(record: &PairRecord) -> String {
+    let mut why = String::new();
+    for game in [&record.first, &record.second] {
+        if let Termination::PlayerFailure(w) = &game.termination {
+            why.clone_from(w);
+        }
+    }
+    why
 }
 
 fn count_lines(path: &std::path::Path) -> usize {

@@ -20,9 +20,11 @@ use marginal::scoring::quality::MoveQuality;
 use marginal::scoring::suite::{
     RunConfig, ScorerOptions, SuiteLimit, SuiteScorer, default_cache_dir, load_suites,
 };
+use marginal::scoring::work::Executor;
 use shakmaty::EnPassantMode;
 use shakmaty::fen::Fen;
 
+use super::executor::ExecutorArgs;
 use super::{
     EngineArgs, Interrupted, UserError, count, depth_arg, hash_arg, progress_bar, resolve_for,
     threads, threads_arg,
@@ -107,6 +109,10 @@ pub struct CalibrateArgs {
     /// a directory named after the calibration in the reference cache, .marginal-cache/).
     #[arg(long, value_name = "DIR")]
     state: Option<PathBuf>,
+    /// Where the games and the suite and mates objectives run (`--executor slurm`: on a
+    /// cluster; the quality objective runs here).
+    #[command(flatten)]
+    executor: ExecutorArgs,
 }
 
 /// One `--objectives` entry.
@@ -151,6 +157,7 @@ fn scorer(
     files: &[PathBuf],
     limit: SuiteLimit,
     hash: usize,
+    executor: Option<Arc<dyn Executor>>,
 ) -> Result<SuiteScorer> {
     let suites = load_suites(files, false).map_err(UserError::from_display)?;
     for line in suites.skipped() {
@@ -163,6 +170,7 @@ fn scorer(
         },
         reference: Setting::off(def),
         cache_dir: Some(default_cache_dir()),
+        executor,
         ..ScorerOptions::default()
     };
     SuiteScorer::new(suites, options, None)
@@ -173,6 +181,7 @@ fn objectives(
     args: &CalibrateArgs,
     def: &Arc<EngineDef>,
     default: SuiteLimit,
+    executor: &Option<Arc<dyn Executor>>,
 ) -> Result<Vec<Box<dyn CheapObjective>>> {
     let specs: Vec<String> = if args.objectives.is_empty() {
         ["suite", "quality", "mates"].map(String::from).to_vec()
@@ -190,7 +199,7 @@ fn objectives(
         eprintln!("preparing objective {kind} at {limit} (reference runs are cached)");
         match kind.as_str() {
             "suite" => out.push(Box::new(SuiteObjective {
-                scorer: scorer(def, &args.suite, limit, args.hash)?,
+                scorer: scorer(def, &args.suite, limit, args.hash, executor.clone())?,
             })),
             "mates" => out.push(Box::new(marginal::scoring::cheap::MateObjective {
                 scorer: scorer(
@@ -198,6 +207,7 @@ fn objectives(
                     std::slice::from_ref(&args.mate_suite),
                     limit,
                     args.hash,
+                    executor.clone(),
                 )?,
             })),
             _ => {
@@ -387,7 +397,8 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
         .num_threads(concurrency)
         .build()
         .context("cannot start worker threads")?;
-    let objectives = pool.install(|| objectives(&args, &def, objective_limit))?;
+    let executor = args.executor.build()?;
+    let objectives = pool.install(|| objectives(&args, &def, objective_limit, &executor))?;
     let config = Config {
         sets,
         region,
@@ -408,6 +419,7 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
             seed: args.seed,
         },
         state_dir: PathBuf::new(),
+        executor,
     };
     let state_dir = args.state.clone().unwrap_or_else(|| {
         let mut hash = Fnv::new();
@@ -500,6 +512,7 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
             ))
             .into());
         }
+        Err(CalibrateError::Exec(e)) => return Err(super::executor::exec_error(e)),
         Err(
             e @ (CalibrateError::Store(_)
             | CalibrateError::Faults { .. }
