@@ -418,6 +418,22 @@ fn a_tuned_file_carries_its_calibration_and_check_shows_it() {
         stderr.contains("none of its objectives") && stderr.contains("500 nodes"),
         "{stderr}"
     );
+    // A truncated or foreign file is refused, naming it.
+    let truncated = dir.join("truncated.json");
+    let text = std::fs::read_to_string(&cal).unwrap();
+    std::fs::write(&truncated, &text[..text.len() / 2]).unwrap();
+    let foreign = dir.join("foreign.json");
+    std::fs::write(&foreign, "{\"format\": \"marginal-tuned/1\"}").unwrap();
+    for bad in [&truncated, &foreign] {
+        let args = ["--iterations", "1", "--calibration", bad.to_str().unwrap()];
+        let out = common::tune(&dir, &suite, 400, "w.json", &args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains(bad.to_str().unwrap()) && stderr.contains("not a calibration report"),
+            "{stderr}"
+        );
+    }
     // Without one, the file says so plainly.
     let out = common::tune(&dir, &suite, 400, "v.json", &["--iterations", "1"]);
     assert!(out.status.success());

@@ -331,6 +331,7 @@ pub fn run(args: TuneArgs) -> Result<()> {
         cache_dir: Some(default_cache_dir()),
         executor: executor.clone(),
     };
+    let found_calibration = find_calibration(&args, &options, &def)?;
     let dir = args.checkpoint_dir();
     std::fs::create_dir_all(&dir)
         .with_context(|| format!("cannot create checkpoint directory {}", dir.display()))?;
@@ -437,7 +438,13 @@ pub fn run(args: TuneArgs) -> Result<()> {
     println!();
     print_side("training", &train_side, &train_paired);
     print_side("validation", &validation_side, &validation_paired);
-    let calibration = calibration(&args, &options, &def, &train_side, &validation_side)?;
+    let calibration = calibration(
+        &args,
+        &options,
+        found_calibration,
+        &train_side,
+        &validation_side,
+    );
     println!("calibration: {}", calibration.note);
     let confirm = match (args.confirm, &games_setup) {
         (Some(n), Some(setup)) => Some(games::run_confirm(
@@ -535,58 +542,74 @@ pub fn run(args: TuneArgs) -> Result<()> {
     Ok(())
 }
 
-/// The calibration of the run's objective: from --calibration (refused when it is for another
-/// engine, limit or objective), else the first report in tuned/ that matches, else none.
-fn calibration(
+/// The calibration of the run's objective, looked up before any work so that a bad one fails
+/// at once: from --calibration (refused when unreadable or for another engine, limit or
+/// objective), else the first report in tuned/ that matches, else none. `Err(None)`-like
+/// outcomes are `Ok(None)`; a games tune has none to look up.
+fn find_calibration(
     args: &TuneArgs,
     options: &ScorerOptions,
     def: &Arc<EngineDef>,
-    train: &Side,
-    validation: &Side,
-) -> Result<Calibration> {
+) -> Result<Option<(PathBuf, calibrate::Report, usize)>> {
     if args.objective != ObjectiveKind::Suite {
-        return Ok(Calibration {
-            status: "games".into(),
-            note: "tuned on games: its objective is what a calibration measures against".into(),
-            ..Calibration::none("")
-        });
+        return Ok(None);
     }
     let suites = marginal::scoring::suite::load_suites(&args.suites(), false)
         .map_err(UserError::from_display)?;
     let key = suite_key("suite", suites.content_hash, options);
     let signature = def.signature();
-    let found = match &args.calibration {
-        Some(path) => {
-            let report = calibrate::report::read(path)
-                .map_err(|e| UserError(format!("--calibration {e}")))?;
-            if report.engine_signature != signature {
-                return Err(UserError(format!(
-                    "--calibration {}: it calibrates engine signature {}, this engine's is {signature}",
-                    path.display(),
-                    report.engine_signature
-                ))
-                .into());
-            }
-            let Some(o) = report.objectives.iter().position(|o| o.key == key) else {
-                return Err(UserError(format!(
-                    "--calibration {}: none of its objectives ({}) is this tune's (suite at {} on these suites, these weights)",
-                    path.display(),
-                    report.objectives.iter().map(|o| o.name.as_str()).collect::<Vec<_>>().join(", "),
-                    options.config.limit
-                ))
-                .into());
-            };
-            Some((path.clone(), report, o))
-        }
-        None => calibrate::trust::find(Path::new("tuned"), &signature, &key)
+    let Some(path) = &args.calibration else {
+        return Ok(calibrate::trust::find(Path::new("tuned"), &signature, &key)
             .into_iter()
-            .next(),
+            .next());
     };
+    let report =
+        calibrate::report::read(path).map_err(|e| UserError(format!("--calibration {e}")))?;
+    if report.engine_signature != signature {
+        return Err(UserError(format!(
+            "--calibration {}: it calibrates engine signature {}, this engine's is {signature}",
+            path.display(),
+            report.engine_signature
+        ))
+        .into());
+    }
+    let Some(o) = report.objectives.iter().position(|o| o.key == key) else {
+        return Err(UserError(format!(
+            "--calibration {}: none of its objectives ({}) is this tune's (suite at {} on these suites, these weights)",
+            path.display(),
+            report
+                .objectives
+                .iter()
+                .map(|o| o.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            options.config.limit
+        ))
+        .into());
+    };
+    Ok(Some((path.clone(), report, o)))
+}
+
+/// What the calibration found before the run says of the tuned set.
+fn calibration(
+    args: &TuneArgs,
+    options: &ScorerOptions,
+    found: Option<(PathBuf, calibrate::Report, usize)>,
+    train: &Side,
+    validation: &Side,
+) -> Calibration {
+    if args.objective != ObjectiveKind::Suite {
+        return Calibration {
+            status: "games".into(),
+            note: "tuned on games: its objective is what a calibration measures against".into(),
+            ..Calibration::none("")
+        };
+    }
     let Some((path, report, o)) = found else {
-        return Ok(Calibration::none(&format!(
+        return Calibration::none(&format!(
             "the suite objective at {} for this engine",
             options.config.limit
-        )));
+        ));
     };
     // The objective is a mean over positions: the whole suite's is the position-weighted mean
     // of the training and validation sides'.
@@ -595,12 +618,7 @@ fn calibration(
     let gain = (nt * (value(train, "tuned") - value(train, "default"))
         + nv * (value(validation, "tuned") - value(validation, "default")))
         / (nt + nv).max(1.0);
-    Ok(Calibration::from_report(
-        &report,
-        &path.display().to_string(),
-        o,
-        gain,
-    ))
+    Calibration::from_report(&report, &path.display().to_string(), o, gain)
 }
 
 /// `marginal plot FILE`: draws a tuned file's SVG again, beside it.
