@@ -31,6 +31,25 @@ pub fn ranks(v: &[f64]) -> Vec<f64> {
 
 /// Pearson's correlation; `None` when either side has no spread or fewer than 2 samples.
 pub fn pearson(x: &[f64], y: &[f64]) -> Option<f64> {
+    let Moments { sxy, sxx, syy, .. } = moments(x, y)?;
+    if sxx <= 0.0 || syy <= 0.0 {
+        return None;
+    }
+    Some((sxy / (sxx * syy).sqrt()).clamp(-1.0, 1.0))
+}
+
+/// The means and centred sums of squares and products of paired samples.
+struct Moments {
+    n: usize,
+    mx: f64,
+    my: f64,
+    sxy: f64,
+    sxx: f64,
+    syy: f64,
+}
+
+/// `None` with fewer than 2 pairs or sides of different lengths.
+fn moments(x: &[f64], y: &[f64]) -> Option<Moments> {
     let n = x.len();
     if n < 2 || y.len() != n {
         return None;
@@ -42,10 +61,14 @@ pub fn pearson(x: &[f64], y: &[f64]) -> Option<f64> {
         sxx += (a - mx) * (a - mx);
         syy += (b - my) * (b - my);
     }
-    if sxx <= 0.0 || syy <= 0.0 {
-        return None;
-    }
-    Some((sxy / (sxx * syy).sqrt()).clamp(-1.0, 1.0))
+    Some(Moments {
+        n,
+        mx,
+        my,
+        sxy,
+        sxx,
+        syy,
+    })
 }
 
 fn mean(v: &[f64]) -> f64 {
@@ -99,17 +122,14 @@ pub struct Line {
 
 /// The least-squares line through the points; `None` when x has no spread.
 pub fn least_squares(x: &[f64], y: &[f64]) -> Option<Line> {
-    let n = x.len();
-    if n < 2 || y.len() != n {
-        return None;
-    }
-    let (mx, my) = (mean(x), mean(y));
-    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
-    for (a, b) in x.iter().zip(y) {
-        sxy += (a - mx) * (b - my);
-        sxx += (a - mx) * (a - mx);
-        syy += (b - my) * (b - my);
-    }
+    let Moments {
+        n,
+        mx,
+        my,
+        sxy,
+        sxx,
+        syy,
+    } = moments(x, y)?;
     if sxx <= 0.0 {
         return None;
     }

@@ -352,18 +352,37 @@ fn books(args: &CalibrateArgs, pairs: usize) -> Result<Vec<Book>> {
     Ok(out)
 }
 
-fn svg_path(out: &Path, name: &str) -> PathBuf {
-    let kind: String = name
-        .split(' ')
-        .next()
-        .unwrap_or("objective")
+/// A short label of an objective's name ("suite (10000 nodes)" -> "suite@10000n"): its kind,
+/// and its limit where `all` holds another objective of the same kind.
+fn objective_label(name: &str, all: &[&str]) -> String {
+    let kind = |n: &str| -> String {
+        n.split(' ')
+            .next()
+            .unwrap_or("objective")
+            .chars()
+            .filter(char::is_ascii_alphanumeric)
+            .collect()
+    };
+    let mine = kind(name);
+    if all.iter().filter(|n| kind(n) == mine).count() < 2 {
+        return mine;
+    }
+    let limit: String = name
+        .split_once('(')
+        .map_or("", |(_, rest)| rest.trim_end_matches(')'))
+        .replace("depth ", "d")
+        .replace(" nodes", "n")
         .chars()
         .filter(char::is_ascii_alphanumeric)
         .collect();
+    format!("{mine}@{limit}")
+}
+
+fn svg_path(out: &Path, label: &str) -> PathBuf {
     let stem = out
         .file_stem()
         .map_or("calibration".into(), |s| s.to_string_lossy().to_string());
-    out.with_file_name(format!("{stem}-{kind}.svg"))
+    out.with_file_name(format!("{stem}-{}.svg", label.replace('@', "-")))
 }
 
 /// Runs the command.
@@ -526,8 +545,9 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
     write_atomic(&args.out, text.as_bytes())
         .with_context(|| format!("cannot write {}", args.out.display()))?;
     println!("report written to {}", args.out.display());
+    let names: Vec<&str> = report.objectives.iter().map(|o| o.name.as_str()).collect();
     for (o, obj) in report.objectives.iter().enumerate() {
-        let path = svg_path(&args.out, &obj.name);
+        let path = svg_path(&args.out, &objective_label(&obj.name, &names));
         let svg = plot::svg(&report, o)?;
         write_atomic(&path, svg.as_bytes())
             .with_context(|| format!("cannot write {}", path.display()))?;
@@ -545,8 +565,9 @@ pub fn print_report(r: &Report) {
     for n in &names {
         header += &format!(" {:>11}", short(n));
     }
-    for o in &r.objectives {
-        header += &format!(" {:>10}", o.name.split(' ').next().unwrap_or(""));
+    let objectives: Vec<&str> = r.objectives.iter().map(|o| o.name.as_str()).collect();
+    for o in &objectives {
+        header += &format!(" {:>12}", objective_label(o, &objectives));
     }
     for b in &r.books {
         let name = Path::new(&b.path)
@@ -562,7 +583,7 @@ pub fn print_report(r: &Report) {
             line += &format!(" {v:>11}");
         }
         for v in &s.objectives {
-            line += &format!(" {v:>10.3}");
+            line += &format!(" {v:>12.3}");
         }
         for b in &s.books {
             line += &format!(" {:>+16.1}", b.elo);
@@ -616,4 +637,30 @@ pub fn print_report(r: &Report) {
         c.games,
         c.runs
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_name_the_limit_only_where_two_objectives_share_a_kind() {
+        let all = [
+            "suite (depth 7)",
+            "suite (10000 nodes)",
+            "mates (10000 nodes)",
+        ];
+        assert_eq!(objective_label(all[0], &all), "suite@d7");
+        assert_eq!(objective_label(all[1], &all), "suite@10000n");
+        assert_eq!(objective_label(all[2], &all), "mates");
+        let out = Path::new("tuned/calibration-toga2.json");
+        assert_eq!(
+            svg_path(out, &objective_label(all[1], &all)),
+            Path::new("tuned/calibration-toga2-suite-10000n.svg")
+        );
+        assert_eq!(
+            svg_path(out, "mates"),
+            Path::new("tuned/calibration-toga2-mates.svg")
+        );
+    }
 }
