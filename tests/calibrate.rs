@@ -385,7 +385,14 @@ fn a_tuned_file_carries_its_calibration_and_check_shows_it() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let calibration = ["--iterations", "2", "--calibration", cal.to_str().unwrap()];
+    let calibration = [
+        "--solver",
+        "spsa",
+        "--iterations",
+        "2",
+        "--calibration",
+        cal.to_str().unwrap(),
+    ];
     let out = common::tune(&dir, &suite, 400, "t.json", &calibration);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(

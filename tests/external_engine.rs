@@ -429,7 +429,9 @@ struct Tuned {
 
 /// A 2-iteration SPSA tune of the external engine at 2000 nodes on 30 WAC positions, with a
 /// large `r_end` so the margins move.
-const TUNE: [&str; 8] = [
+const TUNE: [&str; 10] = [
+    "--solver",
+    "spsa",
     "--iterations",
     "2",
     "--r-end",

@@ -167,7 +167,7 @@ fn a_short_spsa_tune_through_slurm_equals_the_local_run_exactly() {
     };
     let dir = scratch("slurm", "tune");
     let suite = small_suite(&dir, 30);
-    let extra = ["--iterations", "3", "--batch", "12"];
+    let extra = ["--solver", "spsa", "--iterations", "3", "--batch", "12"];
     let local = common::tune(&dir, &suite, 1500, "local.json", &extra);
     assert!(
         local.status.success(),
@@ -335,7 +335,7 @@ fn a_tune_interrupted_on_slurm_resumes_on_this_machine_to_the_same_result() {
     };
     let dir = scratch("slurm", "resume");
     let suite = small_suite(&dir, 30);
-    let extra = ["--iterations", "6"];
+    let extra = ["--solver", "spsa", "--iterations", "6"];
     let straight = common::tune(&dir, &suite, 1500, "straight.json", &extra);
     assert!(straight.status.success());
     let out = dir.join("cut.json");

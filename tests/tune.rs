@@ -11,9 +11,9 @@ use serde_json::Value;
 mod common;
 use common::{marginal, scratch, small_suite};
 
-/// A 3-iteration tune at 400 nodes per position.
+/// A 3-iteration SPSA tune at 400 nodes per position.
 fn tune(dir: &Path, suite: &Path, out: &str, extra: &[&str]) -> Output {
-    let mut args = vec!["--iterations", "3"];
+    let mut args = vec!["--solver", "spsa", "--iterations", "3"];
     args.extend_from_slice(extra);
     common::tune(dir, suite, 400, out, &args)
 }
@@ -203,36 +203,32 @@ fn bad_configurations_exit_2_with_a_clear_message() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
-#[test]
-fn a_run_killed_with_sigkill_resumes_to_the_identical_result() {
-    let dir = scratch("tune", "kill");
+/// A run killed (SIGKILL) once `lines` evaluations are logged, then resumed with
+/// `tune --resume`, ends with the result of the same run left alone; `resumed` checks the
+/// resumed run's output for signs that it went on from its logs.
+fn a_killed_run_resumes(name: &str, solver: &[&str], lines: usize, resumed: fn(&str)) {
+    let dir = scratch("tune", name);
     let suite = small_suite(&dir, 40);
     let args = |out: &str| -> Vec<String> {
-        [
-            "tune",
-            "--suites",
-            suite.to_str().unwrap(),
-            "--iterations",
-            "60",
-            "--nodes",
-            "1500",
-            "--threads",
-            "2",
-            "--out",
-            dir.join(out).to_str().unwrap(),
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect()
+        let mut args: Vec<&str> = vec!["tune", "--suites", suite.to_str().unwrap()];
+        args.extend_from_slice(solver);
+        args.extend_from_slice(&["--nodes", "1500", "--threads", "2", "--out"]);
+        let out = dir.join(out);
+        let mut args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        args.push(out.to_str().unwrap().to_string());
+        args
     };
     let straight = Command::new(env!("CARGO_BIN_EXE_marginal"))
         .args(args("straight.json"))
         .env("MARGINAL_CACHE_DIR", dir.join("cache"))
         .output()
         .unwrap();
-    assert!(straight.status.success());
+    assert!(
+        straight.status.success(),
+        "{}",
+        String::from_utf8_lossy(&straight.stderr)
+    );
 
-    // The same run, killed (SIGKILL) once some iterations are checkpointed.
     let mut child = Command::new(env!("CARGO_BIN_EXE_marginal"))
         .args(args("killed.json"))
         .env("MARGINAL_CACHE_DIR", dir.join("cache"))
@@ -242,8 +238,8 @@ fn a_run_killed_with_sigkill_resumes_to_the_identical_result() {
     let log = dir.join("killed.checkpoint/evaluations.jsonl");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
     loop {
-        let lines = std::fs::read_to_string(&log).map_or(0, |t| t.lines().count());
-        if lines >= 30 || std::time::Instant::now() > deadline {
+        let logged = std::fs::read_to_string(&log).map_or(0, |t| t.lines().count());
+        if logged >= lines || std::time::Instant::now() > deadline {
             break;
         }
         std::thread::sleep(std::time::Duration::from_millis(5));
@@ -255,7 +251,7 @@ fn a_run_killed_with_sigkill_resumes_to_the_identical_result() {
         "the run finished before it was killed: nothing was resumed"
     );
 
-    let resumed = marginal(
+    let out = marginal(
         &[
             "tune",
             "--resume",
@@ -263,17 +259,45 @@ fn a_run_killed_with_sigkill_resumes_to_the_identical_result() {
         ],
         &dir,
     );
-    let stdout = String::from_utf8_lossy(&resumed.stdout);
+    let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
-        resumed.status.success(),
+        out.status.success(),
         "{stdout}\n{}",
-        String::from_utf8_lossy(&resumed.stderr)
+        String::from_utf8_lossy(&out.stderr)
     );
-    // It went on from the checkpoint rather than from the start.
-    assert!(!stdout.contains("iteration   1/60"), "{stdout}");
+    resumed(&stdout);
     assert_eq!(
         common::tuned_result(&dir.join("straight.json")),
         common::tuned_result(&dir.join("killed.json"))
     );
     std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_killed_spsa_run_resumes_to_the_identical_result() {
+    a_killed_run_resumes(
+        "kill-spsa",
+        &["--solver", "spsa", "--iterations", "60"],
+        30,
+        |stdout| {
+            // It went on from the checkpoint rather than from the start.
+            assert!(!stdout.contains("iteration   1/60"), "{stdout}");
+            assert!(stdout.contains("iteration  60/60"), "{stdout}");
+        },
+    );
+}
+
+#[test]
+fn a_killed_race_resumes_to_the_identical_result() {
+    a_killed_run_resumes(
+        "kill-race",
+        &["--design", "24", "--race-pairs", "8,16"],
+        20,
+        |stdout| {
+            assert!(
+                stdout.contains("race global screen") && stdout.contains("from the log"),
+                "{stdout}"
+            );
+        },
+    );
 }

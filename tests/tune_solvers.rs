@@ -158,8 +158,20 @@ fn nelder_mead_and_the_swarm_run_on_the_games_objective() {
 fn solver_options_that_do_not_fit_exit_2() {
     let dir = scratch("solvers", "bad");
     let suite = small_suite(&dir, 12);
-    let cases: [(&[&str], &str); 4] = [
+    let cases: [(&[&str], &str); 7] = [
         (&["--particles", "4"], "only with --solver pso"),
+        (
+            &["--solver", "spsa", "--design", "4"],
+            "only with --solver race",
+        ),
+        (
+            &["--solver", "race", "--objective", "games"],
+            "--solver race tunes on the suite objective",
+        ),
+        (
+            &["--race-pairs", "600,600"],
+            "fewer than the 1200 pairs of the race (--race-pairs 600,600)",
+        ),
         (
             &["--solver", "nelder-mead", "--batch", "4"],
             "needs a positive size, SPSA and the suite objective",
@@ -173,5 +185,113 @@ fn solver_options_that_do_not_fit_exit_2() {
         assert_eq!(out.status.code(), Some(2), "{extra:?}: {stderr}");
         assert!(stderr.contains(message), "{extra:?}: {stderr}");
     }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// The race's steps without the bookkeeping of what was read back from a log.
+fn race_steps(doc: &Value) -> Vec<Value> {
+    doc["race"]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let mut s = s.clone();
+            s.as_object_mut().unwrap().remove("cached");
+            s
+        })
+        .collect()
+}
+
+#[test]
+fn the_race_screens_refines_races_and_resumes_from_its_logs() {
+    let dir = scratch("solvers", "race");
+    let suite = small_suite(&dir, 20);
+    let extra = [
+        "--design",
+        "6",
+        "--finalists",
+        "3",
+        "--race-pairs",
+        "1,1",
+        "--seed",
+        "3",
+    ];
+    let a = tune_ok(&dir, &suite, "a.json", &extra);
+    assert_eq!(a["provenance"]["solver"], "race");
+    assert_eq!(a["provenance"]["arguments"]["solver"], "race");
+    let race = &a["race"];
+    assert_eq!(race["settings"]["design"], 6);
+    let steps = race_steps(&a);
+    let stage =
+        |name: &str| -> Vec<&Value> { steps.iter().filter(|s| s["stage"] == name).collect() };
+    // The screen: the design's distinct points and the defaults, which are [125, 500, 980, 200].
+    let screen = stage("screen");
+    assert!(screen.len() >= 2 && screen.len() <= 7, "{screen:?}");
+    assert_eq!(screen[0]["values"], serde_json::json!([125, 500, 980, 200]));
+    assert!(!stage("local").is_empty());
+    // The line through the defaults: each margin scaled by the same factor.
+    let line = stage("line");
+    assert!(!line.is_empty());
+    for s in &line {
+        let v: Vec<f64> = s["values"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        let factor = v[0] / 125.0;
+        for (value, default) in v.iter().zip([125.0, 500.0, 980.0, 200.0]) {
+            assert!((value / default - factor).abs() < 0.02, "{v:?}");
+        }
+    }
+    // Three finalists play one pair each, then the better two one more.
+    let games = stage("games");
+    assert_eq!(games.len(), 5, "{games:?}");
+    assert!(
+        games[..3]
+            .iter()
+            .all(|g| g["round"] == 1 && g["games"]["pairs"] == 1)
+    );
+    assert!(
+        games[3..]
+            .iter()
+            .all(|g| g["round"] == 2 && g["games"]["pairs"] == 2)
+    );
+    assert_eq!(a["provenance"]["games"], 3 * 2 + 2 * 2);
+    // The result is the winner of the race, or the defaults when no finalist beat them.
+    let verdict = race["verdict"].as_str().unwrap();
+    let tuned = &race["values"];
+    if verdict.starts_with("won the race") {
+        assert_eq!(tuned, &games[3]["values"]);
+    } else {
+        assert!(verdict.contains("the base set is kept"), "{verdict}");
+        assert_eq!(tuned, &serde_json::json!([125, 500, 980, 200]));
+    }
+    let margins: Vec<Value> = [
+        "futility_margin",
+        "ext_futility_margin",
+        "razor_margin",
+        "delta_margin",
+    ]
+    .iter()
+    .map(|n| a["margins"][n].clone())
+    .collect();
+    assert_eq!(&Value::from(margins), tuned);
+    // The same command again resumes from the checkpoint's logs: nothing searched or played,
+    // the same race.
+    let again = tune_ok(&dir, &suite, "a.json", &extra);
+    assert_eq!(race_steps(&again), steps);
+    assert!(
+        again["race"]["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s["cached"] == true)
+    );
+    assert_eq!(again["provenance"]["searched_evaluations"], 0);
+    // A fresh run with the same seed gives the same race.
+    let b = tune_ok(&dir, &suite, "b.json", &extra);
+    assert_eq!(race_steps(&b), steps);
+    assert_eq!(b["margins"], a["margins"]);
     std::fs::remove_dir_all(dir).unwrap();
 }

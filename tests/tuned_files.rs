@@ -14,6 +14,11 @@ fn every_shipped_tuned_file_parses_and_is_consistent() {
         if path.extension().is_none_or(|e| e != "json") {
             continue;
         }
+        // Calibration reports live beside the tuned sets; `.ci/run` recomputes them.
+        let text = std::fs::read_to_string(&path).unwrap();
+        if text.contains("\"format\": \"marginal-calibration/") {
+            continue;
+        }
         let file = TunedFile::read(&path).unwrap_or_else(|e| panic!("{e}"));
         seen += 1;
         let name = path.display();

@@ -123,32 +123,39 @@ pub fn region(def: &EngineDef, overrides: &[String]) -> Result<Vec<RegionDim>, R
     Ok(dims)
 }
 
-/// `n` points of a Latin hypercube over `region` on top of `base`, from `seed` (ChaCha8): each
-/// row's range is cut into `n` equal strata and every stratum is used once, at a uniform point
-/// within it, rounded to an integer. Points equal to `base` or to an earlier point are drawn
-/// again from the next seed, so the sets are distinct.
+/// `n` points of a Latin hypercube in the unit cube of `dims` dimensions, from `rng`: each
+/// dimension is cut into `n` equal strata and every stratum is used once, at a uniform point
+/// within it.
+pub fn unit_hypercube(n: usize, dims: usize, rng: &mut ChaCha8Rng) -> Vec<Vec<f64>> {
+    let strata: Vec<Vec<usize>> = (0..dims)
+        .map(|_| {
+            let mut p: Vec<usize> = (0..n).collect();
+            p.shuffle(rng);
+            p
+        })
+        .collect();
+    (0..n)
+        .map(|k| {
+            strata
+                .iter()
+                .map(|s| (s[k] as f64 + rng.random::<f64>()) / n as f64)
+                .collect()
+        })
+        .collect()
+}
+
+/// `n` points of a Latin hypercube over `region` on top of `base`, from `seed` (ChaCha8; see
+/// [`unit_hypercube`]), each rounded to an integer. Points equal to `base` or to an earlier
+/// point are drawn again from the next seed, so the sets are distinct.
 pub fn latin_hypercube(base: &Setting, region: &[RegionDim], n: usize, seed: u64) -> Vec<Setting> {
     let mut out: Vec<Setting> = Vec::with_capacity(n);
     let mut attempt = 0u64;
     while out.len() < n && attempt < 64 {
         let mut rng = ChaCha8Rng::seed_from_u64(seed.wrapping_add(attempt));
         attempt += 1;
-        let need = n - out.len();
-        let strata: Vec<Vec<usize>> = region
-            .iter()
-            .map(|_| {
-                let mut p: Vec<usize> = (0..need).collect();
-                p.shuffle(&mut rng);
-                p
-            })
-            .collect();
-        // k picks the k-th stratum of every row at once: an index across the rows' lists.
-        #[allow(clippy::needless_range_loop)]
-        for k in 0..need {
+        for point in unit_hypercube(n - out.len(), region.len(), &mut rng) {
             let mut values = base.values().to_vec();
-            for (d, dim) in region.iter().enumerate() {
-                let u: f64 = rng.random();
-                let t = (strata[d][k] as f64 + u) / need as f64;
+            for (dim, t) in region.iter().zip(point) {
                 let span = f64::from(dim.upper - dim.lower);
                 values[dim.index] = dim.lower + (t * span).round() as i32;
             }

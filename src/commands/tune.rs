@@ -24,6 +24,7 @@ use marginal::tune::file::{
     Values,
 };
 use marginal::tune::pareto;
+use marginal::tune::race;
 use marginal::tune::space::{DEFAULT_PARAMS, ScheduleEnd, Space};
 use marginal::tune::spsa::SpsaState;
 use marginal::tune::{SplitError, run_spsa};
@@ -84,14 +85,43 @@ pub struct TuneArgs {
     /// Seed of SPSA's perturbations and rounding: the same seed gives the same result.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// The solver: `spsa` (OpenBench's schedule; the result is the final iterate),
-    /// `nelder-mead` (argmin's, from the defaults and one vertex per margin moved by 4 x its
-    /// step; the result is the best vertex) or `pso` (argmin's particle swarm over the bounds,
-    /// seeded by --seed; the result is the best particle). --iterations counts each solver's
-    /// iterations.
-    #[arg(long, value_enum, default_value_t = SolverKind::Spsa)]
-    #[serde(default, skip_serializing_if = "SolverKind::is_spsa")]
-    solver: SolverKind,
+    /// The solver: `race` (the default: a seeded Latin hypercube over the whole bounds in log
+    /// coordinates screened by the suite objective on a batch of positions, the best kept and
+    /// scored on all of them, a compass search from the best, then the finalists race in games
+    /// against the defaults on --race-openings, the better half going on each round),
+    /// `spsa` (OpenBench's schedule; the result is the final iterate), `nelder-mead`
+    /// (argmin's, from the defaults and one vertex per margin moved by 4 x its step; the result
+    /// is the best vertex) or `pso` (argmin's particle swarm over the bounds, seeded by --seed;
+    /// the result is the best particle). --iterations counts the iterations of the last three.
+    /// (Default: `race` on the suite objective, `spsa` on games.)
+    #[arg(long, value_enum)]
+    #[serde(default = "legacy_solver", skip_serializing_if = "is_spsa")]
+    solver: Option<SolverKind>,
+    /// --solver race: points of the global design (default 12 a tuned row, at least 24).
+    #[arg(long, value_name = "N", value_parser = count::<usize, 1>)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    design: Option<usize>,
+    /// --solver race: score the global screen on a seeded batch of N training positions
+    /// (default: on all of them), then the best 16 on all.
+    #[arg(long, value_name = "N", value_parser = count::<usize, 1>)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    screen: Option<usize>,
+    /// --solver race: sets that race in games (default 16).
+    #[arg(long, value_name = "N", value_parser = count::<usize, 1>)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    finalists: Option<usize>,
+    /// --solver race: game pairs each surviving finalist plays against the defaults in each
+    /// round, comma-separated (default 16,32,64,128; 0 races no games: the best suite
+    /// objective wins).
+    #[arg(long, value_name = "PAIRS", value_delimiter = ',')]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    race_pairs: Vec<u32>,
+    /// --solver race: the book of the race's games (default
+    /// data/openings/8mvs_+90_+99_1k.epd, a book none of the confirmation books shares),
+    /// shuffled with --seed; each round plays the openings after the last round's.
+    #[arg(long, value_name = "FILE")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    race_openings: Option<PathBuf>,
     /// Particles of --solver pso (default 8, at least 1; each iteration evaluates every one).
     #[arg(long, value_name = "N", value_parser = count::<usize, 1>)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -107,7 +137,8 @@ pub struct TuneArgs {
     #[arg(long, value_name = "N", value_parser = count::<usize, 1>)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     batch: Option<usize>,
-    /// Fixed node budget per position (the default: pruning then buys depth).
+    /// Fixed node budget per position (the default: pruning then buys depth; 5,000 for the
+    /// built-in engine, 10,000 for an external one, the limits of their shipped calibrations).
     #[arg(long, conflicts_with = "depth", value_parser = count::<u64, 1>)]
     nodes: Option<u64>,
     /// Fixed depth per position instead of a node budget.
@@ -126,7 +157,7 @@ pub struct TuneArgs {
     #[serde(skip)]
     executor: ExecutorArgs,
     /// The tuned file to write.
-    #[arg(long, default_value = "tuned/spsa-suite.json")]
+    #[arg(long, default_value = "tuned/race.json")]
     out: PathBuf,
     /// Checkpoint directory (default: beside the output, NAME.checkpoint). Rerunning the same
     /// command resumes from it.
@@ -173,9 +204,34 @@ pub struct TuneArgs {
 }
 
 /// Default node budget per position.
+/// The default node budget a position for the built-in engine: its suite objective's
+/// calibration at 5,000 nodes ranks margin sets as games do (tuned/calibration-builtin-nodes5000.json).
 const DEFAULT_NODES: u64 = 5_000;
+/// The default for an external engine, stopped past its budget: the limit of its shipped
+/// calibration (tuned/calibration-toga2-nodes10000.json), where the suite objective at a node
+/// budget ranks better than at a fixed depth (rho -0.41 against -0.73), though untrusted.
+const EXTERNAL_DEFAULT_NODES: u64 = 10_000;
+
+/// The solver of recorded arguments that name none: they were written before the race, when
+/// only SPSA went unrecorded.
+fn legacy_solver() -> Option<SolverKind> {
+    Some(SolverKind::Spsa)
+}
+
+fn is_spsa(solver: &Option<SolverKind>) -> bool {
+    *solver == Some(SolverKind::Spsa)
+}
 
 impl TuneArgs {
+    /// The solver: --solver, else the race on the suite objective and SPSA on games (as
+    /// fishtest and OpenBench run it).
+    fn solver(&self) -> SolverKind {
+        self.solver.unwrap_or(match self.objective {
+            ObjectiveKind::Suite => SolverKind::Race,
+            ObjectiveKind::Games => SolverKind::Spsa,
+        })
+    }
+
     fn checkpoint_dir(&self) -> PathBuf {
         self.checkpoint.clone().unwrap_or_else(|| {
             let mut name = self.out.file_stem().unwrap_or_default().to_os_string();
@@ -195,7 +251,16 @@ impl TuneArgs {
     fn limit(&self) -> SuiteLimit {
         match self.depth {
             Some(d) => SuiteLimit::Depth(d),
-            None => SuiteLimit::Nodes(self.nodes.unwrap_or(DEFAULT_NODES)),
+            None => SuiteLimit::Nodes(self.nodes.unwrap_or(self.default_nodes())),
+        }
+    }
+
+    /// The node budget without --nodes: the limit that calibrated best for this kind of engine.
+    fn default_nodes(&self) -> u64 {
+        if self.engine.engine.is_some() || self.engine.engine_cmd.is_some() {
+            EXTERNAL_DEFAULT_NODES
+        } else {
+            DEFAULT_NODES
         }
     }
 }
@@ -251,6 +316,104 @@ impl Observe<SpsaState> for Lines {
     }
 }
 
+/// The race's progress: one line a stage (how many sets, the best), one a finalist's games.
+struct RaceLines {
+    names: Vec<String>,
+    start: Instant,
+    stage: Option<(race::Stage, usize)>,
+    count: usize,
+    cached: usize,
+    best: Option<(f64, Vec<i32>)>,
+}
+
+impl RaceLines {
+    fn new(space: &Space, start: Instant) -> RaceLines {
+        RaceLines {
+            names: space.dims.iter().map(|d| d.name.clone()).collect(),
+            start,
+            stage: None,
+            count: 0,
+            cached: 0,
+            best: None,
+        }
+    }
+
+    fn set(&self, values: &[i32]) -> String {
+        values
+            .iter()
+            .map(i32::to_string)
+            .collect::<Vec<_>>()
+            .join(" / ")
+    }
+
+    fn step(&mut self, s: &race::RaceStep) {
+        if s.stage == race::Stage::Games {
+            self.finish();
+            let g = s.games.expect("a games step carries its games");
+            println!(
+                "race round {}: {}  {:+.1} Elo against the defaults after {} games (+{} ={} -{}){}  ({:.0} s)",
+                s.round,
+                self.set(&s.values),
+                s.score,
+                2 * g.pairs,
+                g.wdl.wins,
+                g.wdl.draws,
+                g.wdl.losses,
+                if s.cached { ", from the log" } else { "" },
+                self.start.elapsed().as_secs_f64()
+            );
+            return;
+        }
+        if self.stage != Some((s.stage, s.round)) {
+            self.finish();
+            self.stage = Some((s.stage, s.round));
+        }
+        self.count += 1;
+        self.cached += usize::from(s.cached);
+        if self.best.as_ref().is_none_or(|(b, _)| s.score > *b) {
+            self.best = Some((s.score, s.values.clone()));
+        }
+    }
+
+    fn finish(&mut self) {
+        let (Some((stage, round)), Some((best, values))) = (self.stage.take(), self.best.take())
+        else {
+            return;
+        };
+        let what = match stage {
+            race::Stage::Screen => "global screen".to_string(),
+            race::Stage::Full => "kept (on every training position)".to_string(),
+            race::Stage::Local => format!("local round {round}"),
+            race::Stage::Line => "the line through the defaults (all margins scaled)".to_string(),
+            race::Stage::Games => "games".to_string(),
+        };
+        println!(
+            "race {what}: {} sets{}, best objective {best:.3} at {} ({})  ({:.0} s)",
+            self.count,
+            if self.cached > 0 {
+                format!(" ({} from the log)", self.cached)
+            } else {
+                String::new()
+            },
+            self.set(&values),
+            self.names.join(" / "),
+            self.start.elapsed().as_secs_f64()
+        );
+        self.count = 0;
+        self.cached = 0;
+    }
+}
+
+/// The command's error for a race's: executors keep their exit status.
+fn race_error(e: race::RaceError) -> anyhow::Error {
+    match e {
+        race::RaceError::Suite(e) => solver_error(e),
+        race::RaceError::Games(marginal::tune::games::GamesError::Exec(e)) => exec_error(e),
+        race::RaceError::Games(e) => anyhow::Error::from(e),
+        race::RaceError::Settings(m) => UserError(m).into(),
+    }
+}
+
 /// Runs the command.
 pub fn run(args: TuneArgs) -> Result<()> {
     let args = match &args.resume {
@@ -273,6 +436,7 @@ pub fn run(args: TuneArgs) -> Result<()> {
         None => args,
     };
     let mut args = args;
+    args.solver = Some(args.solver());
     let def = args.engine.def()?;
     if args.params.is_empty() {
         args.params = if def.is_builtin() {
@@ -294,7 +458,7 @@ pub fn run(args: TuneArgs) -> Result<()> {
         return Err(UserError(format!("--gain {}: must be a positive number", args.gain)).into());
     }
     if let Some(n) = args.batch
-        && (n == 0 || !args.solver.is_spsa() || args.objective != ObjectiveKind::Suite)
+        && (n == 0 || !args.solver().is_spsa() || args.objective != ObjectiveKind::Suite)
     {
         return Err(UserError(format!(
             "--batch {n}: needs a positive size, SPSA and the suite objective"
@@ -305,6 +469,7 @@ pub fn run(args: TuneArgs) -> Result<()> {
     let games_setup = games::setup(&args)?;
     let solver_setup = solver::setup(&args, &space)?;
     let (train, validation) = split(&args)?;
+    let train_positions = train.positions.len();
     let sources = SuiteSources {
         split: if args.holdout.is_empty() {
             "one position in three by FNV-1a of its FEN (marginal::tune::held_out)".to_string()
@@ -332,6 +497,18 @@ pub fn run(args: TuneArgs) -> Result<()> {
         executor: executor.clone(),
     };
     let found_calibration = find_calibration(&args, &options, &def)?;
+    match &found_calibration {
+        Some((path, report, o)) => println!(
+            "calibration {}: {}",
+            path.display(),
+            report.objectives[*o].verdict
+        ),
+        None if args.objective == ObjectiveKind::Suite => println!(
+            "calibration: none of the suite objective at {} for this engine (marginal calibrate measures one)",
+            options.config.limit
+        ),
+        None => {}
+    }
     let dir = args.checkpoint_dir();
     std::fs::create_dir_all(&dir)
         .with_context(|| format!("cannot create checkpoint directory {}", dir.display()))?;
@@ -344,7 +521,7 @@ pub fn run(args: TuneArgs) -> Result<()> {
 
     println!(
         "marginal tune: {}, {} iterations, seed {}, tuning {space}",
-        args.solver.label(),
+        args.solver().label(),
         args.iterations,
         args.seed
     );
@@ -379,11 +556,12 @@ pub fn run(args: TuneArgs) -> Result<()> {
     };
     let checkpoint = dir.join("spsa.json");
     let mut games_problem = None;
+    let mut race_result = None;
     let (theta, cost) = match (args.objective, &games_setup) {
         (ObjectiveKind::Games, Some(setup)) => {
             let problem =
                 games::problem(&args, setup, &space, &dir)?.with_executor(executor.clone());
-            let (theta, problem) = if args.solver.is_spsa() {
+            let (theta, problem) = if args.solver().is_spsa() {
                 games::tune(&args, problem, &dir, &run_id, Both(recorder, observer))?
             } else {
                 pool.install(|| solver::run(&solver_setup, problem, &dir, &run_id, recorder))
@@ -392,7 +570,47 @@ pub fn run(args: TuneArgs) -> Result<()> {
             games_problem = Some(problem);
             (theta, cost)
         }
-        _ if !args.solver.is_spsa() => pool
+        _ if args.solver() == SolverKind::Race => {
+            let settings = solver_setup
+                .race
+                .clone()
+                .expect("race settings for --solver race");
+            let problems =
+                games::race_problems(&args, &space, &settings.rounds, &dir, executor.clone())?;
+            println!(
+                "race: {} design points screened on {} positions, {} kept, {} local rounds, {} finalists in {} games at most ({} pairs a round) on {}",
+                settings.design,
+                settings.screen_positions.min(train_positions),
+                settings.keep,
+                settings.local_rounds,
+                settings.finalists,
+                if problems.is_empty() {
+                    0
+                } else {
+                    settings.games()
+                },
+                settings
+                    .rounds
+                    .iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                args.race_openings
+                    .as_deref()
+                    .unwrap_or(Path::new(games::RACE_BOOK))
+                    .display(),
+            );
+            let mut progress = RaceLines::new(&space, start);
+            let result = pool
+                .install(|| race::run(&cost, &problems, &settings, &mut |s| progress.step(s)))
+                .map_err(race_error)?;
+            progress.finish();
+            println!("race: {}", result.verdict);
+            let theta = result.values.iter().map(|&v| f64::from(v)).collect();
+            race_result = Some(result);
+            (theta, cost)
+        }
+        _ if !args.solver().is_spsa() => pool
             .install(|| solver::run(&solver_setup, cost, &dir, &run_id, recorder))
             .map_err(solver_error)?,
         _ => pool
@@ -485,7 +703,7 @@ pub fn run(args: TuneArgs) -> Result<()> {
             engine_signature: def.signature(),
             run: run_id,
             objective: args.objective.name().to_string(),
-            solver: args.solver.name().to_string(),
+            solver: args.solver().name().to_string(),
             solver_settings: solver_setup.settings.clone(),
             schedule: ScheduleRow::of(&space),
             suites: sources,
@@ -495,7 +713,10 @@ pub fn run(args: TuneArgs) -> Result<()> {
             iterations: args.iterations,
             final_theta: theta,
             evaluations: evaluations.len(),
-            games: games_record.as_ref().map_or(0, |g| g.games),
+            games: games_record.as_ref().map_or_else(
+                || race_result.as_ref().map_or(0, |r| r.games_played()),
+                |g| g.games,
+            ),
             iterations_recorded: records.len(),
             searched_evaluations: searched,
             search_seconds,
@@ -509,6 +730,7 @@ pub fn run(args: TuneArgs) -> Result<()> {
         confirm,
         measured: None,
         calibration: Some(calibration),
+        race: race_result,
     };
     write_atomic(
         &args.out,
@@ -530,7 +752,7 @@ pub fn run(args: TuneArgs) -> Result<()> {
             args.batch.unwrap_or(file.training.positions),
             options.config.limit,
             60.0 / each,
-            if args.solver.is_spsa() {
+            if args.solver().is_spsa() {
                 format!(", {:.2} s per SPSA iteration", 2.0 * each)
             } else {
                 String::new()

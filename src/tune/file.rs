@@ -69,6 +69,9 @@ pub struct TunedFile {
     /// the Elo it predicts (`marginal calibrate`); absent in files written before calibration.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub calibration: Option<Calibration>,
+    /// The default solver's stages (`--solver race`): every screened, refined and raced set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub race: Option<super::race::RaceResult>,
 }
 
 /// A margin set as a file records it: each row's name and value (booleans for the built-in

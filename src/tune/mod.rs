@@ -9,6 +9,7 @@ pub mod file;
 pub mod games;
 pub mod pareto;
 pub mod plot;
+pub mod race;
 pub mod solvers;
 pub mod space;
 pub mod spsa;

@@ -25,7 +25,8 @@ use shakmaty::Chess;
 use super::super::executor::{exec_error, solver_error};
 use super::super::match_cmd::parse_sprt;
 use super::super::{UserError, progress_bar, threads};
-use super::{DEFAULT_NODES, TuneArgs};
+use super::TuneArgs;
+use super::solver::SolverKind;
 
 /// What the solver optimises.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -73,6 +74,12 @@ impl TuneArgs {
         self.pairs.unwrap_or(DEFAULT_PAIRS)
     }
 
+    fn race_book_path(&self) -> PathBuf {
+        self.race_openings
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(RACE_BOOK))
+    }
+
     fn book_path(&self) -> PathBuf {
         self.openings
             .clone()
@@ -83,7 +90,7 @@ impl TuneArgs {
     fn move_limit(&self) -> MoveLimit {
         match self.depth {
             Some(d) => MoveLimit::Depth(d),
-            None => MoveLimit::Nodes(self.nodes.unwrap_or(DEFAULT_NODES)),
+            None => MoveLimit::Nodes(self.nodes.unwrap_or(self.default_nodes())),
         }
     }
 
@@ -137,12 +144,79 @@ pub fn for_run_id(recorded: &mut TuneArgs) -> Option<u64> {
     if recorded.objective != ObjectiveKind::Games {
         recorded.pairs = None;
         recorded.openings = None;
+        if recorded.solver() == SolverKind::Race {
+            return file_hash(&recorded.race_book_path());
+        }
         return None;
     }
-    let bytes = read_bytes(&recorded.book_path(), "").ok()?;
+    file_hash(&recorded.book_path())
+}
+
+fn file_hash(path: &Path) -> Option<u64> {
+    let bytes = read_bytes(path, "").ok()?;
     let mut h = Fnv::new();
     h.write(&bytes);
     Some(h.finish())
+}
+
+/// The default book of the race's games: one no confirmation book shares.
+pub const RACE_BOOK: &str = "data/openings/8mvs_+90_+99_1k.epd";
+
+/// The games of `--solver race`: one problem per round, each a candidate against the defaults
+/// on its own openings of the race book (shuffled with --seed; round r plays the openings
+/// after round r - 1's), logged in the checkpoint directory. None when no round is raced.
+///
+/// # Errors
+/// An unreadable book, or one with fewer openings than the rounds' pairs.
+pub fn race_problems(
+    args: &TuneArgs,
+    space: &Space,
+    rounds: &[u32],
+    dir: &Path,
+    executor: Option<std::sync::Arc<dyn Executor>>,
+) -> Result<Vec<GamesProblem>> {
+    if rounds.is_empty() || args.objective != ObjectiveKind::Suite {
+        return Ok(Vec::new());
+    }
+    let path = args.race_book_path();
+    let book = openings::read(&path).map_err(|e| UserError(format!("--race-openings: {e}")))?;
+    for line in &book.skipped {
+        eprintln!("{line}");
+    }
+    let mut book = book.records;
+    let needed: u64 = rounds.iter().map(|&p| u64::from(p)).sum();
+    if (book.len() as u64) < needed {
+        return Err(UserError(format!(
+            "--race-openings {}: {} openings, fewer than the {needed} pairs of the race (--race-pairs {}): give a larger book or fewer pairs",
+            path.display(),
+            book.len(),
+            rounds.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
+        ))
+        .into());
+    }
+    openings::shuffle(&mut book, args.seed);
+    let mut offset = 0usize;
+    let mut problems = Vec::with_capacity(rounds.len());
+    for (r, &pairs) in rounds.iter().enumerate() {
+        let mut openings = book.clone();
+        openings.rotate_left(offset);
+        offset += pairs as usize;
+        let settings = GamesSettings {
+            game: GameConfig {
+                limit: args.move_limit(),
+                ..GameConfig::default()
+            },
+            pairs,
+            concurrency: threads(args.threads),
+            hash_mb: args.scoring.hash,
+        };
+        let log = dir.join(format!("race-games-{}.jsonl", r + 1));
+        let problem = GamesProblem::new(space.clone(), openings, settings, Some(&log))
+            .with_context(|| format!("cannot open the race's games log {}", log.display()))?
+            .with_executor(executor.clone());
+        problems.push(problem);
+    }
+    Ok(problems)
 }
 
 /// The games objective of a run: the book shuffled with --seed, the games' settings, the log
@@ -164,7 +238,7 @@ pub fn problem(
         concurrency: threads(args.threads),
         hash_mb: args.scoring.hash,
     };
-    let what = if args.solver.is_spsa() {
+    let what = if args.solver().is_spsa() {
         "theta+ against theta-"
     } else {
         "each candidate against the defaults (on the same openings every time)"

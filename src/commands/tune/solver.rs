@@ -11,6 +11,7 @@ use marginal::formats::write_atomic;
 use marginal::tune::cost::SuiteCost;
 use marginal::tune::file::TunedFile;
 use marginal::tune::plot::{self, Candidate, MarkedSet, PlotData};
+use marginal::tune::race::RaceSettings;
 use marginal::tune::solvers::{
     DEFAULT_PARTICLES, IterationRecord, NelderMeadSettings, PsoSettings, Recorder, SpsaSettings,
 };
@@ -27,7 +28,11 @@ use super::games::limit_text;
 #[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SolverKind {
-    /// SPSA with OpenBench's schedule; the result is the final iterate.
+    /// The default: a global screen over the whole bounds, a local refinement and a race in
+    /// games among the finalists (`marginal::tune::race`).
+    Race,
+    /// SPSA with OpenBench's schedule; the result is the final iterate. (The serde default:
+    /// arguments recorded before the race existed name no solver and ran SPSA.)
     #[default]
     Spsa,
     /// argmin's Nelder-Mead from a simplex around the defaults; the result is the best vertex.
@@ -46,6 +51,7 @@ impl SolverKind {
     /// The name on the command line and in the tuned file.
     pub fn name(self) -> &'static str {
         match self {
+            SolverKind::Race => "race",
             SolverKind::Spsa => "spsa",
             SolverKind::NelderMead => "nelder-mead",
             SolverKind::Pso => "pso",
@@ -55,6 +61,7 @@ impl SolverKind {
     /// The name for people.
     pub fn label(self) -> &'static str {
         match self {
+            SolverKind::Race => "race (global screen, local refinement, games among the finalists)",
             SolverKind::Spsa => "SPSA",
             SolverKind::NelderMead => "Nelder-Mead",
             SolverKind::Pso => "particle swarm",
@@ -69,11 +76,13 @@ pub struct SolverSetup {
     pub settings: Value,
     nelder_mead: Option<NelderMeadSettings>,
     pso: Option<PsoSettings>,
+    /// The race's settings (`--solver race`).
+    pub race: Option<RaceSettings>,
 }
 
 /// Checks the solver arguments and works out the settings.
 pub fn setup(args: &TuneArgs, space: &Space) -> Result<SolverSetup> {
-    let kind = args.solver;
+    let kind = args.solver();
     if args.particles.is_some() && kind != SolverKind::Pso {
         return Err(UserError("--particles: only with --solver pso".into()).into());
     }
@@ -83,8 +92,45 @@ pub fn setup(args: &TuneArgs, space: &Space) -> Result<SolverSetup> {
             UserError("--particles 0: the swarm needs at least one particle".into()).into(),
         );
     }
-    let (mut nelder_mead, mut pso) = (None, None);
+    if kind != SolverKind::Race
+        && (args.design.is_some()
+            || args.screen.is_some()
+            || args.finalists.is_some()
+            || !args.race_pairs.is_empty()
+            || args.race_openings.is_some())
+    {
+        return Err(UserError(
+            "--design, --screen, --finalists, --race-pairs and --race-openings: only with --solver race".into(),
+        )
+        .into());
+    }
+    if kind == SolverKind::Race && args.objective != super::games::ObjectiveKind::Suite {
+        return Err(UserError(
+            "--solver race tunes on the suite objective and races games itself: --objective games runs with --solver spsa, nelder-mead or pso".into(),
+        )
+        .into());
+    }
+    let (mut nelder_mead, mut pso, mut race) = (None, None, None);
     let settings = match kind {
+        SolverKind::Race => {
+            let mut s = RaceSettings::new(space.dims.len(), args.seed);
+            if let Some(n) = args.design {
+                s.design = n;
+            }
+            if let Some(n) = args.screen {
+                s.screen_positions = n;
+            }
+            if let Some(n) = args.finalists {
+                s.finalists = n;
+                s.keep = s.keep.max(n);
+            }
+            if !args.race_pairs.is_empty() {
+                s.rounds = args.race_pairs.iter().copied().filter(|&p| p > 0).collect();
+            }
+            let value = serde_json::to_value(&s)?;
+            race = Some(s);
+            value
+        }
         SolverKind::Spsa => serde_json::to_value(
             SpsaSettings::new(space, args.iterations, args.seed, args.gain)
                 .map_err(UserError::from_display)?,
@@ -107,6 +153,7 @@ pub fn setup(args: &TuneArgs, space: &Space) -> Result<SolverSetup> {
         settings,
         nelder_mead,
         pso,
+        race,
     })
 }
 
@@ -181,6 +228,7 @@ where
 pub fn write_svg(out: &Path, file: &TunedFile, space: &Space) -> Result<PathBuf> {
     let p = &file.provenance;
     let solver = match p.solver.as_str() {
+        "race" => "race",
         "spsa" => "SPSA",
         "nelder-mead" => "Nelder-Mead",
         "pso" => "particle swarm",
