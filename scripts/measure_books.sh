@@ -8,7 +8,8 @@
 #
 # SET is what `marginal match --a` takes (a tuned file, or name=value assignments); NODES per
 # move (default 5000); GAMES per book (default 1000); DIR (default tuned/matches/measured).
-# Every match has --seed 3, so a rerun gives the same games.
+# Every match has --seed 3, so a rerun gives the same games. MARGINAL names the binary to run
+# (default: this checkout's, built first).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 set_spec=${1:?usage: scripts/measure_books.sh SET [NODES] [GAMES] [DIR]}
@@ -17,13 +18,16 @@ games=${3:-1000}
 dir=${4:-tuned/matches/measured}
 mkdir -p "$dir"
 name=$(basename "$set_spec" .json | tr -c 'A-Za-z0-9_.+-\n' '_')
-cargo build --release --quiet
+if [ -z "${MARGINAL:-}" ]; then
+    cargo build --release --quiet
+fi
+marginal=${MARGINAL:-./target/release/marginal}
 echo "| book | nodes | games | Elo [95%] | nElo [95%] | draws | pentanomial LL LD WL+DD WD WW | wall |"
 echo "|---|---|---|---|---|---|---|---|"
 for book in noob_3moves_1k popularpos_lichess_1k UHO_4060_v2_2k; do
     out="$dir/$name-$book-$nodes.json"
     start=$(date +%s)
-    ./target/release/marginal match --a "$set_spec" --b default --nodes "$nodes" --games "$games" \
+    "$marginal" match --a "$set_spec" --b default --nodes "$nodes" --games "$games" \
         --openings "data/openings/$book.epd" --seed 3 --json "$out" >/dev/null
     seconds=$(($(date +%s) - start))
     python3 scripts/match_row.py "$out" "$book" "$nodes" "$seconds"

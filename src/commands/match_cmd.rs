@@ -13,35 +13,24 @@
 //! interrupt cancels the array out and sums up the whole pairs counted, as locally; `--resume`
 //! works the same.
 
-mod resume;
-
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
-
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::Args;
 use marginal::engine::Setting;
-use marginal::engine::external::kill_all;
-use marginal::formats::{Fnv, openings};
-use marginal::scoring::games::game::{
-    DrawRule, EnginePlayer, GameConfig, MoveLimit, Player, ResignRule, Termination,
-};
+use marginal::formats::openings;
+use marginal::scoring::games::game::{DrawRule, GameConfig, MoveLimit, ResignRule, Termination};
 use marginal::scoring::games::matches::{
-    MatchConfig, MatchReport, MatchResult, MatchStats, PairRecord, Stopped, result_for_a,
-    run_match_batched, run_match_from,
+    MatchConfig, MatchReport, MatchResult, MatchStats, PairRecord, result_for_a,
 };
-use marginal::scoring::games::pgn;
-use marginal::scoring::games::remote::play_pairs;
+use marginal::scoring::games::record;
+use marginal::scoring::games::session::{self, MatchObserver, Session, SessionError};
 use marginal::scoring::games::stats::{
     EloSummary, GameResult, Shown, SprtDecision, SprtParams, sprt_llr,
 };
-use marginal::scoring::work::{ExecError, GamesJob};
-use shakmaty::EnPassantMode;
-use shakmaty::fen::Fen;
 
 use super::executor::{ExecutorArgs, exec_error};
 use super::{
@@ -210,95 +199,31 @@ fn create_output(path: &std::path::Path, option: &str) -> Result<File, UserError
         .map_err(|e| UserError(format!("{option}: cannot write {}: {e}", path.display())))
 }
 
-/// Once `interrupt` is raised, kills every external engine (again every few milliseconds, for
-/// any started since) until `finished`: a game in flight then stops at once, even against an
-/// engine that would hang until its timeout, and is abandoned.
-fn stop_engines_on(interrupt: &AtomicBool, finished: &AtomicBool) {
-    while !finished.load(Ordering::Relaxed) {
-        if interrupt.load(Ordering::Relaxed) {
-            kill_all();
-        }
-        std::thread::sleep(Duration::from_millis(20));
+/// The progress bar of a match: games played and the running score (and LLR).
+struct Progress<'a> {
+    bar: &'a indicatif::ProgressBar,
+    sprt: Option<&'a SprtParams>,
+}
+
+impl MatchObserver for Progress<'_> {
+    fn pair(&mut self, _pair: &PairRecord, stats: &MatchStats) {
+        self.bar.set_position(stats.games);
+        self.bar.set_message(status(stats, self.sprt));
+    }
+
+    fn cancelled(&mut self, why: &str) {
+        eprintln!("slurm: {why}");
     }
 }
 
-/// The per-move limit as the options write it.
-fn limit_option(limit: MoveLimit) -> String {
-    match limit {
-        MoveLimit::Nodes(n) => format!("--nodes {n}"),
-        MoveLimit::Depth(d) => format!("--depth {d}"),
-        MoveLimit::Clock { base, increment } => {
-            format!("--tc {}+{}", base.as_secs_f64(), increment.as_secs_f64())
-        }
+/// The command's error for a session's: a record that cannot be used is the user's (exit 2),
+/// an executor keeps its exit status.
+fn session_error(e: SessionError) -> anyhow::Error {
+    match e {
+        SessionError::Record(e) => UserError(e.0).into(),
+        SessionError::Write(e) => anyhow::Error::new(e).context("cannot write the PGN file"),
+        SessionError::Exec(e) => exec_error(e),
     }
-}
-
-/// Everything that decides the games of a match (for `--resume` to check), as canonical text.
-fn settings(
-    args: &MatchArgs,
-    margins: (&Setting, &Setting),
-    book: &[shakmaty::Chess],
-    config: &MatchConfig,
-) -> resume::Settings {
-    let mut hash = Fnv::new();
-    for pos in book {
-        hash.write(
-            Fen::from_position(pos, EnPassantMode::Legal)
-                .to_string()
-                .as_bytes(),
-        );
-        hash.write(b"\n");
-    }
-    let game = &config.game;
-    let none = || "none".to_string();
-    let engine = |setting: &Setting| {
-        let def = setting.def();
-        format!(
-            "{} ({}, {})",
-            def.name,
-            def.source.as_deref().unwrap_or(""),
-            def.signature()
-        )
-    };
-    let mut listed = vec![
-        ("--a", args.a.clone()),
-        ("margins of A", margins.0.to_string()),
-        ("--b", args.b.clone()),
-        ("margins of B", margins.1.to_string()),
-        (
-            "--openings",
-            format!("{} positions, FNV-1a {:016x}", book.len(), hash.finish()),
-        ),
-        ("--seed", args.seed.to_string()),
-        ("--games", (config.games.div_ceil(2) * 2).to_string()),
-        ("per-move limit", limit_option(game.limit)),
-        (
-            "--resign",
-            game.resign
-                .map_or_else(none, |r| format!("{}:{}", r.score, r.moves)),
-        ),
-        (
-            "--draw",
-            game.draw.map_or_else(none, |d| {
-                format!("{}:{}:{}", d.score, d.moves, d.after_move)
-            }),
-        ),
-        ("--max-plies", game.max_plies.to_string()),
-        ("--hash", args.hash.to_string()),
-        (
-            "--sprt",
-            config.sprt.map_or_else(none, |p| {
-                format!("{},{},{},{}", p.elo0, p.elo1, p.alpha, p.beta)
-            }),
-        ),
-    ];
-    // Only an external engine adds a line, so the records of earlier matches still resume.
-    for (key, setting) in [("engine of A", margins.0), ("engine of B", margins.1)] {
-        if !setting.def().is_builtin() {
-            listed.push((key, engine(setting)));
-        }
-    }
-    listed
 }
 
 /// Runs the command.
@@ -349,9 +274,14 @@ pub fn run(args: MatchArgs) -> Result<()> {
         sprt,
     };
     let executor = args.executor.build()?;
-    let settings = settings(&args, (&margins_a, &margins_b), &positions, &config);
+    let asked = session::Asked {
+        a: &args.a,
+        b: &args.b,
+        seed: args.seed,
+        hash_mb: args.hash,
+    };
+    let settings = session::settings(&asked, (&margins_a, &margins_b), &positions, &config);
     openings::shuffle(&mut positions, args.seed);
-    let total_pairs = config.games.div_ceil(2) as usize;
     let named = |side: &str, spec: &str, setting: &Setting| {
         let def = setting.def();
         if def.is_builtin() {
@@ -360,13 +290,19 @@ pub fn run(args: MatchArgs) -> Result<()> {
             format!("{side} {} {spec}", def.name)
         }
     };
-    let name_a = named("A", &args.a, &margins_a);
-    let name_b = named("B", &args.b, &margins_b);
+    let side_a = session::Side {
+        name: named("A", &args.a, &margins_a),
+        setting: margins_a,
+    };
+    let side_b = session::Side {
+        name: named("B", &args.b, &margins_b),
+        setting: margins_b,
+    };
 
     // The output files are opened before the first game, so a bad path fails at once; a PGN's
     // games are checked (and an unfinished pair cut off) before the JSON report is touched.
     if let (Some(pgn), Some(json)) = (&args.pgn, &args.json)
-        && (pgn == json || resume::record_path(pgn) == *json)
+        && (pgn == json || record::record_path(pgn) == *json)
     {
         return Err(UserError(format!(
             "--pgn {} and --json {} would write the same file: give the report another name",
@@ -375,30 +311,20 @@ pub fn run(args: MatchArgs) -> Result<()> {
         ))
         .into());
     }
-    let opened = match &args.pgn {
-        None => None,
-        Some(path) if args.resume => Some(resume::resume(
-            path,
-            &settings,
-            (&name_a, &name_b),
-            &positions,
-            total_pairs,
-        )?),
-        Some(path) => Some(resume::start(path, &settings)?),
-    };
+    let plan = args.pgn.as_ref().map(|path| session::RecordPlan {
+        path: path.clone(),
+        resume: args.resume,
+        settings,
+    });
+    let book_size = positions.len();
+    let session = Session::open(side_a, side_b, args.hash, config, positions, plan.as_ref())
+        .map_err(session_error)?;
+    let total_pairs = session.total_pairs();
     let json_out = args
         .json
         .as_deref()
         .map(|path| create_output(path, "--json"))
         .transpose()?;
-
-    let hash = args.hash;
-    let factory_a = || -> Box<dyn Player> {
-        Box::new(EnginePlayer::new(name_a.clone(), margins_a.clone(), hash))
-    };
-    let factory_b = || -> Box<dyn Player> {
-        Box::new(EnginePlayer::new(name_b.clone(), margins_b.clone(), hash))
-    };
 
     let limit_text = match limit {
         MoveLimit::Nodes(n) => format!("{n} nodes/move"),
@@ -414,41 +340,35 @@ pub fn run(args: MatchArgs) -> Result<()> {
         None => format!("{concurrency} at once"),
     };
     println!(
-        "marginal match: A '{}' vs B '{}', up to {} games at {limit_text}, {} openings from {} (seed {}), {at_once}",
+        "marginal match: A '{}' vs B '{}', up to {} games at {limit_text}, {book_size} openings from {} (seed {}), {at_once}",
         args.a,
         args.b,
         total_pairs * 2,
-        positions.len(),
         args.openings.display(),
         args.seed
     );
-    let (mut pgn_out, earlier) = match opened {
-        None => (None, Vec::new()),
-        Some(opened) => {
-            let path = args.pgn.as_deref().expect("opened a --pgn").display();
-            if let Some((bytes, games)) = opened.dropped {
-                let whole = if games > 0 {
-                    ", a first game without its partner among them"
-                } else {
-                    ""
-                };
-                println!(
-                    "resume: dropped the unfinished pair at the end of {path} ({bytes} bytes{whole})"
-                );
-            }
-            if args.resume {
-                println!(
-                    "resume: {} whole pairs ({} games) in {path} count; play goes on from pair {}",
-                    opened.earlier.len(),
-                    2 * opened.earlier.len(),
-                    opened.earlier.len() + 1
-                );
-            }
-            (Some(opened.file), opened.earlier)
+    if let (Some(resumed), Some(path)) = (session.resumed(), &args.pgn) {
+        let path = path.display();
+        if let Some((bytes, games)) = resumed.dropped {
+            let whole = if games > 0 {
+                ", a first game without its partner among them"
+            } else {
+                ""
+            };
+            println!(
+                "resume: dropped the unfinished pair at the end of {path} ({bytes} bytes{whole})"
+            );
         }
-    };
+        if args.resume {
+            println!(
+                "resume: {} whole pairs ({} games) in {path} count; play goes on from pair {}",
+                resumed.pairs,
+                2 * resumed.pairs,
+                resumed.pairs + 1
+            );
+        }
+    }
 
-    let date = pgn::today();
     let bar = progress_bar(
         (total_pairs * 2) as u64,
         "[{bar:30}] {pos}/{len} games {msg}",
@@ -457,88 +377,14 @@ pub fn run(args: MatchArgs) -> Result<()> {
         // The cluster reports by job array, not by game.
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
-    let mut write_error: Option<std::io::Error> = None;
-    let mut on_pair = |pair: &PairRecord, stats: &MatchStats| {
-        bar.set_position(stats.games);
-        bar.set_message(status(stats, sprt.as_ref()));
-        if let Some(out) = pgn_out.as_mut() {
-            let round = pair.index + 1;
-            let text =
-                pgn::format_game(&pair.first, "marginal match", &format!("{round}.1"), &date)
-                    + &pgn::format_game(
-                        &pair.second,
-                        "marginal match",
-                        &format!("{round}.2"),
-                        &date,
-                    );
-            // Both games in one write: a pair reaches the file whole, or (killed in the
-            // middle) as a tail that --resume drops.
-            if write_error.is_none()
-                && let Err(e) = out.write_all(text.as_bytes())
-            {
-                write_error = Some(e);
-            }
-        }
+    let mut observer = Progress {
+        bar: &bar,
+        sprt: sprt.as_ref(),
     };
     let interrupt = super::executor::interrupt_flag()?;
-    let result = match &executor {
-        None => {
-            let finished = AtomicBool::new(false);
-            std::thread::scope(|scope| {
-                scope.spawn(|| stop_engines_on(&interrupt, &finished));
-                let result = run_match_from(
-                    &factory_a,
-                    &factory_b,
-                    &positions,
-                    &config,
-                    earlier,
-                    &interrupt,
-                    &mut on_pair,
-                );
-                finished.store(true, Ordering::Relaxed);
-                result
-            })
-        }
-        Some(executor) => {
-            let players = GamesJob {
-                a: (name_a.clone(), margins_a.clone()),
-                b: (name_b.clone(), margins_b.clone()),
-                hash_mb: hash,
-                game,
-                pairs: Vec::new(),
-            };
-            let played = run_match_batched(
-                &config,
-                earlier,
-                batch,
-                &interrupt,
-                &mut |range| play_pairs(executor.as_ref(), &players, &positions, range),
-                &mut on_pair,
-            );
-            match played.map_err(|stopped| *stopped) {
-                Ok(result) => result,
-                // Cancelled: the pairs counted so far are summed up as after a local Ctrl-C.
-                Err(Stopped {
-                    error: ExecError::Interrupted(why),
-                    result,
-                }) => {
-                    eprintln!("slurm: {why}");
-                    result
-                }
-                Err(Stopped { error, .. }) => {
-                    bar.finish_and_clear();
-                    if let Some(e) = write_error {
-                        return Err(e).context("cannot write the PGN file");
-                    }
-                    return Err(exec_error(error));
-                }
-            }
-        }
-    };
+    let played = session.play(executor.as_deref(), batch, &interrupt, &mut observer);
     bar.finish_and_clear();
-    if let Some(e) = write_error {
-        return Err(e).context("cannot write the PGN file");
-    }
+    let result = played.map_err(session_error)?;
 
     summary(&result, sprt.as_ref(), &args);
     if let (Some(path), Some(file)) = (&args.json, json_out) {

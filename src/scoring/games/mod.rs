@@ -6,5 +6,7 @@
 pub mod game;
 pub mod matches;
 pub mod pgn;
+pub mod record;
 pub mod remote;
+pub mod session;
 pub mod stats;

@@ -1,4 +1,4 @@
-//! The PGN of `marginal match` as the record of a match that can be resumed: a new file is
+//! The PGN of a match as the record of a match that can be resumed: a new file is
 //! never written over an old one's games, the settings are kept beside it (`FILE.match.json`,
 //! written atomically before the first game), and `--resume` reads back the whole pairs,
 //! checks them and the settings against this run, and drops a pair left unfinished at the end.
@@ -6,15 +6,26 @@
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
 
-use marginal::formats::write_atomic;
-use marginal::scoring::games::matches::PairRecord;
-use marginal::scoring::games::pgn::{ReadGame, read_games};
+use crate::formats::write_atomic;
+use crate::scoring::games::matches::PairRecord;
+use crate::scoring::games::pgn::{ReadGame, read_games};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use shakmaty::fen::Fen;
 use shakmaty::{Chess, EnPassantMode};
 
-use crate::commands::UserError;
+/// Why a match record cannot be started or resumed: unusable input, named with its file (and
+/// line) and what to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordError(pub String);
+
+impl std::fmt::Display for RecordError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for RecordError {}
 
 /// The `format` of a settings record; bumped when a setting is added or changes meaning.
 const RECORD_FORMAT: &str = "marginal-match-pgn/1";
@@ -51,20 +62,20 @@ pub struct Opened {
 
 /// `--pgn FILE` without `--resume`: creates the file, refusing one that holds anything, and
 /// writes the settings record beside it (not beside a pipe or device: that cannot be resumed).
-pub fn start(path: &Path, settings: &Settings) -> Result<Opened, UserError> {
+pub fn start(path: &Path, settings: &Settings) -> Result<Opened, RecordError> {
     let shown = path.display();
     if let Ok(meta) = std::fs::metadata(path)
         && meta.is_file()
         && meta.len() > 0
     {
-        return Err(UserError(format!(
+        return Err(RecordError(format!(
             "--pgn {shown} already holds {} bytes of games: marginal does not write over them. \
              Continue that match with --resume, or name another file",
             meta.len()
         )));
     }
     let file =
-        File::create(path).map_err(|e| UserError(format!("--pgn: cannot write {shown}: {e}")))?;
+        File::create(path).map_err(|e| RecordError(format!("--pgn: cannot write {shown}: {e}")))?;
     if file.metadata().is_ok_and(|m| m.is_file()) {
         let record = Record {
             format: RECORD_FORMAT.to_string(),
@@ -76,7 +87,7 @@ pub fn start(path: &Path, settings: &Settings) -> Result<Opened, UserError> {
         let text = serde_json::to_string_pretty(&record).expect("a record serializes") + "\n";
         let record_path = record_path(path);
         write_atomic(&record_path, text.as_bytes()).map_err(|e| {
-            UserError(format!(
+            RecordError(format!(
                 "--pgn: cannot write the settings record {}: {e}",
                 record_path.display()
             ))
@@ -101,26 +112,26 @@ pub fn resume(
     names: (&str, &str),
     openings: &[Chess],
     max_pairs: usize,
-) -> Result<Opened, UserError> {
+) -> Result<Opened, RecordError> {
     let shown = path.display();
     let bytes = match std::fs::read(path) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => return Err(UserError(format!("--resume: cannot read {shown}: {e}"))),
+        Err(e) => return Err(RecordError(format!("--resume: cannot read {shown}: {e}"))),
     };
     if bytes.is_empty() {
         return start(path, settings);
     }
     check_settings(path, settings)?;
     let read = read_games(&bytes).map_err(|e| {
-        UserError(format!(
+        RecordError(format!(
             "--resume: {shown}:{}: {} (not a PGN of marginal match as it writes them)",
             e.line, e.reason
         ))
     })?;
     let pairs = read.games.len() / 2;
     if pairs > max_pairs {
-        return Err(UserError(format!(
+        return Err(RecordError(format!(
             "--resume: {shown} holds {pairs} pairs of games, more than this match's {max_pairs}"
         )));
     }
@@ -150,7 +161,7 @@ pub fn resume(
     // A whole first game without its partner is dropped too, but only if it is this match's.
     if let Some(first) = games.next() {
         if pairs == max_pairs {
-            return Err(UserError(format!(
+            return Err(RecordError(format!(
                 "--resume: {shown}:{}: a game after the last pair of this match",
                 first.line
             )));
@@ -160,11 +171,11 @@ pub fn resume(
     let file = OpenOptions::new()
         .append(true)
         .open(path)
-        .map_err(|e| UserError(format!("--resume: cannot write {shown}: {e}")))?;
+        .map_err(|e| RecordError(format!("--resume: cannot write {shown}: {e}")))?;
     let dropped = (keep < bytes.len()).then(|| ((bytes.len() - keep) as u64, unpaired));
     if dropped.is_some() {
         file.set_len(keep as u64).map_err(|e| {
-            UserError(format!(
+            RecordError(format!(
                 "--resume: cannot cut the unfinished pair off {shown}: {e}"
             ))
         })?;
@@ -185,7 +196,7 @@ fn check_game(
     game: u8,
     players: (&str, &str),
     openings: &[Chess],
-) -> Result<(), UserError> {
+) -> Result<(), RecordError> {
     let round = format!("{}.{game}", index + 1);
     let fen = |pos: &Chess| Fen::from_position(pos, EnPassantMode::Legal).to_string();
     let r = &read.record;
@@ -212,7 +223,7 @@ fn check_game(
     };
     match problem {
         None => Ok(()),
-        Some(p) => Err(UserError(format!(
+        Some(p) => Err(RecordError(format!(
             "--resume: {}:{}: {p}: these games are not of this match",
             path.display(),
             read.line
@@ -222,22 +233,22 @@ fn check_game(
 
 /// Refuses to resume when the settings record beside `path` is missing, unreadable, or records
 /// other settings than `now`, naming each that differs.
-fn check_settings(path: &Path, now: &Settings) -> Result<(), UserError> {
+fn check_settings(path: &Path, now: &Settings) -> Result<(), RecordError> {
     let record_path = record_path(path);
     let (pgn, rec) = (path.display(), record_path.display());
     let text = std::fs::read_to_string(&record_path).map_err(|e| {
-        UserError(format!(
+        RecordError(format!(
             "--resume: cannot read {rec}, the record of the settings {pgn} was played with ({e}): \
              without it marginal cannot check that this run would play the same match"
         ))
     })?;
     let record: Record = serde_json::from_str(&text).map_err(|e| {
-        UserError(format!(
+        RecordError(format!(
             "--resume: {rec} is not a match settings record: {e}"
         ))
     })?;
     if record.format != RECORD_FORMAT {
-        return Err(UserError(format!(
+        return Err(RecordError(format!(
             "--resume: {rec} has format '{}'; this marginal reads '{RECORD_FORMAT}'",
             record.format
         )));
@@ -255,7 +266,7 @@ fn check_settings(path: &Path, now: &Settings) -> Result<(), UserError> {
     if differences.is_empty() {
         return Ok(());
     }
-    Err(UserError(format!(
+    Err(RecordError(format!(
         "--resume: {pgn} was played with other settings than this run's (recorded in {rec}):\n  {}\n\
          resume with the same settings, or name another --pgn file for a new match",
         differences.join("\n  ")

@@ -1,0 +1,380 @@
+//! A whole match as `marginal match` (and any other front end) plays it: the settings that
+//! decide its games, its PGN record (new, or resumed from the whole pairs already in it), the
+//! pairs played here or through an executor, each written to the PGN as it is counted, and an
+//! interrupt that stops it cleanly.
+//!
+//! [`Session::open`] checks and opens the record before anything is played, so a bad file fails
+//! at once; [`Session::play`] plays the rest and reports each counted pair to a
+//! [`MatchObserver`]. Nothing here prints.
+
+use std::fs::File;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use shakmaty::fen::Fen;
+use shakmaty::{Chess, EnPassantMode};
+
+use super::game::{EnginePlayer, MoveLimit, Player};
+use super::matches::{
+    MatchConfig, MatchResult, MatchStats, PairRecord, Stopped, run_match_batched, run_match_from,
+};
+use super::pgn;
+use super::record::{self, RecordError, Settings};
+use super::remote::play_pairs;
+use crate::engine::Setting;
+use crate::engine::external::kill_all;
+use crate::formats::Fnv;
+use crate::scoring::work::{ExecError, Executor, GamesJob};
+
+/// One side of a match: its name in the PGN and its margin set (and engine).
+#[derive(Clone, Debug)]
+pub struct Side {
+    /// The name the PGN gives it.
+    pub name: String,
+    /// Its margin set.
+    pub setting: Setting,
+}
+
+/// What the user asked for, as it decides the games: how each side was given (`--a`, `--b`),
+/// the shuffle seed and the hash size.
+#[derive(Clone, Debug)]
+pub struct Asked<'a> {
+    /// Side A as given (a set name, a tuned file, assignments).
+    pub a: &'a str,
+    /// Side B as given.
+    pub b: &'a str,
+    /// The seed that shuffled the book.
+    pub seed: u64,
+    /// Transposition table per engine, megabytes.
+    pub hash_mb: usize,
+}
+
+/// The per-move limit as the options write it.
+pub fn limit_option(limit: MoveLimit) -> String {
+    match limit {
+        MoveLimit::Nodes(n) => format!("--nodes {n}"),
+        MoveLimit::Depth(d) => format!("--depth {d}"),
+        MoveLimit::Clock { base, increment } => {
+            format!("--tc {}+{}", base.as_secs_f64(), increment.as_secs_f64())
+        }
+    }
+}
+
+/// Everything that decides the games of a match (what a resumed run must share), as canonical
+/// text: the sides as asked and their margins, the book (count and FNV-1a of its FENs, before
+/// the shuffle), the seed, the games, the rules, the hash, the SPRT, and the engine of a side
+/// that is not the built-in one.
+pub fn settings(
+    asked: &Asked<'_>,
+    margins: (&Setting, &Setting),
+    book: &[Chess],
+    config: &MatchConfig,
+) -> Settings {
+    let mut hash = Fnv::new();
+    for pos in book {
+        hash.write(
+            Fen::from_position(pos, EnPassantMode::Legal)
+                .to_string()
+                .as_bytes(),
+        );
+        hash.write(b"\n");
+    }
+    let game = &config.game;
+    let none = || "none".to_string();
+    let engine = |setting: &Setting| {
+        let def = setting.def();
+        format!(
+            "{} ({}, {})",
+            def.name,
+            def.source.as_deref().unwrap_or(""),
+            def.signature()
+        )
+    };
+    let mut listed = vec![
+        ("--a", asked.a.to_string()),
+        ("margins of A", margins.0.to_string()),
+        ("--b", asked.b.to_string()),
+        ("margins of B", margins.1.to_string()),
+        (
+            "--openings",
+            format!("{} positions, FNV-1a {:016x}", book.len(), hash.finish()),
+        ),
+        ("--seed", asked.seed.to_string()),
+        ("--games", (config.games.div_ceil(2) * 2).to_string()),
+        ("per-move limit", limit_option(game.limit)),
+        (
+            "--resign",
+            game.resign
+                .map_or_else(none, |r| format!("{}:{}", r.score, r.moves)),
+        ),
+        (
+            "--draw",
+            game.draw.map_or_else(none, |d| {
+                format!("{}:{}:{}", d.score, d.moves, d.after_move)
+            }),
+        ),
+        ("--max-plies", game.max_plies.to_string()),
+        ("--hash", asked.hash_mb.to_string()),
+        (
+            "--sprt",
+            config.sprt.map_or_else(none, |p| {
+                format!("{},{},{},{}", p.elo0, p.elo1, p.alpha, p.beta)
+            }),
+        ),
+    ];
+    // Only an external engine adds a line, so the records of earlier matches still resume.
+    for (key, setting) in [("engine of A", margins.0), ("engine of B", margins.1)] {
+        if !setting.def().is_builtin() {
+            listed.push((key, engine(setting)));
+        }
+    }
+    listed
+}
+
+/// Where the PGN record goes, and whether to resume from the pairs already in it.
+#[derive(Clone, Debug)]
+pub struct RecordPlan {
+    /// The PGN file.
+    pub path: PathBuf,
+    /// Go on from its whole pairs (a missing or empty file starts a new match).
+    pub resume: bool,
+    /// The settings of this run, kept beside the PGN and checked on resume.
+    pub settings: Settings,
+}
+
+/// How a resumed record stood when it was opened.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Resumed {
+    /// Whole pairs read back from the PGN, which count.
+    pub pairs: usize,
+    /// What was cut off its end: bytes, and whole games among them (the first game of an
+    /// unfinished pair).
+    pub dropped: Option<(u64, usize)>,
+}
+
+/// Why a match could not be played to its end.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    /// The record cannot be started or resumed (unusable input).
+    #[error("{0}")]
+    Record(#[from] RecordError),
+    /// A PGN write failed.
+    #[error("cannot write the PGN file: {0}")]
+    Write(std::io::Error),
+    /// The executor failed (a cluster batch).
+    #[error(transparent)]
+    Exec(ExecError),
+}
+
+/// What a match reports while it plays.
+pub trait MatchObserver {
+    /// A pair was counted; `stats` are the totals so far.
+    fn pair(&mut self, pair: &PairRecord, stats: &MatchStats);
+    /// An executor's batch was interrupted: the pairs counted so far are summed up.
+    fn cancelled(&mut self, _why: &str) {}
+}
+
+impl<F: FnMut(&PairRecord, &MatchStats)> MatchObserver for F {
+    fn pair(&mut self, pair: &PairRecord, stats: &MatchStats) {
+        self(pair, stats)
+    }
+}
+
+/// A match with its record opened, ready to play.
+pub struct Session {
+    a: Side,
+    b: Side,
+    hash_mb: usize,
+    config: MatchConfig,
+    openings: Vec<Chess>,
+    pgn: Option<File>,
+    earlier: Vec<PairRecord>,
+    resumed: Option<Resumed>,
+}
+
+impl Session {
+    /// Opens a match between `a` and `b` on `openings` (already shuffled), with its PGN
+    /// record when `record` is given: a new record refuses a file that holds games; a resumed
+    /// one reads back and checks the whole pairs, and cuts an unfinished pair off the end.
+    ///
+    /// # Errors
+    /// The record cannot be written, read or resumed ([`SessionError::Record`]).
+    pub fn open(
+        a: Side,
+        b: Side,
+        hash_mb: usize,
+        config: MatchConfig,
+        openings: Vec<Chess>,
+        record: Option<&RecordPlan>,
+    ) -> Result<Session, SessionError> {
+        let total_pairs = config.games.div_ceil(2) as usize;
+        let (pgn, earlier, resumed) = match record {
+            None => (None, Vec::new(), None),
+            Some(plan) => {
+                let opened = if plan.resume {
+                    record::resume(
+                        &plan.path,
+                        &plan.settings,
+                        (&a.name, &b.name),
+                        &openings,
+                        total_pairs,
+                    )?
+                } else {
+                    record::start(&plan.path, &plan.settings)?
+                };
+                let resumed = Resumed {
+                    pairs: opened.earlier.len(),
+                    dropped: opened.dropped,
+                };
+                (Some(opened.file), opened.earlier, Some(resumed))
+            }
+        };
+        Ok(Session {
+            a,
+            b,
+            hash_mb,
+            config,
+            openings,
+            pgn,
+            earlier,
+            resumed,
+        })
+    }
+
+    /// How the record stood when opened: `None` without a record.
+    pub fn resumed(&self) -> Option<Resumed> {
+        self.resumed
+    }
+
+    /// The pairs of the whole match.
+    pub fn total_pairs(&self) -> usize {
+        self.config.games.div_ceil(2) as usize
+    }
+
+    /// Plays the match to its end (all pairs, or an SPRT decision), or until `interrupt` is
+    /// raised: then no new pair starts, external engines are killed so the games in flight
+    /// stop at once, and the whole pairs counted are summed up (`interrupted` is set). With an
+    /// executor the pairs go out in batches of `batch` pairs and are counted in index order,
+    /// as locally. Each counted pair goes to the PGN (both games in one write) and to
+    /// `observer`.
+    ///
+    /// # Errors
+    /// A PGN write failed, or the executor failed for another reason than an interrupt.
+    pub fn play(
+        self,
+        executor: Option<&dyn Executor>,
+        batch: usize,
+        interrupt: &AtomicBool,
+        observer: &mut dyn MatchObserver,
+    ) -> Result<MatchResult, SessionError> {
+        let Session {
+            a,
+            b,
+            hash_mb,
+            config,
+            openings,
+            mut pgn,
+            earlier,
+            ..
+        } = self;
+        let date = pgn::today();
+        let mut write_error: Option<std::io::Error> = None;
+        let mut on_pair = |pair: &PairRecord, stats: &MatchStats| {
+            if let Some(out) = pgn.as_mut() {
+                let round = pair.index + 1;
+                let event = "marginal match";
+                let text = pgn::format_game(&pair.first, event, &format!("{round}.1"), &date)
+                    + &pgn::format_game(&pair.second, event, &format!("{round}.2"), &date);
+                // Both games in one write: a pair reaches the file whole, or (killed in the
+                // middle) as a tail that a resume drops.
+                if write_error.is_none()
+                    && let Err(e) = out.write_all(text.as_bytes())
+                {
+                    write_error = Some(e);
+                }
+            }
+            observer.pair(pair, stats);
+        };
+        let result = match executor {
+            None => {
+                let factory_a = || -> Box<dyn Player> {
+                    Box::new(EnginePlayer::new(
+                        a.name.clone(),
+                        a.setting.clone(),
+                        hash_mb,
+                    ))
+                };
+                let factory_b = || -> Box<dyn Player> {
+                    Box::new(EnginePlayer::new(
+                        b.name.clone(),
+                        b.setting.clone(),
+                        hash_mb,
+                    ))
+                };
+                let finished = AtomicBool::new(false);
+                Ok(std::thread::scope(|scope| {
+                    scope.spawn(|| stop_engines_on(interrupt, &finished));
+                    let result = run_match_from(
+                        &factory_a,
+                        &factory_b,
+                        &openings,
+                        &config,
+                        earlier,
+                        interrupt,
+                        &mut on_pair,
+                    );
+                    finished.store(true, Ordering::Relaxed);
+                    result
+                }))
+            }
+            Some(executor) => {
+                let players = GamesJob {
+                    a: (a.name.clone(), a.setting.clone()),
+                    b: (b.name.clone(), b.setting.clone()),
+                    hash_mb,
+                    game: config.game,
+                    pairs: Vec::new(),
+                };
+                let played = run_match_batched(
+                    &config,
+                    earlier,
+                    batch,
+                    interrupt,
+                    &mut |range| play_pairs(executor, &players, &openings, range),
+                    &mut on_pair,
+                );
+                match played.map_err(|stopped| *stopped) {
+                    Ok(result) => Ok(result),
+                    // Cancelled: the pairs counted so far are summed up as after a local
+                    // interrupt.
+                    Err(Stopped {
+                        error: ExecError::Interrupted(why),
+                        result,
+                    }) => {
+                        observer.cancelled(&why);
+                        Ok(result)
+                    }
+                    Err(Stopped { error, .. }) => Err(error),
+                }
+            }
+        };
+        if let Some(e) = write_error {
+            return Err(SessionError::Write(e));
+        }
+        result.map_err(SessionError::Exec)
+    }
+}
+
+/// Once `interrupt` is raised, kills every external engine (again every few milliseconds, for
+/// any started since) until `finished`: a game in flight then stops at once, even against an
+/// engine that would hang until its timeout, and is abandoned.
+fn stop_engines_on(interrupt: &AtomicBool, finished: &AtomicBool) {
+    while !finished.load(Ordering::Relaxed) {
+        if interrupt.load(Ordering::Relaxed) {
+            kill_all();
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
