@@ -17,7 +17,7 @@ nodes=${2:-5000}
 games=${3:-1000}
 dir=${4:-tuned/matches/measured}
 mkdir -p "$dir"
-name=$(basename "$set_spec" .json | tr -c 'A-Za-z0-9_.+-\n' '_')
+name=$(basename "$set_spec" .json | tr -c 'A-Za-z0-9_.+\n-' '_')
 if [ -z "${MARGINAL:-}" ]; then
     cargo build --release --quiet
 fi

@@ -326,13 +326,7 @@ pub fn run(args: MatchArgs) -> Result<()> {
         .map(|path| create_output(path, "--json"))
         .transpose()?;
 
-    let limit_text = match limit {
-        MoveLimit::Nodes(n) => format!("{n} nodes/move"),
-        MoveLimit::Depth(d) => format!("depth {d}/move"),
-        MoveLimit::Clock { base, increment } => {
-            format!("{}+{} s", base.as_secs_f64(), increment.as_secs_f64())
-        }
-    };
+    let limit_text = format!("{limit}/move");
     whole_pairs(args.games, "--games");
     let batch = args.executor.batch_pairs();
     let at_once = match executor {

@@ -5,8 +5,6 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use argmin::core::observers::Observe;
-use argmin::core::{Error, KV, State};
 use clap::Args;
 use marginal::calibrate;
 use marginal::calibrate::trust::Calibration;
@@ -18,16 +16,17 @@ use marginal::scoring::paired::PairedComparison;
 use marginal::scoring::suite::{
     LoadedSuites, RunConfig, ScorerOptions, SuiteLimit, SuiteScorer, default_cache_dir,
 };
+use marginal::tune::SplitError;
 use marginal::tune::cost::{SuiteCost, log_path};
 use marginal::tune::file::{
     EngineRecord, Paired, Provenance, ScheduleRow, Side, SuiteSource, SuiteSources, TunedFile,
     Values,
 };
 use marginal::tune::pareto;
+use marginal::tune::pipeline::{self, SpsaProgress, TuneError, TuneObserver, TunePlan};
 use marginal::tune::race;
+use marginal::tune::solvers::IterationRecord;
 use marginal::tune::space::{DEFAULT_PARAMS, ScheduleEnd, Space};
-use marginal::tune::spsa::SpsaState;
-use marginal::tune::{SplitError, run_spsa};
 use serde::{Deserialize, Serialize};
 
 use super::{
@@ -39,7 +38,6 @@ mod games;
 use super::executor::{ExecutorArgs, exec_error, solver_error};
 use games::ObjectiveKind;
 mod solver;
-use marginal::tune::solvers::{Both, Iterations};
 use solver::SolverKind;
 
 /// The suites a default run tunes on (bundled with the repository).
@@ -265,54 +263,80 @@ impl TuneArgs {
     }
 }
 
-/// Observer: one plain line per iteration (CI logs and terminals alike).
+/// The tune's progress: one plain line per iteration (CI logs and terminals alike), or for
+/// the race one a stage and one a finalist's games.
 struct Lines {
-    space: Space,
+    names: Vec<String>,
     iterations: u64,
     start: Instant,
-    /// The recorder's list: the objectives each iteration evaluated (recorded before this
-    /// observer runs).
-    records: Iterations,
     best: f64,
+    race: RaceLines,
 }
 
-impl Observe<SpsaState> for Lines {
-    fn observe_iter(&mut self, state: &SpsaState, kv: &KV) -> Result<(), Error> {
-        let theta = state.get_param().cloned().unwrap_or_default();
-        let values = self.space.values(&theta);
-        let margins: Vec<String> = self
-            .space
-            .dims
+impl Lines {
+    fn new(space: &Space, iterations: u64, start: Instant) -> Lines {
+        Lines {
+            names: space.dims.iter().map(|d| d.name.clone()).collect(),
+            iterations,
+            start,
+            best: f64::NEG_INFINITY,
+            race: RaceLines::new(space, start),
+        }
+    }
+
+    fn margins(&self, values: &[i32]) -> String {
+        self.names
             .iter()
-            .zip(&values)
-            .map(|(d, v)| format!("{} {v}", d.name))
-            .collect();
-        let result = kv
-            .get("result")
-            .and_then(|v| v.get_float())
-            .unwrap_or(f64::NAN);
-        let evaluated = self
-            .records
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .last()
-            .map(|r| r.evaluated.clone())
-            .unwrap_or_default();
-        let objectives = if evaluated.is_empty() {
+            .zip(values)
+            .map(|(n, v)| format!("{n} {v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+impl TuneObserver for Lines {
+    fn spsa(&mut self, p: &SpsaProgress) {
+        let objectives = if p.evaluated.is_empty() {
             String::new()
         } else {
-            self.best = evaluated.iter().copied().fold(self.best, f64::max);
-            let probes: Vec<String> = evaluated.iter().map(|o| format!("{o:.3}")).collect();
+            self.best = p.evaluated.iter().copied().fold(self.best, f64::max);
+            let probes: Vec<String> = p.evaluated.iter().map(|o| format!("{o:.3}")).collect();
             format!("  objective {}  best {:.3}", probes.join("/"), self.best)
         };
         println!(
-            "iteration {:>3}/{}: {}  result {result:+.3}{objectives}  ({:.0} s)",
-            state.get_iter() + 1,
-            self.iterations,
-            margins.join(", "),
+            "iteration {:>3}/{}: {}  result {:+.3}{objectives}  ({:.0} s)",
+            p.iteration,
+            p.iterations,
+            self.margins(&p.values),
+            p.result,
             self.start.elapsed().as_secs_f64()
         );
-        Ok(())
+    }
+
+    fn iteration(&mut self, r: &IterationRecord) {
+        let objective = r.objective.unwrap_or(f64::NAN);
+        self.best = self.best.max(objective);
+        let step = if r.iteration == 0 {
+            "start".to_string()
+        } else {
+            format!("iteration {:>3}/{}", r.iteration, self.iterations)
+        };
+        println!(
+            "{step}: {}  objective {objective:.3}  best {:.3}  ({} evaluated, {:.0} s)",
+            self.margins(&r.values),
+            self.best,
+            r.evaluated.len(),
+            self.start.elapsed().as_secs_f64()
+        );
+    }
+
+    fn race_step(&mut self, step: &race::RaceStep) {
+        self.race.step(step);
+    }
+
+    fn race_done(&mut self, result: &race::RaceResult) {
+        self.race.finish();
+        println!("race: {}", result.verdict);
     }
 }
 
@@ -404,13 +428,19 @@ impl RaceLines {
     }
 }
 
-/// The command's error for a race's: executors keep their exit status.
-fn race_error(e: race::RaceError) -> anyhow::Error {
+/// The command's error for a tune's: executors keep their exit status; anything else the
+/// solver refuses is the user's (exit 2).
+fn tune_error(e: TuneError) -> anyhow::Error {
     match e {
-        race::RaceError::Suite(e) => solver_error(e),
-        race::RaceError::Games(marginal::tune::games::GamesError::Exec(e)) => exec_error(e),
-        race::RaceError::Games(e) => anyhow::Error::from(e),
-        race::RaceError::Settings(m) => UserError(m).into(),
+        TuneError::Solver(e) => solver_error(e),
+        TuneError::Race(race::RaceError::Suite(e)) => solver_error(e),
+        TuneError::Race(race::RaceError::Games(marginal::tune::games::GamesError::Exec(e))) => {
+            exec_error(e)
+        }
+        TuneError::Race(race::RaceError::Games(e)) => anyhow::Error::from(e),
+        TuneError::Race(race::RaceError::Settings(m)) => UserError(m).into(),
+        TuneError::Judge(e) => exec_error(e),
+        e @ TuneError::Log { .. } => anyhow::Error::from(e),
     }
 }
 
@@ -519,10 +549,14 @@ pub fn run(args: TuneArgs) -> Result<()> {
     )
     .with_context(|| format!("cannot write {}", dir.join("args.json").display()))?;
 
+    let iterations = if args.solver() == SolverKind::Race {
+        String::new()
+    } else {
+        format!(", {} iterations", args.iterations)
+    };
     println!(
-        "marginal tune: {}, {} iterations, seed {}, tuning {space}",
+        "marginal tune: {}{iterations}, seed {}, tuning {space}",
         args.solver().label(),
-        args.iterations,
         args.seed
     );
     println!(
@@ -545,37 +579,19 @@ pub fn run(args: TuneArgs) -> Result<()> {
     );
     let cost = SuiteCost::new(train_scorer, space.clone(), Some(&log_path(&dir)))
         .with_context(|| format!("cannot open the evaluation log in {}", dir.display()))?;
-    let recorder = solver::recorder(&solver_setup, &space, &dir, &cost, args.iterations, start)?;
-    let iterations = recorder.records();
-    let observer = Lines {
-        space: space.clone(),
-        iterations: args.iterations,
-        start,
-        records: iterations.clone(),
-        best: f64::NEG_INFINITY,
-    };
-    let checkpoint = dir.join("spsa.json");
     let mut games_problem = None;
-    let mut race_result = None;
-    let (theta, cost) = match (args.objective, &games_setup) {
+    let mut race_games = Vec::new();
+    match (args.objective, &games_setup) {
         (ObjectiveKind::Games, Some(setup)) => {
-            let problem =
-                games::problem(&args, setup, &space, &dir)?.with_executor(executor.clone());
-            let (theta, problem) = if args.solver().is_spsa() {
-                games::tune(&args, problem, &dir, &run_id, Both(recorder, observer))?
-            } else {
-                pool.install(|| solver::run(&solver_setup, problem, &dir, &run_id, recorder))
-                    .map_err(solver_error)?
-            };
-            games_problem = Some(problem);
-            (theta, cost)
+            games_problem =
+                Some(games::problem(&args, setup, &space, &dir)?.with_executor(executor.clone()));
         }
         _ if args.solver() == SolverKind::Race => {
             let settings = solver_setup
                 .race
-                .clone()
+                .as_ref()
                 .expect("race settings for --solver race");
-            let problems =
+            race_games =
                 games::race_problems(&args, &space, &settings.rounds, &dir, executor.clone())?;
             println!(
                 "race: {} design points screened on {} positions, {} kept, {} local rounds, {} finalists in {} games at most ({} pairs a round) on {}",
@@ -584,7 +600,7 @@ pub fn run(args: TuneArgs) -> Result<()> {
                 settings.keep,
                 settings.local_rounds,
                 settings.finalists,
-                if problems.is_empty() {
+                if race_games.is_empty() {
                     0
                 } else {
                     settings.games()
@@ -600,57 +616,34 @@ pub fn run(args: TuneArgs) -> Result<()> {
                     .unwrap_or(Path::new(games::RACE_BOOK))
                     .display(),
             );
-            let mut progress = RaceLines::new(&space, start);
-            let result = pool
-                .install(|| race::run(&cost, &problems, &settings, &mut |s| progress.step(s)))
-                .map_err(race_error)?;
-            progress.finish();
-            println!("race: {}", result.verdict);
-            let theta = result.values.iter().map(|&v| f64::from(v)).collect();
-            race_result = Some(result);
-            (theta, cost)
         }
-        _ if !args.solver().is_spsa() => pool
-            .install(|| solver::run(&solver_setup, cost, &dir, &run_id, recorder))
-            .map_err(solver_error)?,
-        _ => pool
-            .install(|| {
-                run_spsa(
-                    cost,
-                    args.iterations,
-                    args.seed,
-                    args.gain,
-                    args.batch,
-                    Some((&checkpoint, &run_id)),
-                    Both(recorder, observer),
-                )
-            })
-            .map_err(solver_error)?,
+        _ => {}
+    }
+    let plan = TunePlan {
+        def: def.clone(),
+        space: space.clone(),
+        solver: solver_setup.solver(&args),
+        seed: args.seed,
+        dir: dir.clone(),
+        run_id: run_id.clone(),
+        games: games_problem,
+        race_games,
     };
-    let tuned = space.margins(&theta);
-
-    // Judge: tuned, the defaults and off, on training and on validation positions.
-    let sets = [
-        ("tuned", tuned.clone()),
-        ("default", Setting::defaults(&def)),
-        ("off", Setting::off(&def)),
-    ];
-    let (train_side, validation_side) = pool.install(|| {
-        (
-            Side::measure(cost.scorer(), &sets),
-            Side::measure(&validation_scorer, &sets),
-        )
-    });
-    let (train_side, validation_side) = (
-        train_side.map_err(exec_error)?,
-        validation_side.map_err(exec_error)?,
-    );
-    let train_paired = train_side
-        .paired("tuned", "default")
-        .expect("both measured");
-    let validation_paired = validation_side
-        .paired("tuned", "default")
-        .expect("both measured");
+    let observer = Lines::new(&space, args.iterations, start);
+    let outcome = pool
+        .install(|| pipeline::run(plan, cost, &validation_scorer, observer))
+        .map_err(tune_error)?;
+    let pipeline::Tuned {
+        theta,
+        tuned,
+        training: train_side,
+        validation: validation_side,
+        paired: (train_paired, validation_paired),
+        cost,
+        games: games_problem,
+        race: race_result,
+        iterations: records,
+    } = outcome;
     let elapsed = start.elapsed().as_secs_f64();
 
     println!();
@@ -681,7 +674,6 @@ pub fn run(args: TuneArgs) -> Result<()> {
         .as_ref()
         .zip(games_setup.as_ref())
         .map(|(problem, setup)| games::record(problem, setup));
-    let records = iterations.lock().unwrap_or_else(|e| e.into_inner()).clone();
     let file = TunedFile {
         format: TUNED_FORMAT.to_string(),
         engine: EngineRecord::of(&def),

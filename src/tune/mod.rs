@@ -8,6 +8,7 @@ pub mod cost;
 pub mod file;
 pub mod games;
 pub mod pareto;
+pub mod pipeline;
 pub mod plot;
 pub mod race;
 pub mod solvers;

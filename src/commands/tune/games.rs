@@ -5,7 +5,6 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use argmin::core::observers::Observe;
 use marginal::engine::Setting;
 use marginal::formats::{Fnv, openings, read_bytes};
 use marginal::scoring::games::game::{GameConfig, MoveLimit};
@@ -15,14 +14,13 @@ use marginal::scoring::work::Executor;
 use marginal::tune::file::GamesRecord;
 use marginal::tune::games::{
     DEFAULT_BOOK, DEFAULT_PAIRS, GamesProblem, GamesSettings, confirm_on, confirm_openings,
-    confirm_summary, log_path, run_spsa_games,
+    confirm_summary, log_path,
 };
 use marginal::tune::space::Space;
-use marginal::tune::spsa::SpsaState;
 use serde::{Deserialize, Serialize};
 use shakmaty::Chess;
 
-use super::super::executor::{exec_error, solver_error};
+use super::super::executor::exec_error;
 use super::super::match_cmd::parse_sprt;
 use super::super::{UserError, progress_bar, threads};
 use super::TuneArgs;
@@ -247,43 +245,13 @@ pub fn problem(
         "objective: games, {what} for {} pair(s) ({} games) at {}/move, {} openings from {} (shuffled, seed {})",
         settings.pairs,
         2 * settings.pairs,
-        limit_text(settings.game.limit),
+        settings.game.limit,
         book.len(),
         setup.book_path.display(),
         args.seed
     );
     GamesProblem::new(space.clone(), book, settings, Some(&log_path(dir)))
         .with_context(|| format!("cannot open the games log in {}", dir.display()))
-}
-
-/// Runs SPSA on the games objective (resuming from the checkpoint when there is one).
-pub fn tune(
-    args: &TuneArgs,
-    problem: GamesProblem,
-    dir: &Path,
-    run_id: &str,
-    observer: impl Observe<SpsaState> + 'static,
-) -> Result<(Vec<f64>, GamesProblem)> {
-    let checkpoint = dir.join("spsa.json");
-    run_spsa_games(
-        problem,
-        args.iterations,
-        args.seed,
-        Some((&checkpoint, run_id)),
-        observer,
-    )
-    .map_err(solver_error)
-}
-
-/// A per-move limit in words: `5000 nodes`, `depth 8`, `10+0.1 s`.
-pub fn limit_text(limit: MoveLimit) -> String {
-    match limit {
-        MoveLimit::Nodes(n) => format!("{n} nodes"),
-        MoveLimit::Depth(d) => format!("depth {d}"),
-        MoveLimit::Clock { base, increment } => {
-            format!("{}+{} s", base.as_secs_f64(), increment.as_secs_f64())
-        }
-    }
 }
 
 /// What the games objective adds to the tuned file: the log's name and size and every
@@ -330,7 +298,7 @@ pub fn run_confirm(
     println!(
         "confirm: tuned against default, at most {} games at {}/move, SPRT nElo [{}, {}] (alpha {}, beta {})",
         config.games.div_ceil(2) * 2,
-        limit_text(config.game.limit),
+        config.game.limit,
         setup.sprt.elo0,
         setup.sprt.elo1,
         setup.sprt.alpha,

@@ -3,26 +3,20 @@
 //! and the SVG beside it.
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use anyhow::{Context, Result};
-use argmin::core::{CostFunction, Error};
 use marginal::formats::write_atomic;
-use marginal::tune::cost::SuiteCost;
 use marginal::tune::file::TunedFile;
+use marginal::tune::pipeline::Solver;
 use marginal::tune::plot::{self, Candidate, MarkedSet, PlotData};
 use marginal::tune::race::RaceSettings;
-use marginal::tune::solvers::{
-    DEFAULT_PARTICLES, IterationRecord, NelderMeadSettings, PsoSettings, Recorder, SpsaSettings,
-};
+use marginal::tune::solvers::{DEFAULT_PARTICLES, NelderMeadSettings, PsoSettings, SpsaSettings};
 use marginal::tune::space::Space;
-use marginal::tune::{run_nelder_mead, run_pso};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::super::UserError;
 use super::TuneArgs;
-use super::games::limit_text;
 
 /// Which solver walks the space.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -78,6 +72,22 @@ pub struct SolverSetup {
     pso: Option<PsoSettings>,
     /// The race's settings (`--solver race`).
     pub race: Option<RaceSettings>,
+}
+
+impl SolverSetup {
+    /// The library's solver for this setup.
+    pub fn solver(&self, args: &TuneArgs) -> Solver {
+        match (self.kind, &self.nelder_mead, &self.pso, &self.race) {
+            (SolverKind::NelderMead, Some(s), _, _) => Solver::NelderMead(s.clone()),
+            (SolverKind::Pso, _, Some(s), _) => Solver::Pso(s.clone()),
+            (SolverKind::Race, _, _, Some(s)) => Solver::Race(s.clone()),
+            _ => Solver::Spsa {
+                iterations: args.iterations,
+                gain: args.gain,
+                batch: args.batch,
+            },
+        }
+    }
 }
 
 /// Checks the solver arguments and works out the settings.
@@ -157,73 +167,6 @@ pub fn setup(args: &TuneArgs, space: &Space) -> Result<SolverSetup> {
     })
 }
 
-/// The per-iteration recorder of a run: logged into the checkpoint directory (so a resumed run
-/// has the iterations before its checkpoint), fed by the suite cost's tap, and, for the solvers
-/// without their own progress line (all but SPSA), printing one line per iteration.
-pub fn recorder(
-    setup: &SolverSetup,
-    space: &Space,
-    dir: &Path,
-    cost: &SuiteCost,
-    iterations: u64,
-    start: Instant,
-) -> Result<Recorder> {
-    let path = dir.join("iterations.jsonl");
-    let recorder = Recorder::new(space.clone(), !setup.kind.is_spsa(), Some(&path))
-        .with_context(|| format!("cannot open {}", path.display()))?
-        .with_tap(cost.tap());
-    if setup.kind.is_spsa() {
-        return Ok(recorder);
-    }
-    let names: Vec<String> = space.dims.iter().map(|d| d.name.clone()).collect();
-    let mut best = f64::NEG_INFINITY;
-    Ok(recorder.on_record(move |r: &IterationRecord| {
-        let margins: Vec<String> = names
-            .iter()
-            .zip(&r.values)
-            .map(|(n, v)| format!("{n} {v}"))
-            .collect();
-        let objective = r.objective.unwrap_or(f64::NAN);
-        best = best.max(objective);
-        let step = if r.iteration == 0 {
-            "start".to_string()
-        } else {
-            format!("iteration {:>3}/{iterations}", r.iteration)
-        };
-        println!(
-            "{step}: {}  objective {objective:.3}  best {best:.3}  ({} evaluated, {:.0} s)",
-            margins.join(", "),
-            r.evaluated.len(),
-            start.elapsed().as_secs_f64()
-        );
-    }))
-}
-
-/// Runs Nelder-Mead or the swarm (not SPSA: that is `marginal::tune::run_spsa`), checkpointing
-/// into `dir`.
-pub fn run<C>(
-    setup: &SolverSetup,
-    cost: C,
-    dir: &Path,
-    run_id: &str,
-    recorder: Recorder,
-) -> Result<(Vec<f64>, C), Error>
-where
-    C: CostFunction<Param = Vec<f64>, Output = f64>,
-{
-    match (setup.kind, &setup.nelder_mead, &setup.pso) {
-        (SolverKind::NelderMead, Some(s), _) => {
-            let path = dir.join("nelder-mead.json");
-            run_nelder_mead(cost, s, Some((&path, run_id)), recorder)
-        }
-        (SolverKind::Pso, _, Some(s)) => {
-            let path = dir.join("pso.json");
-            run_pso(cost, s, Some((&path, run_id)), recorder)
-        }
-        _ => Err(Error::msg("SPSA runs through marginal::tune::run_spsa")),
-    }
-}
-
 /// Draws `NAME.svg` beside the tuned file `out` from its document; returns its path.
 pub fn write_svg(out: &Path, file: &TunedFile, space: &Space) -> Result<PathBuf> {
     let p = &file.provenance;
@@ -237,10 +180,7 @@ pub fn write_svg(out: &Path, file: &TunedFile, space: &Space) -> Result<PathBuf>
     let title = match &file.games {
         Some(g) => format!(
             "marginal tune: {solver} on games, {} iterations, {} pair(s) each ({} games) at {} per move",
-            p.iterations,
-            g.pairs,
-            g.games,
-            limit_text(g.limit)
+            p.iterations, g.pairs, g.games, g.limit
         ),
         None => format!(
             "marginal tune: {solver}, {} iterations, {} training positions, {} per position",

@@ -126,6 +126,19 @@ pub enum MoveLimit {
     },
 }
 
+/// In words: `5000 nodes`, `depth 8`, `10+0.1 s`.
+impl std::fmt::Display for MoveLimit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MoveLimit::Nodes(n) => write!(f, "{n} nodes"),
+            MoveLimit::Depth(d) => write!(f, "depth {d}"),
+            MoveLimit::Clock { base, increment } => {
+                write!(f, "{}+{} s", base.as_secs_f64(), increment.as_secs_f64())
+            }
+        }
+    }
+}
+
 /// Resign adjudication: both players see the score beyond `score` (one side winning) for
 /// `moves` consecutive moves each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
