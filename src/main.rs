@@ -75,7 +75,31 @@ enum Command {
     },
 }
 
+/// The status of a process ended by SIGPIPE (128 + 13), as a shell reports it.
+const BROKEN_PIPE_STATUS: i32 = 141;
+
+/// A closed output pipe (`marginal params | head -1`) ends marginal quietly with status 141,
+/// as a Unix filter ends, instead of a panic: Rust ignores SIGPIPE (marginal needs that, so a
+/// crashed engine's pipe is an error it can report) and `println!` panics on the error instead.
+fn quiet_on_broken_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if message.starts_with("failed printing to std") && message.contains("Broken pipe") {
+            marginal::engine::external::kill_all();
+            std::process::exit(BROKEN_PIPE_STATUS);
+        }
+        default(info);
+    }));
+}
+
 fn main() -> ExitCode {
+    quiet_on_broken_pipe();
     let result = run(Cli::parse());
     // No external engine outlives marginal, whatever ended the command.
     marginal::engine::external::kill_all();
