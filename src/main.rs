@@ -31,7 +31,7 @@ enum Command {
     /// Plays margin set against margin set: game pairs, pentanomial Elo, SPRT.
     Match(commands::match_cmd::MatchArgs),
     /// Tunes margins with SPSA on EPD suites and judges the result on held-out positions.
-    Tune(commands::tune::TuneArgs),
+    Tune(Box<commands::tune::TuneArgs>),
     /// Measures how well each cheap objective ranks margin sets as games do (rho, tau, slope,
     /// against the games' own ceiling), for any engine at one game limit.
     Calibrate(commands::calibrate::CalibrateArgs),
@@ -129,7 +129,7 @@ fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Suite(args) => commands::suite::run(args)?,
         Command::Match(args) => commands::match_cmd::run(args)?,
-        Command::Tune(args) => commands::tune::run(args)?,
+        Command::Tune(args) => commands::tune::run(*args)?,
         Command::Calibrate(args) => commands::calibrate::run(args)?,
         Command::Check(args) => commands::check::run(args)?,
         Command::Work(args) => commands::work::run(args)?,

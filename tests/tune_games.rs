@@ -94,11 +94,12 @@ fn confirm_writes_the_match_report_into_the_tuned_file() {
         "--iterations",
         "1",
         "--confirm",
-        "4",
+        "6",
         "--confirm-sprt",
         "0,10,0.05,0.05",
     ];
     let stdout = succeeded(&tune(&dir, &suite, "c.json", &extra));
+    assert!(stdout.contains("pairs in turn from data/openings/noob_3moves_1k.epd, data/openings/popularpos_lichess_1k.epd, data/openings/UHO_4060_v2_2k.epd"), "{stdout}");
     assert!(
         stdout.contains("confirm: ") && stdout.contains("LLR"),
         "{stdout}"
@@ -109,11 +110,30 @@ fn confirm_writes_the_match_report_into_the_tuned_file() {
     let confirm = &doc["confirm"];
     assert_eq!(confirm["format"], "marginal-match/1", "{confirm}");
     let games = confirm["games"].as_u64().unwrap();
-    assert!((2..=4).contains(&games), "{confirm}");
-    assert_eq!(
-        confirm["game_results"].as_array().unwrap().len() as u64,
-        games
-    );
+    assert!((2..=6).contains(&games), "{confirm}");
+    let results = confirm["game_results"].as_array().unwrap();
+    assert_eq!(results.len() as u64, games);
+    // Pair i opens from the i-th book in turn: the two balanced books, then UHO.
+    let fens = |book: &str| -> Vec<String> {
+        marginal::formats::openings::read(std::path::Path::new(book))
+            .unwrap()
+            .records
+            .iter()
+            .map(|p| {
+                shakmaty::fen::Fen::from_position(p, shakmaty::EnPassantMode::Legal).to_string()
+            })
+            .collect()
+    };
+    let books = [
+        fens("data/openings/noob_3moves_1k.epd"),
+        fens("data/openings/popularpos_lichess_1k.epd"),
+        fens("data/openings/UHO_4060_v2_2k.epd"),
+    ];
+    for game in results {
+        let pair = game["pair"].as_u64().unwrap() as usize;
+        let opening = game["opening"].as_str().unwrap().to_string();
+        assert!(books[pair % 3].contains(&opening), "pair {pair}: {opening}");
+    }
     let elo = &confirm["elo"];
     // LOS: a probability, or null while it is not defined (every pair scored the same).
     let los = elo["los"].as_f64();
@@ -145,8 +165,21 @@ fn confirm_writes_the_match_report_into_the_tuned_file() {
             "--confirm-sprt",
         ),
         (
-            &["--confirm", "4", "--openings", "no/such.epd"][..],
+            &["--confirm", "4", "--confirm-openings", "no/such.epd"][..],
             "no/such.epd",
+        ),
+        (
+            &["--confirm-openings", "data/openings/noob_3moves_1k.epd"][..],
+            "only with --confirm",
+        ),
+        (
+            &[
+                "--confirm",
+                "4",
+                "--openings",
+                "data/openings/noob_3moves_1k.epd",
+            ][..],
+            "--confirm plays --confirm-openings",
         ),
     ] {
         let out = tune(&dir, &suite, "x.json", extra);

@@ -244,9 +244,16 @@ fn the_race_screens_refines_races_and_resumes_from_its_logs() {
             assert!((value / default - factor).abs() < 0.02, "{v:?}");
         }
     }
-    // Three finalists play one pair each, then the better two one more.
+    // Three finalists play one pair each, then the better two one more: the local search's
+    // best and the line's points, in order (games, not the suite, rank along the line).
     let games = stage("games");
     assert_eq!(games.len(), 5, "{games:?}");
+    for point in line.iter().take(2) {
+        assert!(
+            games[..3].iter().any(|g| g["values"] == point["values"]),
+            "{point:?} did not race: {games:?}"
+        );
+    }
     assert!(
         games[..3]
             .iter()

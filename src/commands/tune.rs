@@ -177,8 +177,8 @@ pub struct TuneArgs {
     #[arg(long, value_name = "K", value_parser = count::<u32, 1>)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pairs: Option<u32>,
-    /// Opening book of the games objective and of --confirm (default
-    /// data/openings/UHO_4060_v2_2k.epd), shuffled with --seed.
+    /// Opening book of the games objective (default data/openings/UHO_4060_v2_2k.epd),
+    /// shuffled with --seed.
     #[arg(long, value_name = "FILE")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     openings: Option<PathBuf>,
@@ -193,6 +193,12 @@ pub struct TuneArgs {
     #[arg(long, value_name = "ELO0,ELO1,ALPHA,BETA")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     confirm_sprt: Option<String>,
+    /// Opening books of --confirm, their pairs in turn, judged pooled (default: the balanced
+    /// noob_3moves_1k and popularpos_lichess_1k and UHO_4060_v2_2k, less the games
+    /// objective's own book).
+    #[arg(long, value_name = "FILE", num_args = 1.., value_delimiter = ',')]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    confirm_openings: Vec<PathBuf>,
     /// A calibration report (`marginal calibrate`) of this engine with this objective: the
     /// tuned file records how far the objective is trusted and the Elo it predicts (default:
     /// a report in tuned/ for the same engine signature, limit and objective, if any).

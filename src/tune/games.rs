@@ -494,6 +494,33 @@ pub fn run_spsa_games(
     super::execute_spsa(problem, solver, start, iterations, checkpoint, observer)
 }
 
+/// The default books of a confirmation (`tune --confirm`): the two balanced books and UHO,
+/// none of them the race's book. Books rank some margin sets differently (a set measured +55
+/// on one balanced book, +2 on another and +7 on UHO), so one book is an anecdote; their pairs
+/// alternate and the SPRT judges them pooled.
+pub const CONFIRM_BOOKS: [&str; 3] = [
+    "data/openings/noob_3moves_1k.epd",
+    "data/openings/popularpos_lichess_1k.epd",
+    DEFAULT_BOOK,
+];
+
+/// Several books as one confirmation order: each shuffled as [`confirm_openings`] shuffles
+/// one, then taken in turn (pair `i` from book `i mod k`, while each lasts), so every prefix
+/// of the match, where an SPRT may stop it, plays the books about equally.
+pub fn interleave_openings(books: &[Vec<Chess>], seed: u64) -> Vec<Chess> {
+    let shuffled: Vec<Vec<Chess>> = books.iter().map(|b| confirm_openings(b, seed)).collect();
+    let longest = shuffled.iter().map(Vec::len).max().unwrap_or(0);
+    let mut out = Vec::with_capacity(shuffled.iter().map(Vec::len).sum());
+    for i in 0..longest {
+        for book in &shuffled {
+            if let Some(p) = book.get(i) {
+                out.push(p.clone());
+            }
+        }
+    }
+    out
+}
+
 /// The book order of [`confirm`]: the book shuffled with `seed + CONFIRM_SEED_SALT`.
 pub fn confirm_openings(book: &[Chess], seed: u64) -> Vec<Chess> {
     let mut positions = book.to_vec();

@@ -18,8 +18,8 @@
 //!    objective's resolution.
 //! 4. **Line.** The base set with every tuned row scaled by each factor of `line` (all the
 //!    margins trading speed for accuracy together), scored on every training position.
-//! 5. **Race.** The local search's best, the best on the line, and the best screened sets by
-//!    full score, `finalists` distinct sets in all, play
+//! 5. **Race.** The local search's best, every point of the line, and the best screened sets
+//!    by full score, `finalists` distinct sets in all, play
 //!    paired games against the base set, round `r` on its own openings for `rounds[r]` pairs;
 //!    after each round the better half (by the score of all their games so far, one
 //!    pseudo-draw added) goes on: successive halving, so most games go to the best sets. The winner
@@ -54,7 +54,7 @@ pub struct RaceSettings {
     /// Rounds of the compass search.
     pub local_rounds: usize,
     /// Factors of the line through the base set: every tuned row's base value times each,
-    /// scored on every training position; the best on the line races (empty: no line).
+    /// scored on every training position; every point of the line races (empty: no line).
     #[serde(default)]
     pub line: Vec<f64>,
     /// Sets that race in games.
@@ -67,16 +67,16 @@ pub struct RaceSettings {
 
 impl RaceSettings {
     /// The default for a space of `dims` tuned rows: 12 design points a row (at least 24),
-    /// screened on every training position, 2 local rounds, the base set scaled by 2^-0.5 to
-    /// 2^-3 in half steps, and 16 finalists racing 16, 32, 64 and 128 pairs (2,048 games, the
-    /// better half going on each round).
+    /// screened on every training position, 2 local rounds, the base set scaled by 2 to 2^-3
+    /// in half steps (1 left out), and 16 finalists racing 16, 32, 64 and 128 pairs (2,048
+    /// games, the better half going on each round).
     pub fn new(dims: usize, seed: u64) -> RaceSettings {
         RaceSettings {
             design: (12 * dims).max(24),
             screen_positions: usize::MAX,
             keep: 16,
             local_rounds: 2,
-            line: vec![0.707, 0.5, 0.354, 0.25, 0.177, 0.125],
+            line: vec![2.0, 1.414, 0.707, 0.5, 0.354, 0.25, 0.177, 0.125],
             finalists: 16,
             rounds: vec![16, 32, 64, 128],
             seed,
@@ -393,20 +393,20 @@ pub fn run(
     for e in &on_line {
         record(suite_step(Stage::Line, 0, e), &mut steps);
     }
-    let best_on_line = (!on_line.is_empty()).then(|| best_of(&on_line));
 
-    // 4. Finalists: the local search's best, the best on the line, then the best screened sets
-    // by full score, so the race meets as many regions of the space as it has finalists (the
-    // local neighbours of one point would crowd them out).
+    // 4. Finalists: the local search's best, every point of the line (the suite objective
+    // ranks sets along it unlike games: it prefers the mildest scaling, which plays no better
+    // than the defaults, while a quarter of the defaults wins by 60 Elo and more), then the best
+    // screened sets by full score, so the race meets as many regions of the space as it has
+    // finalists (the local neighbours of one point would crowd them out).
     let mut finalists: Vec<Vec<i32>> = Vec::new();
     if centre.values != base {
         finalists.push(centre.values.clone());
     }
-    if let Some(e) = &best_on_line
-        && !finalists.contains(&e.values)
-        && finalists.len() < settings.finalists
-    {
-        finalists.push(e.values.clone());
+    for e in &on_line {
+        if !finalists.contains(&e.values) && finalists.len() < settings.finalists {
+            finalists.push(e.values.clone());
+        }
     }
     let mut screened_full: Vec<&Evaluation> = full
         .iter()

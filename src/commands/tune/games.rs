@@ -13,8 +13,8 @@ use marginal::scoring::games::stats::SprtParams;
 use marginal::scoring::work::Executor;
 use marginal::tune::file::GamesRecord;
 use marginal::tune::games::{
-    DEFAULT_BOOK, DEFAULT_PAIRS, GamesProblem, GamesSettings, confirm_on, confirm_openings,
-    confirm_summary, log_path,
+    CONFIRM_BOOKS, DEFAULT_BOOK, DEFAULT_PAIRS, GamesProblem, GamesSettings, confirm_on,
+    confirm_summary, interleave_openings, log_path,
 };
 use marginal::tune::space::Space;
 use serde::{Deserialize, Serialize};
@@ -63,6 +63,8 @@ pub struct GamesSetup {
     /// Its path and FNV-1a hash of its bytes.
     book_path: PathBuf,
     book_hash: u64,
+    /// The books of `--confirm`, each in file order (empty without `--confirm`).
+    confirm_books: Vec<(PathBuf, Vec<Chess>)>,
     /// The design of `--confirm`'s SPRT.
     sprt: SprtParams,
 }
@@ -96,6 +98,20 @@ impl TuneArgs {
     fn plays_games(&self) -> bool {
         self.objective == ObjectiveKind::Games || self.confirm.is_some()
     }
+
+    /// The books of `--confirm`: as given, or the default three less the games objective's
+    /// own book (a confirmation plays books the tune did not).
+    fn confirm_book_paths(&self) -> Vec<PathBuf> {
+        if !self.confirm_openings.is_empty() {
+            return self.confirm_openings.clone();
+        }
+        let tuned_on = (self.objective == ObjectiveKind::Games).then(|| self.book_path());
+        CONFIRM_BOOKS
+            .iter()
+            .map(PathBuf::from)
+            .filter(|p| Some(p) != tuned_on.as_ref())
+            .collect()
+    }
 }
 
 /// Checks the games options and reads the book (when games are played).
@@ -112,10 +128,43 @@ pub fn setup(args: &TuneArgs) -> Result<Option<GamesSetup>, UserError> {
     let sprt_text = args.confirm_sprt.as_deref().unwrap_or(DEFAULT_CONFIRM_SPRT);
     let sprt = parse_sprt(sprt_text)
         .map_err(|e| UserError(e.0.replacen("--sprt", "--confirm-sprt", 1)))?;
+    if let Some(path) = &args.openings
+        && args.objective != ObjectiveKind::Games
+    {
+        return Err(UserError(format!(
+            "--openings {}: the book of --objective games; --confirm plays --confirm-openings",
+            path.display()
+        )));
+    }
     if !args.plays_games() {
+        if !args.confirm_openings.is_empty() {
+            return Err(UserError(
+                "--confirm-openings: only with --confirm GAMES".into(),
+            ));
+        }
         return Ok(None);
     }
+    let mut confirm_books = Vec::new();
+    if args.confirm.is_some() {
+        for path in args.confirm_book_paths() {
+            let book =
+                openings::read(&path).map_err(|e| UserError(format!("--confirm-openings: {e}")))?;
+            for line in &book.skipped {
+                eprintln!("{line}");
+            }
+            confirm_books.push((path, book.records));
+        }
+    }
     let book_path = args.book_path();
+    if args.objective != ObjectiveKind::Games {
+        return Ok(Some(GamesSetup {
+            book: Vec::new(),
+            book_path,
+            book_hash: 0,
+            confirm_books,
+            sprt,
+        }));
+    }
     let book = openings::read(&book_path).map_err(|e| UserError(format!("--openings: {e}")))?;
     for line in &book.skipped {
         eprintln!("{line}");
@@ -128,6 +177,7 @@ pub fn setup(args: &TuneArgs) -> Result<Option<GamesSetup>, UserError> {
         book: book.records,
         book_path,
         book_hash: h.finish(),
+        confirm_books,
         sprt,
     }))
 }
@@ -139,6 +189,7 @@ pub fn setup(args: &TuneArgs) -> Result<Option<GamesSetup>, UserError> {
 pub fn for_run_id(recorded: &mut TuneArgs) -> Option<u64> {
     recorded.confirm = None;
     recorded.confirm_sprt = None;
+    recorded.confirm_openings.clear();
     if recorded.objective != ObjectiveKind::Games {
         recorded.pairs = None;
         recorded.openings = None;
@@ -285,7 +336,8 @@ pub fn run_confirm(
     games: u32,
     executor: Option<&dyn Executor>,
 ) -> Result<MatchReport> {
-    let book = confirm_openings(&setup.book, args.seed);
+    let books: Vec<Vec<Chess>> = setup.confirm_books.iter().map(|(_, b)| b.clone()).collect();
+    let book = interleave_openings(&books, args.seed);
     let config = MatchConfig {
         game: GameConfig {
             limit: args.move_limit(),
@@ -296,9 +348,15 @@ pub fn run_confirm(
         sprt: Some(setup.sprt),
     };
     println!(
-        "confirm: tuned against default, at most {} games at {}/move, SPRT nElo [{}, {}] (alpha {}, beta {})",
+        "confirm: tuned against default, at most {} games at {}/move, pairs in turn from {}, SPRT nElo [{}, {}] (alpha {}, beta {})",
         config.games.div_ceil(2) * 2,
         config.game.limit,
+        setup
+            .confirm_books
+            .iter()
+            .map(|(p, _)| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
         setup.sprt.elo0,
         setup.sprt.elo1,
         setup.sprt.alpha,
