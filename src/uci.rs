@@ -186,8 +186,10 @@ impl UciEngine {
                 break;
             }
         }
-        // End of input lets a limited search finish (`echo "go depth 9" | marginal uci`).
-        self.finish_search(self.infinite);
+        // End of input is the end of the session, as `quit` is: a search still running stops
+        // and sends its best move at once (a GUI that closed the pipe waits for nothing, and
+        // `go depth 99999` cannot outlive its input).
+        self.finish_search(true);
     }
 
     /// Handles one command line. Returns false on `quit`.
@@ -519,7 +521,8 @@ pub struct GoCommand {
 /// parameter (unknown, missing or non-numeric value, `searchmoves`) is reported in
 /// [`GoCommand::problems`] and ignored; when bad parameters leave nothing that limits the
 /// search (depth, nodes, time, `infinite`), it is one ply deep so that the `bestmove` comes at
-/// once. Negative clocks count as zero.
+/// once. A value below its parameter's least (depth, nodes, movestogo and mate 1, times 0)
+/// is said and raised to it.
 pub fn parse_go(words: &[&str], turn: Color) -> GoCommand {
     let mut limits = Limits::default();
     let mut problems = Vec::new();
@@ -549,6 +552,13 @@ pub fn parse_go(words: &[&str], turn: Color) -> GoCommand {
                     problems.push(format!("go {w}: '{}' is not a number", quote(text)));
                     continue;
                 };
+                let least = match w {
+                    "depth" | "nodes" | "movestogo" | "mate" => 1,
+                    _ => 0,
+                };
+                if number < least {
+                    problems.push(format!("go {w} {number}: at least {least}; using {least}"));
+                }
                 let n = number.max(0) as u64;
                 let ours = |white: &str| (w == white) == (turn == Color::White);
                 match w {
@@ -657,11 +667,37 @@ mod tests {
         assert_eq!(go.limits.movetime, Some(Duration::ZERO));
         assert_eq!(
             go.problems,
-            ["go nodes needs a number", "go: unknown parameter 'x'"]
+            [
+                "go nodes needs a number",
+                "go: unknown parameter 'x'",
+                "go movetime -3: at least 0; using 0"
+            ]
         );
         let go = parse_go(&["searchmoves", "e2e4", "nodes", "300"], Color::White);
         assert_eq!(go.limits, Limits::nodes(300));
         assert_eq!(go.problems.len(), 1);
+        // Values below a parameter's least are said and raised to it.
+        for (words, limits, problem) in [
+            (
+                &["depth", "0"][..],
+                Limits::depth(1),
+                "go depth 0: at least 1; using 1",
+            ),
+            (
+                &["depth", "-1"],
+                Limits::depth(1),
+                "go depth -1: at least 1; using 1",
+            ),
+            (
+                &["nodes", "-5"],
+                Limits::nodes(1),
+                "go nodes -5: at least 1; using 1",
+            ),
+        ] {
+            let go = parse_go(words, Color::White);
+            assert_eq!(go.limits, limits, "{words:?}");
+            assert_eq!(go.problems, [problem], "{words:?}");
+        }
         // Overlong values are quoted short.
         let long = "9".repeat(5000);
         let go = parse_go(&["depth", &long], Color::White);

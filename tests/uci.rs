@@ -325,6 +325,25 @@ fn quit_during_a_search_answers_it_and_exits() {
 }
 
 #[test]
+fn end_of_input_during_a_search_answers_it_and_exits() {
+    // A search that would run for hours: end of input stops it, as `quit` does.
+    for go in ["go depth 99999", "go nodes 1000000000000", "go infinite"] {
+        let mut e = Engine::start();
+        e.send(go);
+        e.send("isready");
+        e.until("readyok");
+        let (rest, status) = e.close();
+        assert!(status.success(), "{go}");
+        assert_eq!(
+            rest.iter().filter(|l| l.starts_with("bestmove")).count(),
+            1,
+            "{go}: {rest:?}"
+        );
+        assert!(legal_in(&Chess::default(), &bestmove(&rest)), "{go}");
+    }
+}
+
+#[test]
 fn an_absurd_hash_and_garbage_option_values_are_answered() {
     let mut e = Engine::start();
     e.send("d");

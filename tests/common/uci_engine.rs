@@ -12,7 +12,7 @@ const WAIT: Duration = Duration::from_secs(60);
 /// A running `marginal uci`.
 pub struct UciEngine {
     child: Child,
-    stdin: ChildStdin,
+    stdin: Option<ChildStdin>,
     lines: Receiver<String>,
 }
 
@@ -38,7 +38,7 @@ impl UciEngine {
         });
         UciEngine {
             child,
-            stdin,
+            stdin: Some(stdin),
             lines,
         }
     }
@@ -50,23 +50,23 @@ impl UciEngine {
 
     /// Sends `bytes` and a newline, as they are (not necessarily UTF-8).
     pub fn send_bytes(&mut self, bytes: &[u8]) {
-        self.stdin.write_all(bytes).unwrap();
-        self.stdin.write_all(b"\n").unwrap();
-        self.stdin.flush().unwrap();
+        let stdin = self.stdin.as_mut().expect("input still open");
+        stdin.write_all(bytes).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
     }
 
     /// Sends `quit`; returns every line not yet read and the exit status.
     pub fn quit(mut self) -> (Vec<String>, ExitStatus) {
         self.send("quit");
-        let mut rest = Vec::new();
-        loop {
-            match self.lines.recv_timeout(WAIT) {
-                Ok(line) => rest.push(line),
-                Err(RecvTimeoutError::Disconnected) => break,
-                Err(RecvTimeoutError::Timeout) => panic!("no exit after quit; got {rest:?}"),
-            }
-        }
-        (rest, self.child.wait().unwrap())
+        rest(&self.lines, &mut self.child)
+    }
+
+    /// Closes the engine's input (end of input, no `quit`); returns every line not yet read
+    /// and the exit status.
+    pub fn close(mut self) -> (Vec<String>, ExitStatus) {
+        drop(self.stdin.take());
+        rest(&self.lines, &mut self.child)
     }
 
     /// Lines up to and including the first that starts with `prefix`.
@@ -94,7 +94,9 @@ impl UciEngine {
 
 impl Drop for UciEngine {
     fn drop(&mut self) {
-        let _ = writeln!(self.stdin, "quit");
+        if let Some(stdin) = self.stdin.as_mut() {
+            let _ = writeln!(stdin, "quit");
+        }
         let _ = self.child.wait();
     }
 }
@@ -103,7 +105,8 @@ impl Drop for UciEngine {
 /// its output lines, checking it exited successfully.
 pub fn uci_session(input: &str) -> Vec<String> {
     let mut engine = UciEngine::start();
-    engine.stdin.write_all(input.as_bytes()).unwrap();
+    let stdin = engine.stdin.as_mut().expect("input open");
+    stdin.write_all(input.as_bytes()).unwrap();
     let (lines, status) = engine.quit();
     assert!(status.success(), "marginal uci exited with {status}");
     lines
@@ -137,4 +140,17 @@ pub fn refused(session: &[String]) -> Vec<&String> {
                 && !l.starts_with("info string margins ")
         })
         .collect()
+}
+
+/// Every line the engine writes until it exits, and its exit status.
+fn rest(lines: &Receiver<String>, child: &mut Child) -> (Vec<String>, ExitStatus) {
+    let mut rest = Vec::new();
+    loop {
+        match lines.recv_timeout(WAIT) {
+            Ok(line) => rest.push(line),
+            Err(RecvTimeoutError::Disconnected) => break,
+            Err(RecvTimeoutError::Timeout) => panic!("no exit; got {rest:?}"),
+        }
+    }
+    (rest, child.wait().unwrap())
 }
