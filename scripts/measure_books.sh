@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Measures a margin set against the defaults in paired games on the two balanced books and UHO,
 # as the README's results tables report it: one table row per book with Elo, nElo and their 95%
-# intervals, the draw rate, the pentanomial counts and the wall time. The match reports go to
+# intervals, the draw rate, the pentanomial counts and the wall time, then the three books
+# pooled (scripts/pool_books.py). The match reports go to
 # DIR/NAME-BOOK-NODES.json.
 #
 #   scripts/measure_books.sh SET [NODES] [GAMES] [DIR]
@@ -24,11 +25,15 @@ fi
 marginal=${MARGINAL:-./target/release/marginal}
 echo "| book | nodes | games | Elo [95%] | nElo [95%] | draws | pentanomial LL LD WL+DD WD WW | wall |"
 echo "|---|---|---|---|---|---|---|---|"
+reports=()
 for book in noob_3moves_1k popularpos_lichess_1k UHO_4060_v2_2k; do
     out="$dir/$name-$book-$nodes.json"
+    reports+=("$out")
     start=$(date +%s)
     "$marginal" match --a "$set_spec" --b default --nodes "$nodes" --games "$games" \
         --openings "data/openings/$book.epd" --seed 3 --json "$out" >/dev/null
     seconds=$(($(date +%s) - start))
     python3 scripts/match_row.py "$out" "$book" "$nodes" "$seconds"
 done
+# The three books pooled (pentanomial counts summed): games, Elo, nElo, draws, pentanomial.
+python3 scripts/pool_books.py "${reports[@]}"
