@@ -30,7 +30,8 @@ enum Command {
     Suite(commands::suite::SuiteArgs),
     /// Plays margin set against margin set: game pairs, pentanomial Elo, SPRT.
     Match(commands::match_cmd::MatchArgs),
-    /// Tunes margins with SPSA on EPD suites and judges the result on held-out positions.
+    /// Tunes margins (by default a race: a global screen on EPD suites, local refinement, games
+    /// among the finalists) and judges the result on held-out positions.
     Tune(Box<commands::tune::TuneArgs>),
     /// Measures how well each cheap objective ranks margin sets as games do (rho, tau, slope,
     /// against the games' own ceiling), for any engine at one game limit.

@@ -77,16 +77,20 @@ pub struct TuneArgs {
     #[arg(long, value_name = "[NAME=]VALUE")]
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     r_end: Vec<String>,
-    /// SPSA iterations (each scores two probes on the training positions; at least 1).
+    /// Iterations of SPSA (each scores two probes on the training positions), Nelder-Mead or
+    /// the swarm (at least 1; the race has its own budget: --design, --finalists, --race-pairs).
     #[arg(long, default_value_t = 16, value_parser = count::<u64, 1>)]
     iterations: u64,
-    /// Seed of SPSA's perturbations and rounding: the same seed gives the same result.
+    /// Seed of the solver (the race's design and book shuffle, SPSA's perturbations and
+    /// rounding, the swarm): the same seed gives the same result.
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// The solver: `race` (the default: a seeded Latin hypercube over the whole bounds in log
     /// coordinates screened by the suite objective on a batch of positions, the best kept and
-    /// scored on all of them, a compass search from the best, then the finalists race in games
-    /// against the defaults on --race-openings, the better half going on each round),
+    /// scored on all of them, a compass search from the best, the defaults scaled along a line
+    /// (x2 to x0.125), then the finalists (the local best, every point of the line, the best
+    /// screened) race in games against the defaults on --race-openings, the better half going
+    /// on each round),
     /// `spsa` (OpenBench's schedule; the result is the final iterate), `nelder-mead`
     /// (argmin's, from the defaults and one vertex per margin moved by 4 x its step; the result
     /// is the best vertex) or `pso` (argmin's particle swarm over the bounds, seeded by --seed;
