@@ -70,7 +70,7 @@ enum Command {
     },
     /// Lists every margin and switch with its UCI name, alias, default and range.
     Params {
-        /// Print a Markdown table (as in the README).
+        /// Print a Markdown table (as in docs/parameters.md).
         #[arg(long)]
         markdown: bool,
     },
@@ -119,7 +119,7 @@ fn main() -> ExitCode {
     }
 }
 
-/// The exit status of a failed command, one scheme for every command (README "Exit codes"):
+/// The exit status of a failed command, one scheme for every command (docs/faq.md, "Exit codes"):
 /// 1 when the measured thing failed (a regression, a rejected SPRT), 2 for unusable input or
 /// environment (bad options or files, unwritable outputs, I/O errors), 130 when interrupted.
 fn exit_code(e: &anyhow::Error) -> ExitCode {

@@ -3,7 +3,7 @@
 //! Every margin and switch of the search is declared exactly once, in the `params!` invocation
 //! below. From that single list come the [`Margins`] struct and its defaults, the UCI
 //! `setoption` names and ranges, the optimizer's parameter vector and bounds, the export formats
-//! and the README's parameter list (`marginal params --markdown`). Adding a margin is one line.
+//! and docs/parameters.md's parameter list (`marginal params --markdown`). Adding a margin is one line.
 //!
 //! Units: margins are in evaluation units (PeSTO centipawns: a pawn is worth 88, a queen 981, see
 //! [`crate::engine::eval`]); depths are in plies; counts are moves or pieces.
@@ -552,7 +552,7 @@ pub fn uci_value(kind: ParamKind, value: i32) -> String {
     }
 }
 
-/// The parameter table as a Markdown table (for the README and `marginal params --markdown`).
+/// The parameter table as a Markdown table (for docs/parameters.md and `marginal params --markdown`).
 pub fn markdown_table() -> String {
     let mut out = String::from(
         "| name (alias) | UCI option | type | default | range | SPSA c_end, r_end | what it does |\n|---|---|---|---|---|---|---|\n",

@@ -1,7 +1,7 @@
 //! `--executor` and its options, shared by `suite`, `tune` and `match`: where the searching
 //! runs. `local` (the default) searches in this process; `slurm` writes each batch as units of
-//! work under `--workdir` and runs them as one Slurm job array (see the README, "On a
-//! cluster"). The results are the same either way.
+//! work under `--workdir` and runs them as one Slurm job array (see
+//! docs/cluster.md). The results are the same either way.
 
 use std::path::PathBuf;
 use std::sync::Arc;

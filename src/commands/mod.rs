@@ -89,7 +89,7 @@ pub fn resolve(spec: &str) -> Result<Margins, UserError> {
 #[derive(clap::Args, Clone, Default, Serialize, Deserialize)]
 pub struct EngineArgs {
     /// An external UCI engine described by an engine file (TOML: command, options and the
-    /// tunable rows; see the README's "Any UCI engine").
+    /// tunable rows; see docs/external-engines.md).
     #[arg(long, value_name = "FILE", conflicts_with = "engine_cmd")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engine: Option<PathBuf>,
