@@ -339,6 +339,74 @@ fn every_command_refuses_bad_input_with_exit_2_and_a_message() {
 }
 
 #[test]
+fn no_command_writes_over_one_of_its_inputs() {
+    let dir = scratch("bad-input", "own-input");
+    // Copies of the inputs, so that a failure of this test harms nothing shipped.
+    let copy = |from: &str, name: &str| -> String {
+        let to = dir.join(name);
+        std::fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join(from), &to).unwrap();
+        to.to_str().unwrap().to_string()
+    };
+    let suite = copy("data/suites/wac.epd", "wac.epd");
+    let book = copy("data/openings/noob_3moves_1k.epd", "book.epd");
+    let tuned = copy("tuned/race-seed1.json", "tuned.json");
+    let unit = copy("data/suites/bk.epd", "unit.json");
+    // The same file under another spelling counts too.
+    let dotted = format!("{}/./wac.epd", dir.display());
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["suite", &suite, "--json", &suite],
+        vec!["suite", &suite, "--json", &dotted],
+        vec![
+            "match",
+            "--a",
+            "default",
+            "--b",
+            "off",
+            "--openings",
+            &book,
+            "--json",
+            &book,
+        ],
+        vec![
+            "match",
+            "--a",
+            "default",
+            "--b",
+            "off",
+            "--openings",
+            &book,
+            "--pgn",
+            &book,
+        ],
+        vec!["match", "--a", &tuned, "--b", "off", "--json", &tuned],
+        vec!["tune", "--suites", &suite, "--out", &suite],
+        vec!["tune", "--out", "data/suites/wac.epd"],
+        vec!["export", &tuned, "--format", "json", "--out", &tuned],
+        vec!["check", &tuned, "--json", &tuned],
+        vec!["work", &unit, "--out", &unit],
+    ];
+    let before: Vec<Vec<u8>> = [&suite, &book, &tuned, &unit]
+        .iter()
+        .map(|f| std::fs::read(f).unwrap())
+        .collect();
+    for args in &cases {
+        let out = run(args, &dir);
+        assert_eq!(out.code, Some(2), "marginal {args:?}: {}", out.stderr);
+        assert!(
+            out.stderr.contains("does not write over its input"),
+            "marginal {args:?}: {}",
+            out.stderr
+        );
+    }
+    let after: Vec<Vec<u8>> = [&suite, &book, &tuned, &unit]
+        .iter()
+        .map(|f| std::fs::read(f).unwrap())
+        .collect();
+    assert!(before == after, "an input changed");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
 fn help_works_for_every_command_and_for_help_itself() {
     let dir = scratch("bad-input", "help");
     for command in [

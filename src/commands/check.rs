@@ -15,7 +15,8 @@ use marginal::tune::file::{Side, TunedFile};
 use marginal::tune::games::match_summary;
 
 use super::{
-    EngineArgs, Failed, UserError, count, progress_bar, threads, threads_arg, whole_pairs, writable,
+    EngineArgs, Failed, UserError, count, not_an_input, progress_bar, threads, threads_arg,
+    whole_pairs, writable,
 };
 
 /// Arguments of `marginal check`.
@@ -60,6 +61,7 @@ const SHOWN: usize = 12;
 /// Runs the command.
 pub fn run(args: CheckArgs) -> Result<()> {
     if let Some(out) = &args.json {
+        not_an_input(out, "--json", &[("the checked file", args.file.as_path())])?;
         writable(out, "--json")?;
     }
     let file = TunedFile::read(&args.file).map_err(UserError::from_display)?;

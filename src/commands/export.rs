@@ -84,6 +84,9 @@ pub fn run(args: ExportArgs) -> Result<()> {
         ))
         .into());
     }
+    if let Some(out) = &args.out {
+        super::not_an_input(out, "--out", &[("the exported file", args.file.as_path())])?;
+    }
     let date = export_date()?;
     let file = TunedFile::read(&args.file).map_err(UserError::from_display)?;
     let source = args.file.to_string_lossy();

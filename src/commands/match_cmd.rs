@@ -228,6 +228,26 @@ fn session_error(e: SessionError) -> anyhow::Error {
 
 /// Runs the command.
 pub fn run(args: MatchArgs) -> Result<()> {
+    let mut inputs: Vec<(&str, &std::path::Path)> =
+        vec![("the opening book", args.openings.as_path())];
+    for (what, spec) in [("--a", &args.a), ("--b", &args.b)] {
+        if spec.ends_with(".json") {
+            inputs.push((what, std::path::Path::new(spec.as_str())));
+        }
+    }
+    for (what, file) in [
+        ("--a-engine", &args.a_engine),
+        ("--b-engine", &args.b_engine),
+    ] {
+        if let Some(file) = file {
+            inputs.push((what, file.as_path()));
+        }
+    }
+    for (option, out) in [("--pgn", &args.pgn), ("--json", &args.json)] {
+        if let Some(out) = out {
+            super::not_an_input(out, option, &inputs)?;
+        }
+    }
     let engine_a = engine_def(args.a_engine.as_deref(), None, &[])?;
     let engine_b = engine_def(args.b_engine.as_deref(), None, &[])?;
     let margins_a =

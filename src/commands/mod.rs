@@ -326,6 +326,39 @@ pub fn writable(path: &Path, option: &str) -> Result<(), UserError> {
     Ok(())
 }
 
+/// Refuses an output path that names one of the command's inputs (the same file, however it
+/// is spelled: a symbolic link or `./` resolve to it), so no command writes over what it reads.
+/// `inputs` are each input's option (or "the suite", ...) and path.
+///
+/// # Errors
+/// A user error (exit 2) naming both.
+pub fn not_an_input(out: &Path, option: &str, inputs: &[(&str, &Path)]) -> Result<(), UserError> {
+    let resolved = |p: &Path| -> Option<PathBuf> {
+        if let Ok(c) = std::fs::canonicalize(p) {
+            return Some(c);
+        }
+        // Not there yet: its folder resolved, and its name.
+        let dir = p
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        Some(std::fs::canonicalize(dir).ok()?.join(p.file_name()?))
+    };
+    let Some(target) = resolved(out) else {
+        return Ok(());
+    };
+    for (what, input) in inputs {
+        if resolved(input).as_ref() == Some(&target) {
+            return Err(UserError(format!(
+                "{option} {} is {what} {}: marginal does not write over its input; name another output file",
+                out.display(),
+                input.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// The worker count: as asked, else every core.
 pub fn threads(asked: Option<usize>) -> usize {
     asked

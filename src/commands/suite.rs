@@ -15,8 +15,8 @@ use serde::Serialize;
 
 use super::executor::{ExecutorArgs, exec_error};
 use super::{
-    EngineArgs, ScoringArgs, UserError, count, depth_arg, progress_bar, resolve_for, setting_from,
-    threads, threads_arg, writable,
+    EngineArgs, ScoringArgs, UserError, count, depth_arg, not_an_input, progress_bar, resolve_for,
+    setting_from, threads, threads_arg, writable,
 };
 
 /// Arguments of `marginal suite`.
@@ -118,6 +118,12 @@ pub fn run(args: SuiteArgs) -> Result<()> {
     let mut options = options(&args, &def)?;
     options.executor = args.executor.build()?;
     if let Some(out) = &args.json {
+        let inputs: Vec<(&str, &std::path::Path)> = args
+            .files
+            .iter()
+            .map(|f| ("the suite", f.as_path()))
+            .collect();
+        not_an_input(out, "--json", &inputs)?;
         writable(out, "--json")?;
     }
     let suites = load_suites(&args.files, args.strict).map_err(UserError::from_display)?;

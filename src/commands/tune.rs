@@ -505,6 +505,27 @@ pub fn run(args: TuneArgs) -> Result<()> {
         ))
         .into());
     }
+    let mut inputs: Vec<(&str, &Path)> = Vec::new();
+    if args.suites.is_empty() {
+        inputs.extend(DEFAULT_SUITES.iter().map(|f| ("a suite", Path::new(*f))));
+    }
+    for f in args.suites.iter().chain(&args.holdout) {
+        inputs.push(("a suite", f.as_path()));
+    }
+    for (what, f) in [
+        ("--openings", &args.openings),
+        ("--race-openings", &args.race_openings),
+        ("--calibration", &args.calibration),
+        ("--engine", &args.engine.engine),
+    ] {
+        if let Some(f) = f {
+            inputs.push((what, f.as_path()));
+        }
+    }
+    for f in &args.confirm_openings {
+        inputs.push(("--confirm-openings", f.as_path()));
+    }
+    super::not_an_input(&args.out, "--out", &inputs)?;
     writable(&args.out, "--out")?;
     let games_setup = games::setup(&args)?;
     let solver_setup = solver::setup(&args, &space)?;
