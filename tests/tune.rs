@@ -266,6 +266,11 @@ fn a_killed_run_resumes(name: &str, solver: &[&str], lines: usize, resumed: fn(&
         String::from_utf8_lossy(&out.stderr)
     );
     resumed(&stdout);
+    // It says what it went on from.
+    assert!(
+        stdout.contains("resuming from") && stdout.contains("evaluations in its log"),
+        "{stdout}"
+    );
     assert_eq!(
         common::tuned_result(&dir.join("straight.json")),
         common::tuned_result(&dir.join("killed.json"))

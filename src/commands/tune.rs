@@ -660,7 +660,28 @@ pub fn run(args: TuneArgs) -> Result<()> {
         games: games_problem,
         race_games,
     };
-    let observer = Lines::new(&space, args.iterations, start);
+    let mut observer = Lines::new(&space, args.iterations, start);
+    // A rerun says what it goes on from, and keeps the best found before.
+    let logged = cost.evaluations();
+    if !logged.is_empty() {
+        let best = logged
+            .iter()
+            .filter(|e| e.batch.is_none())
+            .max_by(|a, b| a.objective.total_cmp(&b.objective));
+        println!(
+            "resuming from {}: {} evaluations in its log{}; finished work is not searched or played again",
+            dir.display(),
+            logged.len(),
+            best.map_or(String::new(), |e| format!(
+                ", best objective so far {:.3} at {}",
+                e.objective,
+                observer.margins(&e.values)
+            ))
+        );
+        if let Some(e) = best {
+            observer.best = e.objective;
+        }
+    }
     let outcome = pool
         .install(|| pipeline::run(plan, cost, &validation_scorer, observer))
         .map_err(tune_error)?;
