@@ -587,7 +587,7 @@ fn check(file: &Path, args: &[&str], report: &str) -> (Output, Option<CheckRepor
 }
 
 #[test]
-fn check_holds_with_the_engine_file_and_asks_for_it_without() {
+fn check_holds_with_the_engine_file_given_or_as_recorded() {
     let t = tuned();
     let (out, report) = check(&t.file, &["--engine", text(&t.engine)], "holds.json");
     let stdout = succeeded(&out, "check --engine");
@@ -615,12 +615,38 @@ fn check_holds_with_the_engine_file_and_asks_for_it_without() {
             assert_eq!(set.recorded, set.now, "{} {}", side.side, set.name);
         }
     }
-    // Without the engine: exit 2, naming the engine file to give.
-    let (out, _) = check(&t.file, &[], "none.json");
+    // Without --engine: the engine file the tuned file records, said so, with the same figures.
+    let (out, report) = check(&t.file, &[], "none.json");
+    let stdout = succeeded(&out, "check without --engine");
+    assert!(
+        stdout.contains(&format!(
+            "engine: {ENGINE_NAME} ({}), as the tuned file records it",
+            text(&t.engine)
+        )),
+        "{stdout}"
+    );
+    assert_eq!(report.unwrap().verdict, Verdict::Holds);
+    // The recorded engine file changed since: exit 2, naming it and the flag that overrides.
+    let changed = t.dir.join("changed.toml");
+    let description = std::fs::read_to_string(&t.engine).unwrap();
+    std::fs::write(
+        &changed,
+        description.replace("DeltaPruning = false", "DeltaPruning = true"),
+    )
+    .unwrap();
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&t.file).unwrap()).unwrap();
+    doc["engine"]["source"] = serde_json::Value::from(text(&changed));
+    let moved = t.dir.join("moved.json");
+    std::fs::write(&moved, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+    let (out, _) = check(&moved, &[], "changed.json");
     user_error(
         &out,
-        &[&format!("give it with --engine {}", text(&t.engine))],
-        "check without --engine",
+        &[
+            "changed since the file was tuned",
+            &format!("give --engine {}", text(&changed)),
+        ],
+        "check with a changed engine file",
     );
     // An engine file that lacks a tuned row: exit 2, naming the row.
     let three = engine_file_with(&t.dir, "three.toml", &ROWS[..3]);

@@ -45,14 +45,48 @@ pub struct CheckArgs {
     threads: Option<usize>,
 }
 
-/// The engine given on the command line, if any.
-fn engine(args: &CheckArgs) -> Result<Option<std::sync::Arc<marginal::engine::EngineDef>>> {
+/// The engine that measures: the one given on the command line; else, for a file tuned for
+/// an external engine described by an engine file, that file as the tuned file records it
+/// (found beside the tuned file or above it, as suites are), refused when its description
+/// changed since (then `--engine FILE` checks with it anyway); else none (marginal's own).
+fn engine(
+    args: &CheckArgs,
+    file: &TunedFile,
+) -> Result<Option<std::sync::Arc<marginal::engine::EngineDef>>> {
     let given = args.engine.engine.is_some() || args.engine.engine_cmd.is_some();
-    Ok(if given {
-        Some(args.engine.def()?)
-    } else {
-        None
-    })
+    if given {
+        return Ok(Some(args.engine.def()?));
+    }
+    let Some(record) = &file.engine else {
+        return Ok(None);
+    };
+    if !record.source.ends_with(".toml") {
+        // An engine given by its command line: prepare says how to give it again.
+        return Ok(None);
+    }
+    let Ok(path) = check::locate(std::path::Path::new(&record.source), &args.file) else {
+        // Not found: prepare names the file and the option.
+        return Ok(None);
+    };
+    let def = super::engine_def(Some(&path), None, &[])?;
+    if def.signature() != record.signature {
+        return Err(UserError(format!(
+            "{}: the engine file {} changed since the file was tuned (description digest {}, recorded {}): \
+             give --engine {} to check with it as it is now",
+            args.file.display(),
+            path.display(),
+            def.signature(),
+            record.signature,
+            path.display()
+        ))
+        .into());
+    }
+    println!(
+        "engine: {} ({}), as the tuned file records it",
+        record.name,
+        path.display()
+    );
+    Ok(Some(def))
 }
 
 /// Changed positions printed per side (the JSON report has them all).
@@ -74,8 +108,10 @@ pub fn run(args: CheckArgs) -> Result<()> {
         })
         .into());
     }
-    let prepared =
-        check::prepare(&args.file, file, engine(&args)?).map_err(UserError::from_display)?;
+    let prepared = {
+        let engine = engine(&args, &file)?;
+        check::prepare(&args.file, file, engine).map_err(UserError::from_display)?
+    };
     let threads = threads(args.threads);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -340,8 +376,10 @@ fn write_update(
 /// position by position, so the totals are shown and the file gets its outcomes.
 fn update_without_outcomes(args: &CheckArgs, file: TunedFile) -> Result<()> {
     let recorded = (file.training.clone(), file.validation.clone());
-    let prepared =
-        check::prepare(&args.file, file, engine(args)?).map_err(UserError::from_display)?;
+    let prepared = {
+        let engine = engine(args, &file)?;
+        check::prepare(&args.file, file, engine).map_err(UserError::from_display)?
+    };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads(args.threads))
         .build()
