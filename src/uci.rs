@@ -21,7 +21,8 @@ use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
 
-use crate::engine::search::{IterationInfo, mate_in};
+use crate::engine::score::mate_in;
+use crate::engine::search::IterationInfo;
 use crate::engine::{Board, DEFAULT_HASH_MB, Limits, Searcher};
 use crate::formats::uci_move as uci;
 use crate::params::{Margins, PARAMS, ParamError};

@@ -3,7 +3,8 @@
 
 use marginal::engine::bench::{self, position};
 use marginal::engine::eval::MAX_POSITIONAL_SWING;
-use marginal::engine::search::{MATE_BOUND, mate_in, search_position};
+use marginal::engine::score::{MATE_BOUND, mate_in};
+use marginal::engine::search::search_position;
 use marginal::engine::{Limits, Searcher, Technique};
 use marginal::formats::epd::parse_file;
 use marginal::params::{FutilityMode, Margins};

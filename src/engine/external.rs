@@ -26,7 +26,7 @@ use shakmaty::uci::UciMove;
 use shakmaty::{Chess, EnPassantMode, Move, Position};
 
 use super::Limits;
-use super::search::MATE;
+use super::score::MATE;
 use crate::formats::excerpt;
 
 /// How to start an external engine and what to set on it.
@@ -620,7 +620,7 @@ impl Drop for UciProcess {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::search::mate_in;
+    use crate::engine::score::mate_in;
 
     #[test]
     fn option_lines_are_read_with_spaces_in_names() {

@@ -9,6 +9,7 @@ pub mod eval;
 pub mod external;
 pub mod ordering;
 pub mod perft;
+pub mod score;
 pub mod search;
 mod sets;
 pub mod setting;

@@ -4,7 +4,7 @@
 use shakmaty::{Bitboard, Board as ShakBoard, Color, Move, Role, Square, attacks};
 
 use super::eval::value;
-use super::search::MAX_PLY;
+use super::score::MAX_PLY;
 use super::tt::PackedMove;
 
 /// Static exchange evaluation of `m` on `board` (side to move `us`): the material the mover

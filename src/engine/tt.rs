@@ -93,7 +93,7 @@ pub struct TranspositionTable {
 }
 
 /// Scores at least this far from zero are mate scores, stored relative to the node.
-const MATE_BOUND: i32 = super::search::MATE_BOUND;
+const MATE_BOUND: i32 = super::score::MATE_BOUND;
 
 impl TranspositionTable {
     /// A table of about `mb` megabytes; `0` makes a disabled table that stores nothing.

@@ -72,16 +72,7 @@ use crate::params::Margins;
 pub use limits::Limits;
 pub use pruning::futility_prunable;
 
-/// Deepest ply the search reaches (extensions included).
-pub const MAX_PLY: usize = 128;
-/// Score of being mated at the root; a mate in `n` plies scores `MATE - n`.
-pub const MATE: i32 = 32_000;
-/// Scores beyond this (in absolute value) are mate scores ("near a mate score").
-pub const MATE_BOUND: i32 = MATE - 2 * MAX_PLY as i32;
-/// Larger than any score.
-pub const INFINITY: i32 = MATE + 1;
-/// Score of a draw.
-pub const DRAW: i32 = 0;
+pub use super::score::{DRAW, INFINITY, MATE, MATE_BOUND, MAX_PLY, mate_in};
 
 /// What one completed iteration found (for UCI `info` lines).
 #[derive(Debug, Clone)]
@@ -239,16 +230,4 @@ pub fn search_position(
 ) -> SearchResult {
     let mut searcher = Searcher::new(tt_mb, margins);
     searcher.search(pos, &[], limits, &mut |_| {})
-}
-
-/// Is `score` a mate score? Returns the signed number of moves to mate (positive: the side to
-/// move mates).
-pub fn mate_in(score: i32) -> Option<i32> {
-    if score >= MATE_BOUND {
-        Some((MATE - score + 1) / 2)
-    } else if score <= -MATE_BOUND {
-        Some(-(MATE + score) / 2)
-    } else {
-        None
-    }
 }

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 use shakmaty::{Chess, Color, Move, Position};
 
-use crate::engine::search::MATE_BOUND;
+use crate::engine::score::MATE_BOUND;
 use crate::engine::{Board, Limits, Setting, Worker};
 
 /// A move chosen by a player.

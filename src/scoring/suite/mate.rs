@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::run::{PositionResult, SuitePosition};
-use crate::engine::search::mate_in;
+use crate::engine::score::mate_in;
 
 /// How one search's score compares with a mate record's known distance `n` (moves; positive:
 /// the side to move mates, negative: it is mated).
@@ -117,7 +117,7 @@ impl MateTally {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::search::MATE;
+    use crate::engine::score::MATE;
     use crate::formats::epd::parse_line;
 
     /// A score that mates in `moves` (negative: is mated in |moves|), as the search reports it.

@@ -314,7 +314,7 @@ mod tests {
         assert_eq!(judge(&sts, Some(mv(&sts, "e2e3"))), (false, 0, 10));
         assert_eq!(judge(&sts, None), (false, 0, 1));
         // Without a mate record the score changes nothing.
-        for score in [None, Some(0), Some(crate::engine::search::MATE - 1)] {
+        for score in [None, Some(0), Some(crate::engine::score::MATE - 1)] {
             assert_eq!(judge_search(&r, Some(mv(&r, "g3g6")), score), (true, 1, 1));
             assert_eq!(
                 judge_search(&sts, Some(mv(&sts, "d4f2")), score),
@@ -325,7 +325,7 @@ mod tests {
 
     #[test]
     fn judge_mate_records_by_score() {
-        use crate::engine::search::MATE;
+        use crate::engine::score::MATE;
         // White mates in one with Ra8#; Black, to move, is mated in one after any move.
         let mate = record("7k/8/6K1/8/8/8/8/R7 w - - bm #1;");
         let ra8 = Some(mv(&mate, "a1a8"));
