@@ -34,7 +34,7 @@ use crate::scoring::cheap::CheapObjective;
 use crate::scoring::games::game::{EnginePlayer, GameConfig, Player, Termination};
 use crate::scoring::games::matches::{PairRecord, play_pair_until, result_for_a};
 use crate::scoring::games::remote::play_pairs;
-use crate::scoring::work::{ExecError, Executor, GamesJob};
+use crate::scoring::work::{ExecError, GamesJob, Runner};
 
 pub use design::RegionDim;
 pub use rank::Bootstrap;
@@ -93,7 +93,7 @@ pub struct Config {
     /// Where the games are played: through this executor (a cluster: each set's missing pairs
     /// on a book as one job, all of them in one batch), or with `None` in this process. The
     /// pairs are the same either way.
-    pub executor: Option<Arc<dyn Executor>>,
+    pub executor: Option<Arc<dyn Runner>>,
 }
 
 /// Progress of a calibration, for the observer.

@@ -20,7 +20,7 @@ use marginal::scoring::quality::MoveQuality;
 use marginal::scoring::suite::{
     RunConfig, ScorerOptions, SuiteLimit, SuiteScorer, default_cache_dir, load_suites,
 };
-use marginal::scoring::work::Executor;
+use marginal::scoring::work::Runner;
 use shakmaty::EnPassantMode;
 use shakmaty::fen::Fen;
 
@@ -157,7 +157,7 @@ fn scorer(
     files: &[PathBuf],
     limit: SuiteLimit,
     hash: usize,
-    executor: Option<Arc<dyn Executor>>,
+    executor: Option<Arc<dyn Runner>>,
 ) -> Result<SuiteScorer> {
     let suites = load_suites(files, false).map_err(UserError::from_display)?;
     for line in suites.skipped() {
@@ -181,7 +181,7 @@ fn objectives(
     args: &CalibrateArgs,
     def: &Arc<EngineDef>,
     default: SuiteLimit,
-    executor: &Option<Arc<dyn Executor>>,
+    executor: &Option<Arc<dyn Runner>>,
 ) -> Result<Vec<Box<dyn CheapObjective>>> {
     let specs: Vec<String> = if args.objectives.is_empty() {
         ["suite", "quality", "mates"].map(String::from).to_vec()

@@ -11,7 +11,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use clap::ValueEnum;
 use marginal::scoring::slurm::{Event, Slurm, SlurmConfig};
-use marginal::scoring::work::{ExecError, Executor};
+use marginal::scoring::work::{ExecError, Runner};
 
 use super::{INTERRUPTED_STATUS, Interrupted, UserError, count};
 
@@ -91,7 +91,7 @@ impl ExecutorArgs {
     ///
     /// # Errors
     /// A Slurm option without `--executor slurm`, or Slurm does not answer.
-    pub fn build(&self) -> Result<Option<Arc<dyn Executor>>> {
+    pub fn build(&self) -> Result<Option<Arc<dyn Runner>>> {
         if !self.is_slurm() {
             let given = [
                 ("--partition", self.partition.is_some()),

@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use super::work::{Done, ExecError, Executor, Job, Sharded, Unit, UnitResult, digest};
+use super::work::{Done, ExecError, Job, Runner, Sharded, Unit, UnitResult, digest};
 use crate::formats::write_atomic;
 
 /// Slurm's default `MaxArraySize`: task ids must be below it.
@@ -320,7 +320,7 @@ impl Batch {
     }
 }
 
-impl Executor for Slurm {
+impl Runner for Slurm {
     fn run(&self, jobs: &[Job]) -> Result<Vec<Done>, ExecError> {
         let start = Instant::now();
         let sharded: Vec<Sharded> = jobs

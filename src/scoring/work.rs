@@ -775,8 +775,9 @@ pub fn run_unit(text: &str) -> Result<String, WorkError> {
 }
 
 /// Runs jobs somewhere and hands back their results: the seam between scoring and where the
-/// searching happens. Without one, scoring runs in this process on the rayon pool.
-pub trait Executor: Send + Sync + std::fmt::Debug {
+/// searching happens (named so as not to be taken for argmin's `Executor`, which runs the
+/// solvers). Without one, scoring runs in this process on the rayon pool.
+pub trait Runner: Send + Sync + std::fmt::Debug {
     /// Runs `jobs` as one batch and returns their results, in order.
     ///
     /// # Errors
@@ -805,7 +806,7 @@ pub struct InProcess {
     pub shards: usize,
 }
 
-impl Executor for InProcess {
+impl Runner for InProcess {
     fn run(&self, jobs: &[Job]) -> Result<Vec<Done>, ExecError> {
         let fail = |e: WorkError| ExecError::Failed(e.to_string());
         jobs.iter()

@@ -84,7 +84,7 @@ use crate::scoring::games::remote::play_pairs;
 use crate::scoring::games::stats::{
     EloSummary, Pentanomial, Shown, SprtDecision, Wdl, elo_from_score, finite,
 };
-use crate::scoring::work::{ExecError, Executor, GamesJob};
+use crate::scoring::work::{ExecError, GamesJob, Runner};
 
 /// The default opening book of the games objective and of `--confirm`.
 pub const DEFAULT_BOOK: &str = "data/openings/UHO_4060_v2_2k.epd";
@@ -183,7 +183,7 @@ pub struct GamesProblem {
     settings: GamesSettings,
     next_iteration: AtomicU64,
     state: Mutex<GamesState>,
-    executor: Option<Arc<dyn Executor>>,
+    executor: Option<Arc<dyn Runner>>,
 }
 
 struct GamesState {
@@ -263,7 +263,7 @@ impl GamesProblem {
     /// The same problem playing its games through `executor` (`None`: in this process, on
     /// `settings.concurrency` threads). The evaluations are the same either way.
     #[must_use]
-    pub fn with_executor(mut self, executor: Option<Arc<dyn Executor>>) -> GamesProblem {
+    pub fn with_executor(mut self, executor: Option<Arc<dyn Runner>>) -> GamesProblem {
         self.executor = executor;
         self
     }
@@ -558,7 +558,7 @@ pub fn confirm(
 /// # Errors
 /// The executor could not play a batch, or was interrupted.
 pub fn confirm_on(
-    remote: Option<(&dyn Executor, usize)>,
+    remote: Option<(&dyn Runner, usize)>,
     tuned: Setting,
     baseline: Setting,
     openings: &[Chess],
@@ -771,7 +771,7 @@ mod tests {
     #[derive(Debug)]
     struct Refuses(ExecError);
 
-    impl Executor for Refuses {
+    impl Runner for Refuses {
         fn run(
             &self,
             _: &[crate::scoring::work::Job],

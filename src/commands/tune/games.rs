@@ -10,7 +10,7 @@ use marginal::formats::{Fnv, openings, read_bytes};
 use marginal::scoring::games::game::{GameConfig, MoveLimit};
 use marginal::scoring::games::matches::{MatchConfig, MatchReport};
 use marginal::scoring::games::stats::SprtParams;
-use marginal::scoring::work::Executor;
+use marginal::scoring::work::Runner;
 use marginal::tune::file::GamesRecord;
 use marginal::tune::games::{
     CONFIRM_BOOKS, DEFAULT_BOOK, DEFAULT_PAIRS, GamesProblem, GamesSettings, confirm_on,
@@ -222,7 +222,7 @@ pub fn race_problems(
     space: &Space,
     rounds: &[u32],
     dir: &Path,
-    executor: Option<std::sync::Arc<dyn Executor>>,
+    executor: Option<std::sync::Arc<dyn Runner>>,
 ) -> Result<Vec<GamesProblem>> {
     if rounds.is_empty() || args.objective != ObjectiveKind::Suite {
         return Ok(Vec::new());
@@ -334,7 +334,7 @@ pub fn run_confirm(
     setup: &GamesSetup,
     tuned: Setting,
     games: u32,
-    executor: Option<&dyn Executor>,
+    executor: Option<&dyn Runner>,
 ) -> Result<MatchReport> {
     let books: Vec<Vec<Chess>> = setup.confirm_books.iter().map(|(_, b)| b.clone()).collect();
     let book = interleave_openings(&books, args.seed);

@@ -1,4 +1,4 @@
-//! Game pairs played through an [`Executor`] (a Slurm cluster) rather than in this process.
+//! Game pairs played through a [`Runner`] (a Slurm cluster) rather than in this process.
 //!
 //! [`play_pairs`] hands a run of pairs to the executor as one [`Job::Games`]; a pair depends
 //! only on its opening, the two settings and the rules, so the pairs that come back are those
@@ -11,7 +11,7 @@ use std::ops::Range;
 use shakmaty::Chess;
 
 use super::matches::PairRecord;
-use crate::scoring::work::{ExecError, Executor, GamesJob, Job};
+use crate::scoring::work::{ExecError, GamesJob, Job, Runner};
 
 /// Plays pairs `range` of a match through `executor`, as one job: pair `i` from
 /// `openings[i % openings.len()]`, with the sides, table size and rules of `players` (whose
@@ -23,7 +23,7 @@ use crate::scoring::work::{ExecError, Executor, GamesJob, Job};
 /// # Panics
 /// If `openings` is empty and `range` is not.
 pub fn play_pairs(
-    executor: &dyn Executor,
+    executor: &dyn Runner,
     players: &GamesJob,
     openings: &[Chess],
     range: Range<usize>,

@@ -26,7 +26,7 @@ use super::remote::play_pairs;
 use crate::engine::Setting;
 use crate::engine::external::kill_all;
 use crate::formats::Fnv;
-use crate::scoring::work::{ExecError, Executor, GamesJob};
+use crate::scoring::work::{ExecError, GamesJob, Runner};
 
 /// One side of a match: its name in the PGN and its margin set (and engine).
 #[derive(Clone, Debug)]
@@ -264,7 +264,7 @@ impl Session {
     /// A PGN write failed, or the executor failed for another reason than an interrupt.
     pub fn play(
         self,
-        executor: Option<&dyn Executor>,
+        executor: Option<&dyn Runner>,
         batch: usize,
         interrupt: &AtomicBool,
         observer: &mut dyn MatchObserver,

@@ -22,7 +22,7 @@ use serde::Serialize;
 use crate::engine::{PruneStats, Setting};
 use crate::formats::SkippedLine;
 use crate::params::Margins;
-use crate::scoring::work::{Done, ExecError, Executor, Job, SuiteJob};
+use crate::scoring::work::{Done, ExecError, Job, Runner, SuiteJob};
 pub use load::{LoadedSuites, SuiteError, SuiteFile, load_suites};
 use mate::MateTally;
 pub use objective::{Objective, ObjectiveParams};
@@ -56,7 +56,7 @@ pub struct ScorerOptions {
     pub cache_dir: Option<PathBuf>,
     /// Where the positions are searched: through this executor (a cluster), or with `None`
     /// in this process on the current rayon pool. The results are the same.
-    pub executor: Option<Arc<dyn Executor>>,
+    pub executor: Option<Arc<dyn Runner>>,
 }
 
 impl Default for ScorerOptions {

@@ -11,7 +11,7 @@ use super::load::LoadedSuites;
 use super::run::{self, PositionResult, RunConfig};
 use crate::engine::Setting;
 use crate::formats::{Fnv, write_atomic};
-use crate::scoring::work::{Done, ExecError, Executor, Job, SuiteJob};
+use crate::scoring::work::{Done, ExecError, Job, Runner, SuiteJob};
 
 /// The directory for cached reference runs: `$MARGINAL_CACHE_DIR`, else `.marginal-cache`.
 pub fn default_cache_dir() -> PathBuf {
@@ -57,7 +57,7 @@ pub fn reference_run(
     setting: &Setting,
     config: &RunConfig,
     cache_dir: Option<&Path>,
-    executor: Option<&dyn Executor>,
+    executor: Option<&dyn Runner>,
     on_done: &(dyn Fn() + Sync),
 ) -> Result<Reference, ExecError> {
     let path = cache_dir.map(|dir| {
