@@ -173,7 +173,6 @@ fn suite(mode: &str, good: u32, positions: usize) -> (Run, Value, PathBuf) {
         ],
     );
     let run = finish(&dir, "suite", child);
-    run.assert_success();
     assert_none_left(&dir);
     let report = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     (run, report, dir)
@@ -207,6 +206,19 @@ fn fault_lines<'a>(run: &'a Run, report: &Value) -> Vec<&'a str> {
 /// (so the engine was restarted), the reference run clean and cached.
 fn assert_suite_faults(mode: &str, good: u32, positions: usize, faulted: usize, reason: &str) {
     let (run, report, dir) = suite(mode, good, positions);
+    if faulted < positions {
+        run.assert_success();
+    } else {
+        // Nothing searched: the report is written, the faults listed, and the run fails.
+        assert_eq!(run.status.code(), Some(2), "{}{}", run.stdout, run.stderr);
+        assert!(
+            run.stderr.contains(&format!(
+                "faulted on every one of the {positions} positions (first: {reason}"
+            )),
+            "{}",
+            run.stderr
+        );
+    }
     let found: Vec<String> = faults(&report).into_iter().flatten().collect();
     assert_eq!(found.len(), faulted, "{found:?}");
     for why in &found {
@@ -340,6 +352,7 @@ fn an_engine_that_dies_in_the_handshake_is_refused_before_any_work() {
 #[test]
 fn an_engine_past_the_node_budget_is_stopped_and_its_last_pv_within_it_taken() {
     let (run, report, dir) = suite("overshoot", 0, 4);
+    run.assert_success();
     assert_eq!(faults(&report), vec![None; 4]);
     assert_eq!(report["overshot"], 4);
     for p in report["positions"].as_array().unwrap() {
