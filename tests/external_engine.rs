@@ -894,8 +894,14 @@ fn an_engine_that_crashes_on_go_is_reported_and_its_reference_not_cached() {
         ],
         &dir,
     );
-    // Faults are the engine's, not bad input: the positions are scored unsolved, and said so.
-    let stdout = succeeded(&out, "suite with a crashing engine");
+    // Every position faulted: the faults are listed, and with nothing searched the command
+    // fails (exit 2) naming the engine and its fault rather than report an objective.
+    user_error(
+        &out,
+        &["faulted on every one of the 24 positions (first: engine crashed (exit status: 3))"],
+        "suite with a crashing engine",
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
     let stderr = String::from_utf8_lossy(&out.stderr);
     let both = format!("{stdout}{stderr}");
     for needle in [
