@@ -9,7 +9,6 @@ use clap::Args;
 use marginal::calibrate;
 use marginal::calibrate::trust::Calibration;
 use marginal::engine::{EngineDef, Setting, bench};
-use marginal::formats::tuned::TUNED_FORMAT;
 use marginal::formats::{Fnv, write_atomic};
 use marginal::scoring::cheap::suite_key;
 use marginal::scoring::paired::PairedComparison;
@@ -18,12 +17,9 @@ use marginal::scoring::suite::{
 };
 use marginal::tune::SplitError;
 use marginal::tune::cost::{SuiteCost, log_path};
-use marginal::tune::file::{
-    EngineRecord, Paired, Provenance, ScheduleRow, Side, SuiteSource, SuiteSources, TunedFile,
-    Values,
-};
-use marginal::tune::pareto;
-use marginal::tune::pipeline::{self, SpsaProgress, TuneError, TuneObserver, TunePlan};
+use marginal::tune::file::{Side, SuiteSource, SuiteSources, TunedFile};
+use marginal::tune::games::GamesProblem;
+use marginal::tune::pipeline::{self, RunRecord, SpsaProgress, TuneError, TuneObserver, TunePlan};
 use marginal::tune::race;
 use marginal::tune::solvers::IterationRecord;
 use marginal::tune::space::{DEFAULT_PARAMS, ScheduleEnd, Space};
@@ -455,7 +451,167 @@ fn tune_error(e: TuneError) -> anyhow::Error {
 }
 
 /// Runs the command.
-pub fn run(args: TuneArgs) -> Result<()> {
+/// The games of the run: the games objective's problem, or the race's problems (one a
+/// round, with the race's plan printed), or neither.
+fn objective_games(
+    args: &TuneArgs,
+    games_setup: Option<&games::GamesSetup>,
+    solver_setup: &solver::SolverSetup,
+    space: &Space,
+    dir: &Path,
+    executor: &Option<Arc<dyn marginal::scoring::work::Runner>>,
+    train_positions: usize,
+) -> Result<(Option<GamesProblem>, Vec<GamesProblem>)> {
+    let mut games_problem = None;
+    let mut race_games = Vec::new();
+    match (args.objective, games_setup) {
+        (ObjectiveKind::Games, Some(setup)) => {
+            games_problem =
+                Some(games::problem(args, setup, space, dir)?.with_executor(executor.clone()));
+        }
+        _ if args.solver() == SolverKind::Race => {
+            let settings = solver_setup
+                .race
+                .as_ref()
+                .expect("race settings for --solver race");
+            race_games =
+                games::race_problems(args, space, &settings.rounds, dir, executor.clone())?;
+            println!(
+                "race: {} design points screened on {} positions, {} kept, {} local rounds, {} finalists in {} games at most ({} pairs a round) on {}",
+                settings.design,
+                settings.screen_positions.min(train_positions),
+                settings.keep,
+                settings.local_rounds,
+                settings.finalists,
+                if race_games.is_empty() {
+                    0
+                } else {
+                    settings.games()
+                },
+                settings
+                    .rounds
+                    .iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                args.race_openings
+                    .as_deref()
+                    .unwrap_or(Path::new(games::RACE_BOOK))
+                    .display(),
+            );
+        }
+        _ => {}
+    }
+    Ok((games_problem, race_games))
+}
+
+/// A rerun says what it goes on from, and its progress keeps the best found before.
+fn say_resuming(dir: &Path, cost: &SuiteCost, observer: &mut Lines) {
+    let logged = cost.evaluations();
+    if !logged.is_empty() {
+        let best = logged
+            .iter()
+            .filter(|e| e.batch.is_none())
+            .max_by(|a, b| a.objective.total_cmp(&b.objective));
+        println!(
+            "resuming from {}: {} evaluations in its log{}; finished work is not searched or played again",
+            dir.display(),
+            logged.len(),
+            best.map_or(String::new(), |e| format!(
+                ", best objective so far {:.3} at {}",
+                e.objective,
+                observer.margins(&e.values)
+            ))
+        );
+        if let Some(e) = best {
+            observer.best = e.objective;
+        }
+    }
+}
+
+/// Writes the tuned file and its plot, and prints where and the run's speed.
+fn write_file(
+    args: &TuneArgs,
+    file: &TunedFile,
+    space: &Space,
+    elapsed: f64,
+    (searched, search_seconds): (usize, f64),
+    threads: usize,
+) -> Result<()> {
+    write_atomic(
+        &args.out,
+        (serde_json::to_string_pretty(file)? + "\n").as_bytes(),
+    )
+    .with_context(|| format!("cannot write {}", args.out.display()))?;
+    let work = match &file.games {
+        Some(g) => format!("{} games", g.games),
+        None => format!("{} evaluations", file.evaluations.len()),
+    };
+    println!(
+        "tuned set written to {} ({work}, {elapsed:.0} s)",
+        args.out.display(),
+    );
+    if searched > 0 {
+        let each = search_seconds / searched as f64;
+        println!(
+            "speed: {searched} evaluations searched in {search_seconds:.1} s on {threads} thread(s): {each:.2} s each ({} positions at {}), {:.1} per minute{}",
+            args.batch.unwrap_or(file.training.positions),
+            file.provenance.limit,
+            60.0 / each,
+            if args.solver().is_spsa() {
+                format!(", {:.2} s per SPSA iteration", 2.0 * each)
+            } else {
+                String::new()
+            }
+        );
+    }
+    let svg = solver::write_svg(&args.out, file, space)?;
+    println!("plot written to {}", svg.display());
+    Ok(())
+}
+
+/// Options that cannot run together, and an output that would write over an input: refused
+/// before any work.
+fn check_options(args: &TuneArgs) -> Result<()> {
+    if !(args.gain.is_finite() && args.gain > 0.0) {
+        return Err(UserError(format!("--gain {}: must be a positive number", args.gain)).into());
+    }
+    if let Some(n) = args.batch
+        && (n == 0 || !args.solver().is_spsa() || args.objective != ObjectiveKind::Suite)
+    {
+        return Err(UserError(format!(
+            "--batch {n}: needs a positive size, SPSA and the suite objective"
+        ))
+        .into());
+    }
+    let mut inputs: Vec<(&str, &Path)> = Vec::new();
+    if args.suites.is_empty() {
+        inputs.extend(DEFAULT_SUITES.iter().map(|f| ("a suite", Path::new(*f))));
+    }
+    for f in args.suites.iter().chain(&args.holdout) {
+        inputs.push(("a suite", f.as_path()));
+    }
+    for (what, f) in [
+        ("--openings", &args.openings),
+        ("--race-openings", &args.race_openings),
+        ("--calibration", &args.calibration),
+        ("--engine", &args.engine.engine),
+    ] {
+        if let Some(f) = f {
+            inputs.push((what, f.as_path()));
+        }
+    }
+    for f in &args.confirm_openings {
+        inputs.push(("--confirm-openings", f.as_path()));
+    }
+    super::not_an_input(&args.out, "--out", &inputs)?;
+    writable(&args.out, "--out")?;
+    Ok(())
+}
+
+/// The run's arguments (a --resume's recorded ones, with this command's threads and executor),
+/// its engine and its search space.
+fn resolve(args: TuneArgs) -> Result<(TuneArgs, Arc<EngineDef>, Space)> {
     let args = match &args.resume {
         Some(dir) => {
             let path = dir.join("args.json");
@@ -494,39 +650,12 @@ pub fn run(args: TuneArgs) -> Result<()> {
         .and_then(|s| s.with_schedule(ScheduleEnd::C, &c_end))
         .and_then(|s| s.with_schedule(ScheduleEnd::R, &r_end))
         .map_err(UserError::from_display)?;
-    if !(args.gain.is_finite() && args.gain > 0.0) {
-        return Err(UserError(format!("--gain {}: must be a positive number", args.gain)).into());
-    }
-    if let Some(n) = args.batch
-        && (n == 0 || !args.solver().is_spsa() || args.objective != ObjectiveKind::Suite)
-    {
-        return Err(UserError(format!(
-            "--batch {n}: needs a positive size, SPSA and the suite objective"
-        ))
-        .into());
-    }
-    let mut inputs: Vec<(&str, &Path)> = Vec::new();
-    if args.suites.is_empty() {
-        inputs.extend(DEFAULT_SUITES.iter().map(|f| ("a suite", Path::new(*f))));
-    }
-    for f in args.suites.iter().chain(&args.holdout) {
-        inputs.push(("a suite", f.as_path()));
-    }
-    for (what, f) in [
-        ("--openings", &args.openings),
-        ("--race-openings", &args.race_openings),
-        ("--calibration", &args.calibration),
-        ("--engine", &args.engine.engine),
-    ] {
-        if let Some(f) = f {
-            inputs.push((what, f.as_path()));
-        }
-    }
-    for f in &args.confirm_openings {
-        inputs.push(("--confirm-openings", f.as_path()));
-    }
-    super::not_an_input(&args.out, "--out", &inputs)?;
-    writable(&args.out, "--out")?;
+    Ok((args, def, space))
+}
+
+pub fn run(args: TuneArgs) -> Result<()> {
+    let (args, def, space) = resolve(args)?;
+    check_options(&args)?;
     let games_setup = games::setup(&args)?;
     let solver_setup = solver::setup(&args, &space)?;
     let (train, validation) = split(&args)?;
@@ -610,46 +739,15 @@ pub fn run(args: TuneArgs) -> Result<()> {
     );
     let cost = SuiteCost::new(train_scorer, space.clone(), Some(&log_path(&dir)))
         .with_context(|| format!("cannot open the evaluation log in {}", dir.display()))?;
-    let mut games_problem = None;
-    let mut race_games = Vec::new();
-    match (args.objective, &games_setup) {
-        (ObjectiveKind::Games, Some(setup)) => {
-            games_problem =
-                Some(games::problem(&args, setup, &space, &dir)?.with_executor(executor.clone()));
-        }
-        _ if args.solver() == SolverKind::Race => {
-            let settings = solver_setup
-                .race
-                .as_ref()
-                .expect("race settings for --solver race");
-            race_games =
-                games::race_problems(&args, &space, &settings.rounds, &dir, executor.clone())?;
-            println!(
-                "race: {} design points screened on {} positions, {} kept, {} local rounds, {} finalists in {} games at most ({} pairs a round) on {}",
-                settings.design,
-                settings.screen_positions.min(train_positions),
-                settings.keep,
-                settings.local_rounds,
-                settings.finalists,
-                if race_games.is_empty() {
-                    0
-                } else {
-                    settings.games()
-                },
-                settings
-                    .rounds
-                    .iter()
-                    .map(u32::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                args.race_openings
-                    .as_deref()
-                    .unwrap_or(Path::new(games::RACE_BOOK))
-                    .display(),
-            );
-        }
-        _ => {}
-    }
+    let (games_problem, race_games) = objective_games(
+        &args,
+        games_setup.as_ref(),
+        &solver_setup,
+        &space,
+        &dir,
+        &executor,
+        train_positions,
+    )?;
     let plan = TunePlan {
         def: def.clone(),
         space: space.clone(),
@@ -661,151 +759,68 @@ pub fn run(args: TuneArgs) -> Result<()> {
         race_games,
     };
     let mut observer = Lines::new(&space, args.iterations, start);
-    // A rerun says what it goes on from, and keeps the best found before.
-    let logged = cost.evaluations();
-    if !logged.is_empty() {
-        let best = logged
-            .iter()
-            .filter(|e| e.batch.is_none())
-            .max_by(|a, b| a.objective.total_cmp(&b.objective));
-        println!(
-            "resuming from {}: {} evaluations in its log{}; finished work is not searched or played again",
-            dir.display(),
-            logged.len(),
-            best.map_or(String::new(), |e| format!(
-                ", best objective so far {:.3} at {}",
-                e.objective,
-                observer.margins(&e.values)
-            ))
-        );
-        if let Some(e) = best {
-            observer.best = e.objective;
-        }
-    }
+    say_resuming(&dir, &cost, &mut observer);
     let outcome = pool
         .install(|| pipeline::run(plan, cost, &validation_scorer, observer))
         .map_err(tune_error)?;
-    let pipeline::Tuned {
-        theta,
-        tuned,
-        training: train_side,
-        validation: validation_side,
-        paired: (train_paired, validation_paired),
-        cost,
-        games: games_problem,
-        race: race_result,
-        iterations: records,
-    } = outcome;
     let elapsed = start.elapsed().as_secs_f64();
 
     println!();
-    print_side("training", &train_side, &train_paired);
-    print_side("validation", &validation_side, &validation_paired);
+    print_side("training", &outcome.training, &outcome.paired.0);
+    print_side("validation", &outcome.validation, &outcome.paired.1);
     let calibration = calibration(
         &args,
         &options,
         found_calibration,
-        &train_side,
-        &validation_side,
+        &outcome.training,
+        &outcome.validation,
     );
     println!("calibration: {}", calibration.note);
     let confirm = match (args.confirm, &games_setup) {
         (Some(n), Some(setup)) => Some(games::run_confirm(
             &args,
             setup,
-            tuned.clone(),
+            outcome.tuned.clone(),
             whole_pairs(n, "--confirm"),
             executor.as_deref(),
         )?),
         _ => None,
     };
 
-    let evaluations = cost.evaluations();
-    let (searched, search_seconds) = cost.search_time();
-    let games_record = games_problem
+    let games_record = outcome
+        .games
         .as_ref()
         .zip(games_setup.as_ref())
         .map(|(problem, setup)| games::record(problem, setup));
-    let file = TunedFile {
-        format: TUNED_FORMAT.to_string(),
-        engine: EngineRecord::of(&def),
-        margins: Values::of(&tuned),
-        tuned: space.dims.iter().map(|d| d.name.to_string()).collect(),
-        training: train_side,
-        validation: validation_side,
-        paired: Paired {
-            training: train_paired,
-            validation: validation_paired,
-        },
-        provenance: Provenance {
-            marginal: env!("CARGO_PKG_VERSION").to_string(),
-            engine_bench_nodes: if def.is_builtin() {
-                bench::SIGNATURE_NODES
-            } else {
-                0
-            },
-            engine_signature: def.signature(),
-            run: run_id,
-            objective: args.objective.name().to_string(),
-            solver: args.solver().name().to_string(),
-            solver_settings: solver_setup.settings.clone(),
-            schedule: ScheduleRow::of(&space),
-            suites: sources,
-            limit: options.config.limit,
-            objective_params: options.objective,
-            seed: args.seed,
-            iterations: args.iterations,
-            final_theta: theta,
-            evaluations: evaluations.len(),
-            games: games_record.as_ref().map_or_else(
-                || race_result.as_ref().map_or(0, |r| r.games_played()),
-                |g| g.games,
-            ),
-            iterations_recorded: records.len(),
-            searched_evaluations: searched,
-            search_seconds,
-            wall_seconds: elapsed,
-            command_line: std::env::args().collect::<Vec<_>>().join(" "),
-            arguments: serde_json::to_value(&args)?,
-        },
-        evaluations: pareto::mark(&evaluations),
-        iterations: records,
+    let (searched, search_seconds) = outcome.cost.search_time();
+    let record = RunRecord {
+        run: run_id,
+        objective: args.objective.name().to_string(),
+        solver: (
+            args.solver().name().to_string(),
+            solver_setup.settings.clone(),
+        ),
+        suites: sources,
+        limit: options.config.limit,
+        objective_params: options.objective,
+        seed: args.seed,
+        iterations: args.iterations,
+        wall_seconds: elapsed,
+        command_line: std::env::args().collect::<Vec<_>>().join(" "),
+        arguments: serde_json::to_value(&args)?,
         games: games_record,
         confirm,
-        measured: None,
         calibration: Some(calibration),
-        race: race_result,
     };
-    write_atomic(
-        &args.out,
-        (serde_json::to_string_pretty(&file)? + "\n").as_bytes(),
+    let file = outcome.into_file(&def, &space, record);
+    write_file(
+        &args,
+        &file,
+        &space,
+        elapsed,
+        (searched, search_seconds),
+        threads,
     )
-    .with_context(|| format!("cannot write {}", args.out.display()))?;
-    let work = match &file.games {
-        Some(g) => format!("{} games", g.games),
-        None => format!("{} evaluations", file.evaluations.len()),
-    };
-    println!(
-        "tuned set written to {} ({work}, {elapsed:.0} s)",
-        args.out.display(),
-    );
-    if searched > 0 {
-        let each = search_seconds / searched as f64;
-        println!(
-            "speed: {searched} evaluations searched in {search_seconds:.1} s on {threads} thread(s): {each:.2} s each ({} positions at {}), {:.1} per minute{}",
-            args.batch.unwrap_or(file.training.positions),
-            options.config.limit,
-            60.0 / each,
-            if args.solver().is_spsa() {
-                format!(", {:.2} s per SPSA iteration", 2.0 * each)
-            } else {
-                String::new()
-            }
-        );
-    }
-    let svg = solver::write_svg(&args.out, &file, &space)?;
-    println!("plot written to {}", svg.display());
-    Ok(())
 }
 
 /// The calibration of the run's objective, looked up before any work so that a bad one fails

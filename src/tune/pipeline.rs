@@ -14,8 +14,12 @@ use argmin::core::observers::Observe;
 use argmin::core::{Error, KV, State};
 
 use super::cost::SuiteCost;
-use super::file::Side;
+use super::file::{
+    EngineRecord, GamesRecord, Paired, Provenance, ScheduleRow, Side, SuiteSources, TunedFile,
+    Values,
+};
 use super::games::{GamesProblem, run_spsa_games};
+use super::pareto;
 use super::race::{self, RaceError, RaceResult, RaceSettings, RaceStep};
 use super::solvers::{
     Both, IterationRecord, Iterations, NelderMeadSettings, PsoSettings, Recorder,
@@ -23,9 +27,14 @@ use super::solvers::{
 use super::space::Space;
 use super::spsa::SpsaState;
 use super::{run_nelder_mead, run_pso, run_spsa};
-use crate::engine::{EngineDef, Setting};
+use crate::calibrate::trust::Calibration;
+use crate::engine::{EngineDef, Setting, bench};
+use crate::formats::tuned::TUNED_FORMAT;
+use crate::scoring::games::matches::MatchReport;
 use crate::scoring::paired::PairedComparison;
+use crate::scoring::suite::SuiteLimit;
 use crate::scoring::suite::SuiteScorer;
+use crate::scoring::suite::objective::ObjectiveParams;
 use crate::scoring::work::ExecError;
 
 /// The solver of a run, with its settings.
@@ -118,6 +127,97 @@ pub struct Tuned {
     pub iterations: Vec<IterationRecord>,
 }
 
+/// What the front end adds to a finished tune for its file: what was asked, and how it ran.
+pub struct RunRecord {
+    /// The run's identity (checked on resume).
+    pub run: String,
+    /// The objective's name (`suite`, `games`).
+    pub objective: String,
+    /// The solver's name and its settings.
+    pub solver: (String, serde_json::Value),
+    /// The training and validation suites.
+    pub suites: SuiteSources,
+    /// The suite objective's limit and weights.
+    pub limit: SuiteLimit,
+    /// The objective's parameters.
+    pub objective_params: ObjectiveParams,
+    /// The seed and the iterations asked.
+    pub seed: u64,
+    /// Iterations asked (of SPSA, Nelder-Mead or the swarm).
+    pub iterations: u64,
+    /// Wall time of the whole run, seconds.
+    pub wall_seconds: f64,
+    /// The command line and the arguments as recorded.
+    pub command_line: String,
+    /// The arguments, as the front end records them.
+    pub arguments: serde_json::Value,
+    /// The games objective's record, the confirmation match and the calibration.
+    pub games: Option<GamesRecord>,
+    /// The confirmation match.
+    pub confirm: Option<MatchReport>,
+    /// What the calibration says of the objective.
+    pub calibration: Option<Calibration>,
+}
+
+impl Tuned {
+    /// The tuned file of this result (`marginal-tuned/1`) for `def`'s engine over `space`.
+    pub fn into_file(self, def: &EngineDef, space: &Space, record: RunRecord) -> TunedFile {
+        let evaluations = self.cost.evaluations();
+        let (searched, search_seconds) = self.cost.search_time();
+        let games = record.games.as_ref().map_or_else(
+            || self.race.as_ref().map_or(0, RaceResult::games_played),
+            |g| g.games,
+        );
+        TunedFile {
+            format: TUNED_FORMAT.to_string(),
+            engine: EngineRecord::of(def),
+            margins: Values::of(&self.tuned),
+            tuned: space.dims.iter().map(|d| d.name.to_string()).collect(),
+            training: self.training,
+            validation: self.validation,
+            paired: Paired {
+                training: self.paired.0,
+                validation: self.paired.1,
+            },
+            provenance: Provenance {
+                marginal: env!("CARGO_PKG_VERSION").to_string(),
+                engine_bench_nodes: if def.is_builtin() {
+                    bench::SIGNATURE_NODES
+                } else {
+                    0
+                },
+                engine_signature: def.signature(),
+                run: record.run,
+                objective: record.objective,
+                solver: record.solver.0,
+                solver_settings: record.solver.1,
+                schedule: ScheduleRow::of(space),
+                suites: record.suites,
+                limit: record.limit,
+                objective_params: record.objective_params,
+                seed: record.seed,
+                iterations: record.iterations,
+                final_theta: self.theta,
+                evaluations: evaluations.len(),
+                games,
+                iterations_recorded: self.iterations.len(),
+                searched_evaluations: searched,
+                search_seconds,
+                wall_seconds: record.wall_seconds,
+                command_line: record.command_line,
+                arguments: record.arguments,
+            },
+            evaluations: pareto::mark(&evaluations),
+            iterations: self.iterations,
+            games: record.games,
+            confirm: record.confirm,
+            measured: None,
+            calibration: record.calibration,
+            race: self.race,
+        }
+    }
+}
+
 /// Why a tune stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum TuneError {
@@ -176,7 +276,7 @@ pub fn run<O: TuneObserver + 'static>(
         recorder = recorder.on_record(move |r: &IterationRecord| lock(&observer).iteration(r));
     }
     let records = recorder.records();
-    let checkpoint = |name: &str| dir.join(name);
+
     let spsa_lines = |iterations| SpsaLines {
         space: space.clone(),
         iterations,
@@ -196,7 +296,7 @@ pub fn run<O: TuneObserver + 'static>(
             (theta, cost)
         }
         (Solver::Spsa { iterations, .. }, Some(problem)) => {
-            let path = checkpoint("spsa.json");
+            let path = dir.join("spsa.json");
             let (theta, problem) = run_spsa_games(
                 problem,
                 iterations,
@@ -208,17 +308,8 @@ pub fn run<O: TuneObserver + 'static>(
             games_problem = Some(problem);
             (theta, cost)
         }
-        (Solver::NelderMead(s), Some(problem)) => {
-            let path = checkpoint("nelder-mead.json");
-            let (theta, problem) = run_nelder_mead(problem, &s, Some((&path, &run_id)), recorder)
-                .map_err(TuneError::Solver)?;
-            games_problem = Some(problem);
-            (theta, cost)
-        }
-        (Solver::Pso(s), Some(problem)) => {
-            let path = checkpoint("pso.json");
-            let (theta, problem) = run_pso(problem, &s, Some((&path, &run_id)), recorder)
-                .map_err(TuneError::Solver)?;
+        (solver, Some(problem)) => {
+            let (theta, problem) = run_argmin(&solver, problem, &dir, &run_id, recorder)?;
             games_problem = Some(problem);
             (theta, cost)
         }
@@ -230,7 +321,7 @@ pub fn run<O: TuneObserver + 'static>(
             },
             None,
         ) => {
-            let path = checkpoint("spsa.json");
+            let path = dir.join("spsa.json");
             run_spsa(
                 cost,
                 iterations,
@@ -242,15 +333,7 @@ pub fn run<O: TuneObserver + 'static>(
             )
             .map_err(TuneError::Solver)?
         }
-        (Solver::NelderMead(s), None) => {
-            let path = checkpoint("nelder-mead.json");
-            run_nelder_mead(cost, &s, Some((&path, &run_id)), recorder)
-                .map_err(TuneError::Solver)?
-        }
-        (Solver::Pso(s), None) => {
-            let path = checkpoint("pso.json");
-            run_pso(cost, &s, Some((&path, &run_id)), recorder).map_err(TuneError::Solver)?
-        }
+        (solver, None) => run_argmin(&solver, cost, &dir, &run_id, recorder)?,
     };
     let tuned = space.margins(&theta);
 
@@ -280,6 +363,36 @@ pub fn run<O: TuneObserver + 'static>(
         race: race_result,
         iterations,
     })
+}
+
+/// Runs argmin's Nelder-Mead or particle swarm on `cost` (the suite or the games objective),
+/// checkpointed into `dir` as `nelder-mead.json` or `pso.json`.
+fn run_argmin<C>(
+    solver: &Solver,
+    cost: C,
+    dir: &std::path::Path,
+    run_id: &str,
+    recorder: Recorder,
+) -> Result<(Vec<f64>, C), TuneError>
+where
+    C: argmin::core::CostFunction<Param = Vec<f64>, Output = f64>,
+{
+    let run = match solver {
+        Solver::NelderMead(s) => {
+            let path = dir.join("nelder-mead.json");
+            run_nelder_mead(cost, s, Some((&path, run_id)), recorder)
+        }
+        Solver::Pso(s) => {
+            let path = dir.join("pso.json");
+            run_pso(cost, s, Some((&path, run_id)), recorder)
+        }
+        Solver::Spsa { .. } | Solver::Race(_) => {
+            return Err(TuneError::Solver(Error::msg(
+                "SPSA and the race do not run through run_argmin",
+            )));
+        }
+    };
+    run.map_err(TuneError::Solver)
 }
 
 /// The observer, whichever thread reports (a panic elsewhere leaves it usable).
