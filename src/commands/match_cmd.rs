@@ -226,8 +226,9 @@ fn session_error(e: SessionError) -> anyhow::Error {
     }
 }
 
-/// Runs the command.
-pub fn run(args: MatchArgs) -> Result<()> {
+/// Refuses a --pgn or --json that names one of the match's inputs (the book, a tuned side, an
+/// engine file).
+fn check_outputs(args: &MatchArgs) -> Result<(), UserError> {
     let mut inputs: Vec<(&str, &std::path::Path)> =
         vec![("the opening book", args.openings.as_path())];
     for (what, spec) in [("--a", &args.a), ("--b", &args.b)] {
@@ -248,12 +249,12 @@ pub fn run(args: MatchArgs) -> Result<()> {
             super::not_an_input(out, option, &inputs)?;
         }
     }
-    let engine_a = engine_def(args.a_engine.as_deref(), None, &[])?;
-    let engine_b = engine_def(args.b_engine.as_deref(), None, &[])?;
-    let margins_a =
-        setting_from(&engine_a, &args.a, &[]).map_err(|e| UserError(format!("--a: {e}")))?;
-    let margins_b =
-        setting_from(&engine_b, &args.b, &[]).map_err(|e| UserError(format!("--b: {e}")))?;
+    Ok(())
+}
+
+/// The rules of every game (the per-move limit, adjudication, the ply cap) and the SPRT, as the
+/// options give them.
+fn game_rules(args: &MatchArgs) -> Result<(GameConfig, Option<SprtParams>), UserError> {
     let limit = match (&args.tc, args.depth, args.nodes) {
         (Some(tc), _, _) => parse_tc(tc)?,
         (None, Some(d), _) => MoveLimit::Depth(d.clamp(1, 100)),
@@ -281,6 +282,41 @@ pub fn run(args: MatchArgs) -> Result<()> {
         draw: args.draw.as_deref().map(parse_draw).transpose()?,
         max_plies: args.max_plies.max(1),
     };
+    Ok((game, sprt))
+}
+
+/// What a PGN record held when the match opened it: a pair cut off its end, and (resuming) the
+/// pairs that count.
+fn print_resumed(resumed: session::Resumed, path: &std::path::Path, resume: bool) {
+    let path = path.display();
+    if let Some((bytes, games)) = resumed.dropped {
+        let whole = if games > 0 {
+            ", a first game without its partner among them"
+        } else {
+            ""
+        };
+        println!("resume: dropped the unfinished pair at the end of {path} ({bytes} bytes{whole})");
+    }
+    if resume {
+        println!(
+            "resume: {} whole pairs ({} games) in {path} count; play goes on from pair {}",
+            resumed.pairs,
+            2 * resumed.pairs,
+            resumed.pairs + 1
+        );
+    }
+}
+
+/// Runs the command.
+pub fn run(args: MatchArgs) -> Result<()> {
+    check_outputs(&args)?;
+    let engine_a = engine_def(args.a_engine.as_deref(), None, &[])?;
+    let engine_b = engine_def(args.b_engine.as_deref(), None, &[])?;
+    let margins_a =
+        setting_from(&engine_a, &args.a, &[]).map_err(|e| UserError(format!("--a: {e}")))?;
+    let margins_b =
+        setting_from(&engine_b, &args.b, &[]).map_err(|e| UserError(format!("--b: {e}")))?;
+    let (game, sprt) = game_rules(&args)?;
     let book = openings::read(&args.openings).map_err(UserError::from_display)?;
     for line in &book.skipped {
         eprintln!("{line}");
@@ -346,7 +382,7 @@ pub fn run(args: MatchArgs) -> Result<()> {
         .map(|path| create_output(path, "--json"))
         .transpose()?;
 
-    let limit_text = format!("{limit}/move");
+    let limit_text = format!("{}/move", game.limit);
     whole_pairs(args.games, "--games");
     let batch = args.executor.batch_pairs();
     let at_once = match executor {
@@ -362,25 +398,7 @@ pub fn run(args: MatchArgs) -> Result<()> {
         args.seed
     );
     if let (Some(resumed), Some(path)) = (session.resumed(), &args.pgn) {
-        let path = path.display();
-        if let Some((bytes, games)) = resumed.dropped {
-            let whole = if games > 0 {
-                ", a first game without its partner among them"
-            } else {
-                ""
-            };
-            println!(
-                "resume: dropped the unfinished pair at the end of {path} ({bytes} bytes{whole})"
-            );
-        }
-        if args.resume {
-            println!(
-                "resume: {} whole pairs ({} games) in {path} count; play goes on from pair {}",
-                resumed.pairs,
-                2 * resumed.pairs,
-                resumed.pairs + 1
-            );
-        }
+        print_resumed(resumed, path, args.resume);
     }
 
     let bar = progress_bar(
