@@ -10,6 +10,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::scratch;
+use marginal::calibrate;
 
 /// Longest any case may take before it counts as a hang.
 const DEADLINE: Duration = Duration::from_secs(60);
@@ -403,6 +404,67 @@ fn no_command_writes_over_one_of_its_inputs() {
         .map(|f| std::fs::read(f).unwrap())
         .collect();
     assert!(before == after, "an input changed");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn no_command_replaces_an_existing_output_without_force() {
+    let dir = scratch("bad-input", "existing-output");
+    let existing = dir.join("results.json");
+    let text = "{\"a result\": \"another run made\"}\n";
+    std::fs::write(&existing, text).unwrap();
+    let out = existing.to_str().unwrap();
+    // A calibration report is replaced only by its own calibration's rerun (a file that is
+    // not one is never written over).
+    let report = dir.join("calibration-results.json");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tuned/calibration-builtin-nodes5000.json"),
+        &report,
+    )
+    .unwrap();
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["suite", "data/suites/bk.epd", "--depth", "1", "--json", out],
+        vec![
+            "match", "--a", "default", "--b", "off", "--depth", "1", "--games", "2", "--json", out,
+        ],
+        vec![
+            "export",
+            "tuned/race-seed1.json",
+            "--format",
+            "toml",
+            "--out",
+            out,
+        ],
+        vec!["check", "tuned/race-seed1.json", "--json", out],
+        vec!["tune", "--out", out],
+        vec!["calibrate", "--out", report.to_str().unwrap()],
+    ];
+    for args in &cases {
+        let o = run(args, &dir);
+        assert_eq!(o.code, Some(2), "marginal {args:?}: {}", o.stderr);
+        assert!(
+            o.stderr.contains("results.json exists") && o.stderr.contains("--force"),
+            "marginal {args:?}: {}",
+            o.stderr
+        );
+        assert_eq!(std::fs::read_to_string(&existing).unwrap(), text);
+        assert!(calibrate::report::read(&report).is_ok());
+    }
+    // With --force the file is replaced.
+    let o = run(
+        &[
+            "export",
+            "tuned/race-seed1.json",
+            "--format",
+            "toml",
+            "--out",
+            out,
+            "--force",
+        ],
+        &dir,
+    );
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    assert_ne!(std::fs::read_to_string(&existing).unwrap(), text);
     std::fs::remove_dir_all(dir).unwrap();
 }
 

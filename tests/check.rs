@@ -37,7 +37,10 @@ fn report(path: &Path) -> CheckReport {
 
 /// `marginal check FILE --json DIR/report.json`: what it printed and its report.
 fn check_with_report(dir: &Path, file: &Path) -> (Output, CheckReport) {
-    let json = dir.join("report.json");
+    let json = dir.join(format!(
+        "{}-report.json",
+        file.file_stem().unwrap().to_string_lossy()
+    ));
     let out = marginal(
         &[
             "check",

@@ -102,7 +102,8 @@ fn suite(dir: &Path, files: &[&Path], args: &[&str], out: &str) -> Value {
     let mut all = vec!["suite"];
     all.extend(files.iter().map(|f| text(f)));
     all.extend_from_slice(args);
-    all.extend(["--no-cache", "--json", text(&report)]);
+    // The loops below reuse report names: each run replaces the last one's.
+    all.extend(["--no-cache", "--json", text(&report), "--force"]);
     succeeded(&marginal(&all, dir), &format!("suite {args:?}"));
     json(&report)
 }

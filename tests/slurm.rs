@@ -4,7 +4,7 @@
 //! the units an interrupted run finished. Each test is skipped, saying why, where no cluster
 //! answers.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
@@ -184,11 +184,10 @@ fn a_short_spsa_tune_through_slurm_equals_the_local_run_exactly() {
     assert!(stderr.contains("4 task(s) submitted"), "{stderr}");
     let a = common::tuned_result(&dir.join("local.json"));
     assert_eq!(a, common::tuned_result(&dir.join("slurm.json")));
-    let lines = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
-    assert_eq!(
-        lines("local.checkpoint/evaluations.jsonl"),
-        lines("slurm.checkpoint/evaluations.jsonl")
-    );
+    let lines = |stem: &str| {
+        std::fs::read_to_string(common::checkpoint(&dir, stem).join("evaluations.jsonl")).unwrap()
+    };
+    assert_eq!(lines("local"), lines("slurm"));
     assert!(queue_empty());
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -351,10 +350,10 @@ fn a_tune_interrupted_on_slurm_resumes_on_this_machine_to_the_same_result() {
     args.extend_from_slice(&extra);
     let slurm = on_slurm(&dir, 2);
     let args = with(&args, &slurm);
-    let log: PathBuf = dir.join("cut.checkpoint/evaluations.jsonl");
+    let log = || common::checkpoint(&dir, "cut").join("evaluations.jsonl");
     let child = start(&dir, "cut", &args);
     wait_for("three evaluations", || {
-        std::fs::read_to_string(&log).map_or(0, |t| t.lines().count()) >= 3
+        std::fs::read_to_string(log()).map_or(0, |t| t.lines().count()) >= 3
     });
     signal(&child, libc::SIGINT);
     let cut = finish(&dir, "cut", child);
@@ -365,7 +364,7 @@ fn a_tune_interrupted_on_slurm_resumes_on_this_machine_to_the_same_result() {
         &[
             "tune",
             "--resume",
-            dir.join("cut.checkpoint").to_str().unwrap(),
+            common::checkpoint(&dir, "cut").to_str().unwrap(),
         ],
         &dir,
     );

@@ -88,7 +88,17 @@ fn table_json_and_cache() {
     // No mate records: no mate line, no mates field.
     assert!(!stdout.contains("mates:"), "{stdout}");
     assert!(report.get("mates").is_none());
-    // The second run reads the reference from the cache and reports identical results.
+    // The same run again does not write over the report without --force, and leaves it alone.
+    let refused = marginal(&args, &dir.join("cache"));
+    let (_, refusal) = text(&refused);
+    assert_eq!(refused.status.code(), Some(2), "{refusal}");
+    assert!(
+        refusal.contains("exists") && refusal.contains("--force"),
+        "{refusal}"
+    );
+    // With it, the second run reads the reference from the cache and reports identical results.
+    let mut args = args.to_vec();
+    args.push("--force");
     let second = marginal(&args, &dir.join("cache"));
     let (stdout2, _) = text(&second);
     assert!(second.status.success());

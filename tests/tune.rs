@@ -235,10 +235,10 @@ fn a_killed_run_resumes(name: &str, solver: &[&str], lines: usize, resumed: fn(&
         .stdout(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let log = dir.join("killed.checkpoint/evaluations.jsonl");
+    let log = || common::checkpoint(&dir, "killed").join("evaluations.jsonl");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
     loop {
-        let logged = std::fs::read_to_string(&log).map_or(0, |t| t.lines().count());
+        let logged = std::fs::read_to_string(log()).map_or(0, |t| t.lines().count());
         if logged >= lines || std::time::Instant::now() > deadline {
             break;
         }
@@ -255,7 +255,7 @@ fn a_killed_run_resumes(name: &str, solver: &[&str], lines: usize, resumed: fn(&
         &[
             "tune",
             "--resume",
-            dir.join("killed.checkpoint").to_str().unwrap(),
+            common::checkpoint(&dir, "killed").to_str().unwrap(),
         ],
         &dir,
     );
@@ -305,4 +305,94 @@ fn a_killed_race_resumes_to_the_identical_result() {
             );
         },
     );
+}
+
+#[test]
+fn an_existing_output_is_replaced_only_by_its_own_run_or_with_force() {
+    let dir = scratch("tune", "force");
+    let suite = small_suite(&dir, 20);
+    let first = tune(&dir, &suite, "a.json", &[]);
+    assert!(first.status.success());
+    let written = std::fs::read_to_string(dir.join("a.json")).unwrap();
+    // Its checkpoint is in the cache, named after the output; none beside the output.
+    assert!(common::checkpoint(&dir, "a").join("args.json").exists());
+    assert!(!dir.join("a.checkpoint").exists());
+    let doc: Value = serde_json::from_str(&written).unwrap();
+    let recorded = doc["provenance"]["arguments"]["checkpoint"]
+        .as_str()
+        .unwrap();
+    assert!(recorded.contains("tune-a-"), "{recorded}");
+    // The same run again resumes and writes the same set.
+    let again = tune(&dir, &suite, "a.json", &[]);
+    assert!(again.status.success());
+    let doc2: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("a.json")).unwrap()).unwrap();
+    assert_eq!(doc["margins"], doc2["margins"]);
+    // Another run (another seed) is refused, naming the file and the fix, and leaves it alone.
+    let before = std::fs::read_to_string(dir.join("a.json")).unwrap();
+    let other = tune(&dir, &suite, "a.json", &["--seed", "7"]);
+    assert_eq!(other.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&other.stderr);
+    assert!(
+        stderr.contains("a.json exists") && stderr.contains("--force"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read_to_string(dir.join("a.json")).unwrap(), before);
+    // With --force it is replaced.
+    let forced = tune(&dir, &suite, "a.json", &["--seed", "7", "--force"]);
+    assert!(forced.status.success());
+    let doc4: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("a.json")).unwrap()).unwrap();
+    assert_eq!(doc4["provenance"]["seed"], 7);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn an_interrupted_tune_says_what_it_kept_and_the_command_that_resumes() {
+    let dir = scratch("tune", "sigint");
+    let suite = small_suite(&dir, 20);
+    let out = dir.join("cut.json");
+    let child = Command::new(env!("CARGO_BIN_EXE_marginal"))
+        .args([
+            "tune",
+            "--suites",
+            suite.to_str().unwrap(),
+            "--solver",
+            "spsa",
+            "--iterations",
+            "100000",
+            "--nodes",
+            "400",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .env("MARGINAL_CACHE_DIR", dir.join("cache"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let log = || common::checkpoint(&dir, "cut").join("evaluations.jsonl");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while std::fs::read_to_string(log()).map_or(0, |t| t.lines().count()) < 4
+        && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    // SAFETY: kill(2) on the child's pid, which is still ours to signal.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let cut = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&cut.stderr);
+    assert_eq!(cut.status.code(), Some(130), "{stderr}");
+    let dir_text = common::checkpoint(&dir, "cut").display().to_string();
+    assert!(
+        stderr.contains("interrupted: ")
+            && stderr.contains("evaluations")
+            && stderr.contains(&format!("marginal tune --resume {dir_text}")),
+        "{stderr}"
+    );
+    assert!(!out.exists());
+    std::fs::remove_dir_all(dir).unwrap();
 }

@@ -64,7 +64,7 @@ fn a_short_games_tune_writes_its_games_log_and_is_reproducible() {
         assert_eq!(w + d + l, 4);
         assert_eq!(e["result"].as_f64().unwrap(), (w - l) as f64);
     }
-    let log = std::fs::read_to_string(dir.join("a.checkpoint/games.jsonl")).unwrap();
+    let log = std::fs::read_to_string(common::checkpoint(&dir, "a").join("games.jsonl")).unwrap();
     assert_eq!(log.lines().count(), 2);
     assert!(doc.get("confirm").is_none());
 
@@ -231,9 +231,9 @@ fn a_games_tune_killed_with_sigkill_resumes_to_the_identical_result() {
         .stdout(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let log = dir.join("killed.checkpoint/games.jsonl");
+    let log = || common::checkpoint(&dir, "killed").join("games.jsonl");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while std::fs::read_to_string(&log).map_or(0, |t| t.lines().count()) < 3
+    while std::fs::read_to_string(log()).map_or(0, |t| t.lines().count()) < 3
         && std::time::Instant::now() < deadline
     {
         std::thread::sleep(std::time::Duration::from_millis(2));
@@ -246,7 +246,7 @@ fn a_games_tune_killed_with_sigkill_resumes_to_the_identical_result() {
     );
     let resumed = Command::new(env!("CARGO_BIN_EXE_marginal"))
         .args(["tune", "--resume"])
-        .arg(dir.join("killed.checkpoint"))
+        .arg(common::checkpoint(&dir, "killed"))
         .env("MARGINAL_CACHE_DIR", dir.join("cache"))
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()

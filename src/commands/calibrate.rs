@@ -105,6 +105,10 @@ pub struct CalibrateArgs {
     /// beside it. A file that is not a calibration report is never written over.
     #[arg(long, value_name = "FILE", default_value = "calibration.json")]
     out: PathBuf,
+    /// Replace --out when it exists and is not this calibration's own report (a rerun of the
+    /// same calibration, whose work is kept, writes its report again without it).
+    #[arg(long)]
+    force: bool,
     /// Where finished work is kept, so that a rerun of the same calibration resumes (default:
     /// a directory named after the calibration in the reference cache, .marginal-cache/).
     #[arg(long, value_name = "DIR")]
@@ -445,6 +449,13 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
         hash.write(config.identity().to_string().as_bytes());
         default_cache_dir().join(format!("calibration-{:016x}", hash.finish()))
     });
+    if args.out.exists() && !args.force && !state_dir.exists() {
+        return Err(UserError(format!(
+            "--out {} exists and another calibration made it: marginal does not replace it; give another --out, or add --force to replace it",
+            args.out.display()
+        ))
+        .into());
+    }
     let config = Config {
         state_dir: state_dir.clone(),
         ..config

@@ -36,6 +36,9 @@ pub struct CheckArgs {
     /// Write the whole report (figures, changed positions, findings, verdict) as JSON.
     #[arg(long, value_name = "OUT")]
     json: Option<PathBuf>,
+    /// Replace the output file when it exists (without it, marginal refuses to write over one).
+    #[arg(long)]
+    force: bool,
     /// Replace the file's recorded figures with those measured now (after an intended change
     /// of the engine or of the file), keeping the tuning run's provenance.
     #[arg(long)]
@@ -96,6 +99,7 @@ const SHOWN: usize = 12;
 pub fn run(args: CheckArgs) -> Result<()> {
     if let Some(out) = &args.json {
         not_an_input(out, "--json", &[("the checked file", args.file.as_path())])?;
+        super::fresh_output(out, "--json", args.force)?;
         writable(out, "--json")?;
     }
     let file = TunedFile::read(&args.file).map_err(UserError::from_display)?;

@@ -38,6 +38,9 @@ pub struct ExportArgs {
     /// guard.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
+    /// Replace the output file when it exists (without it, marginal refuses to write over one).
+    #[arg(long)]
+    force: bool,
 }
 
 /// `--format`'s values and help come from [`ExportFormat::ALL`].
@@ -86,6 +89,7 @@ pub fn run(args: ExportArgs) -> Result<()> {
     }
     if let Some(out) = &args.out {
         super::not_an_input(out, "--out", &[("the exported file", args.file.as_path())])?;
+        super::fresh_output(out, "--out", args.force)?;
     }
     let date = export_date()?;
     let file = TunedFile::read(&args.file).map_err(UserError::from_display)?;

@@ -96,6 +96,10 @@ pub struct MatchArgs {
     /// losses, every game); statistics that are infinite are written as null.
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
+    /// Replace the --json file when it exists (without it, marginal refuses to write over one,
+    /// except when it goes on with --resume).
+    #[arg(long)]
+    force: bool,
     /// Resign adjudication SCORE:MOVES, e.g. 1000:4 (both sides see +-SCORE for MOVES moves).
     #[arg(long, value_name = "SCORE:MOVES")]
     resign: Option<String>,
@@ -248,6 +252,11 @@ fn check_outputs(args: &MatchArgs) -> Result<(), UserError> {
         if let Some(out) = out {
             super::not_an_input(out, option, &inputs)?;
         }
+    }
+    if let Some(out) = &args.json
+        && !args.resume
+    {
+        super::fresh_output(out, "--json", args.force)?;
     }
     Ok(())
 }

@@ -326,6 +326,21 @@ pub fn writable(path: &Path, option: &str) -> Result<(), UserError> {
     Ok(())
 }
 
+/// Refuses to write over an existing `out` unless `force` (the command's --force): results
+/// another run made are never replaced by accident.
+///
+/// # Errors
+/// A user error (exit 2) naming the option, the file and the fix.
+pub fn fresh_output(out: &Path, option: &str, force: bool) -> Result<(), UserError> {
+    if !force && out.is_file() {
+        return Err(UserError(format!(
+            "{option} {} exists: marginal does not replace it; give another {option}, or add --force to replace it",
+            out.display()
+        )));
+    }
+    Ok(())
+}
+
 /// Refuses an output path that names one of the command's inputs (the same file, however it
 /// is spelled: a symbolic link or `./` resolve to it), so no command writes over what it reads.
 /// `inputs` are each input's option (or "the suite", ...) and path.

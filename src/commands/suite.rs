@@ -55,6 +55,9 @@ pub struct SuiteArgs {
     /// Write a JSON report with every per-position result.
     #[arg(long, value_name = "OUT")]
     json: Option<PathBuf>,
+    /// Replace the output file when it exists (without it, marginal refuses to write over one).
+    #[arg(long)]
+    force: bool,
     /// Make any bad EPD line fatal (exit 2).
     #[arg(long)]
     strict: bool,
@@ -124,6 +127,7 @@ pub fn run(args: SuiteArgs) -> Result<()> {
             .map(|f| ("the suite", f.as_path()))
             .collect();
         not_an_input(out, "--json", &inputs)?;
+        super::fresh_output(out, "--json", args.force)?;
         writable(out, "--json")?;
     }
     let suites = load_suites(&args.files, args.strict).map_err(UserError::from_display)?;

@@ -31,7 +31,7 @@ use super::{
 };
 
 mod games;
-use super::executor::{ExecutorArgs, exec_error, solver_error};
+use super::executor::{ExecutorArgs, ExecutorKind, exec_error, solver_error};
 use games::ObjectiveKind;
 mod solver;
 use solver::SolverKind;
@@ -157,8 +157,14 @@ pub struct TuneArgs {
     /// The tuned file to write.
     #[arg(long, default_value = "tuned/race.json")]
     out: PathBuf,
-    /// Checkpoint directory (default: beside the output, NAME.checkpoint). Rerunning the same
-    /// command resumes from it.
+    /// Replace --out when it exists and is not this run's own result (without it, marginal
+    /// refuses to write over a file another run made).
+    #[arg(long)]
+    #[serde(skip)]
+    force: bool,
+    /// Checkpoint directory (default: .marginal-cache/tune-NAME-RUN, named after the output and
+    /// a digest of the run's arguments and data, and recorded in the tuned file). Rerunning the
+    /// same command resumes from it.
     #[arg(long)]
     checkpoint: Option<PathBuf>,
     /// Resume the run whose checkpoint directory this is, with its recorded arguments.
@@ -236,11 +242,13 @@ impl TuneArgs {
         })
     }
 
-    fn checkpoint_dir(&self) -> PathBuf {
+    /// The checkpoint directory: --checkpoint, else one in the cache named after the output
+    /// and the run, so that no run leaves work files beside its output and a changed command
+    /// starts afresh instead of tripping over another run's checkpoint.
+    fn checkpoint_dir(&self, run_id: &str) -> PathBuf {
         self.checkpoint.clone().unwrap_or_else(|| {
-            let mut name = self.out.file_stem().unwrap_or_default().to_os_string();
-            name.push(".checkpoint");
-            self.out.with_file_name(name)
+            let stem = self.out.file_stem().unwrap_or_default().to_string_lossy();
+            default_cache_dir().join(format!("tune-{stem}-{run_id}"))
         })
     }
 
@@ -505,6 +513,45 @@ fn objective_games(
     Ok((games_problem, race_games))
 }
 
+/// Refuses to write over an existing --out unless it is this run's own (its checkpoint exists:
+/// a rerun or resume of the same run, which writes the same file) or --force is given.
+fn fresh_output(args: &TuneArgs, dir: &Path) -> Result<(), UserError> {
+    if args.out.exists() && !args.force && !dir.exists() {
+        return Err(UserError(format!(
+            "--out {} exists and another run made it: marginal does not replace it; give another --out, or add --force to replace it",
+            args.out.display()
+        )));
+    }
+    Ok(())
+}
+
+/// At the first SIGINT (Ctrl-C) or SIGTERM: says on standard error what the checkpoint keeps
+/// and the command that resumes, and ends with exit status 130. Every finished evaluation and
+/// game pair is already on disk (the logs are appended line by line), and the engines, whose
+/// input closes with marginal, end with it. On Slurm the executor first cancels its job array
+/// (and ends the command itself); this waits `grace` for that. A second signal ends at once.
+fn say_interrupted(dir: &Path, grace: std::time::Duration) -> Result<()> {
+    let flag = super::executor::interrupt_flag()?;
+    let dir = dir.to_path_buf();
+    std::thread::spawn(move || {
+        while !flag.load(std::sync::atomic::Ordering::Relaxed) {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let lines =
+            |name: &str| std::fs::read_to_string(dir.join(name)).map_or(0, |t| t.lines().count());
+        eprintln!(
+            "interrupted: {} evaluations and {} game batches are kept in {}; rerun the same command, or `marginal tune --resume {}`, to go on from them",
+            lines("evaluations.jsonl"),
+            lines("games.jsonl"),
+            dir.display(),
+            dir.display()
+        );
+        std::thread::sleep(grace);
+        std::process::exit(i32::from(super::INTERRUPTED_STATUS));
+    });
+    Ok(())
+}
+
 /// A rerun says what it goes on from, and its progress keeps the best found before.
 fn say_resuming(dir: &Path, cost: &SuiteCost, observer: &mut Lines) {
     let logged = cost.evaluations();
@@ -699,10 +746,18 @@ pub fn run(args: TuneArgs) -> Result<()> {
         ),
         None => {}
     }
-    let dir = args.checkpoint_dir();
+    let run_id = run_id(&args, &def, &train, &validation)?;
+    let dir = args.checkpoint_dir(&run_id);
+    fresh_output(&args, &dir)?;
     std::fs::create_dir_all(&dir)
         .with_context(|| format!("cannot create checkpoint directory {}", dir.display()))?;
-    let run_id = run_id(&args, &def, &train, &validation)?;
+    let mut args = args;
+    args.checkpoint = Some(dir.clone());
+    let grace = match args.executor.executor {
+        ExecutorKind::Local => std::time::Duration::ZERO,
+        ExecutorKind::Slurm => std::time::Duration::from_secs(120),
+    };
+    say_interrupted(&dir, grace)?;
     write_atomic(
         &dir.join("args.json"),
         serde_json::to_string_pretty(&args)?.as_bytes(),

@@ -30,6 +30,23 @@ pub fn small_suite(dir: &Path, n: usize) -> PathBuf {
     path
 }
 
+/// The checkpoint directory of a tune whose output is `STEM.json`, run with the cache in
+/// `dir/cache`: `dir/cache/tune-STEM-RUN` (a path that does not exist yet while the run has
+/// not made it).
+pub fn checkpoint(dir: &Path, stem: &str) -> PathBuf {
+    let cache = dir.join("cache");
+    let prefix = format!("tune-{stem}-");
+    std::fs::read_dir(&cache)
+        .ok()
+        .and_then(|entries| {
+            entries.filter_map(Result::ok).map(|e| e.path()).find(|p| {
+                p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with(&prefix))
+            })
+        })
+        .unwrap_or_else(|| cache.join(format!("{prefix}not-made-yet")))
+}
+
 /// Runs `marginal ARGS` from the crate's root (where the default opening book is), with the
 /// reference cache inside `dir`.
 pub fn marginal(args: &[&str], dir: &Path) -> Output {
