@@ -313,3 +313,70 @@ fn mate_records_get_a_tally_line_and_json_field() {
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn odd_suites_are_said_repeats_named_and_strict_holds_to_the_standard() {
+    let dir = scratch("odd");
+    let cache = dir.join("cache");
+    // A move both asked for and forbidden is a bad line, with its reason.
+    let suite = small_suite(
+        &dir,
+        4,
+        &[
+            "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - bm Bb5; am Bb5; id \"both\";",
+        ],
+    );
+    let s = suite.to_str().unwrap();
+    let out = marginal(&["suite", s, "--depth", "1"], &cache);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("small.epd:5: ") && stderr.contains("'f1b5' is in both bm and am"),
+        "{stderr}"
+    );
+    assert!(stdout.contains("4 positions from 1 file(s)"), "{stdout}");
+    let strict = marginal(&["suite", s, "--depth", "1", "--strict"], &cache);
+    assert_eq!(strict.status.code(), Some(2));
+    // The same file twice is read once; a position given twice is named and weighs double.
+    let dotted = format!("{}/./small.epd", dir.display());
+    let twice = marginal(&["suite", s, &dotted, "--depth", "1"], &cache);
+    let (stdout, stderr) = text(&twice);
+    assert!(twice.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("is named twice") && stderr.contains("read once"),
+        "{stderr}"
+    );
+    assert!(stdout.contains("4 positions from 1 file(s)"), "{stdout}");
+    let copy = dir.join("copy.epd");
+    std::fs::copy(&suite, &copy).unwrap();
+    let repeated = marginal(
+        &["suite", s, copy.to_str().unwrap(), "--depth", "1"],
+        &cache,
+    );
+    let (stdout, stderr) = text(&repeated);
+    assert!(repeated.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("4 position(s) repeat an earlier one")
+            && stderr.contains("copy.epd:1 is ")
+            && stderr.contains("small.epd:1"),
+        "{stderr}"
+    );
+    assert!(stdout.contains("8 positions from 2 file(s)"), "{stdout}");
+    // --strict refuses text that is not UTF-8, naming the line; without it the bytes are
+    // replaced and the line read.
+    let latin1 = dir.join("latin1.epd");
+    let mut bytes = std::fs::read(&suite).unwrap();
+    bytes.truncate(bytes.iter().position(|&b| b == b'\n').unwrap() + 1);
+    bytes.extend_from_slice(b"4k3/8/8/8/8/8/8/4K2R w K - bm O-O; id \"caf\xe9\";\n");
+    std::fs::write(&latin1, &bytes).unwrap();
+    let l = latin1.to_str().unwrap();
+    let strict = marginal(&["suite", l, "--depth", "1", "--strict"], &cache);
+    let (_, stderr) = text(&strict);
+    assert_eq!(strict.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("latin1.epd:2: not valid UTF-8"), "{stderr}");
+    let lenient = marginal(&["suite", l, "--depth", "1"], &cache);
+    let (stdout, stderr) = text(&lenient);
+    assert!(lenient.status.success(), "{stderr}");
+    assert!(stdout.contains("2 positions from 1 file(s)"), "{stdout}");
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -167,6 +167,7 @@ fn scorer(
     for line in suites.skipped() {
         eprintln!("warning: {line}");
     }
+    super::say_odd_suites(files, &[&suites]);
     let options = ScorerOptions {
         config: RunConfig {
             limit,

@@ -326,6 +326,31 @@ pub fn writable(path: &Path, option: &str) -> Result<(), UserError> {
     Ok(())
 }
 
+/// Says on standard error what is odd in the suites a command reads: a file named twice (read
+/// once) and positions that repeat an earlier one (scored as often as they appear), naming the
+/// first of each.
+pub fn say_odd_suites(paths: &[PathBuf], suites: &[&marginal::scoring::suite::LoadedSuites]) {
+    for (i, first) in marginal::scoring::suite::repeated_files(paths) {
+        eprintln!(
+            "warning: {} is named twice (as {} before): read once",
+            paths[i].display(),
+            paths[first].display()
+        );
+    }
+    let repeats: Vec<_> = suites.iter().flat_map(|s| s.repeated_positions()).collect();
+    if let Some((again, first)) = repeats.first() {
+        eprintln!(
+            "warning: {} position(s) repeat an earlier one (the first: {}:{} is {}:{}, {}): each is scored as often as it appears, so a repeat weighs double; remove the repeats to count each once",
+            repeats.len(),
+            again.suite,
+            again.record.line,
+            first.suite,
+            first.record.line,
+            first.record.fen
+        );
+    }
+}
+
 /// Refuses to write over an existing `out` unless `force` (the command's --force): results
 /// another run made are never replaced by accident.
 ///

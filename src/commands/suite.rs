@@ -134,6 +134,7 @@ pub fn run(args: SuiteArgs) -> Result<()> {
     for bad in suites.skipped() {
         eprintln!("{bad}");
     }
+    super::say_odd_suites(&args.files, &[&suites]);
     let threads = threads(args.threads);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)

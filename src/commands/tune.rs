@@ -990,6 +990,12 @@ fn split(args: &TuneArgs) -> Result<(LoadedSuites, LoadedSuites), UserError> {
             eprintln!("{bad}");
         }
     }
+    let named: Vec<PathBuf> = args
+        .suites()
+        .into_iter()
+        .chain(args.holdout.clone())
+        .collect();
+    super::say_odd_suites(&named, &[&train, &validation]);
     Ok((train, validation))
 }
 

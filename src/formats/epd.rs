@@ -143,6 +143,12 @@ pub enum EpdError {
         /// The repeated opcode.
         opcode: String,
     },
+    /// A move is both a best move (`bm`) and one to avoid (`am`): the record contradicts itself.
+    #[error("move '{mv}' is in both bm and am: a position cannot ask for a move and forbid it")]
+    BestAndAvoid {
+        /// The move, in UCI notation.
+        mv: String,
+    },
     /// `c9` lists a different number of moves than the `c0` points.
     #[error("c9 lists {c9} moves but c0 lists {c0}")]
     C9CountMismatch {
@@ -512,6 +518,11 @@ fn interpret(pos: &Chess, ops: &[Operation<'_>]) -> Result<Interpreted, EpdError
             }
             _ => {}
         }
+    }
+    if let Some(m) = out.best_moves.iter().find(|m| out.avoid_moves.contains(m)) {
+        return Err(EpdError::BestAndAvoid {
+            mv: m.to_uci(CastlingMode::Standard).to_string(),
+        });
     }
     Ok(out)
 }
@@ -1113,9 +1124,15 @@ mod tests {
 
     #[test]
     fn uci_fallback_and_castling() {
-        let r = record("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - bm e1g1 O-O-O; am 0-0;");
+        let r = record("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - bm e1g1 O-O-O;");
         assert_eq!(ucis(&r.best_moves), ["e1g1", "e1c1"]);
+        let r = record("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - bm O-O-O; am 0-0;");
         assert_eq!(ucis(&r.avoid_moves), ["e1g1"]);
+        // The same move asked for and forbidden (written two ways) contradicts itself.
+        assert!(matches!(
+            error("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - bm e1g1; am 0-0;"),
+            EpdError::BestAndAvoid { mv } if mv == "e1g1"
+        ));
         let r = record("4k3/8/8/8/8/8/4P3/4K3 w - - bm e2e4 Ke1d1;");
         assert_eq!(ucis(&r.best_moves), ["e2e4", "e1d1"]);
         // `e7e8q` is not SAN, so this goes through the UCI fallback.

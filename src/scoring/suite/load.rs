@@ -21,6 +21,16 @@ pub enum SuiteError {
         /// The first bad line, as `file:line: reason`.
         first: SkippedLine,
     },
+    /// `--strict` and a file is not valid UTF-8 (the EPD standard's text is ASCII).
+    #[error(
+        "{path}:{line}: not valid UTF-8 text (--strict reads EPD as the standard writes it; convert the file, or drop --strict to read it with the bad bytes replaced)"
+    )]
+    NotUtf8 {
+        /// The file.
+        path: String,
+        /// The 1-based line of the first bad byte.
+        line: usize,
+    },
 }
 
 /// One suite file of a [`LoadedSuites`]: its records live in the flattened position list.
@@ -48,6 +58,23 @@ pub struct LoadedSuites {
 }
 
 impl LoadedSuites {
+    /// Positions that repeat an earlier one (the same FEN), each with the first: a suite
+    /// scores each as often as it appears, so a repeat weighs double.
+    pub fn repeated_positions(&self) -> Vec<(&SuitePosition, &SuitePosition)> {
+        let mut first: std::collections::HashMap<&str, &SuitePosition> =
+            std::collections::HashMap::new();
+        let mut repeats = Vec::new();
+        for p in &self.positions {
+            match first.get(p.record.fen.as_str()) {
+                Some(earlier) => repeats.push((p, *earlier)),
+                None => {
+                    first.insert(&p.record.fen, p);
+                }
+            }
+        }
+        repeats
+    }
+
     /// Every skipped line of every file.
     pub fn skipped(&self) -> impl Iterator<Item = &SkippedLine> {
         self.files.iter().flat_map(|f| f.skipped.iter())
@@ -124,9 +151,20 @@ pub fn load_suites(paths: &[PathBuf], strict: bool) -> Result<LoadedSuites, Suit
     let mut files = Vec::new();
     let mut positions = Vec::new();
     let mut hash = Fnv::new();
-    for path in paths {
+    let repeats: Vec<usize> = repeated_files(paths).into_iter().map(|(i, _)| i).collect();
+    for (i, path) in paths.iter().enumerate() {
+        if repeats.contains(&i) {
+            continue;
+        }
         let name = path.display().to_string();
         let bytes = read_bytes(path, "")?;
+        if strict && let Err(e) = std::str::from_utf8(&bytes) {
+            let line = 1 + bytes[..e.valid_up_to()]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count();
+            return Err(SuiteError::NotUtf8 { path: name, line });
+        }
         hash.write(&bytes);
         hash.write(&[0xff]);
         let ParsedSuite {
@@ -160,4 +198,21 @@ pub fn load_suites(paths: &[PathBuf], strict: bool) -> Result<LoadedSuites, Suit
         }
     }
     Ok(loaded)
+}
+
+/// Files named more than once (the same file, however spelled: `./` or a link resolve to
+/// it): the index of each repeat and of its first naming. [`load_suites`] reads each file once.
+pub fn repeated_files(paths: &[PathBuf]) -> Vec<(usize, usize)> {
+    let canonical: Vec<PathBuf> = paths
+        .iter()
+        .map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone()))
+        .collect();
+    (0..paths.len())
+        .filter_map(|i| {
+            canonical[..i]
+                .iter()
+                .position(|c| *c == canonical[i])
+                .map(|first| (i, first))
+        })
+        .collect()
 }

@@ -23,7 +23,7 @@ use crate::engine::{PruneStats, Setting};
 use crate::formats::SkippedLine;
 use crate::params::Margins;
 use crate::scoring::work::{Done, ExecError, Job, Runner, SuiteJob};
-pub use load::{LoadedSuites, SuiteError, SuiteFile, load_suites};
+pub use load::{LoadedSuites, SuiteError, SuiteFile, load_suites, repeated_files};
 use mate::MateTally;
 pub use objective::{Objective, ObjectiveParams};
 pub use reference::default_cache_dir;
