@@ -22,6 +22,9 @@ use marginal::params::{self, PARAMS};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// No progress (bars, per-iteration and per-stage lines): only results, warnings and errors.
+    #[arg(long, short = 'q', global = true)]
+    quiet: bool,
 }
 
 #[derive(Subcommand)]
@@ -107,6 +110,7 @@ fn main() -> ExitCode {
     if std::env::var_os("MARGINAL_PARSE_ONLY").is_some() {
         return ExitCode::SUCCESS;
     }
+    commands::set_quiet(cli.quiet);
     let result = run(cli);
     // No external engine outlives marginal, whatever ended the command.
     marginal::engine::external::kill_all();

@@ -35,3 +35,61 @@ fn a_closed_stdout_ends_the_command_quietly() {
     assert_eq!(status, Some(141), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+/// Runs marginal with `args` from the crate's root with the cache in `cache`; stdout, stderr.
+fn run(args: &[&str], cache: &std::path::Path) -> (String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_marginal"))
+        .args(args)
+        .env("MARGINAL_CACHE_DIR", cache)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{args:?}: {out:?}");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn quiet_drops_the_progress_and_keeps_the_results() {
+    let dir = std::env::temp_dir().join(format!("marginal-quiet-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let cache = dir.join("cache");
+    let tune = |quiet: bool, out: &str| {
+        let out = dir.join(out);
+        let mut args = vec![
+            "tune",
+            "--suites",
+            "data/suites/bk.epd",
+            "--solver",
+            "spsa",
+            "--iterations",
+            "3",
+            "--nodes",
+            "500",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        if quiet {
+            args.push("--quiet");
+        }
+        run(&args, &cache)
+    };
+    let (loud, _) = tune(false, "loud.json");
+    assert!(loud.contains("iteration   3/3"), "{loud}");
+    let (quiet, _) = tune(true, "quiet.json");
+    assert!(!quiet.contains("iteration "), "{quiet}");
+    assert!(quiet.contains("tuned set written to"), "{quiet}");
+    // A match outside a terminal prints plain progress lines on stderr; --quiet none.
+    let game = [
+        "match", "--a", "default", "--b", "off", "--depth", "2", "--games", "8",
+    ];
+    let (stdout, stderr) = run(&[&["-q"], &game[..]].concat(), &cache);
+    assert!(stdout.contains("games 8:"), "{stdout}");
+    assert!(!stderr.contains("/8 games"), "{stderr}");
+    let (_, stderr) = run(&game, &cache);
+    assert!(stderr.contains("/8 games"), "{stderr}");
+    std::fs::remove_dir_all(dir).unwrap();
+}

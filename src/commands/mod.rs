@@ -399,6 +399,18 @@ pub fn not_an_input(out: &Path, option: &str, inputs: &[(&str, &Path)]) -> Resul
     Ok(())
 }
 
+static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// `--quiet`: no progress is drawn or printed (results, warnings and errors still are).
+pub fn set_quiet(quiet: bool) {
+    QUIET.store(quiet, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether `--quiet` was given.
+pub fn quiet() -> bool {
+    QUIET.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// The worker count: as asked, else every core.
 pub fn threads(asked: Option<usize>) -> usize {
     asked
@@ -410,6 +422,9 @@ pub fn threads(asked: Option<usize>) -> usize {
 /// elsewhere (CI logs, pipes) it prints a plain line on standard error at most every
 /// [`LOG_PROGRESS_SECONDS`], so long work shows it is alive.
 pub fn progress_bar(len: u64, template: &str) -> ProgressBar {
+    if quiet() {
+        return ProgressBar::hidden();
+    }
     let style = ProgressStyle::with_template(template)
         .unwrap_or_else(|_| ProgressStyle::default_bar())
         .progress_chars("=> ");

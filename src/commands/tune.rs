@@ -310,6 +310,9 @@ impl Lines {
 
 impl TuneObserver for Lines {
     fn spsa(&mut self, p: &SpsaProgress) {
+        if super::quiet() {
+            return;
+        }
         let objectives = if p.evaluated.is_empty() {
             String::new()
         } else {
@@ -330,6 +333,9 @@ impl TuneObserver for Lines {
     fn iteration(&mut self, r: &IterationRecord) {
         let objective = r.objective.unwrap_or(f64::NAN);
         self.best = self.best.max(objective);
+        if super::quiet() {
+            return;
+        }
         let step = if r.iteration == 0 {
             "start".to_string()
         } else {
@@ -345,6 +351,9 @@ impl TuneObserver for Lines {
     }
 
     fn race_step(&mut self, step: &race::RaceStep) {
+        if super::quiet() {
+            return;
+        }
         self.race.step(step);
     }
 
