@@ -11,7 +11,7 @@
 //! are always good; from search `N + 1` on it does what `MODE` says:
 //!
 //! - `good`: nothing wrong (the default).
-//! - `crash`: exits with status 3 instead of answering.
+//! - `crash`: says so on its standard error and exits with status 3 instead of answering.
 //! - `hang`: answers nothing, ever again (it sleeps; only a kill ends it).
 //! - `mute`: answers that search, then nothing ever again (`isready` included).
 //! - `illegal`: answers a move that is not legal in the position.
@@ -171,7 +171,10 @@ fn main() {
                 };
                 let first = pos.legal_moves().first().map_or("0000".into(), |m| uci(*m));
                 match act {
-                    "crash" => std::process::exit(3),
+                    "crash" => {
+                        eprintln!("fake engine: crashing as asked");
+                        std::process::exit(3)
+                    }
                     "hang" => loop {
                         std::thread::sleep(Duration::from_secs(3600));
                     },

@@ -267,7 +267,14 @@ fn assert_suite_faults(mode: &str, good: u32, positions: usize, faulted: usize, 
 fn a_crash_after_two_moves_is_recorded_and_the_restarted_engine_goes_on() {
     // One process solves two positions and crashes on the third: 2 faults in 6 positions,
     // and 4 positions played, which takes a restart.
-    assert_suite_faults("crash", 2, 6, 2, "engine crashed (exit status: 3)");
+    // The fault quotes the last words it wrote on its standard error.
+    assert_suite_faults(
+        "crash",
+        2,
+        6,
+        2,
+        "engine crashed (exit status: 3), its stderr ended: 'fake engine: crashing as asked'",
+    );
 }
 
 #[test]
@@ -404,7 +411,6 @@ fn fake_match(mode: &str, good: u32) -> (Run, Value, String, PathBuf) {
         ],
     );
     let run = finish(&dir, "match", child);
-    run.assert_success();
     assert_none_left(&dir);
     let report = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     (run, report, std::fs::read_to_string(&pgn).unwrap(), dir)
@@ -416,6 +422,17 @@ fn fake_match(mode: &str, good: u32) -> (Run, Value, String, PathBuf) {
 /// again.
 fn assert_match_faults(mode: &str, good: u32, moves: u32, reason: &str) {
     let (run, report, pgn, dir) = fake_match(mode, good);
+    // Engine A lost both games to faults: the games are reported and kept, and the command
+    // fails (exit 2) naming the engine, since no Elo here measures its margins.
+    assert_eq!(run.status.code(), Some(2), "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("engine A (")
+            && run
+                .stderr
+                .contains("fake.toml) lost every one of the 2 games to a fault (first: "),
+        "{}",
+        run.stderr
+    );
     assert_eq!(report["wdl"]["losses"], 2, "{report}");
     assert_eq!(report["fault_losses"]["a"], 2, "{report}");
     assert_eq!(report["fault_losses"]["b"], 0, "{report}");
@@ -447,7 +464,12 @@ fn assert_match_faults(mode: &str, good: u32, moves: u32, reason: &str) {
 
 #[test]
 fn a_match_engine_that_crashes_loses_its_games() {
-    assert_match_faults("crash", 1, 1, "engine crashed (exit status: 3)");
+    assert_match_faults(
+        "crash",
+        1,
+        1,
+        "engine crashed (exit status: 3), its stderr ended: 'fake engine: crashing as asked'",
+    );
 }
 
 #[test]
@@ -485,6 +507,7 @@ fn a_match_engine_that_floods_its_output_loses_its_games() {
 #[test]
 fn a_match_engine_past_the_node_budget_plays_its_last_pv_within_it() {
     let (run, report, _, dir) = fake_match("overshoot", 0);
+    run.assert_success();
     assert_eq!(report["fault_losses"]["a"], 0, "{report}");
     assert_eq!(report["games"], 2, "{report}");
     run.assert_prints("games lost to engine faults: A 0, B 0");

@@ -453,6 +453,9 @@ pub fn run(args: MatchArgs) -> Result<()> {
         ))
         .into());
     }
+    if let Some(e) = every_game_faulted(&result, &args) {
+        return Err(e.into());
+    }
     if let (Some(params), Some(SprtDecision::AcceptH0)) = (sprt.as_ref(), s.decision) {
         return Err(Failed(format!(
             "the SPRT nElo [{}, {}] accepted H0: A is not stronger",
@@ -461,6 +464,40 @@ pub fn run(args: MatchArgs) -> Result<()> {
         .into());
     }
     Ok(())
+}
+
+/// A side whose engine lost every game to a fault measured nothing of its margins: exit 2,
+/// naming the engine and its first fault (the report above and --json keep the games).
+fn every_game_faulted(result: &MatchResult, args: &MatchArgs) -> Option<UserError> {
+    let games = 2 * result.stats.pentanomial.total_pairs();
+    let (a, b) = result.stats.fault_losses;
+    for (side, lost, engine, loss) in [
+        ("A", a, &args.a_engine, GameResult::Loss),
+        ("B", b, &args.b_engine, GameResult::Win),
+    ] {
+        if games == 0 || lost < games {
+            continue;
+        }
+        let first = result
+            .pairs
+            .iter()
+            .flat_map(|p| [(&p.first, true), (&p.second, false)])
+            .find_map(|(game, a_white)| match &game.termination {
+                Termination::PlayerFailure(why) if result_for_a(game, a_white) == loss => {
+                    Some(why.as_str())
+                }
+                _ => None,
+            })
+            .unwrap_or("a fault");
+        let engine = engine.as_ref().map_or_else(
+            || "marginal's own engine".to_string(),
+            |p| p.display().to_string(),
+        );
+        return Some(UserError(format!(
+            "engine {side} ({engine}) lost every one of the {games} games to a fault (first: {first}): no Elo here measures its margins; fix the engine or its engine file"
+        )));
+    }
+    None
 }
 
 /// Prints how many games each side lost to engine faults, and why (each reason once, with how

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -53,9 +53,10 @@ pub enum Fault {
     /// The program could not be started.
     #[error("engine could not be started: {0}")]
     Start(String),
-    /// The process ended (or closed its output).
-    #[error("engine crashed ({0})")]
-    Crashed(String),
+    /// The process ended (or closed its output): how, and the last lines it wrote on its
+    /// standard error (empty when none), so the message says why.
+    #[error("engine crashed ({status}){tail}", status = .0, tail = stderr_tail(.1))]
+    Crashed(String, Vec<String>),
     /// No answer within the time allowed.
     #[error("engine hung: no {what} within {secs:.1} s")]
     Hung {
@@ -71,6 +72,18 @@ pub enum Fault {
     #[error("engine sent garbage: '{0}'")]
     Garbage(String),
 }
+
+/// `, its stderr ended: 'a' | 'b'` for the last lines an engine wrote there, or nothing.
+fn stderr_tail(lines: &[String]) -> String {
+    if lines.is_empty() {
+        return String::new();
+    }
+    let quoted: Vec<String> = lines.iter().map(|l| format!("'{l}'")).collect();
+    format!(", its stderr ended: {}", quoted.join(" | "))
+}
+
+/// Lines of an engine's standard error kept for a crash's message.
+const STDERR_LINES: usize = 3;
 
 /// One `option` an engine declared.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -288,6 +301,9 @@ pub struct UciProcess {
     child: Arc<Mutex<Child>>,
     stdin: ChildStdin,
     lines: Receiver<String>,
+    /// The last lines of its standard error, and whether it has closed it.
+    stderr: Arc<Mutex<std::collections::VecDeque<String>>>,
+    stderr_closed: Arc<AtomicBool>,
     grace: Duration,
     /// `id name`, when it gave one.
     pub name: Option<String>,
@@ -308,7 +324,7 @@ impl UciProcess {
             .args(&program.args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null());
+            .stderr(Stdio::piped());
         if let Some(dir) = &program.dir {
             command.current_dir(dir);
         }
@@ -318,6 +334,27 @@ impl UciProcess {
             .map_err(|e| Fault::Start(format!("{}: {e}", program.command.display())))?;
         let stdin = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
+        let stderr_pipe = child.stderr.take().expect("piped stderr");
+        let stderr = Arc::new(Mutex::new(std::collections::VecDeque::new()));
+        let tail = stderr.clone();
+        let stderr_closed = Arc::new(AtomicBool::new(false));
+        let closed = stderr_closed.clone();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stderr_pipe);
+            while let Some(line) = read_line(&mut reader) {
+                let line = excerpt(line.trim());
+                if line.is_empty() {
+                    continue;
+                }
+                if let Ok(mut kept) = tail.lock() {
+                    if kept.len() == STDERR_LINES {
+                        kept.pop_front();
+                    }
+                    kept.push_back(line);
+                }
+            }
+            closed.store(true, Ordering::Release);
+        });
         // Bounded: an engine that floods its output waits for marginal to read it.
         let (tx, lines) = mpsc::sync_channel(LINES_QUEUED);
         std::thread::spawn(move || {
@@ -338,6 +375,8 @@ impl UciProcess {
             child,
             stdin,
             lines,
+            stderr,
+            stderr_closed,
             grace: program.grace,
             name: None,
             declared: Vec::new(),
@@ -395,7 +434,21 @@ impl UciProcess {
             }
             None
         });
-        Fault::Crashed(status.unwrap_or_else(|| "it closed its output".into()))
+        // What it wrote last on its standard error: its reader may still be reading it (a
+        // child of the engine may hold the pipe open: not waited for beyond a moment).
+        let deadline = Instant::now() + Duration::from_millis(200);
+        while !self.stderr_closed.load(Ordering::Acquire) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let tail = self
+            .stderr
+            .lock()
+            .map(|t| t.iter().cloned().collect())
+            .unwrap_or_default();
+        Fault::Crashed(
+            status.unwrap_or_else(|| "it closed its output".into()),
+            tail,
+        )
     }
 
     fn next_line(&mut self, deadline: Instant, what: &'static str) -> Result<String, Fault> {
