@@ -25,7 +25,8 @@
 //! With `DIR`, each process appends its process id to `DIR/pids` as it starts: tests find
 //! their engines by it (and by `DIR` in their command lines).
 //!
-//! It declares `option name Faulty type check default true`; set to `false` it behaves (an
+//! It declares `option name Faulty type check default true` (and a spin `Margin` that changes
+//! nothing, for tunes); set to `false` it behaves (an
 //! engine file's `[reference_options]` keeps the reference run of a suite clean).
 
 use std::io::{BufRead, Write};
@@ -148,6 +149,8 @@ fn main() {
             Some("uci") => {
                 say("id name fake_engine");
                 say("option name Faulty type check default true");
+                // A margin that changes nothing, so that a tune can run on it.
+                say("option name Margin type spin default 100 min 0 max 500");
                 say("uciok");
             }
             Some("setoption") if words.get(2) == Some(&"Faulty") => {

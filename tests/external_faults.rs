@@ -677,3 +677,52 @@ fn a_hung_or_silent_engine_is_killed_and_reaped_at_once_and_restarted() {
         std::fs::remove_dir_all(dir).unwrap();
     }
 }
+
+#[test]
+fn a_tune_whose_engine_faults_on_every_search_fails_naming_it() {
+    let dir = scratch("faults", "tune-all");
+    // No reference options: the engine crashes on its first search, in every run.
+    let engine = dir.join("always.toml");
+    std::fs::write(
+        &engine,
+        format!(
+            "name = \"fake crash\"\ncommand = {:?}\nargs = [\"crash\", \"0\", {:?}]\ntimeout_ms = {SHORT_MS}\nparams = [\"margin, Margin, 100, 0, 500, 10, 0.002, 100\"]\n",
+            fake_engine().to_str().unwrap(),
+            dir.to_str().unwrap(),
+        ),
+    )
+    .unwrap();
+    let suite = common::small_suite(&dir, 4);
+    let out = dir.join("t.json");
+    let child = spawn(
+        &dir,
+        "tune",
+        &[
+            "tune",
+            "--engine",
+            path(&engine),
+            "--suites",
+            path(&suite),
+            "--solver",
+            "spsa",
+            "--iterations",
+            "2",
+            "--nodes",
+            "300",
+            "--out",
+            path(&out),
+        ],
+    );
+    let run = finish(&dir, "tune", child);
+    assert_eq!(run.status.code(), Some(2), "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr
+            .contains("always.toml faulted on every one of the")
+            && run.stderr.contains("engine crashed (exit status: 3)"),
+        "{}",
+        run.stderr
+    );
+    assert!(!out.exists());
+    assert_none_left(&dir);
+    std::fs::remove_dir_all(dir).unwrap();
+}

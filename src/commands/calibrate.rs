@@ -178,8 +178,14 @@ fn scorer(
         executor,
         ..ScorerOptions::default()
     };
-    SuiteScorer::new(suites, options, None)
-        .map_err(|e| UserError(format!("the reference run of {}: {e}", files[0].display())).into())
+    let scorer = SuiteScorer::new(suites, options, None)
+        .map_err(|e| UserError(format!("the reference run of {}: {e}", files[0].display())))?;
+    super::searched_something(
+        def,
+        &format!("the reference run of {}", files[0].display()),
+        scorer.reference(),
+    )?;
+    Ok(scorer)
 }
 
 fn objectives(

@@ -801,6 +801,11 @@ pub fn run(args: TuneArgs) -> Result<()> {
         train_scorer.map_err(exec_error)?,
         validation_scorer.map_err(exec_error)?,
     );
+    super::searched_something(
+        &def,
+        "the reference run of the training positions",
+        train_scorer.reference(),
+    )?;
     let cost = SuiteCost::new(train_scorer, space.clone(), Some(&log_path(&dir)))
         .with_context(|| format!("cannot open the evaluation log in {}", dir.display()))?;
     let (games_problem, race_games) = objective_games(
