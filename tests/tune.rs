@@ -396,3 +396,24 @@ fn an_interrupted_tune_says_what_it_kept_and_the_command_that_resumes() {
     assert!(!out.exists());
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn options_that_do_nothing_here_are_said_once() {
+    let dir = scratch("tune", "unused");
+    let suite = small_suite(&dir, 10);
+    let out = tune(
+        &dir,
+        &suite,
+        "a.json",
+        &["--pairs", "4", "--confirm-sprt", "0,5,0.05,0.05"],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    for said in [
+        "warning: --pairs 4 does nothing here (--solver spsa, --objective suite): it is for the games objective",
+        "warning: --confirm-sprt does nothing here",
+    ] {
+        assert_eq!(stderr.matches(said).count(), 1, "{said}\n{stderr}");
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -626,11 +626,54 @@ fn write_file(
     Ok(())
 }
 
+/// Options given that do nothing with the chosen solver and objective, each with what it is for.
+fn unused_options(args: &TuneArgs) -> Vec<String> {
+    let solver = args.solver();
+    let (race, spsa) = (solver == SolverKind::Race, solver.is_spsa());
+    let suite = args.objective == ObjectiveKind::Suite;
+    let mut said = Vec::new();
+    let mut unused = |given: bool, option: String, for_what: &str| {
+        if given {
+            said.push(format!(
+                "{option} does nothing here (--solver {}, --objective {}): it is for {for_what}",
+                solver.name(),
+                args.objective.name()
+            ));
+        }
+    };
+    unused(
+        suite && args.pairs.is_some(),
+        format!("--pairs {}", args.pairs.unwrap_or_default()),
+        "the games objective",
+    );
+    // (--particles and the race's options with another solver are refused: tune::solver.)
+    unused(
+        race && args.iterations != 16,
+        format!("--iterations {}", args.iterations),
+        "SPSA, Nelder-Mead and the swarm (the race's budget is --design, --finalists, --race-pairs)",
+    );
+    unused(
+        !(spsa && suite) && args.gain != 100.0,
+        format!("--gain {}", args.gain),
+        "SPSA on the suite objective",
+    );
+    // (--confirm-openings without --confirm is refused: tune::games.)
+    unused(
+        args.confirm.is_none() && args.confirm_sprt.is_some(),
+        "--confirm-sprt".to_string(),
+        "--confirm",
+    );
+    said
+}
+
 /// Options that cannot run together, and an output that would write over an input: refused
 /// before any work.
 fn check_options(args: &TuneArgs) -> Result<()> {
     if !(args.gain.is_finite() && args.gain > 0.0) {
         return Err(UserError(format!("--gain {}: must be a positive number", args.gain)).into());
+    }
+    for said in unused_options(args) {
+        eprintln!("warning: {said}");
     }
     if let Some(n) = args.batch
         && (n == 0 || !args.solver().is_spsa() || args.objective != ObjectiveKind::Suite)
