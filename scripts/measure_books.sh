@@ -31,7 +31,7 @@ for book in noob_3moves_1k popularpos_lichess_1k UHO_4060_v2_2k; do
     reports+=("$out")
     start=$(date +%s)
     "$marginal" match --a "$set_spec" --b default --nodes "$nodes" --games "$games" \
-        --openings "data/openings/$book.epd" --seed 3 --json "$out" >/dev/null
+        --openings "data/openings/$book.epd" --seed 3 --json "$out" --force >/dev/null
     seconds=$(($(date +%s) - start))
     python3 scripts/match_row.py "$out" "$book" "$nodes" "$seconds"
 done

@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# This file is part of marginal.
+"""Splits a tuned file's --confirm match by book: one results-table row a book, then pooled.
+
+    python3 scripts/confirm_books.py TUNED.json [BOOK ...]
+
+`tune --confirm` plays the pairs of its books in turn (pair i from book i mod the number of
+books); BOOK names them in that order (default: noob_3moves_1k popularpos_lichess_1k
+UHO_4060_v2_2k, the default --confirm-openings). Prints | book | games | Elo [95%] | nElo [95%]
+| draws | pentanomial LL LD WL+DD WD WW |, with the estimates of scripts/stats_reference.py.
+Standard library only.
+"""
+import json
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from stats_reference import estimate  # noqa: E402
+
+POINTS = {"Win": 2, "Draw": 1, "Loss": 0}
+
+
+def row(name, counts, games, draws):
+    elo, lo, hi, nelo, nlo, nhi, _los = estimate(counts, math.sqrt(2.0))
+    return (
+        f"| {name} | {games} | {elo:+.1f} [{lo:+.1f}, {hi:+.1f}] | {nelo:+.1f} [{nlo:+.1f}, {nhi:+.1f}] "
+        f"| {100 * draws / games:.1f}% | {' '.join(str(c) for c in counts)} |"
+    )
+
+
+def main() -> None:
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    books = sys.argv[2:] or ["noob_3moves_1k", "popularpos_lichess_1k", "UHO_4060_v2_2k"]
+    with open(sys.argv[1], encoding="utf-8") as f:
+        confirm = json.load(f)["confirm"]
+    pairs = {}
+    for game in confirm["game_results"]:
+        pairs.setdefault(game["pair"], []).append(game)
+    per = {b: [[0] * 5, 0, 0] for b in books}
+    for index, games in pairs.items():
+        book = per[books[index % len(books)]]
+        book[0][sum(POINTS[g["a_result"]] for g in games)] += 1
+        book[1] += len(games)
+        book[2] += sum(g["a_result"] == "Draw" for g in games)
+    print("| book | games | Elo [95%] | nElo [95%] | draws | pentanomial LL LD WL+DD WD WW |")
+    print("|---|---|---|---|---|---|")
+    for name in books:
+        counts, games, draws = per[name]
+        if games:
+            print(row(name, counts, games, draws))
+    pooled = [sum(per[b][0][i] for b in books) for i in range(5)]
+    print(row(f"pooled ({len(books)} books)", pooled, sum(per[b][1] for b in books),
+              sum(per[b][2] for b in books)))
+
+
+if __name__ == "__main__":
+    main()
