@@ -415,5 +415,10 @@ fn options_that_do_nothing_here_are_said_once() {
     ] {
         assert_eq!(stderr.matches(said).count(), 1, "{said}\n{stderr}");
     }
+    // Ten positions leave a handful held out: said, with the fix.
+    assert!(
+        stderr.contains("validation position(s): too few") && stderr.contains("--holdout FILE"),
+        "{stderr}"
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -1053,8 +1053,19 @@ fn split(args: &TuneArgs) -> Result<(LoadedSuites, LoadedSuites), UserError> {
         .chain(args.holdout.clone())
         .collect();
     super::say_odd_suites(&named, &[&train, &validation]);
+    if validation.positions.len() < FEWEST_VALIDATION {
+        eprintln!(
+            "warning: {} validation position(s): too few to judge the tuned set on positions it never saw (its paired test needs tens that differ); give at least {FEWEST_VALIDATION} held out ({} or more positions in all, a third held out), or --holdout FILE",
+            validation.positions.len(),
+            3 * FEWEST_VALIDATION
+        );
+    }
     Ok((train, validation))
 }
+
+/// Fewer held-out positions than this are warned about: the judged figures of a handful say
+/// little.
+const FEWEST_VALIDATION: usize = 30;
 
 /// A digest of everything that determines the run's result: checkpoints of another run are
 /// refused.
