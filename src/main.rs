@@ -5,7 +5,7 @@ mod commands;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use clap::{CommandFactory, Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use commands::{Failed, INTERRUPTED_STATUS, Interrupted, UserError, margins_from};
 use marginal::engine::{DEFAULT_HASH_MB, bench};
@@ -104,7 +104,12 @@ fn quiet_on_broken_pipe() {
 
 fn main() -> ExitCode {
     quiet_on_broken_pipe();
-    let cli = Cli::parse();
+    // A negative number is a value (`--nodes -1` is then refused by its parser, naming the
+    // range), not an unknown option with clap's tip to write `-- -1`.
+    let matches = Cli::command()
+        .mut_subcommands(|c| c.allow_negative_numbers(true))
+        .get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     // Documented command lines are checked by parsing them (tests/docs_commands.rs): with this
     // set, a command line that parses does nothing and exits 0 (one that does not exits 2).
     if std::env::var_os("MARGINAL_PARSE_ONLY").is_some() {

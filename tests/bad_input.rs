@@ -125,6 +125,26 @@ fn every_command_refuses_bad_input_with_exit_2_and_a_message() {
         (at(&bad_row, 4), at(&params_after, 4), at(&unknown_key, 2));
     let wac = "data/suites/wac.epd";
     let cases: Vec<(Vec<&str>, &str)> = vec![
+        // Negative numbers are values, refused by their range (not clap's `-- -1` tip).
+        (
+            vec!["suite", wac, "--nodes", "-1"],
+            "-1 is too small: at least 1",
+        ),
+        (
+            vec!["bench", "--depth", "-2"],
+            "-2 is out of range: a depth is 1 to",
+        ),
+        (vec!["tune", "--iterations", "-3"], "-3 is too small"),
+        (
+            vec![
+                "match", "--a", "default", "--b", "off", "--resign", "1000:0",
+            ],
+            "--resign 1000:0: MOVES must be a whole number of at least 1",
+        ),
+        (
+            vec!["match", "--a", "default", "--b", "off", "--draw", "10:0:30"],
+            "--draw 10:0:30: MOVES must be",
+        ),
         // suite
         (vec!["suite", &binary], "no usable positions"),
         (vec!["suite", &bad], "no usable positions"),
@@ -132,7 +152,7 @@ fn every_command_refuses_bad_input_with_exit_2_and_a_message() {
         (vec!["suite", &long], "more characters"),
         (vec!["suite", "no/such.epd"], "cannot read no/such.epd"),
         (vec!["suite", wac, "--depth", "0"], "--depth"),
-        (vec!["suite", wac, "--depth", "1000"], "1..=100"),
+        (vec!["suite", wac, "--depth", "1000"], "a depth is 1 to 100 plies"),
         (vec!["suite", wac, "--nodes", "0"], "at least 1"),
         (vec!["suite", wac, "--threads", "0"], "--threads"),
         (vec!["suite", wac, "--threads", "10000"], "1..=256"),

@@ -80,6 +80,13 @@ pub fn run(args: ExportArgs) -> Result<()> {
         ))
         .into());
     }
+    if args.c_style != CStyle::default() && args.format != ExportFormat::C {
+        eprintln!(
+            "warning: --c-style {} does nothing with --format {}: it is for --format c",
+            args.c_style.name(),
+            args.format.name()
+        );
+    }
     if !args.prefix.is_empty() && !args.format.takes_prefix() {
         return Err(UserError(format!(
             "--prefix: names constants, so only with --format rust or c, not {}",

@@ -271,16 +271,18 @@ fn game_rules(args: &MatchArgs) -> Result<(GameConfig, Option<SprtParams>), User
     };
     let parse_resign = |t: &str| -> Result<ResignRule, UserError> {
         let [score, moves] = numbers::<2>(t, ':', "--resign")?;
+        at_least_one_move("--resign", t, moves)?;
         Ok(ResignRule {
             score: score as i32,
-            moves: moves.max(1.0) as u32,
+            moves: moves as u32,
         })
     };
     let parse_draw = |t: &str| -> Result<DrawRule, UserError> {
         let [score, moves, after] = numbers::<3>(t, ':', "--draw")?;
+        at_least_one_move("--draw", t, moves)?;
         Ok(DrawRule {
             score: score as i32,
-            moves: moves.max(1.0) as u32,
+            moves: moves as u32,
             after_move: after.max(0.0) as u32,
         })
     };
@@ -292,6 +294,16 @@ fn game_rules(args: &MatchArgs) -> Result<(GameConfig, Option<SprtParams>), User
         max_plies: args.max_plies.max(1),
     };
     Ok((game, sprt))
+}
+
+/// An adjudication rule's MOVES: a whole number of at least one (0 would adjudicate at once).
+fn at_least_one_move(option: &str, text: &str, moves: f64) -> Result<(), UserError> {
+    if moves < 1.0 || moves.fract() != 0.0 {
+        return Err(UserError(format!(
+            "{option} {text}: MOVES must be a whole number of at least 1 (0 would adjudicate before any move counts)"
+        )));
+    }
+    Ok(())
 }
 
 /// What a PGN record held when the match opened it: a pair cut off its end, and (resuming) the

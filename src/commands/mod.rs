@@ -250,12 +250,24 @@ pub fn hash_arg(text: &str) -> Result<usize, String> {
 }
 
 /// `--depth`: 1 to [`MAX_DEPTH`] plies.
-pub fn depth_arg() -> RangedU64ValueParser<u32> {
-    RangedU64ValueParser::new().range(1..=u64::from(MAX_DEPTH))
+pub fn depth_arg() -> fn(&str) -> Result<u32, String> {
+    |text| {
+        let text = text.trim();
+        match text.parse::<i64>() {
+            Ok(d) if (1..=i64::from(MAX_DEPTH)).contains(&d) => Ok(d as u32),
+            Ok(_) => Err(format!(
+                "{text} is out of range: a depth is 1 to {MAX_DEPTH} plies"
+            )),
+            Err(_) => Err(format!("'{text}' is not a whole number of plies")),
+        }
+    }
 }
 
 /// A whole number of at least `MIN` (`--nodes`, `--iterations`, `--pairs`, `--games`, ...).
 pub fn count<T: TryFrom<u64>, const MIN: u64>(text: &str) -> Result<T, String> {
+    if text.trim().parse::<i64>().is_ok_and(|n| n < 0) {
+        return Err(format!("{} is too small: at least {MIN}", text.trim()));
+    }
     let n: u64 = text
         .trim()
         .parse()
