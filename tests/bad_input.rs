@@ -152,7 +152,10 @@ fn every_command_refuses_bad_input_with_exit_2_and_a_message() {
         (vec!["suite", &long], "more characters"),
         (vec!["suite", "no/such.epd"], "cannot read no/such.epd"),
         (vec!["suite", wac, "--depth", "0"], "--depth"),
-        (vec!["suite", wac, "--depth", "1000"], "a depth is 1 to 100 plies"),
+        (
+            vec!["suite", wac, "--depth", "1000"],
+            "a depth is 1 to 100 plies",
+        ),
         (vec!["suite", wac, "--nodes", "0"], "at least 1"),
         (vec!["suite", wac, "--threads", "0"], "--threads"),
         (vec!["suite", wac, "--threads", "10000"], "1..=256"),
