@@ -445,19 +445,20 @@ fn no_command_replaces_an_existing_output_without_force() {
         &report,
     )
     .unwrap();
+    let export = [
+        "export",
+        "tuned/race-seed1.json",
+        "--format",
+        "toml",
+        "--out",
+        out,
+    ];
     let cases: Vec<Vec<&str>> = vec![
         vec!["suite", "data/suites/bk.epd", "--depth", "1", "--json", out],
         vec![
             "match", "--a", "default", "--b", "off", "--depth", "1", "--games", "2", "--json", out,
         ],
-        vec![
-            "export",
-            "tuned/race-seed1.json",
-            "--format",
-            "toml",
-            "--out",
-            out,
-        ],
+        export.to_vec(),
         vec!["check", "tuned/race-seed1.json", "--json", out],
         vec!["tune", "--out", out],
         vec!["calibrate", "--out", report.to_str().unwrap()],
@@ -474,18 +475,7 @@ fn no_command_replaces_an_existing_output_without_force() {
         assert!(calibrate::report::read(&report).is_ok());
     }
     // With --force the file is replaced.
-    let o = run(
-        &[
-            "export",
-            "tuned/race-seed1.json",
-            "--format",
-            "toml",
-            "--out",
-            out,
-            "--force",
-        ],
-        &dir,
-    );
+    let o = run(&[&export[..], &["--force"]].concat(), &dir);
     assert_eq!(o.code, Some(0), "{}", o.stderr);
     assert_ne!(std::fs::read_to_string(&existing).unwrap(), text);
     std::fs::remove_dir_all(dir).unwrap();
