@@ -726,3 +726,55 @@ fn a_tune_whose_engine_faults_on_every_search_fails_naming_it() {
     assert_none_left(&dir);
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn a_check_whose_engine_faults_on_every_search_gives_no_verdict() {
+    let dir = scratch("faults", "check-all");
+    let write = |name: &str, good: u32| {
+        let file = dir.join(name);
+        std::fs::write(
+            &file,
+            format!(
+                "name = \"fake crash\"\ncommand = {:?}\nargs = [\"crash\", \"{good}\", {:?}]\ntimeout_ms = {SHORT_MS}\nparams = [\"margin, Margin, 100, 0, 500, 10, 0.002, 100\"]\n",
+                fake_engine().to_str().unwrap(),
+                dir.to_str().unwrap(),
+            ),
+        )
+        .unwrap();
+        file
+    };
+    // Tuned with an engine that behaves (it would crash only after a million searches)...
+    let good = write("good.toml", 1_000_000);
+    let suite = common::small_suite(&dir, 12);
+    let tuned = dir.join("t.json");
+    let args = [
+        "tune",
+        "--engine",
+        path(&good),
+        "--suites",
+        path(&suite),
+        "--solver",
+        "spsa",
+        "--iterations",
+        "1",
+        "--nodes",
+        "300",
+        "--out",
+        path(&tuned),
+    ];
+    let run = finish(&dir, "tune", spawn(&dir, "tune", &args));
+    run.assert_success();
+    // ...and checked with one that crashes on its first search.
+    let bad = write("bad.toml", 0);
+    let args = ["check", path(&tuned), "--engine", path(&bad)];
+    let run = finish(&dir, "check", spawn(&dir, "check", &args));
+    assert_eq!(run.status.code(), Some(2), "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr
+            .contains("bad.toml gave no move on any position of any set"),
+        "{}",
+        run.stderr
+    );
+    assert_none_left(&dir);
+    std::fs::remove_dir_all(dir).unwrap();
+}

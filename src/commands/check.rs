@@ -92,6 +92,28 @@ fn engine(
     Ok(Some(def))
 }
 
+/// An engine that gave no move on any position of any set faulted on every search: nothing was
+/// measured, so no verdict is given (exit 2, naming the engine).
+fn searched_something(
+    prepared: &marginal::check::Prepared,
+    now: &marginal::check::Measurement,
+) -> Result<(), UserError> {
+    let outcomes = || {
+        [&now.training, &now.validation]
+            .into_iter()
+            .flat_map(|side| side.sets.iter())
+            .flat_map(|set| set.positions.iter())
+    };
+    if outcomes().next().is_none() || outcomes().any(|p| p.best_move.is_some()) {
+        return Ok(());
+    }
+    let def = &prepared.def;
+    Err(UserError(format!(
+        "the engine {} gave no move on any position of any set (it faulted on every search): nothing was measured, so no verdict is given; fix the engine or its engine file",
+        def.source.as_deref().unwrap_or(&def.name)
+    )))
+}
+
 /// Changed positions printed per side (the JSON report has them all).
 const SHOWN: usize = 12;
 
@@ -146,6 +168,7 @@ pub fn run(args: CheckArgs) -> Result<()> {
     let now = pool
         .install(|| prepared.measure())
         .map_err(super::executor::exec_error)?;
+    searched_something(&prepared, &now)?;
     let games = match args.games {
         Some(n) => Some(play(&prepared, whole_pairs(n, "--games"), threads)?),
         None => None,
