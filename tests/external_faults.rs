@@ -678,20 +678,27 @@ fn a_hung_or_silent_engine_is_killed_and_reaped_at_once_and_restarted() {
     }
 }
 
-#[test]
-fn a_tune_whose_engine_faults_on_every_search_fails_naming_it() {
-    let dir = scratch("faults", "tune-all");
-    // No reference options: the engine crashes on its first search, in every run.
-    let engine = dir.join("always.toml");
+/// Writes `dir/NAME`: the fake engine crashing after `good` searches, with its `Margin` as the
+/// one tunable row and no reference options (the reference run crashes too).
+fn tunable_crash_engine(dir: &Path, name: &str, good: u32) -> PathBuf {
+    let file = dir.join(name);
     std::fs::write(
-        &engine,
+        &file,
         format!(
-            "name = \"fake crash\"\ncommand = {:?}\nargs = [\"crash\", \"0\", {:?}]\ntimeout_ms = {SHORT_MS}\nparams = [\"margin, Margin, 100, 0, 500, 10, 0.002, 100\"]\n",
+            "name = \"fake crash\"\ncommand = {:?}\nargs = [\"crash\", \"{good}\", {:?}]\ntimeout_ms = {SHORT_MS}\nparams = [\"margin, Margin, 100, 0, 500, 10, 0.002, 100\"]\n",
             fake_engine().to_str().unwrap(),
             dir.to_str().unwrap(),
         ),
     )
     .unwrap();
+    file
+}
+
+#[test]
+fn a_tune_whose_engine_faults_on_every_search_fails_naming_it() {
+    let dir = scratch("faults", "tune-all");
+    // No reference options: the engine crashes on its first search, in every run.
+    let engine = tunable_crash_engine(&dir, "always.toml", 0);
     let suite = common::small_suite(&dir, 4);
     let out = dir.join("t.json");
     let child = spawn(
@@ -730,19 +737,7 @@ fn a_tune_whose_engine_faults_on_every_search_fails_naming_it() {
 #[test]
 fn a_check_whose_engine_faults_on_every_search_gives_no_verdict() {
     let dir = scratch("faults", "check-all");
-    let write = |name: &str, good: u32| {
-        let file = dir.join(name);
-        std::fs::write(
-            &file,
-            format!(
-                "name = \"fake crash\"\ncommand = {:?}\nargs = [\"crash\", \"{good}\", {:?}]\ntimeout_ms = {SHORT_MS}\nparams = [\"margin, Margin, 100, 0, 500, 10, 0.002, 100\"]\n",
-                fake_engine().to_str().unwrap(),
-                dir.to_str().unwrap(),
-            ),
-        )
-        .unwrap();
-        file
-    };
+    let write = |name: &str, good: u32| tunable_crash_engine(&dir, name, good);
     // Tuned with an engine that behaves (it would crash only after a million searches)...
     let good = write("good.toml", 1_000_000);
     let suite = common::small_suite(&dir, 12);

@@ -456,13 +456,8 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
         hash.write(config.identity().to_string().as_bytes());
         default_cache_dir().join(format!("calibration-{:016x}", hash.finish()))
     });
-    if args.out.exists() && !args.force && !state_dir.exists() {
-        return Err(UserError(format!(
-            "--out {} exists and another calibration made it: marginal does not replace it; give another --out, or add --force to replace it",
-            args.out.display()
-        ))
-        .into());
-    }
+    // A rerun of this calibration (its work is kept) writes its report again.
+    super::fresh_output(&args.out, "--out", args.force || state_dir.exists())?;
     let config = Config {
         state_dir: state_dir.clone(),
         ..config

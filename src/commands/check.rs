@@ -94,7 +94,7 @@ fn engine(
 
 /// An engine that gave no move on any position of any set faulted on every search: nothing was
 /// measured, so no verdict is given (exit 2, naming the engine).
-fn searched_something(
+fn measured_something(
     prepared: &marginal::check::Prepared,
     now: &marginal::check::Measurement,
 ) -> Result<(), UserError> {
@@ -168,7 +168,7 @@ pub fn run(args: CheckArgs) -> Result<()> {
     let now = pool
         .install(|| prepared.measure())
         .map_err(super::executor::exec_error)?;
-    searched_something(&prepared, &now)?;
+    measured_something(&prepared, &now)?;
     let games = match args.games {
         Some(n) => Some(play(&prepared, whole_pairs(n, "--games"), threads)?),
         None => None,

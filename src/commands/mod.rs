@@ -366,20 +366,26 @@ pub fn say_odd_suites(paths: &[PathBuf], suites: &[&marginal::scoring::suite::Lo
 /// An engine that faulted on every position of a run (the reference run: the first search a
 /// suite scorer makes) searched nothing: the command stops with exit 2, naming the engine and
 /// its first fault, before any figure is made from it.
-pub fn searched_something(
+pub fn searched_something<'r>(
     def: &marginal::engine::EngineDef,
     run: &str,
-    results: &[marginal::scoring::suite::PositionResult],
+    results: impl IntoIterator<Item = &'r marginal::scoring::suite::PositionResult>,
 ) -> Result<(), UserError> {
-    let faults: Vec<&str> = results.iter().filter_map(|r| r.fault.as_deref()).collect();
-    if results.is_empty() || faults.len() < results.len() {
-        return Ok(());
+    let mut count = 0;
+    let mut first = None;
+    for r in results {
+        count += 1;
+        match r.fault.as_deref() {
+            None => return Ok(()),
+            Some(f) => first = first.or(Some(f)),
+        }
     }
+    let Some(first) = first else {
+        return Ok(());
+    };
     Err(UserError(format!(
-        "the engine {} faulted on every one of the {} positions of {run} (first: {}): nothing was searched, so no objective is reported; fix the engine or its engine file",
+        "the engine {} faulted on every one of the {count} positions (first: {first}) of {run}: nothing was searched, so no objective is reported; fix the engine or its engine file",
         def.source.as_deref().unwrap_or(&def.name),
-        results.len(),
-        faults[0]
     )))
 }
 

@@ -205,19 +205,7 @@ pub fn run(args: SuiteArgs) -> Result<()> {
     }
     // An engine that faulted on every search gave nothing to score: the figures above are not
     // an objective of the set, and the command fails (the faults are listed above).
-    let faulted: Vec<&str> = score
-        .positions
-        .iter()
-        .filter_map(|p| p.result.fault.as_deref())
-        .collect();
-    if n > 0 && faulted.len() == n {
-        return Err(UserError(format!(
-            "the engine {} faulted on every one of the {n} positions (first: {}): nothing was searched, so no objective is reported; fix the engine or its engine file",
-            def.source.as_deref().unwrap_or(&def.name),
-            faulted[0]
-        ))
-        .into());
-    }
+    super::searched_something(&def, "the suite", score.positions.iter().map(|p| &p.result))?;
     Ok(())
 }
 

@@ -75,7 +75,7 @@ pub struct TuneArgs {
     r_end: Vec<String>,
     /// Iterations of SPSA (each scores two probes on the training positions), Nelder-Mead or
     /// the swarm (at least 1; the race has its own budget: --design, --finalists, --race-pairs).
-    #[arg(long, default_value_t = 16, value_parser = count::<u64, 1>)]
+    #[arg(long, default_value_t = DEFAULT_ITERATIONS, value_parser = count::<u64, 1>)]
     iterations: u64,
     /// Seed of the solver (the race's design and book shuffle, SPSA's perturbations and
     /// rounding, the swarm): the same seed gives the same result.
@@ -127,7 +127,7 @@ pub struct TuneArgs {
     /// SPSA's result per iteration is gain x (objective of theta+ - objective of theta-),
     /// objective points; OpenBench's schedule then moves a margin by about
     /// r_k * c_k * result.
-    #[arg(long, default_value_t = 100.0, value_parser = positive)]
+    #[arg(long, default_value_t = DEFAULT_GAIN, value_parser = positive)]
     gain: f64,
     /// Score each SPSA comparison on N training positions drawn afresh (seeded by --seed and
     /// the probes, so a resumed run draws the same), not on all of them: cheaper, noisier
@@ -522,18 +522,6 @@ fn objective_games(
     Ok((games_problem, race_games))
 }
 
-/// Refuses to write over an existing --out unless it is this run's own (its checkpoint exists:
-/// a rerun or resume of the same run, which writes the same file) or --force is given.
-fn fresh_output(args: &TuneArgs, dir: &Path) -> Result<(), UserError> {
-    if args.out.exists() && !args.force && !dir.exists() {
-        return Err(UserError(format!(
-            "--out {} exists and another run made it: marginal does not replace it; give another --out, or add --force to replace it",
-            args.out.display()
-        )));
-    }
-    Ok(())
-}
-
 /// At the first SIGINT (Ctrl-C) or SIGTERM: says on standard error what the checkpoint keeps
 /// and the command that resumes, and ends with exit status 130. Every finished evaluation and
 /// game pair is already on disk (the logs are appended line by line), and the engines, whose
@@ -648,12 +636,12 @@ fn unused_options(args: &TuneArgs) -> Vec<String> {
     );
     // (--particles and the race's options with another solver are refused: tune::solver.)
     unused(
-        race && args.iterations != 16,
+        race && args.iterations != DEFAULT_ITERATIONS,
         format!("--iterations {}", args.iterations),
         "SPSA, Nelder-Mead and the swarm (the race's budget is --design, --finalists, --race-pairs)",
     );
     unused(
-        !(spsa && suite) && args.gain != 100.0,
+        !(spsa && suite) && args.gain != DEFAULT_GAIN,
         format!("--gain {}", args.gain),
         "SPSA on the suite objective",
     );
@@ -800,7 +788,8 @@ pub fn run(args: TuneArgs) -> Result<()> {
     }
     let run_id = run_id(&args, &def, &train, &validation)?;
     let dir = args.checkpoint_dir(&run_id);
-    fresh_output(&args, &dir)?;
+    // A rerun or resume of this run (its checkpoint exists) writes the same set again.
+    super::fresh_output(&args.out, "--out", args.force || dir.exists())?;
     std::fs::create_dir_all(&dir)
         .with_context(|| format!("cannot create checkpoint directory {}", dir.display()))?;
     let mut args = args;
@@ -1062,6 +1051,12 @@ fn split(args: &TuneArgs) -> Result<(LoadedSuites, LoadedSuites), UserError> {
     }
     Ok((train, validation))
 }
+
+/// --iterations when not given.
+const DEFAULT_ITERATIONS: u64 = 16;
+
+/// --gain when not given.
+const DEFAULT_GAIN: f64 = 100.0;
 
 /// Fewer held-out positions than this are warned about: the judged figures of a handful say
 /// little.
