@@ -144,27 +144,7 @@ pub fn run(args: CheckArgs) -> Result<()> {
         .build()
         .context("cannot start worker threads")?;
 
-    println!("marginal check {}", args.file.display());
-    println!(
-        "calibration: {}",
-        super::calibration_note(prepared.file.calibration.as_ref())
-    );
-    print_engine(&prepared.engine);
-    let sources = &prepared.file.provenance.suites;
-    let files: Vec<String> = prepared
-        .training
-        .files
-        .iter()
-        .map(|f| format!("{} ({:016x})", f.path, f.hash))
-        .collect();
-    println!(
-        "suites: {} as recorded; {} training and {} validation positions ({}) at {} per position, {threads} thread(s)",
-        files.join(", "),
-        prepared.training.positions.len(),
-        prepared.validation.positions.len(),
-        sources.split,
-        prepared.options.config.limit
-    );
+    print_header(&args, &prepared, threads);
     let now = pool
         .install(|| prepared.measure())
         .map_err(super::executor::exec_error)?;
@@ -200,6 +180,30 @@ pub fn run(args: CheckArgs) -> Result<()> {
         return write_update(&args, &prepared, &now, &report);
     }
     verdict(&report)
+}
+
+/// What is checked: the file, its calibration, the engine and the suites.
+fn print_header(args: &CheckArgs, prepared: &check::Prepared, threads: usize) {
+    println!("marginal check {}", args.file.display());
+    println!(
+        "calibration: {}",
+        super::calibration_note(prepared.file.calibration.as_ref())
+    );
+    print_engine(&prepared.engine);
+    let files: Vec<String> = prepared
+        .training
+        .files
+        .iter()
+        .map(|f| format!("{} ({:016x})", f.path, f.hash))
+        .collect();
+    println!(
+        "suites: {} as recorded; {} training and {} validation positions ({}) at {} per position, {threads} thread(s)",
+        files.join(", "),
+        prepared.training.positions.len(),
+        prepared.validation.positions.len(),
+        prepared.file.provenance.suites.split,
+        prepared.options.config.limit
+    );
 }
 
 /// Which engine measures, and whether its figures must come out identical.
@@ -291,6 +295,11 @@ fn print_side(side: &SideCheck) {
         "  tuned against default (now): {} solved by tuned only, {} by default only, McNemar p = {:.4}",
         d.only_a, d.only_b, d.p_value
     );
+    print_changed(side);
+}
+
+/// The positions whose tuned outcome changed, solved flips first, at most [`SHOWN`].
+fn print_changed(side: &SideCheck) {
     let tuned: Vec<_> = side.changed.iter().filter(|c| c.set == "tuned").collect();
     if !tuned.is_empty() {
         println!("  positions whose tuned outcome changed (suite:line id: move before -> now):");

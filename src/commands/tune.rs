@@ -549,6 +549,58 @@ fn say_interrupted(dir: &Path, grace: std::time::Duration) -> Result<()> {
     Ok(())
 }
 
+/// How the positions were split into training and validation, for the tuned file.
+fn split_name(args: &TuneArgs) -> String {
+    if args.holdout.is_empty() {
+        "one position in three by FNV-1a of its FEN (marginal::tune::held_out)".to_string()
+    } else {
+        "--holdout files".to_string()
+    }
+}
+
+/// Says which calibration the run's objective has, or that it has none.
+fn say_calibration(
+    args: &TuneArgs,
+    options: &ScorerOptions,
+    found: &Option<(PathBuf, calibrate::Report, usize)>,
+) {
+    match found {
+        Some((path, report, o)) => println!(
+            "calibration {}: {}",
+            path.display(),
+            report.objectives[*o].verdict
+        ),
+        None if args.objective == ObjectiveKind::Suite => println!(
+            "calibration: none of the suite objective at {} for this engine (marginal calibrate measures one)",
+            options.config.limit
+        ),
+        None => {}
+    }
+}
+
+/// The run's checkpoint directory, made and holding the run's arguments (which now name it):
+/// an existing --out that is not this run's own is refused first, and an interrupt from here on
+/// says what the directory keeps.
+fn open_checkpoint(mut args: TuneArgs, run_id: &str) -> Result<(TuneArgs, PathBuf)> {
+    let dir = args.checkpoint_dir(run_id);
+    // A rerun or resume of this run (its checkpoint exists) writes the same set again.
+    super::fresh_output(&args.out, "--out", args.force || dir.exists())?;
+    std::fs::create_dir_all(&dir)
+        .with_context(|| format!("cannot create checkpoint directory {}", dir.display()))?;
+    args.checkpoint = Some(dir.clone());
+    let grace = match args.executor.executor {
+        ExecutorKind::Local => std::time::Duration::ZERO,
+        ExecutorKind::Slurm => std::time::Duration::from_secs(120),
+    };
+    say_interrupted(&dir, grace)?;
+    write_atomic(
+        &dir.join("args.json"),
+        serde_json::to_string_pretty(&args)?.as_bytes(),
+    )
+    .with_context(|| format!("cannot write {}", dir.join("args.json").display()))?;
+    Ok((args, dir))
+}
+
 /// A rerun says what it goes on from, and its progress keeps the best found before.
 fn say_resuming(dir: &Path, cost: &SuiteCost, observer: &mut Lines) {
     let logged = cost.evaluations();
@@ -748,11 +800,7 @@ pub fn run(args: TuneArgs) -> Result<()> {
     let (train, validation) = split(&args)?;
     let train_positions = train.positions.len();
     let sources = SuiteSources {
-        split: if args.holdout.is_empty() {
-            "one position in three by FNV-1a of its FEN (marginal::tune::held_out)".to_string()
-        } else {
-            "--holdout files".to_string()
-        },
+        split: split_name(&args),
         training: SuiteSource::of(&train),
         validation: SuiteSource::of(&validation),
     };
@@ -774,45 +822,17 @@ pub fn run(args: TuneArgs) -> Result<()> {
         executor: executor.clone(),
     };
     let found_calibration = find_calibration(&args, &options, &def)?;
-    match &found_calibration {
-        Some((path, report, o)) => println!(
-            "calibration {}: {}",
-            path.display(),
-            report.objectives[*o].verdict
-        ),
-        None if args.objective == ObjectiveKind::Suite => println!(
-            "calibration: none of the suite objective at {} for this engine (marginal calibrate measures one)",
-            options.config.limit
-        ),
-        None => {}
-    }
+    say_calibration(&args, &options, &found_calibration);
     let run_id = run_id(&args, &def, &train, &validation)?;
-    let dir = args.checkpoint_dir(&run_id);
-    // A rerun or resume of this run (its checkpoint exists) writes the same set again.
-    super::fresh_output(&args.out, "--out", args.force || dir.exists())?;
-    std::fs::create_dir_all(&dir)
-        .with_context(|| format!("cannot create checkpoint directory {}", dir.display()))?;
-    let mut args = args;
-    args.checkpoint = Some(dir.clone());
-    let grace = match args.executor.executor {
-        ExecutorKind::Local => std::time::Duration::ZERO,
-        ExecutorKind::Slurm => std::time::Duration::from_secs(120),
-    };
-    say_interrupted(&dir, grace)?;
-    write_atomic(
-        &dir.join("args.json"),
-        serde_json::to_string_pretty(&args)?.as_bytes(),
-    )
-    .with_context(|| format!("cannot write {}", dir.join("args.json").display()))?;
-
-    let iterations = if args.solver() == SolverKind::Race {
-        String::new()
-    } else {
-        format!(", {} iterations", args.iterations)
-    };
+    let (args, dir) = open_checkpoint(args, &run_id)?;
     println!(
-        "marginal tune: {}{iterations}, seed {}, tuning {space}",
+        "marginal tune: {}{}, seed {}, tuning {space}",
         args.solver().label(),
+        if args.solver() == SolverKind::Race {
+            String::new()
+        } else {
+            format!(", {} iterations", args.iterations)
+        },
         args.seed
     );
     println!(
