@@ -2,6 +2,7 @@
 
 mod commands;
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::Result;
@@ -25,6 +26,11 @@ struct Cli {
     /// No progress (bars, per-iteration and per-stage lines): only results, warnings and errors.
     #[arg(long, short = 'q', global = true)]
     quiet: bool,
+    /// Give up on an external engine after N faults in a row (crash, hang, illegal move,
+    /// garbage): the run stops with exit 2 naming the engine and its last fault, instead of
+    /// paying a timeout for every position or game left (0: never give up).
+    #[arg(long, global = true, value_name = "N", default_value_t = marginal::engine::external::DEFAULT_MAX_FAULTS)]
+    max_faults: usize,
 }
 
 #[derive(Subcommand)]
@@ -45,6 +51,9 @@ enum Command {
     Plot {
         /// The tuned file (`marginal-tuned/1`); the SVG is written beside it.
         file: std::path::PathBuf,
+        /// Replace a file where the SVG goes that is not a plot marginal drew.
+        #[arg(long)]
+        force: bool,
     },
     /// Re-measures a tuned file's set against its record and the defaults: exit 0 it holds,
     /// 1 it regressed, 2 unusable input (for an engine's CI).
@@ -94,12 +103,32 @@ fn quiet_on_broken_pipe() {
             .map(String::as_str)
             .or_else(|| payload.downcast_ref::<&str>().copied())
             .unwrap_or("");
-        if message.starts_with("failed printing to std") && message.contains("Broken pipe") {
+        if message.starts_with("failed printing to std") {
             marginal::engine::external::kill_all();
-            std::process::exit(BROKEN_PIPE_STATUS);
+            if message.contains("Broken pipe") {
+                std::process::exit(BROKEN_PIPE_STATUS);
+            }
+            // Another write error (a full disk, /dev/full): said on standard error when that
+            // still works, and unusable environment either way.
+            let what = message.trim_start_matches("failed printing to ");
+            let _ = writeln!(std::io::stderr(), "error: cannot write {what}");
+            std::process::exit(2);
         }
         default(info);
     }));
+}
+
+/// Prints clap's help, version or error and exits with its status; a closed pipe exits 141
+/// quietly, any other write error 2, said on standard error.
+fn clap_exit(e: &clap::Error) -> ! {
+    if let Err(io) = e.print() {
+        if io.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(BROKEN_PIPE_STATUS);
+        }
+        let _ = writeln!(std::io::stderr(), "error: cannot write the help: {io}");
+        std::process::exit(2);
+    }
+    std::process::exit(e.exit_code())
 }
 
 fn main() -> ExitCode {
@@ -108,19 +137,28 @@ fn main() -> ExitCode {
     // range), not an unknown option with clap's tip to write `-- -1`.
     let matches = Cli::command()
         .mut_subcommands(|c| c.allow_negative_numbers(true))
-        .get_matches();
-    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+        .try_get_matches()
+        .unwrap_or_else(|e| clap_exit(&e));
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| clap_exit(&e));
     // Documented command lines are checked by parsing them (tests/docs_commands.rs): with this
     // set, a command line that parses does nothing and exits 0 (one that does not exits 2).
     if std::env::var_os("MARGINAL_PARSE_ONLY").is_some() {
         return ExitCode::SUCCESS;
     }
     commands::set_quiet(cli.quiet);
+    commands::set_max_faults(cli.max_faults);
     let result = run(cli);
     // No external engine outlives marginal, whatever ended the command.
     marginal::engine::external::kill_all();
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // `marginal help | head -1`: a closed pipe ends quietly, as for every command.
+        Err(e)
+            if e.downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe) =>
+        {
+            ExitCode::from(BROKEN_PIPE_STATUS as u8)
+        }
         Err(e) => {
             eprintln!("error: {e:#}");
             exit_code(&e)
@@ -150,7 +188,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Check(args) => commands::check::run(args)?,
         Command::Work(args) => commands::work::run(args)?,
         Command::Export(args) => commands::export::run(args)?,
-        Command::Plot { file } => commands::tune::plot(&file)?,
+        Command::Plot { file, force } => commands::tune::plot(&file, force)?,
         Command::Bench {
             depth,
             margins,
@@ -190,6 +228,9 @@ fn run(cli: Cli) -> Result<()> {
         Command::Uci => {
             let mut engine = marginal::uci::UciEngine::new(Box::new(std::io::stdout()));
             engine.run(std::io::stdin().lock());
+            if let Some(e) = marginal::uci::output_error() {
+                return Err(UserError(format!("cannot write standard output: {e}")).into());
+            }
         }
         Command::Params { markdown } => {
             if markdown {

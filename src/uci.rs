@@ -44,11 +44,23 @@ const MAX_INFO_CHARS: usize = 1000;
 /// A line-oriented writer shared by the protocol thread and the search thread.
 type Out = Arc<Mutex<Box<dyn Write + Send>>>;
 
+/// The first write error other than a closed output (a full disk): the protocol goes on (there
+/// is no one to tell), and the command reports it at the end ([`output_error`]).
+static WRITE_ERROR: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// The first error writing the protocol's output that was not a closed output, if any.
+pub fn output_error() -> Option<String> {
+    WRITE_ERROR.get().cloned()
+}
+
 fn say(out: &Out, line: &str) {
     let mut w = out.lock().unwrap_or_else(|e| e.into_inner());
-    // A closed output (GUI gone) is not our error to report.
-    let _ = writeln!(w, "{line}");
-    let _ = w.flush();
+    // A closed output (GUI gone) is not our error to report; any other is, at the end.
+    if let Err(e) = writeln!(w, "{line}").and_then(|()| w.flush())
+        && e.kind() != io::ErrorKind::BrokenPipe
+    {
+        let _ = WRITE_ERROR.set(e.to_string());
+    }
 }
 
 /// Writes `message` as one `info string` line: control characters shown as `?`, at most

@@ -563,3 +563,129 @@ fn rounding_is_said_and_bundled_data_is_found_from_anywhere() {
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("24 positions"));
 }
+
+/// Outputs lose nothing whatever the path is: a hard link to an input is that input; a
+/// symbolic link is followed (the link stays); a file of the user's where a plot goes is kept;
+/// a full disk is an error (exit 2), not a panic; a clock past a year is refused.
+#[test]
+fn outputs_lose_nothing_under_links_plots_and_full_disks() {
+    let dir = scratch("bad-input", "links");
+    let suite = dir.join("s.epd");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("data/suites/bk.epd"),
+        &suite,
+    )
+    .unwrap();
+    let before = std::fs::read(&suite).unwrap();
+    // A hard link to the suite, given as the report, even with --force.
+    let linked = dir.join("h.json");
+    std::fs::hard_link(&suite, &linked).unwrap();
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    let o = run(
+        &[
+            "suite",
+            &s(&suite),
+            "--depth",
+            "1",
+            "--json",
+            &s(&linked),
+            "--force",
+        ],
+        &dir,
+    );
+    assert_eq!(o.code, Some(2), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("does not write over its input"),
+        "{}",
+        o.stderr
+    );
+    assert_eq!(std::fs::read(&suite).unwrap(), before);
+
+    // A symbolic link as --out: refused without --force; with it, the file it names is
+    // replaced and the link stays a link.
+    let real = dir.join("real.txt");
+    std::fs::write(&real, "mine\n").unwrap();
+    let link = dir.join("link.txt");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let export = [
+        "export",
+        "tuned/race-seed1.json",
+        "--format",
+        "uci",
+        "--out",
+    ];
+    let o = run(&[&export[..], &[&s(&link)]].concat(), &dir);
+    assert_eq!(o.code, Some(2), "{}", o.stderr);
+    assert_eq!(std::fs::read_to_string(&real).unwrap(), "mine\n");
+    let o = run(&[&export[..], &[&s(&link), "--force"]].concat(), &dir);
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(
+        std::fs::read_to_string(&real)
+            .unwrap()
+            .contains("setoption name")
+    );
+
+    // A file of the user's where the plot goes: kept, unless --force.
+    let tuned = dir.join("mine.json");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tuned/race-seed1.json"),
+        &tuned,
+    )
+    .unwrap();
+    let svg = dir.join("mine.svg");
+    std::fs::write(&svg, "MY NOTES\n").unwrap();
+    let o = run(&["plot", &s(&tuned)], &dir);
+    assert_eq!(o.code, Some(2), "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("mine.svg exists and is not a plot marginal drew"),
+        "{}",
+        o.stderr
+    );
+    assert_eq!(std::fs::read_to_string(&svg).unwrap(), "MY NOTES\n");
+    let o = run(&["plot", &s(&tuned), "--force"], &dir);
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    // Its own plot it replaces freely.
+    let o = run(&["plot", &s(&tuned)], &dir);
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+
+    // A tune whose plot would replace a file of the user's stops before any work.
+    std::fs::write(&svg, "MY NOTES\n").unwrap();
+    let out = dir.join("mine-tuned.json");
+    std::fs::write(dir.join("mine-tuned.svg"), "MY NOTES\n").unwrap();
+    let o = run(&["tune", "--out", &s(&out)], &dir);
+    assert_eq!(o.code, Some(2), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("is not a plot marginal drew"),
+        "{}",
+        o.stderr
+    );
+
+    // A clock beyond a year.
+    let o = run(
+        &["match", "--a", "default", "--b", "off", "--tc", "1e308+0"],
+        &dir,
+    );
+    assert_eq!(o.code, Some(2), "{}", o.stderr);
+    assert!(o.stderr.contains("--tc: '1e308+0'"), "{}", o.stderr);
+
+    // A full disk on standard output (Linux's /dev/full): exit 2 and a message, no panic.
+    if let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") {
+        let o = Command::new(env!("CARGO_BIN_EXE_marginal"))
+            .arg("params")
+            .stdout(full)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("error: cannot write stdout"), "{stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -764,12 +764,110 @@ fn a_check_whose_engine_faults_on_every_search_gives_no_verdict() {
     let args = ["check", path(&tuned), "--engine", path(&bad)];
     let run = finish(&dir, "check", spawn(&dir, "check", &args));
     assert_eq!(run.status.code(), Some(2), "{}{}", run.stdout, run.stderr);
+    // 12 positions: the run gives up after the default 10 faults in a row, naming the file.
     assert!(
         run.stderr
-            .contains("bad.toml gave no move on any position of any set"),
+            .contains("bad.toml): gave up after 10 faults in a row (the last: engine crashed"),
         "{}",
         run.stderr
     );
     assert_none_left(&dir);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// `--max-faults N`: after N faults in a row the run gives up on the engine at once (no more
+/// processes, no more timeouts) and fails with exit 2 naming the engine file, the count and
+/// the last fault; nothing is reported from searches that were not run.
+#[test]
+fn a_run_gives_up_on_an_engine_after_max_faults_in_a_row() {
+    let dir = scratch("faults", "max-faults");
+    let engine = engine_file(&dir, "fake", "hang", 0, SHORT_MS);
+    let epd = small_suite(&dir, 20);
+    let json = dir.join("report.json");
+    let args = [
+        "suite",
+        path(&epd),
+        "--engine",
+        path(&engine),
+        "--nodes",
+        "1000",
+        "--threads",
+        "1",
+        "--max-faults",
+        "3",
+        "--json",
+        path(&json),
+    ];
+    let run = finish(&dir, "suite", spawn(&dir, "suite", &args));
+    assert_eq!(run.status.code(), Some(2), "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr
+            .contains("fake.toml): gave up after 3 faults in a row (the last: engine hung")
+            && run.stderr.contains("--max-faults N allows more"),
+        "{}",
+        run.stderr
+    );
+    assert!(!json.exists(), "a report of searches not run");
+    // The handshake check, the clean reference run, then one process a hung search: 3 hangs
+    // and no more, of the 20 positions.
+    assert!(pids(&dir).len() <= 5, "{:?}", pids(&dir));
+    assert_none_left(&dir);
+
+    // A match stops the same way, and its PGN keeps no pair it did not play.
+    let pgn = dir.join("games.pgn");
+    let args = [
+        "match",
+        "--a",
+        "default",
+        "--b",
+        "default",
+        "--a-engine",
+        path(&engine),
+        "--nodes",
+        "300",
+        "--games",
+        "20",
+        "--concurrency",
+        "1",
+        "--max-faults",
+        "2",
+        "--pgn",
+        path(&pgn),
+    ];
+    let before = pids(&dir).len();
+    let run = finish(&dir, "match", spawn(&dir, "match", &args));
+    assert_eq!(run.status.code(), Some(2), "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("gave up after 2 faults in a row"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(std::fs::read_to_string(&pgn).unwrap(), "");
+    assert!(pids(&dir).len() - before <= 3, "{:?}", pids(&dir));
+    assert_none_left(&dir);
+
+    // 0: never give up (every position pays its hang, and is recorded as a fault).
+    let args = [
+        "suite",
+        path(&epd),
+        "--engine",
+        path(&engine),
+        "--nodes",
+        "1000",
+        "--threads",
+        "2",
+        "--max-faults",
+        "0",
+        "--json",
+        path(&json),
+    ];
+    let run = finish(&dir, "suite", spawn(&dir, "suite", &args));
+    assert_eq!(run.status.code(), Some(2), "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr
+            .contains("faulted on every one of the 20 positions"),
+        "{}",
+        run.stderr
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -446,6 +446,13 @@ fn work(
                     else {
                         break;
                     };
+                    // After too many faults in a row the engine was given up on: this pair
+                    // may hold games not played, so it is not kept.
+                    if let Err(e) = crate::scoring::work::gave_up([defaults]) {
+                        *failure.lock().expect("failure lock") = Some(CalibrateError::Exec(e));
+                        stop.store(true, Ordering::Relaxed);
+                        break;
+                    }
                     let line = pair_line(set, book, &record);
                     let why = fault_of(&record);
                     let faults = line.faults;

@@ -561,8 +561,13 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
     let names: Vec<&str> = report.objectives.iter().map(|o| o.name.as_str()).collect();
     for (o, obj) in report.objectives.iter().enumerate() {
         let path = svg_path(&args.out, &objective_label(&obj.name, &names));
+        // The report is the result; a file of the user's where the plot goes is kept.
+        if let Err(e) = super::fresh_plot(&path, args.force) {
+            eprintln!("warning: plot not written: {}", e.0);
+            continue;
+        }
         let svg = plot::svg(&report, o)?;
-        write_atomic(&path, svg.as_bytes())
+        super::write_plot(&path, &svg)
             .with_context(|| format!("cannot write {}", path.display()))?;
         println!("plot written to {}", path.display());
     }

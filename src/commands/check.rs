@@ -1,7 +1,7 @@
 //! `marginal check`: re-measures a tuned file and says whether its set still holds (exit 0),
 //! regressed (exit 1) or cannot be checked (exit 2). See [`marginal::check`] for the rules.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::Args;
@@ -119,12 +119,24 @@ const SHOWN: usize = 12;
 
 /// Runs the command.
 pub fn run(args: CheckArgs) -> Result<()> {
+    let file = TunedFile::read(&args.file).map_err(UserError::from_display)?;
     if let Some(out) = &args.json {
-        not_an_input(out, "--json", &[("the checked file", args.file.as_path())])?;
+        // The checked file, the suites it names and the engine file: all read again.
+        let suites = &file.provenance.suites;
+        let mut inputs: Vec<(&str, &Path)> = vec![("the checked file", args.file.as_path())];
+        for s in suites.training.iter().chain(&suites.validation) {
+            inputs.push(("a suite it records", Path::new(s.path.as_str())));
+        }
+        if let Some(engine) = file.engine.as_ref() {
+            inputs.push(("its engine file", Path::new(engine.source.as_str())));
+        }
+        if let Some(engine) = &args.engine.engine {
+            inputs.push(("--engine", engine.as_path()));
+        }
+        not_an_input(out, "--json", &inputs)?;
         super::fresh_output(out, "--json", args.force)?;
         writable(out, "--json")?;
     }
-    let file = TunedFile::read(&args.file).map_err(UserError::from_display)?;
     if !check::has_outcomes(&file) {
         if args.update {
             return update_without_outcomes(&args, file);

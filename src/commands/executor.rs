@@ -187,6 +187,7 @@ pub fn exec_error(e: ExecError) -> anyhow::Error {
     match e {
         ExecError::Interrupted(m) => Interrupted(m).into(),
         ExecError::Failed(m) => UserError(format!("--executor slurm: {m}")).into(),
+        ExecError::GaveUp(m) => UserError(m).into(),
     }
 }
 

@@ -146,6 +146,13 @@ pub(super) fn parse_tc(text: &str) -> Result<MoveLimit, UserError> {
             "--tc: '{text}' needs a positive base and an increment >= 0"
         )));
     }
+    // A clock longer than a year per game is a typo, and past what a Duration holds.
+    const MOST_SECONDS: f64 = 365.0 * 86_400.0;
+    if base > MOST_SECONDS || inc > MOST_SECONDS {
+        return Err(UserError(format!(
+            "--tc: '{text}': base and increment are at most {MOST_SECONDS} s (a year)"
+        )));
+    }
     Ok(MoveLimit::Clock {
         base: Duration::from_secs_f64(base),
         increment: Duration::from_secs_f64(inc),

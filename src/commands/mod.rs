@@ -138,6 +138,9 @@ pub fn engine_def(
         (Some(path), _) => {
             let file = EngineFile::read(path).map_err(UserError::from_display)?;
             let def = EngineDef::from_file(&file);
+            if let Some(b) = def.breaker() {
+                b.set_limit(MAX_FAULTS.load(std::sync::atomic::Ordering::Relaxed));
+            }
             // Before any work: an engine that does not start, or lacks a row's option, is bad
             // input, not a run of faults.
             for warning in def.verify().map_err(UserError::from_display)? {
@@ -145,9 +148,13 @@ pub fn engine_def(
             }
             Ok(Arc::new(def))
         }
-        (None, Some(command)) => EngineDef::from_command(command, options)
-            .map(Arc::new)
-            .map_err(UserError::from_display),
+        (None, Some(command)) => {
+            let def = EngineDef::from_command(command, options).map_err(UserError::from_display)?;
+            if let Some(b) = def.breaker() {
+                b.set_limit(MAX_FAULTS.load(std::sync::atomic::Ordering::Relaxed));
+            }
+            Ok(Arc::new(def))
+        }
         (None, None) => Ok(EngineDef::builtin()),
     }
 }
@@ -325,7 +332,10 @@ pub fn writable(path: &Path, option: &str) -> Result<(), UserError> {
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(|e| fail(&e))?;
+    if !dir.exists() {
+        std::fs::create_dir_all(dir).map_err(|e| fail(&e))?;
+        eprintln!("note: {option}: created the directory {}", dir.display());
+    }
     let probe = dir.join(format!(".marginal-write-probe-{}", std::process::id()));
     std::fs::File::create(&probe).map_err(|e| fail(&e))?;
     let _ = std::fs::remove_file(&probe);
@@ -395,6 +405,14 @@ pub fn searched_something<'r>(
 /// # Errors
 /// A user error (exit 2) naming the option, the file and the fix.
 pub fn fresh_output(out: &Path, option: &str, force: bool) -> Result<(), UserError> {
+    if out.is_dir() {
+        return Err(UserError(format!(
+            "{option} {} is a directory: name a file in it",
+            out.display()
+        )));
+    }
+    // A device or a pipe (`/dev/null`) is written through and loses nothing; a regular file
+    // (or a link to one) is another run's result.
     if !force && out.is_file() {
         return Err(UserError(format!(
             "{option} {} exists: marginal does not replace it; give another {option}, or add --force to replace it",
@@ -402,6 +420,46 @@ pub fn fresh_output(out: &Path, option: &str, force: bool) -> Result<(), UserErr
         )));
     }
     Ok(())
+}
+
+/// The mark marginal puts in the plots it draws (an XML comment after the opening tag), so a
+/// rerun knows it replaces its own plot and not a file of the user's.
+const PLOT_MARK: &str = "<!-- drawn by marginal -->";
+
+/// Whether `path` holds a plot marginal drew (marked; or, drawn before the mark, titled as
+/// marginal titles its plots).
+fn is_marginal_plot(path: &Path) -> bool {
+    std::fs::read_to_string(path).is_ok_and(|t| {
+        t.starts_with("<svg")
+            && (t.contains(PLOT_MARK) || t.contains("marginal tune:") || t.contains("vs defaults"))
+    })
+}
+
+/// Refuses to replace `svg`, the plot written beside an output, when it holds anything but a
+/// plot marginal drew, unless `force`.
+///
+/// # Errors
+/// A user error (exit 2) naming the file and the fix.
+pub fn fresh_plot(svg: &Path, force: bool) -> Result<(), UserError> {
+    if !force && svg.is_file() && !is_marginal_plot(svg) {
+        return Err(UserError(format!(
+            "{} exists and is not a plot marginal drew: marginal does not replace it; move it, or add --force to replace it",
+            svg.display()
+        )));
+    }
+    Ok(())
+}
+
+/// Writes an SVG plot, marked as marginal's ([`fresh_plot`] then replaces it freely).
+///
+/// # Errors
+/// The I/O error of writing it.
+pub fn write_plot(path: &Path, svg: &str) -> std::io::Result<()> {
+    let marked = match svg.split_once('\n') {
+        Some((tag, rest)) if tag.starts_with("<svg") => format!("{tag}\n{PLOT_MARK}\n{rest}"),
+        _ => svg.to_string(),
+    };
+    marginal::formats::write_atomic(path, marked.as_bytes())
 }
 
 /// Refuses an output path that names one of the command's inputs (the same file, however it
@@ -425,8 +483,17 @@ pub fn not_an_input(out: &Path, option: &str, inputs: &[(&str, &Path)]) -> Resul
     let Some(target) = resolved(out) else {
         return Ok(());
     };
+    // The same file under another name: a hard link (or a bind mount) has the same inode.
+    let id = |p: &Path| {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(p)
+            .ok()
+            .filter(std::fs::Metadata::is_file)
+            .map(|m| (m.dev(), m.ino()))
+    };
+    let out_id = id(out);
     for (what, input) in inputs {
-        if resolved(input).as_ref() == Some(&target) {
+        if resolved(input).as_ref() == Some(&target) || (out_id.is_some() && id(input) == out_id) {
             return Err(UserError(format!(
                 "{option} {} is {what} {}: marginal does not write over its input; name another output file",
                 out.display(),
@@ -447,6 +514,14 @@ pub fn set_quiet(quiet: bool) {
 /// Whether `--quiet` was given.
 pub fn quiet() -> bool {
     QUIET.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+static MAX_FAULTS: std::sync::atomic::AtomicUsize =
+    std::sync::atomic::AtomicUsize::new(marginal::engine::external::DEFAULT_MAX_FAULTS);
+
+/// `--max-faults`: the faults in a row after which an external engine is given up on.
+pub fn set_max_faults(n: usize) {
+    MAX_FAULTS.store(n, std::sync::atomic::Ordering::Relaxed);
 }
 
 /// The worker count: as asked, else every core.

@@ -121,11 +121,23 @@ pub fn run(args: SuiteArgs) -> Result<()> {
     let mut options = options(&args, &def)?;
     options.executor = args.executor.build()?;
     if let Some(out) = &args.json {
-        let inputs: Vec<(&str, &std::path::Path)> = args
+        let mut inputs: Vec<(&str, &std::path::Path)> = args
             .files
             .iter()
             .map(|f| ("the suite", f.as_path()))
             .collect();
+        for (what, spec) in [
+            ("--margins", &args.margins),
+            ("--reference", &args.reference),
+        ] {
+            let path = std::path::Path::new(spec.as_str());
+            if path.is_file() {
+                inputs.push((what, path));
+            }
+        }
+        if let Some(engine) = &args.engine.engine {
+            inputs.push(("--engine", engine.as_path()));
+        }
         not_an_input(out, "--json", &inputs)?;
         super::fresh_output(out, "--json", args.force)?;
         writable(out, "--json")?;
@@ -161,6 +173,12 @@ pub fn run(args: SuiteArgs) -> Result<()> {
     let scorer = pool
         .install(|| SuiteScorer::new(suites, options, Some(progress)))
         .map_err(exec_error)?;
+    // A reference run with no search that worked: the scored run would fault the same way,
+    // each position paying its timeout; stop now.
+    if let Err(e) = super::searched_something(&def, "the reference run", scorer.reference()) {
+        bar.finish_and_clear();
+        return Err(e.into());
+    }
     bar.reset();
     let start = Instant::now();
     let score = pool
@@ -199,7 +217,7 @@ pub fn run(args: SuiteArgs) -> Result<()> {
             },
         };
         let text = serde_json::to_string_pretty(&report)?;
-        std::fs::write(path, text + "\n")
+        marginal::formats::write_atomic(path, (text + "\n").as_bytes())
             .with_context(|| format!("cannot write JSON report {}", path.display()))?;
         println!("report written to {}", path.display());
     }

@@ -585,6 +585,7 @@ fn open_checkpoint(mut args: TuneArgs, run_id: &str) -> Result<(TuneArgs, PathBu
     let dir = args.checkpoint_dir(run_id);
     // A rerun or resume of this run (its checkpoint exists) writes the same set again.
     super::fresh_output(&args.out, "--out", args.force || dir.exists())?;
+    super::fresh_plot(&args.out.with_extension("svg"), args.force)?;
     std::fs::create_dir_all(&dir)
         .with_context(|| format!("cannot create checkpoint directory {}", dir.display()))?;
     args.checkpoint = Some(dir.clone());
@@ -647,6 +648,13 @@ fn write_file(
         "tuned set written to {} ({work}, {elapsed:.0} s)",
         args.out.display(),
     );
+    if file.provenance.faults > 0 {
+        eprintln!(
+            "warning: the engine faulted {} time(s) over the run (suite positions scored unsolved, games lost; provenance.faults in {}): its figures count them",
+            file.provenance.faults,
+            args.out.display()
+        );
+    }
     if searched > 0 {
         let each = search_seconds / searched as f64;
         println!(
@@ -1023,9 +1031,11 @@ fn calibration(
     Calibration::from_report(&report, &path.display().to_string(), o, gain)
 }
 
-/// `marginal plot FILE`: draws a tuned file's SVG again, beside it.
-pub fn plot(path: &std::path::Path) -> Result<()> {
+/// `marginal plot FILE`: draws a tuned file's SVG again, beside it (a file there that is not
+/// a plot marginal drew is replaced only with `force`).
+pub fn plot(path: &std::path::Path, force: bool) -> Result<()> {
     let file = TunedFile::read(path).map_err(UserError::from_display)?;
+    super::fresh_plot(&path.with_extension("svg"), force)?;
     let names: Vec<&str> = file.tuned.iter().map(String::as_str).collect();
     let bounds: Vec<String> = file
         .provenance

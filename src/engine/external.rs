@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -44,6 +44,99 @@ pub struct UciProgram {
     pub grace: Duration,
     /// A new process for every position and game.
     pub fresh: bool,
+    /// Counts the engine's faults in a row and gives up on it after too many (shared by every
+    /// process of this program in this run; a cluster task has its own, at the default limit).
+    #[serde(skip)]
+    pub breaker: Arc<Breaker>,
+}
+
+/// Faults in a row after which an engine is given up on, unless told (`--max-faults`).
+pub const DEFAULT_MAX_FAULTS: usize = 10;
+
+/// Gives up on an engine after `limit` faults in a row (0: never), across all its processes
+/// of one run: a hung engine then costs `limit` timeouts, not one a position or game. Once it
+/// has given up, every search of the engine fails at once with [`Fault::GaveUp`], and
+/// [`Breaker::gave_up`] says why, for the run to stop and say so.
+#[derive(Debug)]
+pub struct Breaker {
+    limit: AtomicUsize,
+    in_a_row: AtomicUsize,
+    gave_up: OnceLock<(usize, String)>,
+}
+
+impl Default for Breaker {
+    fn default() -> Breaker {
+        Breaker {
+            limit: AtomicUsize::new(DEFAULT_MAX_FAULTS),
+            in_a_row: AtomicUsize::new(0),
+            gave_up: OnceLock::new(),
+        }
+    }
+}
+
+/// A breaker is run state, not part of an engine's description: any two compare equal.
+impl PartialEq for Breaker {
+    fn eq(&self, _: &Breaker) -> bool {
+        true
+    }
+}
+
+impl Breaker {
+    /// Gives up after `limit` faults in a row (0: never).
+    pub fn set_limit(&self, limit: usize) {
+        self.limit.store(limit, Ordering::Relaxed);
+    }
+
+    /// The faults in a row it gives up after (0: never).
+    pub fn limit(&self) -> usize {
+        self.limit.load(Ordering::Relaxed)
+    }
+
+    /// Why it gave up (the number of faults in a row and the last one), if it did.
+    pub fn gave_up(&self) -> Option<String> {
+        self.gave_up.get().map(|(n, last)| {
+            format!(
+                "gave up after {n} faults in a row (the last: {last}); --max-faults N allows more (0: never give up)"
+            )
+        })
+    }
+
+    /// Fails at once when it has given up.
+    ///
+    /// # Errors
+    /// [`Fault::GaveUp`] when it has given up.
+    pub fn check(&self) -> Result<(), Fault> {
+        match self.gave_up.get() {
+            Some((n, last)) => Err(Fault::GaveUp(*n, last.clone())),
+            None => Ok(()),
+        }
+    }
+
+    /// Counts a search's outcome: a fault adds one to the faults in a row, a success ends them.
+    fn record<T>(&self, result: &Result<T, Fault>) {
+        match result {
+            Ok(_) => self.in_a_row.store(0, Ordering::Relaxed),
+            Err(Fault::GaveUp(..)) => {}
+            Err(fault) => {
+                let n = self.in_a_row.fetch_add(1, Ordering::Relaxed) + 1;
+                let limit = self.limit();
+                if limit > 0 && n >= limit {
+                    let _ = self.gave_up.set((n, fault.to_string()));
+                }
+            }
+        }
+    }
+
+    /// Runs `f` unless it has given up, and counts its outcome.
+    ///
+    /// # Errors
+    /// [`Fault::GaveUp`] when it has given up; else `f`'s fault.
+    pub fn guard<T>(&self, f: impl FnOnce() -> Result<T, Fault>) -> Result<T, Fault> {
+        self.check()?;
+        let result = f();
+        self.record(&result);
+        result
+    }
 }
 
 /// What went wrong with an engine: the position is scored unsolved, the game lost by it, and
@@ -71,6 +164,10 @@ pub enum Fault {
     /// A line that should have been UCI and was not.
     #[error("engine sent garbage: '{0}'")]
     Garbage(String),
+    /// Not searched: the engine had faulted on this many searches in a row (the last fault
+    /// given), and the run gave up on it ([`Breaker`]).
+    #[error("not searched: the engine faulted on {0} searches in a row, the last: {1}")]
+    GaveUp(usize, String),
 }
 
 /// `, its stderr ended: 'a' | 'b'` for the last lines an engine wrote there, or nothing.

@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use shakmaty::{Chess, Move};
 
-use super::external::{Fault, UciProcess, UciProgram};
+use super::external::{Breaker, Fault, UciProcess, UciProgram};
 use super::{Limits, PruneStats, Searcher, bench};
 use crate::formats::Fnv;
 use crate::formats::engine_file::EngineFile;
@@ -80,6 +80,7 @@ impl EngineDef {
                 options: file.options.clone(),
                 grace: Duration::from_millis(file.timeout_ms),
                 fresh: file.fresh,
+                breaker: Arc::default(),
             }),
             rows: file.rows.clone(),
             reference_options: file.reference_options.clone(),
@@ -108,6 +109,7 @@ impl EngineDef {
             options: Vec::new(),
             grace: Duration::from_millis(crate::formats::engine_file::DEFAULT_TIMEOUT_MS),
             fresh: false,
+            breaker: Arc::default(),
         };
         let process = UciProcess::start(&program, &[])
             .map_err(|e| EngineDefError(format!("--engine-cmd '{command}': {e}")))?;
@@ -263,6 +265,25 @@ impl EngineDef {
             }
         }
         Ok(warnings)
+    }
+
+    /// The fault breaker of an external engine ([`crate::engine::external::Breaker`]).
+    pub fn breaker(&self) -> Option<&Breaker> {
+        match &self.program {
+            Program::Builtin => None,
+            Program::Uci(p) => Some(&p.breaker),
+        }
+    }
+
+    /// Why this run gave up on the engine (too many faults in a row), naming it, if it did.
+    pub fn gave_up(&self) -> Option<String> {
+        let why = self.breaker()?.gave_up()?;
+        let source = self
+            .source
+            .as_deref()
+            .map(|s| format!(" ({s})"))
+            .unwrap_or_default();
+        Some(format!("engine {}{source}: {why}", self.name))
     }
 
     /// Whether this is marginal's own engine.
@@ -568,7 +589,9 @@ impl UciWorker {
     }
 
     /// Runs `f` on the process; a fault drops it (killed), so the next call starts afresh.
+    /// After too many faults in a row nothing runs ([`Breaker`]).
     fn with<T>(&mut self, f: impl FnOnce(&mut UciProcess) -> Result<T, Fault>) -> Result<T, Fault> {
+        self.program.breaker.check()?;
         let result = self.process().and_then(f);
         if result.is_err() {
             self.process = None;
@@ -648,7 +671,11 @@ impl Worker {
                 })
             }
             Worker::Uci(w) => {
-                let found = w.with(|p| p.search(start, moves, position, limits))?;
+                // Searches count towards giving up (a restart that works does not end a run
+                // of hung searches).
+                let breaker = Arc::clone(&w.program.breaker);
+                let found =
+                    breaker.guard(|| w.with(|p| p.search(start, moves, position, limits)))?;
                 Ok(Searched {
                     best_move: found.best_move,
                     score: found.score,

@@ -211,6 +211,19 @@ pub fn parse_lines<T, E: fmt::Display>(
 /// # Errors
 /// The I/O error of creating, writing or renaming.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    // A symbolic link is followed (the link stays, its file is replaced); a device or a pipe
+    // (`/dev/null`, `/dev/stdout`) is written through, never renamed over.
+    let resolved;
+    let path = if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        resolved = std::fs::canonicalize(path)?;
+        resolved.as_path()
+    } else {
+        path
+    };
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        let mut device = std::fs::OpenOptions::new().write(true).open(path)?;
+        return std::io::Write::write_all(&mut device, bytes);
+    }
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
     }

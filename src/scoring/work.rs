@@ -304,7 +304,7 @@ pub enum UnitWork {
     /// Positions to search with one setting.
     Suite {
         /// The setting.
-        setting: SettingSpec,
+        setting: Box<SettingSpec>,
         /// Limits and table size.
         config: RunConfig,
         /// The positions.
@@ -524,7 +524,7 @@ impl Unit {
     pub fn of(job: &Job) -> Unit {
         let work = match job {
             Job::Suite(j) => UnitWork::Suite {
-                setting: SettingSpec::of(&j.setting),
+                setting: Box::new(SettingSpec::of(&j.setting)),
                 config: j.config,
                 positions: j
                     .positions
@@ -795,6 +795,23 @@ pub enum ExecError {
     /// The batch could not be run.
     #[error("{0}")]
     Failed(String),
+    /// The run gave up on an engine after too many faults in a row (the searches after it
+    /// were not run): why, naming the engine.
+    #[error("{0}")]
+    GaveUp(String),
+}
+
+/// Fails with why the run gave up on an engine of `settings` (too many faults in a row, see
+/// [`crate::engine::external::Breaker`]): the searches after that were not run, so no result
+/// of the batch may be used.
+///
+/// # Errors
+/// [`ExecError::GaveUp`] naming the engine, the faults and the last one.
+pub fn gave_up<'a>(settings: impl IntoIterator<Item = &'a Setting>) -> Result<(), ExecError> {
+    match settings.into_iter().find_map(|s| s.def().gave_up()) {
+        Some(why) => Err(ExecError::GaveUp(why)),
+        None => Ok(()),
+    }
 }
 
 /// Runs jobs in this process through the whole unit path: each job cut into shards, each

@@ -46,6 +46,13 @@ pub struct Evaluation {
     /// positions); absent when scored on every training position.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub batch: Option<String>,
+    /// Positions an external engine faulted on (scored unsolved); absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub faults: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// A mini-batch of training positions: indices into the scorer's positions, and a name.
@@ -245,6 +252,7 @@ impl SuiteCost {
                     solved: o.solved,
                     cached: false,
                     batch: k.1.clone(),
+                    faults: o.faults,
                 };
                 (k, e)
             })

@@ -156,6 +156,7 @@ impl EngineRecord {
                 options: Vec::new(),
                 grace: Duration::from_secs(10),
                 fresh: false,
+                breaker: Default::default(),
             }),
             rows: self.rows.clone(),
             reference_options: self.reference_options.clone(),
@@ -343,6 +344,10 @@ pub struct Provenance {
     /// Wall-clock seconds those searches took.
     #[serde(default)]
     pub search_seconds: f64,
+    /// Faults of an external engine over the run: suite positions it faulted on, summed over
+    /// the evaluations, plus games it lost to a fault; absent when none.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub faults: u64,
     /// Wall-clock seconds of this invocation (a resumed run counts only its own).
     pub wall_seconds: f64,
     /// The command line.
@@ -455,6 +460,10 @@ pub struct GamesRecord {
     pub openings_hash: String,
     /// Every comparison.
     pub evaluations: Vec<GamesEvaluation>,
+}
+
+fn is_zero_u64(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The line of a typed-parse error. serde reports a bad margin at the end of its margin set;

@@ -138,6 +138,13 @@ pub struct GamesEvaluation {
     pub cached: bool,
     /// Wall-clock time of the games, seconds.
     pub seconds: f64,
+    /// Games lost to an engine fault (either side); absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub faults: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Why a comparison or cost evaluation failed.
@@ -328,7 +335,7 @@ impl GamesProblem {
             }
             None => Vec::new(),
         };
-        Ok(run_match_from(
+        let result = run_match_from(
             &factory_a,
             &factory_b,
             &window,
@@ -336,7 +343,9 @@ impl GamesProblem {
             earlier,
             &AtomicBool::new(false),
             &mut |_, _| {},
-        ))
+        );
+        crate::scoring::work::gave_up([&a, &b])?;
+        Ok(result)
     }
 
     /// Plays and builds the evaluation (not yet logged).
@@ -368,6 +377,7 @@ impl GamesProblem {
             elo: finite(s.estimate().elo),
             cached: false,
             seconds: start.elapsed().as_secs_f64(),
+            faults: s.fault_losses.0 + s.fault_losses.1,
         })
     }
 
@@ -567,7 +577,16 @@ pub fn confirm_on(
     on_pair: &mut dyn FnMut(u64),
 ) -> Result<MatchReport, ExecError> {
     let Some((executor, batch)) = remote else {
-        return Ok(confirm(tuned, baseline, openings, config, hash_mb, on_pair));
+        let report = confirm(
+            tuned.clone(),
+            baseline.clone(),
+            openings,
+            config,
+            hash_mb,
+            on_pair,
+        );
+        crate::scoring::work::gave_up([&tuned, &baseline])?;
+        return Ok(report);
     };
     let players = GamesJob {
         a: ("tuned".into(), tuned),

@@ -147,6 +147,7 @@ mod tests {
             solved: 0,
             cached: false,
             batch: None,
+            faults: 0,
         };
         let marked = mark(&[e(0, 1.0, 50.0), e(1, 0.9, 50.0), e(2, 1.1, 51.0)]);
         let flags: Vec<bool> = marked.iter().map(|m| m.pareto).collect();

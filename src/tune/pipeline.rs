@@ -168,6 +168,11 @@ impl Tuned {
             || self.race.as_ref().map_or(0, RaceResult::games_played),
             |g| g.games,
         );
+        let faults = evaluations.iter().map(|e| e.faults as u64).sum::<u64>()
+            + record
+                .games
+                .as_ref()
+                .map_or(0, |g| g.evaluations.iter().map(|e| e.faults).sum());
         TunedFile {
             format: TUNED_FORMAT.to_string(),
             engine: EngineRecord::of(def),
@@ -203,6 +208,7 @@ impl Tuned {
                 iterations_recorded: self.iterations.len(),
                 searched_evaluations: searched,
                 search_seconds,
+                faults,
                 wall_seconds: record.wall_seconds,
                 command_line: record.command_line,
                 arguments: record.arguments,

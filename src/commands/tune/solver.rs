@@ -5,7 +5,6 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use marginal::formats::write_atomic;
 use marginal::tune::file::TunedFile;
 use marginal::tune::pipeline::Solver;
 use marginal::tune::plot::{self, Candidate, MarkedSet, PlotData};
@@ -217,7 +216,7 @@ pub fn write_svg(out: &Path, file: &TunedFile, space: &Space) -> Result<PathBuf>
     };
     let path = out.with_extension("svg");
     let text = plot::svg(&data)?;
-    write_atomic(&path, text.as_bytes())
+    crate::commands::write_plot(&path, &text)
         .with_context(|| format!("cannot write {}", path.display()))?;
     Ok(path)
 }

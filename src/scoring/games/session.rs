@@ -281,7 +281,19 @@ impl Session {
         } = self;
         let date = pgn::today();
         let mut write_error: Option<std::io::Error> = None;
+        // Why the match gave up on an engine (too many faults in a row): the pairs after it
+        // were not played (their games fail at once), so they are neither written nor shown,
+        // and the match ends with the reason; a resume goes on from the pairs written.
+        let mut gave_up: Option<String> = None;
         let mut on_pair = |pair: &PairRecord, stats: &MatchStats| {
+            if gave_up.is_none() {
+                gave_up = crate::scoring::work::gave_up([&a.setting, &b.setting])
+                    .err()
+                    .map(|e| e.to_string());
+            }
+            if gave_up.is_some() {
+                return;
+            }
             if let Some(out) = pgn.as_mut() {
                 let round = pair.index + 1;
                 let event = "marginal match";
@@ -362,6 +374,9 @@ impl Session {
         };
         if let Some(e) = write_error {
             return Err(SessionError::Write(e));
+        }
+        if let Some(why) = gave_up {
+            return Err(SessionError::Exec(ExecError::GaveUp(why)));
         }
         result.map_err(SessionError::Exec)
     }

@@ -198,6 +198,7 @@ impl SuiteScorer {
             options.executor.as_deref(),
             &on_done,
         )?;
+        crate::scoring::work::gave_up([&options.reference])?;
         Ok(SuiteScorer {
             reference_costs: run::costs(&reference.results),
             suites,
@@ -307,7 +308,7 @@ impl SuiteScorer {
                 .map(Done::into_positions)
                 .collect());
         }
-        Ok(requests
+        let results = requests
             .iter()
             .map(|(setting, indices)| {
                 let gathered = indices.map(subset);
@@ -334,7 +335,9 @@ impl SuiteScorer {
                     &on_done,
                 )
             })
-            .collect())
+            .collect();
+        crate::scoring::work::gave_up(requests.iter().map(|(s, _)| *s))?;
+        Ok(results)
     }
 
     /// The objective of each setting on all positions (`None`) or on a subset (indices into

@@ -72,6 +72,14 @@ pub struct Objective {
     /// Mean absolute score difference from the reference, eval units (scores clamped to
     /// +-[`SCORE_CAP`]).
     pub score_difference: f64,
+    /// Positions an external engine faulted on (each scored unsolved at the reference's
+    /// nodes); absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub faults: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// Scores are clamped to +-[`SCORE_CAP`] before differences are taken, so a mate score (tens
@@ -126,6 +134,7 @@ pub fn evaluate(
         node_ratio: nodes as f64 / reference_nodes.max(1) as f64,
         agreement: 100.0 * agree as f64 / n,
         score_difference: score_diff / n,
+        faults: results.iter().filter(|r| r.fault.is_some()).count(),
     }
 }
 
