@@ -11,8 +11,10 @@
 # (wall, user and system seconds of the tune) and the match reports, then prints the table
 # (scripts/compare_table.py). A solver whose tuned file and three reports exist is not rerun.
 # MARGINAL names the binary (default: this checkout's, built first). The sizes below come from
-# measured costs: a suite evaluation of the 810 training positions at 5,000 nodes takes about
-# 1.6 s on 2 cores, 16 games at 5,000 nodes about 1.7 s.
+# measured CPU costs (user + system): an SPSA iteration on the suite (two evaluations of the
+# 810 training positions at 5,000 nodes) about 0.047 CPU minutes, a swarm iteration (8
+# particles) about 0.1, a games-SPSA iteration (8 pairs) about 0.045; a budget of B minutes
+# on 2 cores is 2B CPU minutes. Nelder-Mead stops by itself (after about 80 evaluations).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 budget=${1:?usage: scripts/compare_solvers.sh BUDGET [GAMES] [DIR]}
@@ -27,24 +29,24 @@ export MARGINAL=$marginal
 
 case "$budget" in
 2)
-    spsa="--iterations 36"
+    spsa="--iterations 85"
     nm="--iterations 50"
-    pso="--iterations 9"
+    pso="--iterations 40"
     games_spsa="--iterations 70"
     race="--design 24 --finalists 8 --race-pairs 8,16,32"
     ;;
 5)
-    spsa="--iterations 90"
+    spsa="--iterations 212"
     nm="--iterations 120"
-    pso="--iterations 23"
+    pso="--iterations 100"
     games_spsa="--iterations 175"
     race="--race-pairs 24,48,96,192"
     ;;
 20)
-    spsa="--iterations 370"
+    spsa="--iterations 850"
     nm="--iterations 500"
-    pso="--iterations 95"
-    games_spsa="--iterations 700"
+    pso="--iterations 400"
+    games_spsa="--iterations 900"
     race="--design 96 --finalists 32 --race-pairs 32,64,128,256,512"
     ;;
 *)
