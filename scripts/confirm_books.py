@@ -2,14 +2,17 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
 # This file is part of marginal.
-"""Splits a tuned file's --confirm match by book: one results-table row a book, then pooled.
+"""Splits a match by book: one results-table row a book, then pooled.
 
     python3 scripts/confirm_books.py TUNED.json [BOOK ...]
+    python3 scripts/confirm_books.py MATCH.json BOOK.epd [BOOK.epd ...]
 
-`tune --confirm` plays the pairs of its books in turn (pair i from book i mod the number of
-books); BOOK names them in that order (default: noob_3moves_1k popularpos_lichess_1k
-UHO_4060_v2_2k, the default --confirm-openings). Prints | book | games | Elo [95%] | nElo [95%]
-| draws | pentanomial LL LD WL+DD WD WW |, with the estimates of scripts/stats_reference.py.
+A tuned file's `tune --confirm` match plays the pairs of its books in turn (pair i from book
+i mod the number of books); BOOK names them in that order (default: noob_3moves_1k
+popularpos_lichess_1k UHO_4060_v2_2k, the default --confirm-openings). A `marginal match
+--json` report of a mixed book (scripts/mix_books.py) is split by the book each pair's opening
+comes from: give the books' files. Prints | book | games | Elo [95%] | nElo [95%] | draws |
+pentanomial LL LD WL+DD WD WW |, with the estimates of scripts/stats_reference.py.
 Standard library only.
 """
 import json
@@ -36,13 +39,25 @@ def main() -> None:
         sys.exit(__doc__)
     books = sys.argv[2:] or ["noob_3moves_1k", "popularpos_lichess_1k", "UHO_4060_v2_2k"]
     with open(sys.argv[1], encoding="utf-8") as f:
-        confirm = json.load(f)["confirm"]
+        report = json.load(f)
+    confirm = report.get("confirm") or report
     pairs = {}
     for game in confirm["game_results"]:
         pairs.setdefault(game["pair"], []).append(game)
+    # Books given as files: each pair goes to the book holding its opening (board, side to
+    # move and castling: the en-passant square is written only when a capture is legal).
+    owner = {}
+    if all(os.path.isfile(b) for b in books):
+        for b in books:
+            with open(b, encoding="utf-8") as f:
+                for line in f:
+                    owner.setdefault(" ".join(line.split()[:3]), b)
     per = {b: [[0] * 5, 0, 0] for b in books}
     for index, games in pairs.items():
-        book = per[books[index % len(books)]]
+        if owner:
+            book = per[owner[" ".join(games[0]["opening"].split()[:3])]]
+        else:
+            book = per[books[index % len(books)]]
         book[0][sum(POINTS[g["a_result"]] for g in games)] += 1
         book[1] += len(games)
         book[2] += sum(g["a_result"] == "Draw" for g in games)
