@@ -562,6 +562,48 @@ fn rounding_is_said_and_bundled_data_is_found_from_anywhere() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("24 positions"));
+    // The default race (its book 8mvs_+90_+99) and a calibration (its two books, mate suite
+    // and quality positions) run from anywhere too.
+    let out = elsewhere(&[
+        "tune",
+        "--depth",
+        "1",
+        "--design",
+        "4",
+        "--finalists",
+        "2",
+        "--race-pairs",
+        "2",
+        "--out",
+        "t.json",
+        "-q",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = elsewhere(&[
+        "calibrate",
+        "--sets",
+        "4",
+        "--games",
+        "4",
+        "--depth",
+        "1",
+        "--resamples",
+        "100",
+        "--out",
+        "c.json",
+        "-q",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// Outputs lose nothing whatever the path is: a hard link to an input is that input; a
@@ -687,5 +729,242 @@ fn outputs_lose_nothing_under_links_plots_and_full_disks() {
         assert!(stderr.contains("error: cannot write stdout"), "{stderr}");
         assert!(!stderr.contains("panicked"), "{stderr}");
     }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Books too short for the pairs asked for, and margin or tuned files that would be read as
+/// something they do not say: refused (exit 2), naming the file and the value, never replayed
+/// or silently taken as the defaults.
+#[test]
+fn short_books_and_hollow_margin_files_are_refused() {
+    let dir = scratch("bad-input", "hollow");
+    let s = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let first = std::fs::read_to_string(root.join("data/openings/noob_3moves_1k.epd")).unwrap();
+    std::fs::write(
+        dir.join("one.epd"),
+        first.lines().next().unwrap().to_string() + "\n",
+    )
+    .unwrap();
+    let one = s("one.epd");
+    // The tuned file with one edit each.
+    let tuned: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("tuned/race-seed1.json")).unwrap())
+            .unwrap();
+    let edited = |name: &str, edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut v = tuned.clone();
+        edit(&mut v);
+        std::fs::write(dir.join(name), serde_json::to_string_pretty(&v).unwrap()).unwrap();
+        s(name)
+    };
+    let missing = edited("missing-row.json", &|v| {
+        v["margins"].as_object_mut().unwrap().remove("razor_margin");
+    });
+    let untuned = edited("tuned-empty.json", &|v| v["tuned"] = serde_json::json!([]));
+    let schedule = edited("schedule.json", &|v| {
+        v["provenance"]["schedule"][0]["lower"] = 2000.into();
+    });
+    std::fs::write(dir.join("empty.json"), "{}\n").unwrap();
+    let bom = dir.join("bom.json");
+    std::fs::write(&bom, "\u{feff}{\"frontier\": 90}\n").unwrap();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec![
+                "match",
+                "--a",
+                "default",
+                "--b",
+                "off",
+                "--depth",
+                "1",
+                "--games",
+                "4",
+                "--openings",
+                &one,
+            ],
+            "1 opening(s) for the 2 pairs of --games 4",
+        ),
+        (
+            vec![
+                "tune",
+                "--objective",
+                "games",
+                "--openings",
+                &one,
+                "--out",
+                "x.json",
+            ],
+            "1 opening(s) for the 8 pairs of an iteration (--pairs)",
+        ),
+        (
+            vec![
+                "tune",
+                "--confirm",
+                "10",
+                "--confirm-openings",
+                &one,
+                "--out",
+                "x.json",
+            ],
+            "1 opening(s) for the 5 pairs of --confirm 10",
+        ),
+        (
+            vec!["export", &missing, "--format", "uci"],
+            "tuned parameter 'razor_margin' has no value",
+        ),
+        (
+            vec!["export", &untuned, "--format", "uci"],
+            "\"tuned\" is empty",
+        ),
+        (
+            vec!["export", &schedule, "--format", "openbench"],
+            "lower bound 2000 above upper bound",
+        ),
+        (
+            vec![
+                "suite",
+                "data/suites/bk.epd",
+                "--depth",
+                "1",
+                "--margins",
+                "tuned/toga2-suite.json",
+            ],
+            "a margin set of the external engine Toga II 3.0 (engines/toga2.toml), not of marginal's own: give it with --engine engines/toga2.toml",
+        ),
+    ];
+    let empty = s("empty.json");
+    let mut cases = cases;
+    cases.push((
+        vec![
+            "suite",
+            "data/suites/bk.epd",
+            "--depth",
+            "1",
+            "--margins",
+            &empty,
+        ],
+        "empty.json:1: no margin in it",
+    ));
+    for (args, needle) in &cases {
+        let o = run(args, &dir);
+        assert_eq!(o.code, Some(2), "marginal {args:?}: {}", o.stderr);
+        assert!(
+            o.stderr.contains(needle),
+            "marginal {args:?}: '{needle}' not in {}",
+            o.stderr
+        );
+    }
+    // A byte-order mark says nothing: the file is read.
+    let o = run(
+        &[
+            "suite",
+            "data/suites/bk.epd",
+            "--depth",
+            "1",
+            "--margins",
+            bom.to_str().unwrap(),
+        ],
+        &dir,
+    );
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// An engine given the wrong way gets the fix in its message: a program where an engine file
+/// goes, an engine file as a command, a bare command not on PATH, a missing working
+/// directory; and options that ask for nothing are refused by name.
+#[test]
+fn engine_misuse_and_idle_options_name_the_fix() {
+    let dir = scratch("bad-input", "engine-misuse");
+    let s = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    std::fs::write(dir.join("bare.toml"), "command = \"eng.sh\"\n").unwrap();
+    std::fs::write(
+        dir.join("nodir.toml"),
+        format!(
+            "command = {:?}\ndir = \"/nonexistent-dir\"\n",
+            env!("CARGO_BIN_EXE_marginal")
+        ),
+    )
+    .unwrap();
+    let bk = "data/suites/bk.epd";
+    let program = env!("CARGO_BIN_EXE_marginal");
+    let (bare, nodir) = (s("bare.toml"), s("nodir.toml"));
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec!["suite", bk, "--engine", program],
+            "a program, not an engine file (TOML text): give a program with --engine-cmd",
+        ),
+        (
+            vec![
+                "suite",
+                bk,
+                "--engine-cmd",
+                "engines/toga2.toml",
+                "--engine-options",
+                "x",
+            ],
+            "it is an engine file, not a program: give it with --engine",
+        ),
+        (
+            vec!["suite", bk, "--engine", &bare],
+            "a bare name is looked up on PATH",
+        ),
+        (
+            vec!["suite", bk, "--engine", &nodir],
+            "its working directory /nonexistent-dir (dir) does not exist",
+        ),
+        (vec!["suite", bk, "--force"], "--json"),
+        (
+            vec!["suite", bk, "--no-cache", "--cache-dir", "x"],
+            "--cache-dir",
+        ),
+        (vec!["export", "tuned/race-seed1.json", "--force"], "--out"),
+    ];
+    for (args, needle) in &cases {
+        let o = run(args, &dir);
+        assert_eq!(o.code, Some(2), "marginal {args:?}: {}", o.stderr);
+        assert!(
+            o.stderr.contains(needle),
+            "marginal {args:?}: '{needle}' not in {}",
+            o.stderr
+        );
+    }
+    // Schedule ends that no part of the race uses are said, once each.
+    let o = run(
+        &[
+            "tune",
+            "--depth",
+            "1",
+            "--design",
+            "4",
+            "--finalists",
+            "2",
+            "--race-pairs",
+            "0",
+            "--c-end",
+            "frontier=5",
+            "--r-end",
+            "0.5",
+            "--out",
+            &s("t.json"),
+            "-q",
+        ],
+        &dir,
+    );
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    assert_eq!(
+        o.stderr
+            .matches("--c-end frontier=5 does nothing here")
+            .count(),
+        1,
+        "{}",
+        o.stderr
+    );
+    assert_eq!(
+        o.stderr.matches("--r-end 0.5 does nothing here").count(),
+        1,
+        "{}",
+        o.stderr
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -207,7 +207,9 @@ fn objectives(
             return Err(UserError(format!("--objectives: '{spec}' is given twice")).into());
         }
         seen.push((kind.clone(), limit));
-        eprintln!("preparing objective {kind} at {limit} (reference runs are cached)");
+        if !super::quiet() {
+            eprintln!("preparing objective {kind} at {limit} (reference runs are cached)");
+        }
         match kind.as_str() {
             "suite" => out.push(Box::new(SuiteObjective {
                 scorer: scorer(def, &args.suite, limit, args.hash, executor.clone())?,

@@ -37,7 +37,7 @@ pub struct CheckArgs {
     #[arg(long, value_name = "OUT")]
     json: Option<PathBuf>,
     /// Replace the output file when it exists (without it, marginal refuses to write over one).
-    #[arg(long)]
+    #[arg(long, requires = "json")]
     force: bool,
     /// Replace the file's recorded figures with those measured now (after an intended change
     /// of the engine or of the file), keeping the tuning run's provenance.

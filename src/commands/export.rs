@@ -39,7 +39,7 @@ pub struct ExportArgs {
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
     /// Replace the output file when it exists (without it, marginal refuses to write over one).
-    #[arg(long)]
+    #[arg(long, requires = "out")]
     force: bool,
 }
 

@@ -98,7 +98,7 @@ pub struct MatchArgs {
     json: Option<PathBuf>,
     /// Replace the --json file when it exists (without it, marginal refuses to write over one,
     /// except when it goes on with --resume).
-    #[arg(long)]
+    #[arg(long, requires = "json")]
     force: bool,
     /// Resign adjudication SCORE:MOVES, e.g. 1000:4 (both sides see +-SCORE for MOVES moves).
     #[arg(long, value_name = "SCORE:MOVES")]
@@ -350,6 +350,19 @@ pub fn run(args: MatchArgs) -> Result<()> {
         eprintln!("{line}");
     }
     let mut positions = book.records;
+    // Each pair opens from its own position: a book shorter than the pairs would replay a pair
+    // (the same games at a fixed limit) and count it twice.
+    let pairs = args.games.max(2).div_ceil(2) as usize;
+    if positions.len() < pairs {
+        return Err(UserError(format!(
+            "--openings {}: {} opening(s) for the {pairs} pairs of --games {}: give a larger book or at most --games {}",
+            args.openings.display(),
+            positions.len(),
+            args.games,
+            2 * positions.len()
+        ))
+        .into());
+    }
     let concurrency = threads(args.concurrency);
     let config = MatchConfig {
         game,

@@ -49,6 +49,9 @@ pub struct Interrupted(pub String);
 /// A tuned file's calibration as one line: its note, or that it has none.
 pub fn calibration_note(c: Option<&marginal::calibrate::trust::Calibration>) -> String {
     match c {
+        // A file tuned without a calibration: its note speaks to `tune`; here, say what the
+        // reader of the file can do.
+        Some(c) if c.status == "none" => "none recorded: this set was tuned without a calibration, so nothing says its objective ranks margin sets as games do (see docs/calibration.md: `marginal calibrate`, then `marginal tune --calibration FILE`)".to_string(),
         Some(c) => format!("{} ({})", c.note, c.status),
         None => "none recorded (the file predates `marginal calibrate`): nothing says its objective ranks margin sets as games do".to_string(),
     }
@@ -541,7 +544,10 @@ pub fn progress_bar(len: u64, template: &str) -> ProgressBar {
     let style = ProgressStyle::with_template(template)
         .unwrap_or_else(|_| ProgressStyle::default_bar())
         .progress_chars("=> ");
-    let on_terminal = std::io::stdout().is_terminal() && std::io::stderr().is_terminal();
+    // A terminal that cannot move the cursor (TERM=dumb, as in Emacs shells) gets the plain
+    // lines too.
+    let dumb = std::env::var("TERM").is_ok_and(|t| t == "dumb");
+    let on_terminal = !dumb && std::io::stdout().is_terminal() && std::io::stderr().is_terminal();
     let target = if on_terminal {
         ProgressDrawTarget::stderr()
     } else {

@@ -56,7 +56,7 @@ pub struct SuiteArgs {
     #[arg(long, value_name = "OUT")]
     json: Option<PathBuf>,
     /// Replace the output file when it exists (without it, marginal refuses to write over one).
-    #[arg(long)]
+    #[arg(long, requires = "json")]
     force: bool,
     /// Make any bad EPD line fatal (exit 2).
     #[arg(long)]
@@ -65,7 +65,7 @@ pub struct SuiteArgs {
     #[command(flatten)]
     scoring: ScoringArgs,
     /// Where cached reference runs live (default $MARGINAL_CACHE_DIR or .marginal-cache).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "no_cache")]
     cache_dir: Option<PathBuf>,
     /// Do not read or write the reference cache.
     #[arg(long)]
@@ -297,6 +297,16 @@ fn print_summary(args: &SuiteArgs, scorer: &SuiteScorer, score: &SuiteScore) {
     }
     if score.suites.len() > 1 {
         row("total", &score.objective);
+    }
+    if score.objective.nodes == 0 || score.objective.reference_nodes == 0 {
+        eprintln!(
+            "warning: the engine reported no usable node count (no `info ... nodes N` it could read) in {}: nodes, ratio and the speed part of the objective say nothing; check its `info` lines",
+            if score.objective.reference_nodes == 0 {
+                "the reference run"
+            } else {
+                "this run"
+            }
+        );
     }
     if let Some(m) = &score.mates {
         println!(

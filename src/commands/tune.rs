@@ -705,6 +705,16 @@ fn unused_options(args: &TuneArgs) -> Vec<String> {
         format!("--gain {}", args.gain),
         "SPSA on the suite objective",
     );
+    unused(
+        (race || solver == SolverKind::Pso) && !args.c_end.is_empty(),
+        format!("--c-end {}", args.c_end.join(" ")),
+        "SPSA's perturbation and Nelder-Mead's first simplex",
+    );
+    unused(
+        !spsa && !args.r_end.is_empty(),
+        format!("--r-end {}", args.r_end.join(" ")),
+        "SPSA's learning rate",
+    );
     // (--confirm-openings without --confirm is refused: tune::games.)
     unused(
         args.confirm.is_none() && args.confirm_sprt.is_some(),

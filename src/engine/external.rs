@@ -170,6 +170,37 @@ pub enum Fault {
     GaveUp(usize, String),
 }
 
+/// Why `program` did not start, with what would fix it: a working directory that is missing, a
+/// bare name that is not on PATH, a file that is not executable, an engine file given as the
+/// command.
+fn start_error(program: &UciProgram, e: &std::io::Error) -> String {
+    let command = program.command.display();
+    if let Some(dir) = &program.dir
+        && !dir.is_dir()
+    {
+        return format!(
+            "{command}: its working directory {} (dir) does not exist",
+            dir.display()
+        );
+    }
+    let bare = program.command.components().count() == 1;
+    let hint = match e.kind() {
+        std::io::ErrorKind::NotFound if bare => format!(
+            " (a bare name is looked up on PATH; for a file beside the engine file write ./{command} or its full path)"
+        ),
+        std::io::ErrorKind::PermissionDenied
+            if program.command.extension().is_some_and(|x| x == "toml") =>
+        {
+            " (it is an engine file, not a program: give it with --engine)".to_string()
+        }
+        std::io::ErrorKind::PermissionDenied => {
+            format!(" (make it executable: chmod +x {command})")
+        }
+        _ => String::new(),
+    };
+    format!("{command}: {e}{hint}")
+}
+
 /// `, its stderr ended: 'a' | 'b'` for the last lines an engine wrote there, or nothing.
 fn stderr_tail(lines: &[String]) -> String {
     if lines.is_empty() {
@@ -428,7 +459,7 @@ impl UciProcess {
         die_with_parent(&mut command);
         let mut child = command
             .spawn()
-            .map_err(|e| Fault::Start(format!("{}: {e}", program.command.display())))?;
+            .map_err(|e| Fault::Start(start_error(program, &e)))?;
         let stdin = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
         let stderr_pipe = child.stderr.take().expect("piped stderr");

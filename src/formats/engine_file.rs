@@ -311,11 +311,30 @@ impl EngineFile {
             line: None,
             message: format!("cannot read engine file: {e}"),
         })?;
+        // A program given where its description goes (`--engine /usr/games/toga2`).
+        let program = text.starts_with(b"\x7fELF") || text.starts_with(b"#!");
         let text = String::from_utf8(text).map_err(|e| EngineFileError {
             path: path.display().to_string(),
             line: None,
-            message: format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()),
+            message: if program {
+                format!(
+                    "a program, not an engine file (TOML text): give a program with --engine-cmd {} --engine-options NAMES, or write an engine file for it (docs/external-engines.md)",
+                    path.display()
+                )
+            } else {
+                format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to())
+            },
         })?;
+        if program {
+            return Err(EngineFileError {
+                path: path.display().to_string(),
+                line: None,
+                message: format!(
+                    "a script, not an engine file (TOML text): give a program with --engine-cmd {} --engine-options NAMES, or write an engine file for it (docs/external-engines.md)",
+                    path.display()
+                ),
+            });
+        }
         EngineFile::parse(path, &text)
     }
 }

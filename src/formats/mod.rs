@@ -104,7 +104,7 @@ pub fn excerpt(text: &str) -> String {
 
 /// The data files bundled inside the binary, by the path they have in the repository: an
 /// installed `marginal` finds the default suites and opening books from any directory.
-const BUNDLED: [(&str, &[u8]); 6] = [
+const BUNDLED: [(&str, &[u8]); 10] = [
     (
         "data/suites/wac.epd",
         include_bytes!("../../data/suites/wac.epd"),
@@ -128,6 +128,22 @@ const BUNDLED: [(&str, &[u8]); 6] = [
     (
         "data/openings/noob_3moves_1k.epd",
         include_bytes!("../../data/openings/noob_3moves_1k.epd"),
+    ),
+    (
+        "data/openings/popularpos_lichess_1k.epd",
+        include_bytes!("../../data/openings/popularpos_lichess_1k.epd"),
+    ),
+    (
+        "data/openings/8mvs_+90_+99_1k.epd",
+        include_bytes!("../../data/openings/8mvs_+90_+99_1k.epd"),
+    ),
+    (
+        "data/suites/matetrack_short.epd",
+        include_bytes!("../../data/suites/matetrack_short.epd"),
+    ),
+    (
+        "data/positions/games_600.epd",
+        include_bytes!("../../data/positions/games_600.epd"),
     ),
 ];
 

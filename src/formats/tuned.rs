@@ -69,6 +69,8 @@ pub(crate) fn line_of(text: &str, key: &str) -> usize {
 
 /// Parses the text of a tuned file.
 pub fn parse(path: &Path, text: &str) -> Result<Margins, TunedError> {
+    // A byte-order mark (some editors write one) is not JSON; it says nothing.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let value: Value = serde_json::from_str(text).map_err(|e| TunedError::Json {
         path: path.to_path_buf(),
         line: e.line(),
@@ -95,6 +97,17 @@ pub fn parse(path: &Path, text: &str) -> Result<Margins, TunedError> {
             ),
         ));
     }
+    // A margin set of an external engine is its rows' values, not marginal's parameters.
+    if let Some(engine) = top.get("engine").filter(|e| !e.is_null()) {
+        let name = engine.get("name").and_then(Value::as_str).unwrap_or("?");
+        let source = engine.get("source").and_then(Value::as_str).unwrap_or("?");
+        return Err(invalid(
+            "engine",
+            format!(
+                "a margin set of the external engine {name} ({source}), not of marginal's own: give it with --engine {source}"
+            ),
+        ));
+    }
     let map = match top.get("margins") {
         Some(Value::Object(m)) => m,
         Some(other) => {
@@ -105,6 +118,15 @@ pub fn parse(path: &Path, text: &str) -> Result<Margins, TunedError> {
         }
         None => top,
     };
+    let names_something = map
+        .keys()
+        .any(|k| top.get("margins").is_some() || (k != "format" && k != "meta"));
+    if !names_something {
+        return Err(invalid(
+            "margins",
+            "no margin in it (an empty set would silently be the defaults): write \"name\": value pairs, or pass --margins default".into(),
+        ));
+    }
     let mut margins = Margins::default();
     for (key, v) in map {
         if top.get("margins").is_none() && (key == "format" || key == "meta") {

@@ -488,6 +488,7 @@ impl TunedFile {
     /// Invalid JSON, another format, or a field that is missing, mistyped or out of range: the
     /// error names the file, the line and the value.
     pub fn parse(path: &Path, text: &str) -> Result<TunedFile, TunedError> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let value: serde_json::Value =
             serde_json::from_str(text).map_err(|e| TunedError::Json {
                 path: path.to_path_buf(),
@@ -532,11 +533,38 @@ impl TunedFile {
             line: line_of(text, name),
             message,
         };
+        if file.tuned.is_empty() {
+            return Err(invalid(
+                "tuned",
+                "\"tuned\" is empty: a tuned file names the parameters it tuned".into(),
+            ));
+        }
+        let given: Vec<usize> = file.margins.0.keys().filter_map(|k| def.find(k)).collect();
         for name in &file.tuned {
-            if def.find(name).is_none() {
+            match def.find(name) {
+                None => {
+                    return Err(invalid(
+                        name,
+                        format!("tuned parameter '{name}' is not in the parameter table"),
+                    ));
+                }
+                Some(i) if !given.contains(&i) => {
+                    return Err(invalid(
+                        "margins",
+                        format!("tuned parameter '{name}' has no value in \"margins\""),
+                    ));
+                }
+                Some(_) => {}
+            }
+        }
+        for row in &file.provenance.schedule {
+            if row.lower > row.upper {
                 return Err(invalid(
-                    name,
-                    format!("tuned parameter '{name}' is not in the parameter table"),
+                    "schedule",
+                    format!(
+                        "schedule row '{}': lower bound {} above upper bound {}",
+                        row.name, row.lower, row.upper
+                    ),
                 ));
             }
         }

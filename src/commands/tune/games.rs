@@ -154,6 +154,17 @@ pub fn setup(args: &TuneArgs) -> Result<Option<GamesSetup>, UserError> {
             }
             confirm_books.push((path, book.records));
         }
+        // The confirmation's pairs go to its books in turn, each pair from its own opening.
+        let pairs = args.confirm.unwrap_or(0).div_ceil(2) as usize;
+        let each = pairs.div_ceil(confirm_books.len().max(1));
+        if let Some((path, book)) = confirm_books.iter().find(|(_, b)| b.len() < each) {
+            return Err(UserError(format!(
+                "--confirm-openings {}: {} opening(s) for the {each} pairs of --confirm {} it plays: give a larger book or fewer --confirm games",
+                path.display(),
+                book.len(),
+                args.confirm.unwrap_or(0)
+            )));
+        }
     }
     let book_path = args.book_path();
     if args.objective != ObjectiveKind::Games {
@@ -168,6 +179,14 @@ pub fn setup(args: &TuneArgs) -> Result<Option<GamesSetup>, UserError> {
     let book = openings::read(&book_path).map_err(|e| UserError(format!("--openings: {e}")))?;
     for line in &book.skipped {
         eprintln!("{line}");
+    }
+    if book.records.len() < args.pairs() as usize {
+        return Err(UserError(format!(
+            "--openings {}: {} opening(s) for the {} pairs of an iteration (--pairs): give a larger book or fewer --pairs",
+            book_path.display(),
+            book.records.len(),
+            args.pairs()
+        )));
     }
     let bytes = read_bytes(&book_path, "opening book ")
         .map_err(|e| UserError(format!("--openings: {e}")))?;

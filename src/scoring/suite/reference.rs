@@ -15,7 +15,9 @@ use crate::scoring::work::{Done, ExecError, Job, Runner, SuiteJob};
 
 /// The directory for cached reference runs: `$MARGINAL_CACHE_DIR`, else `.marginal-cache`.
 pub fn default_cache_dir() -> PathBuf {
+    // Set but empty counts as not set (not as the working directory).
     std::env::var_os("MARGINAL_CACHE_DIR")
+        .filter(|v| !v.is_empty())
         .map_or_else(|| PathBuf::from(".marginal-cache"), PathBuf::from)
 }
 
