@@ -26,6 +26,7 @@ use serde::{Deserialize, Serialize};
 use crate::engine::bench;
 use crate::engine::{EngineDef, Setting};
 use crate::formats::{Fnv, bundled, openings, read_bytes};
+use crate::scoring::exec::ExecError;
 use crate::scoring::games::game::{GameConfig, MoveLimit};
 use crate::scoring::games::matches::{MatchConfig, MatchReport};
 use crate::scoring::games::stats::{EloSummary, Shown, SprtDecision, SprtParams};
@@ -33,7 +34,6 @@ use crate::scoring::paired::PairedComparison;
 use crate::scoring::suite::{
     LoadedSuites, Objective, RunConfig, ScorerOptions, SuiteScorer, default_cache_dir,
 };
-use crate::scoring::work::ExecError;
 use crate::tune::file::{
     EngineRecord, Measured, Paired, PositionOutcome, Side, SuiteSource, TunedFile, Values,
 };

@@ -31,10 +31,10 @@ use shakmaty::Chess;
 
 use crate::engine::Setting;
 use crate::scoring::cheap::CheapObjective;
+use crate::scoring::exec::{ExecError, GamesJob, Runner};
 use crate::scoring::games::game::{EnginePlayer, GameConfig, Player, Termination};
 use crate::scoring::games::matches::{PairRecord, play_pair_until, result_for_a};
 use crate::scoring::games::remote::play_pairs;
-use crate::scoring::work::{ExecError, GamesJob, Runner};
 
 pub use design::RegionDim;
 pub use rank::Bootstrap;
@@ -448,7 +448,7 @@ fn work(
                     };
                     // After too many faults in a row the engine was given up on: this pair
                     // may hold games not played, so it is not kept.
-                    if let Err(e) = crate::scoring::work::gave_up([defaults]) {
+                    if let Err(e) = crate::scoring::exec::gave_up([defaults]) {
                         *failure.lock().expect("failure lock") = Some(CalibrateError::Exec(e));
                         stop.store(true, Ordering::Relaxed);
                         break;

@@ -15,12 +15,12 @@ use marginal::calibrate::{
 use marginal::engine::{EngineDef, Setting};
 use marginal::formats::{Fnv, openings, write_atomic};
 use marginal::scoring::cheap::{CheapObjective, QualityObjective, SuiteObjective};
+use marginal::scoring::exec::Runner;
 use marginal::scoring::games::game::{GameConfig, MoveLimit};
 use marginal::scoring::quality::MoveQuality;
 use marginal::scoring::suite::{
     RunConfig, ScorerOptions, SuiteLimit, SuiteScorer, default_cache_dir, load_suites,
 };
-use marginal::scoring::work::Runner;
 use shakmaty::EnPassantMode;
 use shakmaty::fen::Fen;
 

@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::ValueEnum;
-use marginal::scoring::slurm::{Event, Slurm, SlurmConfig};
-use marginal::scoring::work::{ExecError, Runner};
+use marginal::scoring::exec::slurm::{Event, Slurm, SlurmConfig};
+use marginal::scoring::exec::{ExecError, Runner};
 
 use super::{INTERRUPTED_STATUS, Interrupted, UserError, count};
 

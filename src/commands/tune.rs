@@ -476,7 +476,7 @@ fn objective_games(
     solver_setup: &solver::SolverSetup,
     space: &Space,
     dir: &Path,
-    executor: &Option<Arc<dyn marginal::scoring::work::Runner>>,
+    executor: &Option<Arc<dyn marginal::scoring::exec::Runner>>,
     train_positions: usize,
 ) -> Result<(Option<GamesProblem>, Vec<GamesProblem>)> {
     let mut games_problem = None;

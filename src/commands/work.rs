@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::Args;
 use marginal::formats::write_atomic;
-use marginal::scoring::work::run_unit;
+use marginal::scoring::exec::run_unit;
 
 use super::{UserError, threads_arg};
 

@@ -5,9 +5,8 @@
 //! in and an objective or match statistics come out.
 
 pub mod cheap;
+pub mod exec;
 pub mod games;
 pub mod paired;
 pub mod quality;
-pub mod slurm;
 pub mod suite;
-pub mod work;

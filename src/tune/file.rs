@@ -17,12 +17,12 @@ use crate::engine::{EngineDef, Setting};
 use crate::params::{ParamError, Row};
 
 use crate::formats::tuned::{TUNED_FORMAT, TunedError, line_of};
+use crate::scoring::exec::ExecError;
 use crate::scoring::games::game::MoveLimit;
 use crate::scoring::games::matches::MatchReport;
 use crate::scoring::paired::PairedComparison;
 use crate::scoring::suite::objective::{Objective, ObjectiveParams};
 use crate::scoring::suite::{LoadedSuites, PositionResult, RunConfig, SuiteLimit, SuiteScorer};
-use crate::scoring::work::ExecError;
 
 use super::games::GamesEvaluation;
 use super::pareto::MarkedEvaluation;

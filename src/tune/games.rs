@@ -76,6 +76,7 @@ use super::checkpoint::JsonCheckpoint;
 use super::space::Space;
 use super::spsa::{Spsa, SpsaProblem, SpsaState};
 use crate::engine::Setting;
+use crate::scoring::exec::{ExecError, GamesJob, Runner};
 use crate::scoring::games::game::{EnginePlayer, GameConfig, Player};
 use crate::scoring::games::matches::{
     MatchConfig, MatchReport, MatchResult, PairRecord, run_match, run_match_batched, run_match_from,
@@ -84,7 +85,6 @@ use crate::scoring::games::remote::play_pairs;
 use crate::scoring::games::stats::{
     EloSummary, Pentanomial, Shown, SprtDecision, Wdl, elo_from_score, finite,
 };
-use crate::scoring::work::{ExecError, GamesJob, Runner};
 
 /// The default opening book of the games objective and of `--confirm`.
 pub const DEFAULT_BOOK: &str = "data/openings/UHO_4060_v2_2k.epd";
@@ -344,7 +344,7 @@ impl GamesProblem {
             &AtomicBool::new(false),
             &mut |_, _| {},
         );
-        crate::scoring::work::gave_up([&a, &b])?;
+        crate::scoring::exec::gave_up([&a, &b])?;
         Ok(result)
     }
 
@@ -585,7 +585,7 @@ pub fn confirm_on(
             hash_mb,
             on_pair,
         );
-        crate::scoring::work::gave_up([&tuned, &baseline])?;
+        crate::scoring::exec::gave_up([&tuned, &baseline])?;
         return Ok(report);
     };
     let players = GamesJob {
@@ -758,7 +758,7 @@ mod tests {
 
     #[test]
     fn evaluations_through_an_executor_equal_the_local_ones() {
-        use crate::scoring::work::InProcess;
+        use crate::scoring::exec::InProcess;
         let local = problem(None);
         let remote = problem(None).with_executor(Some(Arc::new(InProcess { shards: 2 })));
         let (plus, minus) = ([150, 230], [100, 170]);
@@ -793,8 +793,8 @@ mod tests {
     impl Runner for Refuses {
         fn run(
             &self,
-            _: &[crate::scoring::work::Job],
-        ) -> Result<Vec<crate::scoring::work::Done>, ExecError> {
+            _: &[crate::scoring::exec::Job],
+        ) -> Result<Vec<crate::scoring::exec::Done>, ExecError> {
             Err(self.0.clone())
         }
     }
@@ -812,8 +812,8 @@ mod tests {
 
     #[test]
     fn a_confirmation_through_an_executor_equals_the_local_one() {
+        use crate::scoring::exec::InProcess;
         use crate::scoring::games::stats::SprtParams;
-        use crate::scoring::work::InProcess;
         let config = MatchConfig {
             game: GameConfig {
                 limit: MoveLimit::Nodes(200),

@@ -30,12 +30,12 @@ use super::{run_nelder_mead, run_pso, run_spsa};
 use crate::calibrate::trust::Calibration;
 use crate::engine::{EngineDef, Setting, bench};
 use crate::formats::tuned::TUNED_FORMAT;
+use crate::scoring::exec::ExecError;
 use crate::scoring::games::matches::MatchReport;
 use crate::scoring::paired::PairedComparison;
 use crate::scoring::suite::SuiteLimit;
 use crate::scoring::suite::SuiteScorer;
 use crate::scoring::suite::objective::ObjectiveParams;
-use crate::scoring::work::ExecError;
 
 /// The solver of a run, with its settings.
 #[derive(Clone, Debug)]

@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use marginal::engine::Setting;
 use marginal::formats::{Fnv, openings, read_bytes};
+use marginal::scoring::exec::Runner;
 use marginal::scoring::games::game::{GameConfig, MoveLimit};
 use marginal::scoring::games::matches::{MatchConfig, MatchReport};
 use marginal::scoring::games::stats::SprtParams;
-use marginal::scoring::work::Runner;
 use marginal::tune::file::GamesRecord;
 use marginal::tune::games::{
     CONFIRM_BOOKS, DEFAULT_BOOK, DEFAULT_PAIRS, GamesProblem, GamesSettings, confirm_on,

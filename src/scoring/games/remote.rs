@@ -11,7 +11,7 @@ use std::ops::Range;
 use shakmaty::Chess;
 
 use super::matches::PairRecord;
-use crate::scoring::work::{ExecError, GamesJob, Job, Runner};
+use crate::scoring::exec::{ExecError, GamesJob, Job, Runner};
 
 /// Plays pairs `range` of a match through `executor`, as one job: pair `i` from
 /// `openings[i % openings.len()]`, with the sides, table size and rules of `players` (whose
@@ -71,12 +71,12 @@ mod tests {
     use super::*;
     use crate::engine::Setting;
     use crate::params::Margins;
+    use crate::scoring::exec::InProcess;
     use crate::scoring::games::game::{EnginePlayer, GameConfig, MoveLimit, Player};
     use crate::scoring::games::matches::{
         MatchConfig, MatchResult, Stopped, run_match, run_match_batched,
     };
     use crate::scoring::games::stats::{SprtDecision, SprtParams};
-    use crate::scoring::work::InProcess;
 
     fn openings() -> Vec<Chess> {
         let mut out = Vec::new();

@@ -26,7 +26,7 @@ use super::remote::play_pairs;
 use crate::engine::Setting;
 use crate::engine::external::kill_all;
 use crate::formats::Fnv;
-use crate::scoring::work::{ExecError, GamesJob, Runner};
+use crate::scoring::exec::{ExecError, GamesJob, Runner};
 
 /// One side of a match: its name in the PGN and its margin set (and engine).
 #[derive(Clone, Debug)]
@@ -287,7 +287,7 @@ impl Session {
         let mut gave_up: Option<String> = None;
         let mut on_pair = |pair: &PairRecord, stats: &MatchStats| {
             if gave_up.is_none() {
-                gave_up = crate::scoring::work::gave_up([&a.setting, &b.setting])
+                gave_up = crate::scoring::exec::gave_up([&a.setting, &b.setting])
                     .err()
                     .map(|e| e.to_string());
             }

@@ -22,7 +22,7 @@ use serde::Serialize;
 use crate::engine::{PruneStats, Setting};
 use crate::formats::SkippedLine;
 use crate::params::Margins;
-use crate::scoring::work::{Done, ExecError, Job, Runner, SuiteJob};
+use crate::scoring::exec::{Done, ExecError, Job, Runner, SuiteJob};
 pub use load::{LoadedSuites, SuiteError, SuiteFile, load_suites, repeated_files};
 use mate::MateTally;
 pub use objective::{Objective, ObjectiveParams};
@@ -198,7 +198,7 @@ impl SuiteScorer {
             options.executor.as_deref(),
             &on_done,
         )?;
-        crate::scoring::work::gave_up([&options.reference])?;
+        crate::scoring::exec::gave_up([&options.reference])?;
         Ok(SuiteScorer {
             reference_costs: run::costs(&reference.results),
             suites,
@@ -336,7 +336,7 @@ impl SuiteScorer {
                 )
             })
             .collect();
-        crate::scoring::work::gave_up(requests.iter().map(|(s, _)| *s))?;
+        crate::scoring::exec::gave_up(requests.iter().map(|(s, _)| *s))?;
         Ok(results)
     }
 

@@ -11,7 +11,7 @@ use super::load::LoadedSuites;
 use super::run::{self, PositionResult, RunConfig};
 use crate::engine::Setting;
 use crate::formats::{Fnv, write_atomic};
-use crate::scoring::work::{Done, ExecError, Job, Runner, SuiteJob};
+use crate::scoring::exec::{Done, ExecError, Job, Runner, SuiteJob};
 
 /// The directory for cached reference runs: `$MARGINAL_CACHE_DIR`, else `.marginal-cache`.
 pub fn default_cache_dir() -> PathBuf {

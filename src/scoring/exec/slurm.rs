@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use super::work::{Done, ExecError, Job, Runner, Sharded, Unit, UnitResult, digest};
+use super::{Done, ExecError, Job, Runner, Sharded, Unit, UnitResult, digest};
 use crate::formats::write_atomic;
 
 /// Slurm's default `MaxArraySize`: task ids must be below it.

@@ -2,7 +2,7 @@
 //!
 //! A [`Job`] is one evaluation's worth of searching: a setting over suite positions, or two
 //! settings playing game pairs. [`Job::run`] runs it in this process. An executor that runs
-//! work elsewhere (a Slurm cluster, [`super::slurm`]) cuts each job into shards
+//! work elsewhere (a Slurm cluster, [`slurm`]) cuts each job into shards
 //! ([`Sharded::new`]), writes each shard as a [`Unit`] (JSON), has `marginal work` run it on a
 //! node ([`run_unit`]), reads back each [`UnitResult`] and puts the shards together again in a
 //! fixed order ([`Sharded::merge`]). A position's search depends only on the position, the
@@ -17,13 +17,15 @@ use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
 
-use super::games::game::{GameConfig, GameOutcome, GameRecord, Player, Termination};
-use super::games::matches::{PairRecord, play_pair};
-use super::suite::{PositionResult, RunConfig, SuitePosition};
 use crate::engine::{EngineDef, Setting, bench};
 use crate::formats::epd::EpdRecord;
 use crate::formats::{Fnv, uci_move};
 use crate::scoring::games::game::EnginePlayer;
+use crate::scoring::games::game::{GameConfig, GameOutcome, GameRecord, Player, Termination};
+use crate::scoring::games::matches::{PairRecord, play_pair};
+use crate::scoring::suite::{PositionResult, RunConfig, SuitePosition};
+
+pub mod slurm;
 
 /// The `format` of a [`Unit`] file.
 pub const UNIT_FORMAT: &str = "marginal-unit/1";
@@ -49,7 +51,7 @@ pub struct SuiteJob {
     /// The positions.
     pub positions: Vec<SuitePosition>,
     /// A cost hint per position (the reference's nodes): it orders the searches and is the
-    /// node count of a position an external engine faulted on (see [`super::suite::run::run`]).
+    /// node count of a position an external engine faulted on (see [`crate::scoring::suite::run::run`]).
     pub costs: Vec<u64>,
 }
 
@@ -105,7 +107,7 @@ impl Job {
     /// position or pair.
     pub fn run(&self, on_done: &(dyn Fn() + Sync)) -> Done {
         match self {
-            Job::Suite(j) => Done::Suite(super::suite::run::run(
+            Job::Suite(j) => Done::Suite(crate::scoring::suite::run::run(
                 &j.positions,
                 &j.setting,
                 &j.config,
@@ -856,7 +858,7 @@ mod tests {
     use crate::scoring::games::game::MoveLimit;
 
     fn positions(n: usize) -> Vec<SuitePosition> {
-        let text = include_str!("../../data/suites/wac.epd");
+        let text = include_str!("../../../data/suites/wac.epd");
         text.lines()
             .take(n)
             .enumerate()
@@ -900,7 +902,7 @@ mod tests {
 
     #[test]
     fn units_carry_mate_records() {
-        let text = include_str!("../../data/suites/matetrack_500.epd");
+        let text = include_str!("../../../data/suites/matetrack_500.epd");
         let Job::Suite(mut j) = suite_job(2) else {
             unreachable!()
         };
