@@ -606,6 +606,19 @@ fn rounding_is_said_and_bundled_data_is_found_from_anywhere() {
     );
 }
 
+/// Each case exits 2 with its text in the message.
+fn assert_refused(cases: &[(Vec<&str>, &str)], dir: &Path) {
+    for (args, needle) in cases {
+        let o = run(args, dir);
+        assert_eq!(o.code, Some(2), "marginal {args:?}: {}", o.stderr);
+        assert!(
+            o.stderr.contains(needle),
+            "marginal {args:?}: '{needle}' not in {}",
+            o.stderr
+        );
+    }
+}
+
 /// Outputs lose nothing whatever the path is: a hard link to an input is that input; a
 /// symbolic link is followed (the link stays); a file of the user's where a plot goes is kept;
 /// a full disk is an error (exit 2), not a panic; a clock past a year is refused.
@@ -845,15 +858,7 @@ fn short_books_and_hollow_margin_files_are_refused() {
         ],
         "empty.json:1: no margin in it",
     ));
-    for (args, needle) in &cases {
-        let o = run(args, &dir);
-        assert_eq!(o.code, Some(2), "marginal {args:?}: {}", o.stderr);
-        assert!(
-            o.stderr.contains(needle),
-            "marginal {args:?}: '{needle}' not in {}",
-            o.stderr
-        );
-    }
+    assert_refused(&cases, &dir);
     // A byte-order mark says nothing: the file is read.
     let o = run(
         &[
@@ -920,15 +925,7 @@ fn engine_misuse_and_idle_options_name_the_fix() {
         ),
         (vec!["export", "tuned/race-seed1.json", "--force"], "--out"),
     ];
-    for (args, needle) in &cases {
-        let o = run(args, &dir);
-        assert_eq!(o.code, Some(2), "marginal {args:?}: {}", o.stderr);
-        assert!(
-            o.stderr.contains(needle),
-            "marginal {args:?}: '{needle}' not in {}",
-            o.stderr
-        );
-    }
+    assert_refused(&cases, &dir);
     // Schedule ends that no part of the race uses are said, once each.
     let o = run(
         &[
