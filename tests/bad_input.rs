@@ -963,5 +963,34 @@ fn engine_misuse_and_idle_options_name_the_fix() {
         "{}",
         o.stderr
     );
+    // A row set twice by --set: said, naming both (aliases count as their row).
+    let o = run(
+        &[
+            "suite",
+            bk,
+            "--depth",
+            "1",
+            "--set",
+            "frontier=150",
+            "--set",
+            "futility_margin=10",
+        ],
+        &dir,
+    );
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("--set futility_margin=10 sets the row --set frontier=150 set already"),
+        "{}",
+        o.stderr
+    );
+    // A calibration needs 4 sets at least, and says so at the option.
+    assert_refused(
+        &[(
+            vec!["calibrate", "--sets", "2"],
+            "2 is too small: at least 4",
+        )],
+        &dir,
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }

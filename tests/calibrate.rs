@@ -314,7 +314,7 @@ fn bad_input_is_refused_naming_the_value() {
         assert_eq!(out.status.code(), Some(2), "{extra:?}: {stderr}");
         assert!(stderr.contains(expect), "{extra:?}: {stderr}");
     };
-    case(&["--sets", "3"], "at least 4 sets");
+    case(&["--sets", "3"], "3 is too small: at least 4");
     case(
         &["--margins", "frontier=125"],
         "is the same set as 'default'",

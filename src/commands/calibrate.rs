@@ -38,7 +38,7 @@ pub struct CalibrateArgs {
     engine: EngineArgs,
     /// Margin sets in all: the defaults, the sets --margins adds, and a Latin hypercube over
     /// the region for the rest (at least 4).
-    #[arg(long, default_value_t = 12, value_parser = count::<usize, 1>)]
+    #[arg(long, default_value_t = 12, value_parser = count::<usize, 4>)]
     sets: usize,
     /// The design's region for a row, `name=LO..HI` (repeatable; default: each tunable row from
     /// a quarter of its default to twice it, clamped to its range).
@@ -424,6 +424,14 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
     let pairs_per_book = (args.games as usize).div_ceil(2).div_ceil(nbooks);
     let books = books(&args, pairs_per_book)?;
     let pairs_per_book = (args.games as usize).div_ceil(2).div_ceil(books.len());
+    let played = 2 * pairs_per_book * books.len();
+    if played != args.games as usize {
+        println!(
+            "note: --games {} becomes {played} per set: whole pairs, as many on each of the {} books",
+            args.games,
+            books.len()
+        );
+    }
     let concurrency = threads(args.concurrency);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(concurrency)

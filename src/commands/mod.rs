@@ -226,7 +226,29 @@ pub fn setting_from(
         apply(&mut setting, assignment)
             .map_err(|e| UserError(format!("--set {assignment}: {e}")))?;
     }
+    say_repeated_sets(sets, |name| def.find(name));
     Ok(setting)
+}
+
+/// Says once per row when `--set` names it more than once (the last value counts); `index`
+/// finds a name's row, so aliases and UCI names count as the row they name.
+fn say_repeated_sets(sets: &[String], index: impl Fn(&str) -> Option<usize>) {
+    let mut seen: Vec<(usize, &str)> = Vec::new();
+    for assignment in sets {
+        let Some((name, _)) = assignment.split_once('=') else {
+            continue;
+        };
+        let Some(i) = index(name.trim()) else {
+            continue;
+        };
+        if let Some((_, first)) = seen.iter().find(|(j, _)| *j == i) {
+            eprintln!(
+                "warning: --set {assignment} sets the row --set {first} set already: the last one counts"
+            );
+        } else {
+            seen.push((i, assignment));
+        }
+    }
 }
 
 /// A margin set from `--margins SPEC` plus `--set name=value` overrides.
@@ -237,6 +259,7 @@ pub fn margins_from(spec: &str, sets: &[String]) -> Result<Margins, UserError> {
             .apply_assignment(assignment)
             .map_err(|e| UserError(format!("--set {assignment}: {e}")))?;
     }
+    say_repeated_sets(sets, Margins::find);
     Ok(margins)
 }
 
