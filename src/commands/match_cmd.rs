@@ -350,19 +350,15 @@ pub fn run(args: MatchArgs) -> Result<()> {
         eprintln!("{line}");
     }
     let mut positions = book.records;
-    // Each pair opens from its own position: a book shorter than the pairs would replay a pair
-    // (the same games at a fixed limit) and count it twice.
     let pairs = args.games.max(2).div_ceil(2) as usize;
-    if positions.len() < pairs {
-        return Err(UserError(format!(
-            "--openings {}: {} opening(s) for the {pairs} pairs of --games {}: give a larger book or at most --games {}",
-            args.openings.display(),
-            positions.len(),
-            args.games,
-            2 * positions.len()
-        ))
-        .into());
-    }
+    super::enough_openings(
+        "--openings",
+        &args.openings,
+        positions.len(),
+        pairs,
+        &format!("--games {}", args.games),
+        &format!("at most --games {}", 2 * positions.len()),
+    )?;
     let concurrency = threads(args.concurrency);
     let config = MatchConfig {
         game,

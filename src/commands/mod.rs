@@ -448,6 +448,29 @@ pub fn fresh_output(out: &Path, option: &str, force: bool) -> Result<(), UserErr
     Ok(())
 }
 
+/// Refuses a book with fewer openings than the `pairs` it must open: each pair opens from its
+/// own position, and a shorter book would replay a pair (the same games at a fixed limit) and
+/// count it twice. `of` names what asks for the pairs, `fix` the other way out.
+///
+/// # Errors
+/// A user error (exit 2) naming the option, the book, both counts and the fix.
+pub fn enough_openings(
+    option: &str,
+    book: &Path,
+    have: usize,
+    pairs: usize,
+    of: &str,
+    fix: &str,
+) -> Result<(), UserError> {
+    if have < pairs {
+        return Err(UserError(format!(
+            "{option} {}: {have} opening(s) for the {pairs} pairs of {of}: give a larger book or {fix}",
+            book.display()
+        )));
+    }
+    Ok(())
+}
+
 /// The mark marginal puts in the plots it draws (an XML comment after the opening tag), so a
 /// rerun knows it replaces its own plot and not a file of the user's.
 const PLOT_MARK: &str = "<!-- drawn by marginal -->";

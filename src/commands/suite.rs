@@ -258,6 +258,37 @@ fn print_summary(args: &SuiteArgs, scorer: &SuiteScorer, score: &SuiteScore) {
         }
     );
     println!();
+    print_table(score);
+    say_no_node_counts(&score.objective);
+    if let Some(m) = &score.mates {
+        println!(
+            "mates: {} positions, found {} (exact {}), wrong {}, missed {}, mate score {:.1}",
+            m.positions,
+            m.found,
+            m.exact,
+            m.wrong,
+            m.missed,
+            m.score()
+        );
+    }
+    let total = &score.objective;
+    println!();
+    println!(
+        "objective {:.3} = accuracy {:.3} + {} x speed {:.3}",
+        total.value, total.accuracy, score.objective_params.weight, total.speed
+    );
+    println!(
+        "  accuracy: solution credit in % (early share {}); speed: mean doublings saved against the reference",
+        score.objective_params.early
+    );
+    // An external engine does not say what it pruned.
+    if score.engine.is_none() {
+        println!("pruned: {}", score.prunes);
+    }
+}
+
+/// The per-suite table (and the total when there are several suites).
+fn print_table(score: &SuiteScore) {
     let width = score
         .suites
         .iter()
@@ -298,40 +329,19 @@ fn print_summary(args: &SuiteArgs, scorer: &SuiteScorer, score: &SuiteScore) {
     if score.suites.len() > 1 {
         row("total", &score.objective);
     }
-    if score.objective.nodes == 0 || score.objective.reference_nodes == 0 {
+}
+
+/// Warns when the engine gave no node count the speed figures could use.
+fn say_no_node_counts(total: &Objective) {
+    if total.nodes == 0 || total.reference_nodes == 0 {
         eprintln!(
             "warning: the engine reported no usable node count (no `info ... nodes N` it could read) in {}: nodes, ratio and the speed part of the objective say nothing; check its `info` lines",
-            if score.objective.reference_nodes == 0 {
+            if total.reference_nodes == 0 {
                 "the reference run"
             } else {
                 "this run"
             }
         );
-    }
-    if let Some(m) = &score.mates {
-        println!(
-            "mates: {} positions, found {} (exact {}), wrong {}, missed {}, mate score {:.1}",
-            m.positions,
-            m.found,
-            m.exact,
-            m.wrong,
-            m.missed,
-            m.score()
-        );
-    }
-    let total = &score.objective;
-    println!();
-    println!(
-        "objective {:.3} = accuracy {:.3} + {} x speed {:.3}",
-        total.value, total.accuracy, score.objective_params.weight, total.speed
-    );
-    println!(
-        "  accuracy: solution credit in % (early share {}); speed: mean doublings saved against the reference",
-        score.objective_params.early
-    );
-    // An external engine does not say what it pruned.
-    if score.engine.is_none() {
-        println!("pruned: {}", score.prunes);
     }
 }
 

@@ -144,28 +144,7 @@ pub fn setup(args: &TuneArgs) -> Result<Option<GamesSetup>, UserError> {
         }
         return Ok(None);
     }
-    let mut confirm_books = Vec::new();
-    if args.confirm.is_some() {
-        for path in args.confirm_book_paths() {
-            let book =
-                openings::read(&path).map_err(|e| UserError(format!("--confirm-openings: {e}")))?;
-            for line in &book.skipped {
-                eprintln!("{line}");
-            }
-            confirm_books.push((path, book.records));
-        }
-        // The confirmation's pairs go to its books in turn, each pair from its own opening.
-        let pairs = args.confirm.unwrap_or(0).div_ceil(2) as usize;
-        let each = pairs.div_ceil(confirm_books.len().max(1));
-        if let Some((path, book)) = confirm_books.iter().find(|(_, b)| b.len() < each) {
-            return Err(UserError(format!(
-                "--confirm-openings {}: {} opening(s) for the {each} pairs of --confirm {} it plays: give a larger book or fewer --confirm games",
-                path.display(),
-                book.len(),
-                args.confirm.unwrap_or(0)
-            )));
-        }
-    }
+    let confirm_books = confirm_books(args)?;
     let book_path = args.book_path();
     if args.objective != ObjectiveKind::Games {
         return Ok(Some(GamesSetup {
@@ -180,14 +159,14 @@ pub fn setup(args: &TuneArgs) -> Result<Option<GamesSetup>, UserError> {
     for line in &book.skipped {
         eprintln!("{line}");
     }
-    if book.records.len() < args.pairs() as usize {
-        return Err(UserError(format!(
-            "--openings {}: {} opening(s) for the {} pairs of an iteration (--pairs): give a larger book or fewer --pairs",
-            book_path.display(),
-            book.records.len(),
-            args.pairs()
-        )));
-    }
+    super::super::enough_openings(
+        "--openings",
+        &book_path,
+        book.records.len(),
+        args.pairs() as usize,
+        "an iteration (--pairs)",
+        "fewer --pairs",
+    )?;
     let bytes = read_bytes(&book_path, "opening book ")
         .map_err(|e| UserError(format!("--openings: {e}")))?;
     let mut h = Fnv::new();
@@ -199,6 +178,35 @@ pub fn setup(args: &TuneArgs) -> Result<Option<GamesSetup>, UserError> {
         confirm_books,
         sprt,
     }))
+}
+
+/// The books of `--confirm`, each long enough for its share of the pairs (none without it).
+fn confirm_books(args: &TuneArgs) -> Result<Vec<(PathBuf, Vec<Chess>)>, UserError> {
+    let mut confirm_books = Vec::new();
+    if args.confirm.is_some() {
+        for path in args.confirm_book_paths() {
+            let book =
+                openings::read(&path).map_err(|e| UserError(format!("--confirm-openings: {e}")))?;
+            for line in &book.skipped {
+                eprintln!("{line}");
+            }
+            confirm_books.push((path, book.records));
+        }
+        // The confirmation's pairs go to its books in turn, each pair from its own opening.
+        let pairs = args.confirm.unwrap_or(0).div_ceil(2) as usize;
+        let each = pairs.div_ceil(confirm_books.len().max(1));
+        for (path, book) in &confirm_books {
+            super::super::enough_openings(
+                "--confirm-openings",
+                path,
+                book.len(),
+                each,
+                &format!("--confirm {} it plays", args.confirm.unwrap_or(0)),
+                "fewer --confirm games",
+            )?;
+        }
+    }
+    Ok(confirm_books)
 }
 
 /// Prepares the recorded arguments for the run id: `--confirm` and `--confirm-sprt` run after
