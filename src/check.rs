@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::bench;
 use crate::engine::{EngineDef, Setting};
-use crate::formats::{Fnv, bundled, openings, read_bytes};
+use crate::formats::{bundled, openings};
 use crate::scoring::exec::ExecError;
 use crate::scoring::games::game::{GameConfig, MoveLimit};
 use crate::scoring::games::matches::{MatchConfig, MatchReport};
@@ -37,7 +37,7 @@ use crate::scoring::suite::{
 use crate::tune::file::{
     EngineRecord, Measured, Paired, PositionOutcome, Side, SuiteSource, TunedFile, Values,
 };
-use crate::tune::games::{DEFAULT_BOOK, confirm, confirm_openings};
+use crate::tune::games::{CONFIRM_BOOKS, confirm, interleave_openings};
 use crate::tune::{SplitError, split};
 
 /// The format tag of a check report.
@@ -95,7 +95,7 @@ pub enum CheckError {
     Missing {
         /// The tuned file.
         path: String,
-        /// `suite` or `opening book`.
+        /// `suite`.
         what: &'static str,
         /// The file as recorded.
         file: String,
@@ -109,7 +109,7 @@ pub enum CheckError {
     Changed {
         /// The tuned file.
         path: String,
-        /// `suite` or `opening book`.
+        /// `suite`.
         what: &'static str,
         /// The file, as found.
         file: String,
@@ -196,7 +196,7 @@ pub struct Prepared {
 
 /// Finds a file a tuned file names: as given (relative to the working directory), else
 /// relative to the tuned file's directory and each of its ancestors, else the copy bundled in
-/// the binary ([`bundled`]; read through [`read_bytes`]). Returns the candidates tried when
+/// the binary ([`bundled`]; read through [`read_bytes`](crate::formats::read_bytes)). Returns the candidates tried when
 /// none exists.
 pub fn locate(recorded: &Path, tuned_file: &Path) -> Result<PathBuf, Vec<PathBuf>> {
     let mut tried = vec![recorded.to_path_buf()];
@@ -542,8 +542,8 @@ pub struct Finding {
 /// The non-regression match of `--games`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GamesCheck {
-    /// The opening book played.
-    pub openings: String,
+    /// The opening books played, their pairs in turn.
+    pub openings: Vec<String>,
     /// The match (tuned as A, the defaults as B).
     pub report: MatchReport,
 }
@@ -663,53 +663,53 @@ impl Prepared {
         }
     }
 
+    /// The books of the non-regression match: `given`, else the default books of a
+    /// confirmation ([`CONFIRM_BOOKS`]: the two balanced books and UHO) less the one the file's
+    /// games objective tuned on, so that the games are played on openings the tune never saw.
+    pub fn books(&self, given: &[PathBuf]) -> Vec<PathBuf> {
+        if !given.is_empty() {
+            return given.to_vec();
+        }
+        let tuned_on = self.file.games.as_ref().map(|g| g.openings.clone());
+        CONFIRM_BOOKS
+            .iter()
+            .map(PathBuf::from)
+            .filter(|p| Some(p) != tuned_on.as_ref())
+            .collect()
+    }
+
     /// The non-regression match: the tuned set against the defaults for at most `games`
     /// games, stopped by [`NON_REGRESSION`], at the file's recorded per-move limit (its
-    /// confirmation match's, else its games objective's, else [`DEFAULT_GAME_NODES`]) on its
-    /// book (verified by hash when recorded). `on_pair` sees the games played so far.
+    /// confirmation match's, else its games objective's, else [`DEFAULT_GAME_NODES`]) on
+    /// [`Prepared::books`] (their pairs in turn, judged pooled). `on_pair` sees the games
+    /// played so far.
     ///
     /// # Errors
-    /// The book is missing, changed or unreadable.
+    /// A book is missing or unreadable.
     pub fn play(
         &self,
+        books: &[PathBuf],
         games: u32,
         concurrency: usize,
         on_pair: &mut dyn FnMut(u64),
     ) -> Result<GamesCheck, CheckError> {
         let name = self.path.display().to_string();
-        let recorded_book = self
-            .file
-            .games
-            .as_ref()
-            .map(|g| (&g.openings, &g.openings_hash));
-        let book_path = recorded_book.map_or(PathBuf::from(DEFAULT_BOOK), |(p, _)| p.clone());
-        let book_path = locate(&book_path, &self.path).map_err(|tried| CheckError::Missing {
-            path: name.clone(),
-            what: "opening book",
-            file: book_path.display().to_string(),
-            tried: tried_text(&tried),
-        })?;
-        if let Some((_, hash)) = recorded_book {
-            let bytes = read_bytes(&book_path, "opening book ").map_err(|e| CheckError::Book {
+        let mut read = Vec::new();
+        let mut shown = Vec::new();
+        for book_path in self.books(books) {
+            let found = locate(&book_path, &self.path).map_err(|tried| CheckError::Missing {
+                path: name.clone(),
+                what: "opening book",
+                file: book_path.display().to_string(),
+                tried: tried_text(&tried),
+            })?;
+            let book = openings::read(&found).map_err(|e| CheckError::Book {
                 path: name.clone(),
                 message: e.to_string(),
             })?;
-            let mut h = Fnv::new();
-            h.write(&bytes);
-            if hex(h.finish()) != *hash {
-                return Err(CheckError::Changed {
-                    path: name,
-                    what: "opening book",
-                    file: book_path.display().to_string(),
-                    recorded: hash.clone(),
-                    now: hex(h.finish()),
-                });
-            }
+            shown.push(found.display().to_string());
+            read.push(book.records);
         }
-        let book = openings::read(&book_path).map_err(|e| CheckError::Book {
-            path: name.clone(),
-            message: e.to_string(),
-        })?;
         let game = match (&self.file.confirm, &self.file.games) {
             (Some(c), _) => c.config.game,
             (None, Some(g)) => GameConfig {
@@ -730,13 +730,13 @@ impl Prepared {
         let report = confirm(
             self.file.setting_for(&self.def),
             Setting::defaults(&self.def),
-            &confirm_openings(&book.records, self.file.provenance.seed),
+            &interleave_openings(&read, self.file.provenance.seed),
             &config,
             self.options.config.hash_mb,
             on_pair,
         );
         Ok(GamesCheck {
-            openings: book_path.display().to_string(),
+            openings: shown,
             report,
         })
     }
@@ -988,7 +988,7 @@ mod tests {
                 decision,
             });
             games_finding(&GamesCheck {
-                openings: DEFAULT_BOOK.to_string(),
+                openings: vec![CONFIRM_BOOKS[0].to_string()],
                 report: report.clone(),
             })
         };

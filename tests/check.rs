@@ -330,8 +330,74 @@ fn games_add_a_non_regression_sprt() {
     let r = report(&json);
     let games = r.games.unwrap();
     assert_eq!(games.report.games, 4);
+    // The books of a confirmation: both balanced books and UHO, pairs in turn.
+    assert_eq!(games.openings.len(), 3, "{:?}", games.openings);
+    for book in ["noob_3moves", "popularpos_lichess", "UHO_4060_v2"] {
+        assert!(
+            games.openings.iter().any(|b| b.contains(book)),
+            "{book} not in {:?}",
+            games.openings
+        );
+    }
     let sprt = games.report.sprt.unwrap();
     assert_eq!((sprt.params.elo0, sprt.params.elo1), (-1.75, 0.25));
     let out = marginal(&["check", "tuned/spsa-suite.json", "--games", "0"], &dir);
     assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn games_play_the_books_given_and_not_the_tuning_book() {
+    let dir = scratch("check", "books");
+    // A games tune's own book (UHO for spsa-games) is left out of the default books.
+    let json = dir.join("games.json");
+    let out = marginal(
+        &[
+            "check",
+            "tuned/spsa-games.json",
+            "--games",
+            "2",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+        &dir,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let played = report(&json).games.unwrap().openings;
+    assert_eq!(played.len(), 2, "{played:?}");
+    assert!(!played.iter().any(|b| b.contains("UHO")), "{played:?}");
+
+    let json = dir.join("given.json");
+    let book = root().join("data/openings/8mvs_+90_+99_1k.epd");
+    let out = marginal(
+        &[
+            "check",
+            "tuned/spsa-suite.json",
+            "--games",
+            "2",
+            "--openings",
+            book.to_str().unwrap(),
+            "--json",
+            json.to_str().unwrap(),
+        ],
+        &dir,
+    );
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(said.contains("8mvs_+90_+99_1k.epd"), "{said}");
+    assert_eq!(report(&json).games.unwrap().openings.len(), 1);
+
+    let out = marginal(
+        &[
+            "check",
+            "tuned/spsa-suite.json",
+            "--games",
+            "2",
+            "--openings",
+            "no-such.epd",
+        ],
+        &dir,
+    );
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    assert!(said.contains("no-such.epd"), "{said}");
 }

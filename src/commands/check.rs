@@ -33,6 +33,12 @@ pub struct CheckArgs {
     /// non-regression SPRT nElo [-1.75, 0.25] (fishtest's bounds): H0 accepted is a regression.
     #[arg(long, value_name = "N", value_parser = count::<u32, 1>)]
     games: Option<u32>,
+    /// The opening books of `--games`, their pairs in turn and judged pooled (repeat the
+    /// option for several). Default: the two bundled balanced books and UHO
+    /// (noob_3moves, popularpos_lichess, UHO_4060_v2), less the book the file's games objective
+    /// tuned on.
+    #[arg(long, value_name = "FILE", requires = "games")]
+    openings: Vec<PathBuf>,
     /// Write the whole report (figures, changed positions, findings, verdict) as JSON.
     #[arg(long, value_name = "OUT")]
     json: Option<PathBuf>,
@@ -162,7 +168,12 @@ pub fn run(args: CheckArgs) -> Result<()> {
         .map_err(super::executor::exec_error)?;
     measured_something(&prepared, &now)?;
     let games = match args.games {
-        Some(n) => Some(play(&prepared, whole_pairs(n, "--games"), threads)?),
+        Some(n) => Some(play(
+            &prepared,
+            &args.openings,
+            whole_pairs(n, "--games"),
+            threads,
+        )?),
         None => None,
     };
     let report = prepared.judge(&now, games);
@@ -172,7 +183,7 @@ pub fn run(args: CheckArgs) -> Result<()> {
     if let Some(g) = &report.games {
         println!(
             "games ({}): {}",
-            g.openings,
+            g.openings.join(", "),
             match_summary(
                 &g.report,
                 "H1 accepted: no regression",
@@ -241,7 +252,12 @@ fn print_engine(e: &check::EngineCheck) {
 }
 
 /// Plays the non-regression match with a progress bar.
-fn play(prepared: &Prepared, games: u32, threads: usize) -> Result<check::GamesCheck> {
+fn play(
+    prepared: &Prepared,
+    books: &[PathBuf],
+    games: u32,
+    threads: usize,
+) -> Result<check::GamesCheck> {
     println!(
         "games: tuned against default, at most {} games, SPRT nElo [{}, {}] (alpha {}, beta {}): H0 accepted is a regression",
         games.max(2).div_ceil(2) * 2,
@@ -254,7 +270,7 @@ fn play(prepared: &Prepared, games: u32, threads: usize) -> Result<check::GamesC
         u64::from(games.max(2).div_ceil(2) * 2),
         "[{bar:30}] {pos}/{len} games",
     );
-    let result = prepared.play(games, threads, &mut |n| bar.set_position(n));
+    let result = prepared.play(books, games, threads, &mut |n| bar.set_position(n));
     bar.finish_and_clear();
     Ok(result.map_err(UserError::from_display)?)
 }
