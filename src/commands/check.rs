@@ -410,11 +410,8 @@ fn write_measured(
     now: &check::Measurement,
 ) -> Result<()> {
     let file = prepared.updated(now, std::env::args().collect::<Vec<_>>().join(" "));
-    write_atomic(
-        path,
-        (serde_json::to_string_pretty(&file)? + "\n").as_bytes(),
-    )
-    .with_context(|| format!("cannot write {}", path.display()))
+    file.write(path)
+        .with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// `--update`: writes the figures measured now into the file.

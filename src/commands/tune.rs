@@ -635,11 +635,8 @@ fn write_file(
     (searched, search_seconds): (usize, f64),
     threads: usize,
 ) -> Result<()> {
-    write_atomic(
-        &args.out,
-        (serde_json::to_string_pretty(file)? + "\n").as_bytes(),
-    )
-    .with_context(|| format!("cannot write {}", args.out.display()))?;
+    file.write(&args.out)
+        .with_context(|| format!("cannot write {}", args.out.display()))?;
     let work = match &file.games {
         Some(g) => format!("{} games", g.games),
         None => format!("{} evaluations", file.evaluations.len()),

@@ -67,16 +67,38 @@ pub(crate) fn line_of(text: &str, key: &str) -> usize {
         .map_or(1, |i| i + 1)
 }
 
-/// Parses the text of a tuned file.
-pub fn parse(path: &Path, text: &str) -> Result<Margins, TunedError> {
-    // A byte-order mark (some editors write one) is not JSON; it says nothing.
+/// The text of a margin-set or tuned file: read whole, as UTF-8. Every reader of these files
+/// (this module's margin sets, `tune::file`'s tuned files) goes through here and
+/// [`document`], so they agree on what a readable file is.
+///
+/// # Errors
+/// The file cannot be read, or is not UTF-8.
+pub fn read_text(path: &Path) -> Result<String, TunedError> {
+    std::fs::read_to_string(path).map_err(|source| TunedError::Unreadable {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// The JSON document of a margin-set or tuned file's `text`, and the text it was parsed from
+/// (without a byte-order mark: some editors write one, and it says nothing).
+///
+/// # Errors
+/// Not valid JSON: the error names the file, line and column.
+pub fn document<'t>(path: &Path, text: &'t str) -> Result<(&'t str, Value), TunedError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let value: Value = serde_json::from_str(text).map_err(|e| TunedError::Json {
+    let value = serde_json::from_str(text).map_err(|e| TunedError::Json {
         path: path.to_path_buf(),
         line: e.line(),
         column: e.column(),
         message: e.to_string(),
     })?;
+    Ok((text, value))
+}
+
+/// Parses the text of a tuned file.
+pub fn parse(path: &Path, text: &str) -> Result<Margins, TunedError> {
+    let (text, value) = document(path, text)?;
     let invalid = |key: &str, message: String| TunedError::Invalid {
         path: path.to_path_buf(),
         line: line_of(text, key),
@@ -151,11 +173,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Margins, TunedError> {
 
 /// Reads a tuned file.
 pub fn read(path: &Path) -> Result<Margins, TunedError> {
-    let text = std::fs::read_to_string(path).map_err(|source| TunedError::Unreadable {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    parse(path, &text)
+    parse(path, &read_text(path)?)
 }
 
 /// Writes a tuned file with free-form metadata (what produced it, its scores).

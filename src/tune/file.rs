@@ -2,7 +2,9 @@
 //! the margin set, how it scored against the defaults and `off` on training and validation
 //! positions, the confirmation match, the provenance of the run, and every candidate it
 //! evaluated. [`TunedFile::read`] parses one back with errors that name the file, the line and
-//! the value; [`crate::formats::tuned::read`] reads just the margins of any margin file.
+//! the value, and [`TunedFile::write`] is the one writer of these files. The file's text and
+//! JSON (UTF-8, byte-order mark, syntax errors) are read by [`crate::formats::tuned`], which
+//! also reads just the margins of any margin file: one reader of the document, typed here.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -16,7 +18,7 @@ use crate::engine::setting::Program;
 use crate::engine::{EngineDef, Setting};
 use crate::params::{ParamError, Row};
 
-use crate::formats::tuned::{TUNED_FORMAT, TunedError, line_of};
+use crate::formats::tuned::{TUNED_FORMAT, TunedError, document, line_of, read_text};
 use crate::scoring::exec::ExecError;
 use crate::scoring::games::game::MoveLimit;
 use crate::scoring::games::matches::MatchReport;
@@ -488,14 +490,7 @@ impl TunedFile {
     /// Invalid JSON, another format, or a field that is missing, mistyped or out of range: the
     /// error names the file, the line and the value.
     pub fn parse(path: &Path, text: &str) -> Result<TunedFile, TunedError> {
-        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| TunedError::Json {
-                path: path.to_path_buf(),
-                line: e.line(),
-                column: e.column(),
-                message: e.to_string(),
-            })?;
+        let (text, value) = document(path, text)?;
         let format = value.get("format").and_then(|f| f.as_str());
         if format != Some(TUNED_FORMAT) {
             let message = match format {
@@ -616,10 +611,15 @@ impl TunedFile {
     /// # Errors
     /// As [`TunedFile::parse`], or the file cannot be read.
     pub fn read(path: &Path) -> Result<TunedFile, TunedError> {
-        let text = std::fs::read_to_string(path).map_err(|source| TunedError::Unreadable {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        Self::parse(path, &text)
+        Self::parse(path, &read_text(path)?)
+    }
+
+    /// Writes the file (pretty JSON, atomically: a reader never sees half of it).
+    ///
+    /// # Errors
+    /// The file cannot be written.
+    pub fn write(&self, path: &Path) -> std::io::Result<()> {
+        let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
+        crate::formats::write_atomic(path, (text + "\n").as_bytes())
     }
 }
