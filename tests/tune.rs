@@ -275,6 +275,29 @@ fn a_killed_run_resumes(name: &str, solver: &[&str], lines: usize, resumed: fn(&
         common::tuned_result(&dir.join("straight.json")),
         common::tuned_result(&dir.join("killed.json"))
     );
+    // Options that --resume does not take from this command line are named, and change nothing.
+    let out = marginal(
+        &[
+            "tune",
+            "--resume",
+            common::checkpoint(&dir, "killed").to_str().unwrap(),
+            "--seed",
+            "99",
+            "--nodes",
+            "777",
+        ],
+        &dir,
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("--nodes, --seed given here are ignored"),
+        "{stderr}"
+    );
+    assert_eq!(
+        common::tuned_result(&dir.join("straight.json")),
+        common::tuned_result(&dir.join("killed.json"))
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }
 

@@ -188,6 +188,43 @@ fn scorer(
     Ok(scorer)
 }
 
+/// An option of an objective that `--objectives` leaves out does nothing: the warning that
+/// says so, if any.
+fn unused_objective_options(args: &CalibrateArgs, specs: &[String]) -> Option<String> {
+    let measured = |kind: &str| {
+        specs
+            .iter()
+            .any(|s| s.split(':').next().map(str::trim) == Some(kind))
+    };
+    let d = super::parsed_alone::<CalibrateArgs>("calibrate", &[])?;
+    let unused: Vec<&str> = [
+        ("suite", "--suite", args.suite != d.suite),
+        ("mates", "--mate-suite", args.mate_suite != d.mate_suite),
+        (
+            "quality",
+            "--quality-positions",
+            args.quality_positions != d.quality_positions,
+        ),
+        (
+            "quality",
+            "--quality-deep",
+            args.quality_deep != d.quality_deep,
+        ),
+    ]
+    .into_iter()
+    .filter(|(kind, _, given)| *given && !measured(kind))
+    .map(|(_, option, _)| option)
+    .collect();
+    (!unused.is_empty()).then(|| {
+        format!(
+            "{} given, but --objectives {} leaves out the objective that uses {}: ignored",
+            unused.join(", "),
+            specs.join(","),
+            if unused.len() == 1 { "it" } else { "them" }
+        )
+    })
+}
+
 fn objectives(
     args: &CalibrateArgs,
     def: &Arc<EngineDef>,
@@ -199,6 +236,9 @@ fn objectives(
     } else {
         args.objectives.clone()
     };
+    if let Some(said) = unused_objective_options(args, &specs) {
+        eprintln!("warning: {said}");
+    }
     let mut out: Vec<Box<dyn CheapObjective>> = Vec::new();
     let mut seen: Vec<(String, SuiteLimit)> = Vec::new();
     for spec in &specs {
@@ -690,5 +730,31 @@ mod tests {
             svg_path(out, "mates"),
             Path::new("tuned/calibration-toga2-mates.svg")
         );
+    }
+
+    #[test]
+    fn options_of_objectives_left_out_are_named() {
+        let args = |extra: &[&str]| {
+            crate::commands::parsed_alone::<CalibrateArgs>("calibrate", extra).unwrap()
+        };
+        let specs = |s: &[&str]| s.iter().map(|x| (*x).to_string()).collect::<Vec<_>>();
+        let given = args(&["--mate-suite", "m.epd", "--quality-deep", "9"]);
+        let said = unused_objective_options(&given, &specs(&["suite:nodes=500"])).unwrap();
+        assert!(
+            said.starts_with("--mate-suite, --quality-deep given")
+                && said.contains("--objectives suite:nodes=500"),
+            "{said}"
+        );
+        // Used, or left at their defaults: nothing to say.
+        assert_eq!(
+            unused_objective_options(&given, &specs(&["mates", "quality"])),
+            None
+        );
+        assert_eq!(
+            unused_objective_options(&args(&[]), &specs(&["suite"])),
+            None
+        );
+        let said = unused_objective_options(&args(&["--suite", "a.epd"]), &specs(&["mates"]));
+        assert!(said.unwrap().starts_with("--suite given"));
     }
 }

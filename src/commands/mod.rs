@@ -660,6 +660,20 @@ impl TermLike for LogLines {
     }
 }
 
+/// The arguments of a command as parsed from `args` alone (its defaults and those): what a
+/// command line's options are compared with to say which of them were given and do nothing.
+pub fn parsed_alone<T: clap::Args>(command: &str, args: &[&str]) -> Option<T> {
+    #[derive(clap::Parser)]
+    struct Alone<T: clap::Args> {
+        #[command(flatten)]
+        args: T,
+    }
+    use clap::Parser as _;
+    Alone::<T>::try_parse_from(std::iter::once(command).chain(args.iter().copied()))
+        .ok()
+        .map(|a| a.args)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -763,6 +763,37 @@ fn check_options(args: &TuneArgs) -> Result<()> {
     Ok(())
 }
 
+/// `--resume DIR` runs with the arguments recorded in DIR: the options of this command line
+/// that would have changed them are named once, with the way to change them (a new run).
+fn say_ignored_with_resume(args: &TuneArgs, dir: &Path) {
+    let dir_text = dir.to_string_lossy().into_owned();
+    let Some(bare) = super::parsed_alone::<TuneArgs>("tune", &["--resume", dir_text.as_str()])
+    else {
+        return;
+    };
+    let (Ok(serde_json::Value::Object(given)), Ok(serde_json::Value::Object(plain))) =
+        (serde_json::to_value(args), serde_json::to_value(&bare))
+    else {
+        return;
+    };
+    let mut ignored: Vec<String> = given
+        .iter()
+        .filter(|(k, v)| plain.get(*k) != Some(v))
+        .chain(plain.iter().filter(|(k, _)| !given.contains_key(*k)))
+        .map(|(k, _)| format!("--{}", k.replace('_', "-")))
+        .collect();
+    ignored.sort();
+    ignored.dedup();
+    if !ignored.is_empty() {
+        eprintln!(
+            "warning: --resume {} runs with the arguments recorded there; {} given here {} ignored (start a new run, without --resume, to change them)",
+            dir.display(),
+            ignored.join(", "),
+            if ignored.len() == 1 { "is" } else { "are" }
+        );
+    }
+}
+
 /// The run's arguments (a --resume's recorded ones, with this command's threads and executor),
 /// its engine and its search space.
 fn resolve(args: TuneArgs) -> Result<(TuneArgs, Arc<EngineDef>, Space)> {
@@ -778,6 +809,7 @@ fn resolve(args: TuneArgs) -> Result<(TuneArgs, Arc<EngineDef>, Space)> {
                     e.line()
                 ))
             })?;
+            say_ignored_with_resume(&args, dir);
             recorded.threads = args.threads;
             recorded.executor = args.executor.clone();
             recorded.checkpoint = Some(dir.clone());
