@@ -894,6 +894,8 @@ fn engine_misuse_and_idle_options_name_the_fix() {
     let bk = "data/suites/bk.epd";
     let program = env!("CARGO_BIN_EXE_marginal");
     let (bare, nodir) = (s("bare.toml"), s("nodir.toml"));
+    let uci = format!("{program} uci");
+    let quoted = format!("{program} 'uci");
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (
             vec!["suite", bk, "--engine", program],
@@ -924,6 +926,28 @@ fn engine_misuse_and_idle_options_name_the_fix() {
             "--cache-dir",
         ),
         (vec!["export", "tuned/race-seed1.json", "--force"], "--out"),
+        (
+            vec![
+                "suite",
+                bk,
+                "--engine-cmd",
+                &quoted,
+                "--engine-options",
+                "FutilityMargin",
+            ],
+            "' is not interpreted (the command is split at spaces, with no quoting or escapes)",
+        ),
+        (
+            vec![
+                "suite",
+                bk,
+                "--engine-cmd",
+                &uci,
+                "--engine-options",
+                "FutilityMargin,futilitymargin",
+            ],
+            "--engine-options: 'FutilityMargin' is given twice",
+        ),
     ];
     assert_refused(&cases, &dir);
     // Schedule ends that no part of the race uses are said, once each.
@@ -942,6 +966,8 @@ fn engine_misuse_and_idle_options_name_the_fix() {
             "frontier=5",
             "--r-end",
             "0.5",
+            "--bounds",
+            "delta=0..100",
             "--out",
             &s("t.json"),
             "-q",
@@ -949,6 +975,13 @@ fn engine_misuse_and_idle_options_name_the_fix() {
         &dir,
     );
     assert_eq!(o.code, Some(0), "{}", o.stderr);
+    assert!(
+        o.stderr.contains(
+            "--bounds delta_margin=0..100 leaves out its default 200: tuning starts from 100"
+        ),
+        "{}",
+        o.stderr
+    );
     assert_eq!(
         o.stderr
             .matches("--c-end frontier=5 does nothing here")

@@ -836,6 +836,15 @@ fn resolve(args: TuneArgs) -> Result<(TuneArgs, Arc<EngineDef>, Space)> {
         .and_then(|s| s.with_schedule(ScheduleEnd::C, &c_end))
         .and_then(|s| s.with_schedule(ScheduleEnd::R, &r_end))
         .map_err(UserError::from_display)?;
+    for (d, value) in space.base_outside() {
+        eprintln!(
+            "warning: --bounds {}={}..{} leaves out its default {value}: tuning starts from {} (the nearest bound), and the defaults it is judged against stay at {value}",
+            d.name,
+            d.lower,
+            d.upper,
+            value.clamp(d.lower, d.upper)
+        );
+    }
     Ok((args, def, space))
 }
 

@@ -98,6 +98,11 @@ impl EngineDef {
     /// # Errors
     /// The engine does not start or answer, or an option is unknown or not a spin.
     pub fn from_command(command: &str, options: &[String]) -> Result<EngineDef, EngineDefError> {
+        if let Some(c) = command.chars().find(|c| matches!(c, '\'' | '"' | '\\')) {
+            return Err(EngineDefError(format!(
+                "--engine-cmd '{command}': {c} is not interpreted (the command is split at spaces, with no quoting or escapes); for a path or argument with spaces, write an engine file (command and args) and give --engine FILE"
+            )));
+        }
         let mut words = command.split_whitespace();
         let program = words
             .next()
@@ -147,6 +152,18 @@ impl EngineDef {
                     declared.name, declared.kind
                 )));
             };
+            if rows.iter().any(|r: &Row| r.uci_name == declared.name) {
+                return Err(EngineDefError(format!(
+                    "--engine-options: '{}' is given twice",
+                    declared.name
+                )));
+            }
+            if !(min..=max).contains(&default) {
+                return Err(EngineDefError(format!(
+                    "--engine-options: '{command}' declares '{}' with default {default} outside its own range [{min}, {max}]: describe it in an engine file with a default in range",
+                    declared.name
+                )));
+            }
             let clamp = |v: i64| v.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32;
             let (min, max, default) = (clamp(min), clamp(max), clamp(default));
             let off = match off {

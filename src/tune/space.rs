@@ -235,6 +235,16 @@ impl Space {
             .collect()
     }
 
+    /// The tuned parameters whose base value lies outside their bounds (so [`Space::start`]
+    /// clips it): each dimension with that value.
+    pub fn base_outside(&self) -> Vec<(&Dim, i32)> {
+        self.dims
+            .iter()
+            .map(|d| (d, self.base.values()[d.index]))
+            .filter(|(d, v)| !(d.lower..=d.upper).contains(v))
+            .collect()
+    }
+
     /// The integer values a point stands for: each coordinate rounded to the nearest integer and
     /// clipped to its bounds (NaN goes to the lower bound).
     pub fn values(&self, x: &[f64]) -> Vec<i32> {
@@ -332,6 +342,14 @@ mod tests {
         let base = Margins::default().with("futility_margin", 10);
         let s = Space::new(base, &["frontier"], &["frontier=50..300"]).unwrap();
         assert_eq!(s.start(), vec![50.0]);
+        let outside: Vec<(&str, i32)> = s
+            .base_outside()
+            .iter()
+            .map(|(d, v)| (d.name.as_str(), *v))
+            .collect();
+        assert_eq!(outside, [("futility_margin", 10)]);
+        let inside = Space::new(Margins::default(), &["frontier"], &["frontier=50..300"]).unwrap();
+        assert!(inside.base_outside().is_empty());
     }
 
     #[test]

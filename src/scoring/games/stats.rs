@@ -687,7 +687,7 @@ impl SprtParams {
         )
     }
 
-    /// Checks the design: finite `elo0 < elo1`, `alpha` and `beta` in
+    /// Checks the design: finite `elo0 < elo1` within ±[`MAX_SPRT_ELO`], `alpha` and `beta` in
     /// `(0, 1)` and `alpha + beta < 1` (the same checks fastchess makes).
     /// The LLR functions do not require this and never panic, but their
     /// result is meaningless for an invalid design.
@@ -696,6 +696,10 @@ impl SprtParams {
             Err("SPRT: elo0 and elo1 must be finite")
         } else if self.elo0 >= self.elo1 {
             Err("SPRT: elo0 must be less than elo1")
+        } else if self.elo0.abs() > MAX_SPRT_ELO || self.elo1.abs() > MAX_SPRT_ELO {
+            Err(
+                "SPRT: elo0 and elo1 must lie within -1000..1000 normalized Elo (fishtest tests [0, 2] to [0, 10]; a gap of hundreds is decided in a few games, without an SPRT)",
+            )
         } else if !(self.alpha > 0.0 && self.alpha < 1.0) {
             Err("SPRT: alpha must be in (0, 1)")
         } else if !(self.beta > 0.0 && self.beta < 1.0) {
@@ -707,6 +711,11 @@ impl SprtParams {
         }
     }
 }
+
+/// The largest |elo0| or |elo1| (normalized Elo) an SPRT design may name: beyond it the
+/// design's expected scores are within rounding of 0 or 1, and the test says nothing games
+/// would not show at once.
+pub const MAX_SPRT_ELO: f64 = 1000.0;
 
 /// State of a sequential test after comparing the LLR with the bounds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -560,9 +560,23 @@ fn sprt_params_bounds_and_decisions() {
             elo0: f64::NEG_INFINITY,
             ..d
         },
+        SprtParams {
+            elo1: 100_000.0,
+            ..d
+        },
+        SprtParams { elo0: -1000.5, ..d },
     ] {
         assert!(bad.validate().is_err(), "{bad:?}");
     }
+    assert!(
+        SprtParams {
+            elo0: -1000.0,
+            elo1: 1000.0,
+            ..d
+        }
+        .validate()
+        .is_ok()
+    );
 }
 
 // scripts/stats_reference.py: (x, erf(x), erfc(x)) from Python's
