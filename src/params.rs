@@ -86,6 +86,16 @@ pub enum ParamError {
     /// No parameter has this name.
     #[error("unknown parameter '{0}' (see `marginal params` for the list)")]
     Unknown(String),
+    /// An external engine has no row of this name.
+    #[error("{engine} has no row '{name}' (its rows: {rows})")]
+    UnknownRow {
+        /// The name given.
+        name: String,
+        /// The engine (its name and where it is described).
+        engine: String,
+        /// Its rows, comma-separated.
+        rows: String,
+    },
     /// The text is not a number (spin) or true/false/on/off/1/0 (check).
     #[error("parameter '{name}': '{value}' is not a valid {kind}")]
     BadValue {

@@ -124,6 +124,11 @@ fn read_line_capped(
 fn quoted(e: ParamError) -> ParamError {
     match e {
         ParamError::Unknown(name) => ParamError::Unknown(quote(&name)),
+        ParamError::UnknownRow { name, engine, rows } => ParamError::UnknownRow {
+            name: quote(&name),
+            engine,
+            rows,
+        },
         ParamError::BadValue { name, value, kind } => ParamError::BadValue {
             name,
             value: quote(&value),

@@ -265,7 +265,11 @@ fn objectives(
             })),
             _ => {
                 let book =
-                    openings::read(&args.quality_positions).map_err(UserError::from_display)?;
+                    openings::read(&args.quality_positions).map_err(|e| {
+                        UserError(format!(
+                            "--quality-positions: {e} (the quality objective needs positions from games, one FEN a line)"
+                        ))
+                    })?;
                 for line in &book.skipped {
                     eprintln!("warning: {line}");
                 }

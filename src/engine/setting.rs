@@ -482,10 +482,20 @@ impl Setting {
             self.reference = false;
             return Ok(());
         }
-        let index = self
-            .def
-            .find(name)
-            .ok_or_else(|| ParamError::Unknown(name.to_string()))?;
+        let index = self.def.find(name).ok_or_else(|| ParamError::UnknownRow {
+            name: name.to_string(),
+            engine: match &self.def.source {
+                Some(source) => format!("{} ({source})", self.def.name),
+                None => self.def.name.clone(),
+            },
+            rows: self
+                .def
+                .rows
+                .iter()
+                .map(|r| r.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+        })?;
         let row = &self.def.rows[index];
         let number: i64 = value.trim().parse().map_err(|_| ParamError::BadValue {
             name: row.name.clone(),
@@ -739,6 +749,12 @@ mod tests {
         s.set("Futility Margin", "120").unwrap();
         assert_eq!(s.to_string(), "futility_margin=120");
         assert!(s.set("futility_margin", "600").is_err());
+        // A name it lacks is refused with the rows it has, not the built-in table.
+        let e = s.set("frontier", "90").unwrap_err().to_string();
+        assert!(
+            e.contains("has no row 'frontier' (its rows: futility_margin)"),
+            "{e}"
+        );
         assert_eq!(
             serde_json::to_string(&s).unwrap(),
             "{\"futility_margin\":120}"

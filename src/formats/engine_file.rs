@@ -261,6 +261,15 @@ impl EngineFile {
                     })
                     .collect()
             };
+        if raw.timeout_ms == Some(0) {
+            let at = text.find("timeout_ms").unwrap_or(0);
+            return Err(fail(
+                Some(line_of(text, at)),
+                format!(
+                    "timeout_ms 0: an engine would count as hung before it could answer; give the milliseconds of silence to allow (default {DEFAULT_TIMEOUT_MS})"
+                ),
+            ));
+        }
         let mut rows: Vec<Row> = Vec::new();
         for spanned in &raw.params {
             let line = Some(line_of(text, spanned.span().start));
@@ -416,6 +425,10 @@ OwnBook = false
                 ":6: row 'futility_margin, Futility Margin, 100, 0, 500, 10, 0.002' has 7 fields",
             ),
             (TOGA.replace("command", "comand"), "unknown field `comand`"),
+            (
+                "command = \"x\"\n\ntimeout_ms = 0\n".to_string(),
+                ":3: timeout_ms 0: an engine would count as hung",
+            ),
             ("command = \"x\"\nparams = [1]".to_string(), ":2:"),
             (
                 TOGA.replace("Hash = 16", "Hash = [16]"),

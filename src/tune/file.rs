@@ -573,7 +573,7 @@ impl TunedFile {
         for values in sets {
             values.resolve(&def).map_err(|e| {
                 let name = match &e {
-                    ParamError::Unknown(n) => n.clone(),
+                    ParamError::Unknown(n) | ParamError::UnknownRow { name: n, .. } => n.clone(),
                     ParamError::BadValue { name, .. } | ParamError::OutOfRange { name, .. } => {
                         name.clone()
                     }
