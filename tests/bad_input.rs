@@ -240,6 +240,10 @@ fn every_command_refuses_bad_input_with_exit_2_and_a_message() {
             "at least 1",
         ),
         (
+            vec!["match", "--a", "default", "--b", "off", "--resign=-5:3"],
+            "--resign -5:3: SCORE is a threshold in centipawns and must be at least 0",
+        ),
+        (
             vec![
                 "match",
                 "--a",
@@ -950,6 +954,33 @@ fn engine_misuse_and_idle_options_name_the_fix() {
         ),
     ];
     assert_refused(&cases, &dir);
+    // Adjudication from a move that no game reaches is said.
+    let o = run(
+        &[
+            "match",
+            "--a",
+            "default",
+            "--b",
+            "off",
+            "--games",
+            "2",
+            "--nodes",
+            "100",
+            "--draw",
+            "10:8:300",
+            "--max-plies",
+            "200",
+            "-q",
+        ],
+        &dir,
+    );
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("--draw 10:8:300 starts at move 300")
+            && o.stderr.contains("it never adjudicates"),
+        "{}",
+        o.stderr
+    );
     // Schedule ends that no part of the race uses are said, once each.
     let o = run(
         &[

@@ -279,6 +279,7 @@ fn game_rules(args: &MatchArgs) -> Result<(GameConfig, Option<SprtParams>), User
     let parse_resign = |t: &str| -> Result<ResignRule, UserError> {
         let [score, moves] = numbers::<2>(t, ':', "--resign")?;
         at_least_one_move("--resign", t, moves)?;
+        non_negative_score("--resign", t, score)?;
         Ok(ResignRule {
             score: score as i32,
             moves: moves as u32,
@@ -287,6 +288,7 @@ fn game_rules(args: &MatchArgs) -> Result<(GameConfig, Option<SprtParams>), User
     let parse_draw = |t: &str| -> Result<DrawRule, UserError> {
         let [score, moves, after] = numbers::<3>(t, ':', "--draw")?;
         at_least_one_move("--draw", t, moves)?;
+        non_negative_score("--draw", t, score)?;
         Ok(DrawRule {
             score: score as i32,
             moves: moves as u32,
@@ -301,6 +303,30 @@ fn game_rules(args: &MatchArgs) -> Result<(GameConfig, Option<SprtParams>), User
         max_plies: args.max_plies.max(1),
     };
     Ok((game, sprt))
+}
+
+/// `--draw` from a move that no game reaches (every game ends within --max-plies of its
+/// opening, and the book's openings start at most at move `latest`): said once.
+fn say_draw_never_applies(args: &MatchArgs, game: &GameConfig, latest: u32) {
+    if let (Some(rule), Some(text)) = (game.draw, &args.draw) {
+        let last = latest + game.max_plies.div_ceil(2);
+        if rule.after_move > last {
+            eprintln!(
+                "warning: --draw {text} starts at move {}, but with --max-plies {} no game of this book goes past move {last}: it never adjudicates",
+                rule.after_move, game.max_plies
+            );
+        }
+    }
+}
+
+/// An adjudication rule's SCORE: a threshold in centipawns, not negative (no score is below it).
+fn non_negative_score(option: &str, text: &str, score: f64) -> Result<(), UserError> {
+    if score < 0.0 {
+        return Err(UserError(format!(
+            "{option} {text}: SCORE is a threshold in centipawns and must be at least 0"
+        )));
+    }
+    Ok(())
 }
 
 /// An adjudication rule's MOVES: a whole number of at least one (0 would adjudicate at once).
@@ -349,6 +375,13 @@ pub fn run(args: MatchArgs) -> Result<()> {
     for line in &book.skipped {
         eprintln!("{line}");
     }
+    let latest = book
+        .records
+        .iter()
+        .map(|p| shakmaty::Position::fullmoves(p).get())
+        .max()
+        .unwrap_or(1);
+    say_draw_never_applies(&args, &game, latest);
     let mut positions = book.records;
     let pairs = args.games.max(2).div_ceil(2) as usize;
     super::enough_openings(
