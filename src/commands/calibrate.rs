@@ -445,18 +445,17 @@ fn svg_path(out: &Path, label: &str) -> PathBuf {
 /// Runs the command.
 pub fn run(args: CalibrateArgs) -> Result<()> {
     let def = args.engine.def()?;
-    let limit = match (&args.tc, args.depth, args.nodes) {
-        (Some(tc), _, _) => super::match_cmd::parse_tc(tc)?,
-        (None, Some(d), _) => MoveLimit::Depth(d),
-        (None, None, n) => MoveLimit::Nodes(n.unwrap_or(5_000)),
-    };
-    let objective_limit = match limit {
-        MoveLimit::Depth(d) => SuiteLimit::Depth(d),
-        MoveLimit::Nodes(n) => SuiteLimit::Nodes(n),
-        MoveLimit::Clock { .. } => SuiteLimit::Nodes(5_000),
-    };
-    let region = design::region(&def, &args.region).map_err(UserError::from_display)?;
-    let sets = sets(&args, &def, &region)?;
+    let (config, pool) = prepare(&args, &def)?;
+    let report = play(&config, &pool)?;
+    write_outputs(&args, &report)
+}
+
+/// The design, the books, the objectives and the state directory, checked before any work;
+/// prints what the calibration will do. Returns its configuration and the worker pool.
+fn prepare(args: &CalibrateArgs, def: &Arc<EngineDef>) -> Result<(Config, rayon::ThreadPool)> {
+    let (limit, objective_limit) = limits(args)?;
+    let region = design::region(def, &args.region).map_err(UserError::from_display)?;
+    let sets = sets(args, def, &region)?;
     if args.out.exists() && calibrate::report::read(&args.out).is_err() {
         return Err(UserError(format!(
             "--out {} already exists and is not a calibration report: marginal does not write over it; give another --out",
@@ -466,7 +465,7 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
     }
     let nbooks = args.openings.len().max(2);
     let pairs_per_book = (args.games as usize).div_ceil(2).div_ceil(nbooks);
-    let books = books(&args, pairs_per_book)?;
+    let books = books(args, pairs_per_book)?;
     let pairs_per_book = (args.games as usize).div_ceil(2).div_ceil(books.len());
     let played = 2 * pairs_per_book * books.len();
     if played != args.games as usize {
@@ -482,7 +481,7 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
         .build()
         .context("cannot start worker threads")?;
     let executor = args.executor.build()?;
-    let objectives = pool.install(|| objectives(&args, &def, objective_limit, &executor))?;
+    let objectives = pool.install(|| objectives(args, def, objective_limit, &executor))?;
     let config = Config {
         sets,
         region,
@@ -516,11 +515,28 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
         state_dir: state_dir.clone(),
         ..config
     };
-    let played = config
-        .sets
-        .iter()
-        .filter(|s| s.setting != config.sets[0].setting)
-        .count();
+    print_header(def, &config);
+    Ok((config, pool))
+}
+
+/// The games' per-move limit (--tc, --depth or --nodes, default 5,000 nodes) and the
+/// objectives' (the same nodes or depth; 5,000 nodes under a clock).
+fn limits(args: &CalibrateArgs) -> Result<(MoveLimit, SuiteLimit)> {
+    let limit = match (&args.tc, args.depth, args.nodes) {
+        (Some(tc), _, _) => super::match_cmd::parse_tc(tc)?,
+        (None, Some(d), _) => MoveLimit::Depth(d),
+        (None, None, n) => MoveLimit::Nodes(n.unwrap_or(5_000)),
+    };
+    let objective_limit = match limit {
+        MoveLimit::Depth(d) => SuiteLimit::Depth(d),
+        MoveLimit::Nodes(n) => SuiteLimit::Nodes(n),
+        MoveLimit::Clock { .. } => SuiteLimit::Nodes(5_000),
+    };
+    Ok((limit, objective_limit))
+}
+
+/// What the calibration will do: the engine, the sets, the objectives and the games.
+fn print_header(def: &EngineDef, config: &Config) {
     println!(
         "marginal calibrate: {} ({}), {} sets ({} design), {} objectives, {} pairs per set on each of {} books at {}",
         def.name,
@@ -528,15 +544,27 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
         config.sets.len(),
         config.sets.iter().filter(|s| s.origin == "design").count(),
         config.objectives.len(),
-        pairs_per_book,
+        config.pairs_per_book,
         config.books.len(),
-        match limit {
+        match config.game.limit {
             MoveLimit::Nodes(n) => format!("{n} nodes/move"),
             MoveLimit::Depth(d) => format!("depth {d}/move"),
             MoveLimit::Clock { base, increment } =>
                 format!("{}+{} s", base.as_secs_f64(), increment.as_secs_f64()),
         }
     );
+}
+
+/// Measures the objectives and plays the games, with a progress bar a phase; an interrupt
+/// keeps what was done (exit 130 with the command that resumes).
+fn play(config: &Config, pool: &rayon::ThreadPool) -> Result<Report> {
+    let state_dir = &config.state_dir;
+    let played = config
+        .sets
+        .iter()
+        .filter(|s| s.setting != config.sets[0].setting)
+        .count();
+    let pairs_per_book = config.pairs_per_book;
     let total_objectives = config.sets.len() * config.objectives.len();
     let total_pairs = played * config.books.len() * pairs_per_book;
     // One bar a phase (objective values, then game pairs), each with its own ETA: the two
@@ -584,7 +612,7 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
         }
     };
     let interrupt = super::executor::interrupt_flag()?;
-    let result = pool.install(|| calibrate::run(&config, &interrupt, &observe));
+    let result = pool.install(|| calibrate::run(config, &interrupt, &observe));
     bar.finish_and_clear();
     let report = match result {
         Ok(r) => r,
@@ -607,8 +635,13 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
             return Err(UserError::from_display(e).into());
         }
     };
-    print_report(&report);
-    let text = serde_json::to_string_pretty(&report)? + "\n";
+    Ok(report)
+}
+
+/// The report, printed and written, with one plot an objective beside it.
+fn write_outputs(args: &CalibrateArgs, report: &Report) -> Result<()> {
+    print_report(report);
+    let text = serde_json::to_string_pretty(report)? + "\n";
     write_atomic(&args.out, text.as_bytes())
         .with_context(|| format!("cannot write {}", args.out.display()))?;
     println!("report written to {}", args.out.display());
@@ -620,7 +653,7 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
             eprintln!("warning: plot not written: {}", e.0);
             continue;
         }
-        let svg = plot::svg(&report, o)?;
+        let svg = plot::svg(report, o)?;
         super::write_plot(&path, &svg)
             .with_context(|| format!("cannot write {}", path.display()))?;
         println!("plot written to {}", path.display());

@@ -260,6 +260,15 @@ fn check_outputs(args: &MatchArgs) -> Result<(), UserError> {
             super::not_an_input(out, option, &inputs)?;
         }
     }
+    if let (Some(pgn), Some(json)) = (&args.pgn, &args.json)
+        && (pgn == json || record::record_path(pgn) == *json)
+    {
+        return Err(UserError(format!(
+            "--pgn {} and --json {} would write the same file: give the report another name",
+            pgn.display(),
+            json.display()
+        )));
+    }
     if let Some(out) = &args.json
         && !args.resume
     {
@@ -371,27 +380,7 @@ pub fn run(args: MatchArgs) -> Result<()> {
     let margins_b =
         setting_from(&engine_b, &args.b, &[]).map_err(|e| UserError(format!("--b: {e}")))?;
     let (game, sprt) = game_rules(&args)?;
-    let book = openings::read(&args.openings).map_err(UserError::from_display)?;
-    for line in &book.skipped {
-        eprintln!("{line}");
-    }
-    let latest = book
-        .records
-        .iter()
-        .map(|p| shakmaty::Position::fullmoves(p).get())
-        .max()
-        .unwrap_or(1);
-    say_draw_never_applies(&args, &game, latest);
-    let mut positions = book.records;
-    let pairs = args.games.max(2).div_ceil(2) as usize;
-    super::enough_openings(
-        "--openings",
-        &args.openings,
-        positions.len(),
-        pairs,
-        &format!("--games {}", args.games),
-        &format!("at most --games {}", 2 * positions.len()),
-    )?;
+    let mut positions = read_book(&args, &game)?;
     let concurrency = threads(args.concurrency);
     let config = MatchConfig {
         game,
@@ -408,35 +397,10 @@ pub fn run(args: MatchArgs) -> Result<()> {
     };
     let settings = session::settings(&asked, (&margins_a, &margins_b), &positions, &config);
     openings::shuffle(&mut positions, args.seed);
-    let named = |side: &str, spec: &str, setting: &Setting| {
-        let def = setting.def();
-        if def.is_builtin() {
-            format!("{side} {spec}")
-        } else {
-            format!("{side} {} {spec}", def.name)
-        }
-    };
-    let side_a = session::Side {
-        name: named("A", &args.a, &margins_a),
-        setting: margins_a,
-    };
-    let side_b = session::Side {
-        name: named("B", &args.b, &margins_b),
-        setting: margins_b,
-    };
+    let (side_a, side_b) = (side("A", &args.a, margins_a), side("B", &args.b, margins_b));
 
     // The output files are opened before the first game, so a bad path fails at once; a PGN's
     // games are checked (and an unfinished pair cut off) before the JSON report is touched.
-    if let (Some(pgn), Some(json)) = (&args.pgn, &args.json)
-        && (pgn == json || record::record_path(pgn) == *json)
-    {
-        return Err(UserError(format!(
-            "--pgn {} and --json {} would write the same file: give the report another name",
-            pgn.display(),
-            json.display()
-        ))
-        .into());
-    }
     let plan = args.pgn.as_ref().map(|path| session::RecordPlan {
         path: path.clone(),
         resume: args.resume,
@@ -445,14 +409,11 @@ pub fn run(args: MatchArgs) -> Result<()> {
     let book_size = positions.len();
     let session = Session::open(side_a, side_b, args.hash, config, positions, plan.as_ref())
         .map_err(session_error)?;
-    let total_pairs = session.total_pairs();
     let json_out = args
         .json
         .as_deref()
         .map(|path| create_output(path, "--json"))
         .transpose()?;
-
-    let limit_text = format!("{}/move", game.limit);
     whole_pairs(args.games, "--games");
     let batch = args.executor.batch_pairs();
     let at_once = match executor {
@@ -460,10 +421,11 @@ pub fn run(args: MatchArgs) -> Result<()> {
         None => format!("{concurrency} at once"),
     };
     println!(
-        "marginal match: A '{}' vs B '{}', up to {} games at {limit_text}, {book_size} openings from {} (seed {}), {at_once}",
+        "marginal match: A '{}' vs B '{}', up to {} games at {}/move, {book_size} openings from {} (seed {}), {at_once}",
         args.a,
         args.b,
-        total_pairs * 2,
+        session.total_pairs() * 2,
+        game.limit,
         args.openings.display(),
         args.seed
     );
@@ -471,34 +433,89 @@ pub fn run(args: MatchArgs) -> Result<()> {
         print_resumed(resumed, path, args.resume);
     }
 
+    let result = play(session, executor.as_deref(), batch, sprt.as_ref())?;
+    summary(&result, sprt.as_ref(), &args);
+    if let (Some(path), Some(file)) = (&args.json, json_out) {
+        write_report(
+            path,
+            file,
+            &MatchReport::new(&result, &config, &args.a, &args.b),
+        )?;
+    }
+    verdict(&result, sprt.as_ref(), &args)
+}
+
+/// A side of the match, named by its letter, its engine (when external) and its set.
+fn side(letter: &str, spec: &str, setting: Setting) -> session::Side {
+    let name = if setting.def().is_builtin() {
+        format!("{letter} {spec}")
+    } else {
+        format!("{letter} {} {spec}", setting.def().name)
+    };
+    session::Side { name, setting }
+}
+
+/// Plays the session with a progress bar (hidden on Slurm, which reports by job array).
+fn play(
+    session: Session,
+    executor: Option<&dyn marginal::scoring::exec::Runner>,
+    batch: usize,
+    sprt: Option<&SprtParams>,
+) -> Result<MatchResult> {
     let bar = progress_bar(
-        (total_pairs * 2) as u64,
+        (session.total_pairs() * 2) as u64,
         "[{bar:30}] {pos}/{len} games {msg}",
     );
     if executor.is_some() {
-        // The cluster reports by job array, not by game.
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
-    let mut observer = Progress {
-        bar: &bar,
-        sprt: sprt.as_ref(),
-    };
+    let mut observer = Progress { bar: &bar, sprt };
     let interrupt = super::executor::interrupt_flag()?;
-    let played = session.play(executor.as_deref(), batch, &interrupt, &mut observer);
+    let played = session.play(executor, batch, &interrupt, &mut observer);
     bar.finish_and_clear();
-    let result = played.map_err(session_error)?;
+    played.map_err(session_error)
+}
 
-    summary(&result, sprt.as_ref(), &args);
-    if let (Some(path), Some(file)) = (&args.json, json_out) {
-        let report = MatchReport::new(&result, &config, &args.a, &args.b);
-        let mut out = BufWriter::new(file);
-        serde_json::to_writer_pretty(&mut out, &report)
-            .map_err(std::io::Error::from)
-            .and_then(|()| out.write_all(b"\n"))
-            .and_then(|()| out.flush())
-            .with_context(|| format!("cannot write the JSON report {}", path.display()))?;
-        println!("report written to {}", path.display());
+/// The opening book: its skipped lines said, enough openings for the games, and a `--draw`
+/// that no game would reach said.
+fn read_book(args: &MatchArgs, game: &GameConfig) -> Result<Vec<shakmaty::Chess>> {
+    let book = openings::read(&args.openings).map_err(UserError::from_display)?;
+    for line in &book.skipped {
+        eprintln!("{line}");
     }
+    let latest = book
+        .records
+        .iter()
+        .map(|p| shakmaty::Position::fullmoves(p).get())
+        .max()
+        .unwrap_or(1);
+    say_draw_never_applies(args, game, latest);
+    super::enough_openings(
+        "--openings",
+        &args.openings,
+        book.records.len(),
+        args.games.max(2).div_ceil(2) as usize,
+        &format!("--games {}", args.games),
+        &format!("at most --games {}", 2 * book.records.len()),
+    )?;
+    Ok(book.records)
+}
+
+/// Writes the JSON report into the file opened before the games.
+fn write_report(path: &std::path::Path, file: File, report: &MatchReport) -> Result<()> {
+    let mut out = BufWriter::new(file);
+    serde_json::to_writer_pretty(&mut out, report)
+        .map_err(std::io::Error::from)
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush())
+        .with_context(|| format!("cannot write the JSON report {}", path.display()))?;
+    println!("report written to {}", path.display());
+    Ok(())
+}
+
+/// The exit of a played match: interrupted (130, with the command that resumes), every game
+/// of a side lost to faults (2), the SPRT's H0 accepted (1), else 0.
+fn verdict(result: &MatchResult, sprt: Option<&SprtParams>, args: &MatchArgs) -> Result<()> {
     let s = &result.stats;
     if result.interrupted {
         return Err(Interrupted(format!(
@@ -514,10 +531,10 @@ pub fn run(args: MatchArgs) -> Result<()> {
         ))
         .into());
     }
-    if let Some(e) = every_game_faulted(&result, &args) {
+    if let Some(e) = every_game_faulted(result, args) {
         return Err(e.into());
     }
-    if let (Some(params), Some(SprtDecision::AcceptH0)) = (sprt.as_ref(), s.decision) {
+    if let (Some(params), Some(SprtDecision::AcceptH0)) = (sprt, s.decision) {
         return Err(Failed(format!(
             "the SPRT nElo [{}, {}] accepted H0: A is not stronger",
             params.elo0, params.elo1

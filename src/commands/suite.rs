@@ -120,28 +120,7 @@ pub fn run(args: SuiteArgs) -> Result<()> {
     let margins = setting_from(&def, &args.margins, &args.set)?;
     let mut options = options(&args, &def)?;
     options.executor = args.executor.build()?;
-    if let Some(out) = &args.json {
-        let mut inputs: Vec<(&str, &std::path::Path)> = args
-            .files
-            .iter()
-            .map(|f| ("the suite", f.as_path()))
-            .collect();
-        for (what, spec) in [
-            ("--margins", &args.margins),
-            ("--reference", &args.reference),
-        ] {
-            let path = std::path::Path::new(spec.as_str());
-            if path.is_file() {
-                inputs.push((what, path));
-            }
-        }
-        if let Some(engine) = &args.engine.engine {
-            inputs.push(("--engine", engine.as_path()));
-        }
-        not_an_input(out, "--json", &inputs)?;
-        super::fresh_output(out, "--json", args.force)?;
-        writable(out, "--json")?;
-    }
+    check_json_output(&args)?;
     let suites = load_suites(&args.files, args.strict).map_err(UserError::from_display)?;
     for bad in suites.skipped() {
         eprintln!("{bad}");
@@ -154,42 +133,11 @@ pub fn run(args: SuiteArgs) -> Result<()> {
         .context("cannot start worker threads")?;
     print_header(&args, &def, &suites, &options.config);
 
-    let bar = progress_bar(
-        suites.positions.len() as u64,
-        "{msg:>10} [{bar:40}] {pos}/{len} {per_sec} eta {eta}",
-    );
-    if args.executor.is_slurm() {
-        // The cluster reports by job array, not by position.
-        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
-    }
-    let shown = bar.clone();
-    let progress = Box::new(move |phase: Phase, done: usize, _total: usize| {
-        shown.set_message(match phase {
-            Phase::Reference => "reference",
-            Phase::Candidate => "candidate",
-        });
-        shown.set_position(done as u64);
-    });
-    let scorer = pool
-        .install(|| SuiteScorer::new(suites, options, Some(progress)))
-        .map_err(exec_error)?;
-    // A reference run with no search that worked: the scored run would fault the same way,
-    // each position paying its timeout; stop now.
-    if let Err(e) = super::searched_something(&def, "the reference run", scorer.reference()) {
-        bar.finish_and_clear();
-        return Err(e.into());
-    }
-    bar.reset();
-    let start = Instant::now();
-    let score = pool
-        .install(|| scorer.score(&margins))
-        .map_err(exec_error)?;
-    let elapsed = start.elapsed().as_secs_f64();
-    bar.finish_and_clear();
+    let (scorer, score, elapsed) =
+        pool.install(|| measure(&args, &def, suites, options, &margins))?;
     for warning in &score.warnings {
         eprintln!("warning: {warning}");
     }
-
     print_summary(&args, &scorer, &score);
     print_faults(&score);
     if args.verbose {
@@ -225,6 +173,73 @@ pub fn run(args: SuiteArgs) -> Result<()> {
     // an objective of the set, and the command fails (the faults are listed above).
     super::searched_something(&def, "the suite", score.positions.iter().map(|p| &p.result))?;
     Ok(())
+}
+
+/// `--json OUT` is none of the inputs (suites, margin files, engine file) and may be written.
+fn check_json_output(args: &SuiteArgs) -> Result<(), UserError> {
+    let Some(out) = &args.json else {
+        return Ok(());
+    };
+    let mut inputs: Vec<(&str, &std::path::Path)> = args
+        .files
+        .iter()
+        .map(|f| ("the suite", f.as_path()))
+        .collect();
+    for (what, spec) in [
+        ("--margins", &args.margins),
+        ("--reference", &args.reference),
+    ] {
+        let path = std::path::Path::new(spec.as_str());
+        if path.is_file() {
+            inputs.push((what, path));
+        }
+    }
+    if let Some(engine) = &args.engine.engine {
+        inputs.push(("--engine", engine.as_path()));
+    }
+    not_an_input(out, "--json", &inputs)?;
+    super::fresh_output(out, "--json", args.force)?;
+    writable(out, "--json")
+}
+
+/// The reference run, then the set's, with a progress bar: the scorer, the score and the
+/// seconds the set's run took.
+fn measure(
+    args: &SuiteArgs,
+    def: &EngineDef,
+    suites: LoadedSuites,
+    options: ScorerOptions,
+    margins: &marginal::engine::Setting,
+) -> Result<(SuiteScorer, SuiteScore, f64)> {
+    let bar = progress_bar(
+        suites.positions.len() as u64,
+        "{msg:>10} [{bar:40}] {pos}/{len} {per_sec} eta {eta}",
+    );
+    if args.executor.is_slurm() {
+        // The cluster reports by job array, not by position.
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
+    let shown = bar.clone();
+    let progress = Box::new(move |phase: Phase, done: usize, _total: usize| {
+        shown.set_message(match phase {
+            Phase::Reference => "reference",
+            Phase::Candidate => "candidate",
+        });
+        shown.set_position(done as u64);
+    });
+    let scorer = SuiteScorer::new(suites, options, Some(progress)).map_err(exec_error)?;
+    // A reference run with no search that worked: the scored run would fault the same way,
+    // each position paying its timeout; stop now.
+    if let Err(e) = super::searched_something(def, "the reference run", scorer.reference()) {
+        bar.finish_and_clear();
+        return Err(e.into());
+    }
+    bar.reset();
+    let start = Instant::now();
+    let score = scorer.score(margins).map_err(exec_error)?;
+    let elapsed = start.elapsed().as_secs_f64();
+    bar.finish_and_clear();
+    Ok((scorer, score, elapsed))
 }
 
 fn print_header(args: &SuiteArgs, def: &EngineDef, suites: &LoadedSuites, config: &RunConfig) {

@@ -849,23 +849,86 @@ fn resolve(args: TuneArgs) -> Result<(TuneArgs, Arc<EngineDef>, Space)> {
 }
 
 pub fn run(args: TuneArgs) -> Result<()> {
+    let run = prepare(args)?;
+    let start = Instant::now();
+    let (train_scorer, validation_scorer) = run.pool.install(|| {
+        (
+            SuiteScorer::new(run.train.clone(), run.options.clone(), None),
+            SuiteScorer::new(run.validation.clone(), run.options.clone(), None),
+        )
+    });
+    let (train_scorer, validation_scorer) = (
+        train_scorer.map_err(exec_error)?,
+        validation_scorer.map_err(exec_error)?,
+    );
+    super::searched_something(
+        &run.def,
+        "the reference run of the training positions",
+        train_scorer.reference(),
+    )?;
+    let cost = SuiteCost::new(train_scorer, run.space.clone(), Some(&log_path(&run.dir)))
+        .with_context(|| format!("cannot open the evaluation log in {}", run.dir.display()))?;
+    let (games_problem, race_games) = objective_games(
+        &run.args,
+        run.games_setup.as_ref(),
+        &run.solver_setup,
+        &run.space,
+        &run.dir,
+        &run.executor,
+        run.train.positions.len(),
+    )?;
+    let plan = TunePlan {
+        def: run.def.clone(),
+        space: run.space.clone(),
+        solver: run.solver_setup.solver(&run.args),
+        seed: run.args.seed,
+        dir: run.dir.clone(),
+        run_id: run.run_id.clone(),
+        games: games_problem,
+        race_games,
+    };
+    let mut observer = Lines::new(&run.space, run.args.iterations, start);
+    say_resuming(&run.dir, &cost, &mut observer);
+    let outcome = run
+        .pool
+        .install(|| pipeline::run(plan, cost, &validation_scorer, observer))
+        .map_err(tune_error)?;
+    finish(run, outcome, start.elapsed().as_secs_f64())
+}
+
+/// A tune made ready: its arguments, engine and space, the positions, the workers and the
+/// checkpoint directory, with the start of the run printed.
+struct Prepared {
+    args: TuneArgs,
+    def: Arc<EngineDef>,
+    space: Space,
+    games_setup: Option<games::GamesSetup>,
+    solver_setup: solver::SolverSetup,
+    train: LoadedSuites,
+    validation: LoadedSuites,
+    threads: usize,
+    pool: rayon::ThreadPool,
+    /// One executor for the whole run: the suite scorers, the games objective and --confirm.
+    executor: Option<Arc<dyn marginal::scoring::exec::Runner>>,
+    options: ScorerOptions,
+    found_calibration: Option<(PathBuf, calibrate::Report, usize)>,
+    run_id: String,
+    dir: PathBuf,
+}
+
+/// Checks the arguments, reads the positions and the books, finds the calibration, opens the
+/// checkpoint and prints what the run will do.
+fn prepare(args: TuneArgs) -> Result<Prepared> {
     let (args, def, space) = resolve(args)?;
     check_options(&args)?;
     let games_setup = games::setup(&args)?;
     let solver_setup = solver::setup(&args, &space)?;
     let (train, validation) = split(&args)?;
-    let train_positions = train.positions.len();
-    let sources = SuiteSources {
-        split: split_name(&args),
-        training: SuiteSource::of(&train),
-        validation: SuiteSource::of(&validation),
-    };
     let threads = threads(args.threads);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .context("cannot start worker threads")?;
-    // One executor for the whole run: the suite scorers, the games objective and --confirm.
     let executor = args.executor.build()?;
     let options = ScorerOptions {
         config: RunConfig {
@@ -898,106 +961,80 @@ pub fn run(args: TuneArgs) -> Result<()> {
         options.config.limit,
         dir.display()
     );
-    let start = Instant::now();
-    let (train_scorer, validation_scorer) = pool.install(|| {
-        (
-            SuiteScorer::new(train, options.clone(), None),
-            SuiteScorer::new(validation, options.clone(), None),
-        )
-    });
-    let (train_scorer, validation_scorer) = (
-        train_scorer.map_err(exec_error)?,
-        validation_scorer.map_err(exec_error)?,
-    );
-    super::searched_something(
-        &def,
-        "the reference run of the training positions",
-        train_scorer.reference(),
-    )?;
-    let cost = SuiteCost::new(train_scorer, space.clone(), Some(&log_path(&dir)))
-        .with_context(|| format!("cannot open the evaluation log in {}", dir.display()))?;
-    let (games_problem, race_games) = objective_games(
-        &args,
-        games_setup.as_ref(),
-        &solver_setup,
-        &space,
-        &dir,
-        &executor,
-        train_positions,
-    )?;
-    let plan = TunePlan {
-        def: def.clone(),
-        space: space.clone(),
-        solver: solver_setup.solver(&args),
-        seed: args.seed,
-        dir: dir.clone(),
-        run_id: run_id.clone(),
-        games: games_problem,
-        race_games,
-    };
-    let mut observer = Lines::new(&space, args.iterations, start);
-    say_resuming(&dir, &cost, &mut observer);
-    let outcome = pool
-        .install(|| pipeline::run(plan, cost, &validation_scorer, observer))
-        .map_err(tune_error)?;
-    let elapsed = start.elapsed().as_secs_f64();
+    Ok(Prepared {
+        args,
+        def,
+        space,
+        games_setup,
+        solver_setup,
+        train,
+        validation,
+        threads,
+        pool,
+        executor,
+        options,
+        found_calibration,
+        run_id,
+        dir,
+    })
+}
 
+/// After the solver: the judged figures and the calibration printed, the confirmation
+/// played, and the tuned file written with the run's record.
+fn finish(run: Prepared, outcome: pipeline::Tuned, elapsed: f64) -> Result<()> {
+    let args = &run.args;
     println!();
     print_side("training", &outcome.training, &outcome.paired.0);
     print_side("validation", &outcome.validation, &outcome.paired.1);
     let calibration = calibration(
-        &args,
-        &options,
-        found_calibration,
+        args,
+        &run.options,
+        run.found_calibration,
         &outcome.training,
         &outcome.validation,
     );
     println!("calibration: {}", calibration.note);
-    let confirm = match (args.confirm, &games_setup) {
+    let confirm = match (args.confirm, &run.games_setup) {
         (Some(n), Some(setup)) => Some(games::run_confirm(
-            &args,
+            args,
             setup,
             outcome.tuned.clone(),
             whole_pairs(n, "--confirm"),
-            executor.as_deref(),
+            run.executor.as_deref(),
         )?),
         _ => None,
     };
-
     let games_record = outcome
         .games
         .as_ref()
-        .zip(games_setup.as_ref())
+        .zip(run.games_setup.as_ref())
         .map(|(problem, setup)| games::record(problem, setup));
-    let (searched, search_seconds) = outcome.cost.search_time();
+    let searched = outcome.cost.search_time();
     let record = RunRecord {
-        run: run_id,
+        run: run.run_id,
         objective: args.objective.name().to_string(),
         solver: (
             args.solver().name().to_string(),
-            solver_setup.settings.clone(),
+            run.solver_setup.settings.clone(),
         ),
-        suites: sources,
-        limit: options.config.limit,
-        objective_params: options.objective,
+        suites: SuiteSources {
+            split: split_name(args),
+            training: SuiteSource::of(&run.train),
+            validation: SuiteSource::of(&run.validation),
+        },
+        limit: run.options.config.limit,
+        objective_params: run.options.objective,
         seed: args.seed,
         iterations: args.iterations,
         wall_seconds: elapsed,
         command_line: std::env::args().collect::<Vec<_>>().join(" "),
-        arguments: serde_json::to_value(&args)?,
+        arguments: serde_json::to_value(args)?,
         games: games_record,
         confirm,
         calibration: Some(calibration),
     };
-    let file = outcome.into_file(&def, &space, record);
-    write_file(
-        &args,
-        &file,
-        &space,
-        elapsed,
-        (searched, search_seconds),
-        threads,
-    )
+    let file = outcome.into_file(&run.def, &run.space, record);
+    write_file(args, &file, &run.space, elapsed, searched, run.threads)
 }
 
 /// The calibration of the run's objective, looked up before any work so that a bad one fails
