@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use common::{marginal, scratch};
-use marginal::check::{CheckReport, FindingKind, Verdict};
+use marginal::check::{CheckReport, FindingKind, GamesCheck, Verdict};
 use marginal::params::PARAMS;
 use serde_json::Value;
 
@@ -309,26 +309,30 @@ fn update_records_outcomes_and_a_deliberate_change() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
 }
 
+/// `marginal check FILE --games N EXTRA... --json DIR/NAME`: what it printed (it must exit 0)
+/// and the games of its report.
+fn check_games(
+    dir: &Path,
+    file: &str,
+    games: &str,
+    extra: &[&str],
+    name: &str,
+) -> (String, GamesCheck) {
+    let json = dir.join(name);
+    let mut args = vec!["check", file, "--games", games];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["--json", json.to_str().unwrap()]);
+    let out = marginal(&args, dir);
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    (said, report(&json).games.unwrap())
+}
+
 #[test]
 fn games_add_a_non_regression_sprt() {
     let dir = scratch("check", "games");
-    let json = dir.join("report.json");
-    let out = marginal(
-        &[
-            "check",
-            "tuned/spsa-suite.json",
-            "--games",
-            "4",
-            "--json",
-            json.to_str().unwrap(),
-        ],
-        &dir,
-    );
-    let said = text(&out);
-    assert_eq!(out.status.code(), Some(0), "{said}");
+    let (said, games) = check_games(&dir, "tuned/spsa-suite.json", "4", &[], "report.json");
     assert!(said.contains("SPRT nElo [-1.75, 0.25]"), "{said}");
-    let r = report(&json);
-    let games = r.games.unwrap();
     assert_eq!(games.report.games, 4);
     // The books of a confirmation: both balanced books and UHO, pairs in turn.
     assert_eq!(games.openings.len(), 3, "{:?}", games.openings);
@@ -349,42 +353,21 @@ fn games_add_a_non_regression_sprt() {
 fn games_play_the_books_given_and_not_the_tuning_book() {
     let dir = scratch("check", "books");
     // A games tune's own book (UHO for spsa-games) is left out of the default books.
-    let json = dir.join("games.json");
-    let out = marginal(
-        &[
-            "check",
-            "tuned/spsa-games.json",
-            "--games",
-            "2",
-            "--json",
-            json.to_str().unwrap(),
-        ],
-        &dir,
-    );
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    let played = report(&json).games.unwrap().openings;
+    let (_, games) = check_games(&dir, "tuned/spsa-games.json", "2", &[], "games.json");
+    let played = games.openings;
     assert_eq!(played.len(), 2, "{played:?}");
     assert!(!played.iter().any(|b| b.contains("UHO")), "{played:?}");
 
-    let json = dir.join("given.json");
     let book = root().join("data/openings/8mvs_+90_+99_1k.epd");
-    let out = marginal(
-        &[
-            "check",
-            "tuned/spsa-suite.json",
-            "--games",
-            "2",
-            "--openings",
-            book.to_str().unwrap(),
-            "--json",
-            json.to_str().unwrap(),
-        ],
+    let (said, games) = check_games(
         &dir,
+        "tuned/spsa-suite.json",
+        "2",
+        &["--openings", book.to_str().unwrap()],
+        "given.json",
     );
-    let said = text(&out);
-    assert_eq!(out.status.code(), Some(0), "{said}");
     assert!(said.contains("8mvs_+90_+99_1k.epd"), "{said}");
-    assert_eq!(report(&json).games.unwrap().openings.len(), 1);
+    assert_eq!(games.openings.len(), 1);
 
     let out = marginal(
         &[
