@@ -1058,3 +1058,29 @@ fn engine_misuse_and_idle_options_name_the_fix() {
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// Tables that fit one at a time but not all together are refused before any work (exit 2),
+/// not found missing by a worker thread (a panic, and a match that never ended).
+#[test]
+fn hash_tables_that_do_not_fit_together_are_refused_up_front() {
+    let dir = scratch("bad-input", "hash");
+    let program = env!("CARGO_BIN_EXE_marginal");
+    for command in [
+        "suite data/suites/bk.epd --nodes 300 --threads 2 --hash 1024",
+        "match --a default --b off --games 2 --nodes 300 --concurrency 1 --hash 1024",
+    ] {
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("ulimit -v 1800000 && exec {program} {command}"))
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env("MARGINAL_CACHE_DIR", dir.join("cache"))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{command}: {stderr}");
+        assert!(
+            stderr.contains("--hash 1024: cannot allocate a transposition table of 1024 MB for each of 2 searches at once"),
+            "{command}: {stderr}"
+        );
+    }
+}

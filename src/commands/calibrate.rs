@@ -476,6 +476,7 @@ fn prepare(args: &CalibrateArgs, def: &Arc<EngineDef>) -> Result<(Config, rayon:
         );
     }
     let concurrency = threads(args.concurrency);
+    super::hash_fits(args.hash, 2 * concurrency)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(concurrency)
         .build()

@@ -382,6 +382,7 @@ pub fn run(args: MatchArgs) -> Result<()> {
     let (game, sprt) = game_rules(&args)?;
     let mut positions = read_book(&args, &game)?;
     let concurrency = threads(args.concurrency);
+    super::hash_fits(args.hash, 2 * concurrency)?;
     let config = MatchConfig {
         game,
         games: args.games.max(2),

@@ -282,6 +282,19 @@ pub fn hash_arg(text: &str) -> Result<usize, String> {
     Ok(mb)
 }
 
+/// `--hash MB` for `searches` searches at once (a thread each; two engines a game): the
+/// allocator must grant them all together, or the run would fail in a worker after it began.
+///
+/// # Errors
+/// The tables do not fit: names the option, the sizes and the fix.
+pub fn hash_fits(mb: usize, searches: usize) -> Result<(), UserError> {
+    TranspositionTable::can_allocate_many(mb, searches).map_err(|e| {
+        UserError(format!(
+            "--hash {mb}: {e} for each of {searches} searches at once: give a smaller --hash, or fewer threads (--threads or --concurrency)"
+        ))
+    })
+}
+
 /// `--depth`: 1 to [`MAX_DEPTH`] plies.
 pub fn depth_arg() -> fn(&str) -> Result<u32, String> {
     |text| {

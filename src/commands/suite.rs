@@ -127,6 +127,7 @@ pub fn run(args: SuiteArgs) -> Result<()> {
     }
     super::say_odd_suites(&args.files, &[&suites]);
     let threads = threads(args.threads);
+    super::hash_fits(options.config.hash_mb, threads)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()

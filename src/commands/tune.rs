@@ -925,6 +925,14 @@ fn prepare(args: TuneArgs) -> Result<Prepared> {
     let solver_setup = solver::setup(&args, &space)?;
     let (train, validation) = split(&args)?;
     let threads = threads(args.threads);
+    super::hash_fits(
+        args.scoring.hash,
+        if args.plays_games() {
+            2 * threads
+        } else {
+            threads
+        },
+    )?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()

@@ -122,11 +122,25 @@ impl TranspositionTable {
     /// # Errors
     /// The size overflows or the allocator refuses it.
     pub fn can_allocate(mb: usize) -> Result<(), TtAllocError> {
+        TranspositionTable::can_allocate_many(mb, 1)
+    }
+
+    /// Whether the allocator grants `tables` tables of `mb` megabytes at once (all reserved
+    /// together, then released): what a run that searches `tables` positions at a time needs.
+    ///
+    /// # Errors
+    /// The size overflows or the allocator refuses one of them.
+    pub fn can_allocate_many(mb: usize, tables: usize) -> Result<(), TtAllocError> {
         let count = mb.checked_mul(1024 * 1024).ok_or(TtAllocError { mb })?
             / std::mem::size_of::<[Entry; 2]>();
-        Vec::<[Entry; 2]>::new()
-            .try_reserve_exact(count)
-            .map_err(|_| TtAllocError { mb })
+        let mut held = Vec::with_capacity(tables);
+        for _ in 0..tables.max(1) {
+            let mut v = Vec::<[Entry; 2]>::new();
+            v.try_reserve_exact(count)
+                .map_err(|_| TtAllocError { mb })?;
+            held.push(v);
+        }
+        Ok(())
     }
 
     /// Size in megabytes (rounded down).

@@ -95,7 +95,7 @@ impl TuneArgs {
     }
 
     /// Whether any games are played (the games objective or `--confirm`).
-    fn plays_games(&self) -> bool {
+    pub(super) fn plays_games(&self) -> bool {
         self.objective == ObjectiveKind::Games || self.confirm.is_some()
     }
 

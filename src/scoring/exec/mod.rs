@@ -21,9 +21,11 @@ use crate::engine::{EngineDef, Setting, bench};
 use crate::formats::epd::EpdRecord;
 use crate::formats::{Fnv, uci_move};
 use crate::scoring::games::game::EnginePlayer;
-use crate::scoring::games::game::{GameConfig, GameOutcome, GameRecord, Player, Termination};
+use crate::scoring::games::game::{
+    GameConfig, GameOutcome, GameRecord, MoveLimit, Player, Termination,
+};
 use crate::scoring::games::matches::{PairRecord, play_pair};
-use crate::scoring::suite::{PositionResult, RunConfig, SuitePosition};
+use crate::scoring::suite::{PositionResult, RunConfig, SuiteLimit, SuitePosition};
 
 pub mod slurm;
 
@@ -580,6 +582,51 @@ impl Unit {
         }
     }
 
+    /// The unit's limits are ones a command could have written: a node count and plies of
+    /// at least 1, a depth of at most [`MAX_DEPTH`](crate::engine::MAX_DEPTH), and tables
+    /// that fit: at most [`MAX_HASH_MB`](crate::engine::MAX_HASH_MB) each, and as many as
+    /// this pool's threads search at once (two a game) granted by the allocator.
+    fn check_limits(&self) -> Result<(), WorkError> {
+        use crate::engine::{MAX_DEPTH, MAX_HASH_MB};
+        let bad = |what: String| Err(WorkError(what));
+        let (hash_mb, per_thread) = match &self.work {
+            UnitWork::Suite { config, .. } => {
+                match config.limit {
+                    SuiteLimit::Nodes(0) => return bad("nodes 0: a search needs at least 1".into()),
+                    SuiteLimit::Depth(d) if d == 0 || d > MAX_DEPTH => {
+                        return bad(format!("depth {d}: a depth is 1 to {MAX_DEPTH} plies"));
+                    }
+                    _ => {}
+                }
+                (config.hash_mb, 1)
+            }
+            UnitWork::Games { hash_mb, game, .. } => {
+                match game.limit {
+                    MoveLimit::Nodes(0) => return bad("nodes 0: a move needs at least 1".into()),
+                    MoveLimit::Depth(d) if d == 0 || d > MAX_DEPTH => {
+                        return bad(format!("depth {d}: a depth is 1 to {MAX_DEPTH} plies"));
+                    }
+                    _ => {}
+                }
+                if game.max_plies == 0 {
+                    return bad("max_plies 0: a game needs at least 1 ply".into());
+                }
+                (*hash_mb, 2)
+            }
+        };
+        if hash_mb > MAX_HASH_MB {
+            return bad(format!(
+                "hash_mb {hash_mb}: a table is 0 to {MAX_HASH_MB} MB"
+            ));
+        }
+        let tables = rayon::current_num_threads() * per_thread;
+        crate::engine::tt::TranspositionTable::can_allocate_many(hash_mb, tables).map_err(|e| {
+            WorkError(format!(
+                "hash_mb {hash_mb}: {e} for each of {tables} searches at once; give fewer --threads"
+            ))
+        })
+    }
+
     /// The job the unit describes, checked against this binary.
     ///
     /// # Errors
@@ -608,6 +655,7 @@ impl Unit {
                 env!("CARGO_PKG_VERSION")
             )));
         }
+        self.check_limits()?;
         match &self.work {
             UnitWork::Suite {
                 setting,
@@ -855,7 +903,6 @@ mod tests {
     use super::*;
     use crate::formats::epd::parse_line;
     use crate::params::Margins;
-    use crate::scoring::games::game::MoveLimit;
 
     fn positions(n: usize) -> Vec<SuitePosition> {
         let text = include_str!("../../../data/suites/wac.epd");
@@ -1000,6 +1047,42 @@ mod tests {
         assert!(unit.job().unwrap_err().0.contains("marginal-unit/1"));
         let e = run_unit("{\"format\": 3}").unwrap_err().0;
         assert!(e.contains("not a unit of work"), "{e}");
+    }
+
+    #[test]
+    fn a_unit_with_limits_no_command_writes_is_refused() {
+        let Job::Suite(j) = suite_job(1) else {
+            unreachable!()
+        };
+        let unit = Unit::of(&Job::Suite(j));
+        let with = |limit: SuiteLimit, hash_mb: usize| {
+            let mut u = unit.clone();
+            if let UnitWork::Suite { config, .. } = &mut u.work {
+                *config = RunConfig { limit, hash_mb };
+            }
+            u.job().err().map(|e| e.0)
+        };
+        assert_eq!(with(SuiteLimit::Nodes(100), 1), None);
+        assert!(
+            with(SuiteLimit::Nodes(0), 1)
+                .unwrap()
+                .starts_with("nodes 0")
+        );
+        assert!(
+            with(SuiteLimit::Depth(0), 1)
+                .unwrap()
+                .starts_with("depth 0")
+        );
+        assert!(
+            with(SuiteLimit::Depth(100_000), 1)
+                .unwrap()
+                .starts_with("depth 100000")
+        );
+        let e = with(SuiteLimit::Nodes(100), 999_999).unwrap();
+        assert!(
+            e.starts_with("hash_mb 999999: a table is 0 to 16384 MB"),
+            "{e}"
+        );
     }
 
     #[test]
