@@ -899,6 +899,8 @@ fn engine_misuse_and_idle_options_name_the_fix() {
     let program = env!("CARGO_BIN_EXE_marginal");
     let (bare, nodir) = (s("bare.toml"), s("nodir.toml"));
     let uci = format!("{program} uci");
+    let svg_named = s("tuned.svg");
+    std::fs::copy("tuned/race-seed1.json", &svg_named).unwrap();
     let quoted = format!("{program} 'uci");
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (
@@ -931,6 +933,10 @@ fn engine_misuse_and_idle_options_name_the_fix() {
         ),
         (vec!["export", "tuned/race-seed1.json", "--force"], "--out"),
         (
+            vec!["plot", &svg_named, "--force"],
+            "its plot goes beside it with the extension .svg, the same file",
+        ),
+        (
             vec![
                 "suite",
                 bk,
@@ -954,6 +960,9 @@ fn engine_misuse_and_idle_options_name_the_fix() {
         ),
     ];
     assert_refused(&cases, &dir);
+    // The tuned file named *.svg is still itself.
+    let kept = std::fs::read_to_string(&svg_named).unwrap();
+    assert!(kept.contains("marginal-tuned/1"), "{kept}");
     // Adjudication from a move that no game reaches is said.
     let o = run(
         &[

@@ -512,6 +512,24 @@ pub fn fresh_plot(svg: &Path, force: bool) -> Result<(), UserError> {
     Ok(())
 }
 
+/// The plot beside a tuned file (its name with `.svg`), checked as [`fresh_plot`] checks it,
+/// and refused when it is the tuned file itself (a file named `*.svg`), which the plot would
+/// replace.
+///
+/// # Errors
+/// The plot would be the file, or replace a file marginal did not draw.
+pub fn plot_beside(file: &Path, option: &str, force: bool) -> Result<PathBuf, UserError> {
+    let svg = file.with_extension("svg");
+    not_an_input(&svg, "its plot", &[(option, file)]).map_err(|_| {
+        UserError(format!(
+            "{option} {}: its plot goes beside it with the extension .svg, the same file: give the tuned file a name ending in .json",
+            file.display()
+        ))
+    })?;
+    fresh_plot(&svg, force)?;
+    Ok(svg)
+}
+
 /// Writes an SVG plot, marked as marginal's ([`fresh_plot`] then replaces it freely).
 ///
 /// # Errors

@@ -585,7 +585,7 @@ fn open_checkpoint(mut args: TuneArgs, run_id: &str) -> Result<(TuneArgs, PathBu
     let dir = args.checkpoint_dir(run_id);
     // A rerun or resume of this run (its checkpoint exists) writes the same set again.
     super::fresh_output(&args.out, "--out", args.force || dir.exists())?;
-    super::fresh_plot(&args.out.with_extension("svg"), args.force)?;
+    super::plot_beside(&args.out, "--out", args.force)?;
     std::fs::create_dir_all(&dir)
         .with_context(|| format!("cannot create checkpoint directory {}", dir.display()))?;
     args.checkpoint = Some(dir.clone());
@@ -1128,7 +1128,7 @@ fn calibration(
 /// a plot marginal drew is replaced only with `force`).
 pub fn plot(path: &std::path::Path, force: bool) -> Result<()> {
     let file = TunedFile::read(path).map_err(UserError::from_display)?;
-    super::fresh_plot(&path.with_extension("svg"), force)?;
+    super::plot_beside(path, "plot", force)?;
     let names: Vec<&str> = file.tuned.iter().map(String::as_str).collect();
     let bounds: Vec<String> = file
         .provenance
