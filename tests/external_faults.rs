@@ -871,3 +871,43 @@ fn a_run_gives_up_on_an_engine_after_max_faults_in_a_row() {
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn a_match_whose_engines_both_crash_fails() {
+    // Each side crashes on its first move: every game is lost by whoever moves first, and the
+    // even score measures the colours, not the margins.
+    let dir = scratch("faults", "match-both-crash");
+    let engine = engine_file(&dir, "fake", "crash", 0, SHORT_MS);
+    let path = |p: &Path| p.to_str().unwrap().to_string();
+    let e = path(&engine);
+    let child = spawn(
+        &dir,
+        "match",
+        &[
+            "match",
+            "--a",
+            "default",
+            "--b",
+            "default",
+            "--a-engine",
+            &e,
+            "--b-engine",
+            &e,
+            "--nodes",
+            "300",
+            "--games",
+            "2",
+            "--concurrency",
+            "1",
+        ],
+    );
+    let run = finish(&dir, "match", child);
+    assert_eq!(run.status.code(), Some(2), "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr
+            .contains("every one of the 2 games ended with an engine fault (A lost 1, B lost 1"),
+        "{}",
+        run.stderr
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -576,6 +576,13 @@ fn every_game_faulted(result: &MatchResult, args: &MatchArgs) -> Option<UserErro
             "engine {side} ({engine}) lost every one of the {games} games to a fault (first: {first}): no Elo here measures its margins; fix the engine or its engine file"
         )));
     }
+    // Both sides fault: every game ends with a fault of whoever moves first, and the score
+    // measures the colours, not the margins.
+    if games > 0 && a + b >= games {
+        return Some(UserError(format!(
+            "every one of the {games} games ended with an engine fault (A lost {a}, B lost {b}; the reasons are above): no Elo here measures the margins; fix the engines or their engine files"
+        )));
+    }
     None
 }
 
