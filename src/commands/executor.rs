@@ -200,9 +200,12 @@ pub fn solver_error(e: anyhow::Error) -> anyhow::Error {
     }
 }
 
-/// Raises the returned flag at the first SIGINT (Ctrl-C) or SIGTERM; a second one ends the
-/// process at once with [`INTERRUPTED_STATUS`]. The handlers are installed once: every call
-/// returns the same flag.
+/// Raises the returned flag at the first SIGINT (Ctrl-C) or SIGTERM; a second one, half a
+/// second or more later, ends the process at once with [`INTERRUPTED_STATUS`]. A signal that
+/// comes again within [`DUPLICATE`] is the same request delivered twice (`timeout` and a shell
+/// both signal the process group, so one Ctrl-C or one `timeout -s INT` can arrive twice), and
+/// the run still stops in order, saying what it kept. The handlers are installed once: every
+/// call returns the same flag.
 pub fn interrupt_flag() -> Result<Arc<AtomicBool>> {
     static FLAG: std::sync::OnceLock<Arc<AtomicBool>> = std::sync::OnceLock::new();
     if let Some(flag) = FLAG.get() {
@@ -212,19 +215,33 @@ pub fn interrupt_flag() -> Result<Arc<AtomicBool>> {
     Ok(FLAG.get_or_init(|| flag).clone())
 }
 
+/// Two signals closer than this are one request delivered twice.
+const DUPLICATE: std::time::Duration = std::time::Duration::from_millis(500);
+
 fn install() -> Result<Arc<AtomicBool>> {
     use signal_hook::consts::{SIGINT, SIGTERM};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::time::Instant;
     let flag = Arc::new(AtomicBool::new(false));
+    let origin = Instant::now();
+    // Nanoseconds after `origin` of the first signal.
+    let first = Arc::new(AtomicU64::new(0));
     for signal in [SIGINT, SIGTERM] {
-        // The exit is registered first, so it sees the flag as it was before this signal: it
-        // acts only on the second.
-        signal_hook::flag::register_conditional_shutdown(
-            signal,
-            i32::from(INTERRUPTED_STATUS),
-            Arc::clone(&flag),
-        )
-        .context("cannot install the SIGINT/SIGTERM handler")?;
-        signal_hook::flag::register(signal, Arc::clone(&flag))
+        let (flag, first) = (Arc::clone(&flag), Arc::clone(&first));
+        let handler = move || {
+            // Only atomics and the monotonic clock (clock_gettime, async-signal-safe).
+            let now = u64::try_from(origin.elapsed().as_nanos()).unwrap_or(u64::MAX);
+            if !flag.swap(true, Ordering::SeqCst) {
+                first.store(now, Ordering::SeqCst);
+            } else if now.saturating_sub(first.load(Ordering::SeqCst))
+                >= DUPLICATE.as_nanos() as u64
+            {
+                signal_hook::low_level::exit(i32::from(INTERRUPTED_STATUS));
+            }
+        };
+        // SAFETY: the handler touches only atomics and reads the monotonic clock, and ends the
+        // process with `_exit`; it allocates nothing and takes no lock.
+        unsafe { signal_hook::low_level::register(signal, handler) }
             .context("cannot install the SIGINT/SIGTERM handler")?;
     }
     Ok(flag)
