@@ -285,7 +285,7 @@ pub fn prepare(
             return Err(CheckError::Engine {
                 path: name,
                 message: format!(
-                    "the file was tuned for marginal's own engine, not {} (leave out --engine)",
+                    "the file was tuned for marginal's own engine, not {} (leave out --engine and --engine-cmd)",
                     def.source.as_deref().unwrap_or(&def.name)
                 ),
             });

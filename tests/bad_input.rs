@@ -846,7 +846,7 @@ fn short_books_and_hollow_margin_files_are_refused() {
                 "--margins",
                 "tuned/toga2-suite.json",
             ],
-            "a margin set of the external engine Toga II 3.0 (engines/toga2.toml), not of marginal's own: give it with --engine engines/toga2.toml",
+            "a margin set of the external engine Toga II 3.0 (engines/toga2.toml), not of marginal's own: give it where that engine plays (--engine engines/toga2.toml",
         ),
     ];
     let empty = s("empty.json");

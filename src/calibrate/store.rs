@@ -111,6 +111,19 @@ pub enum StoreError {
         /// What happened.
         error: std::io::Error,
     },
+    /// A line of a record file, with whole lines after it, is not a record: cutting the file
+    /// there would lose them.
+    #[error(
+        "{path}:{line}: not a record of this calibration ({message}); the lines after it are kept: fix or delete this line, or delete the file to play its work again"
+    )]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// The parser's message.
+        message: String,
+    },
     /// Another process is working on the same calibration.
     #[error(
         "{path}: another marginal calibrate is working on this calibration; wait for it, or stop it first"
@@ -121,7 +134,7 @@ pub enum StoreError {
     },
     /// The directory belongs to a calibration with other settings.
     #[error(
-        "{path} holds a calibration with other settings ({what}): give another --out, or delete the directory to start afresh"
+        "{path} holds a calibration with other settings ({what}): give another --state (or none: each calibration then keeps its own directory), or delete the directory to start afresh"
     )]
     Foreign {
         /// The identity file.
@@ -164,7 +177,8 @@ fn read_lines<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>, Store
     };
     let mut out = Vec::new();
     let mut whole = 0;
-    for line in text.split_inclusive('\n') {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    for (i, line) in lines.iter().enumerate() {
         if !line.ends_with('\n') {
             break;
         }
@@ -173,7 +187,15 @@ fn read_lines<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>, Store
                 out.push(v);
                 whole += line.len();
             }
-            Err(_) => break,
+            // The last line, written when the run stopped: cut short, dropped.
+            Err(_) if i + 1 == lines.len() => break,
+            Err(e) => {
+                return Err(StoreError::Corrupt {
+                    path: path.to_path_buf(),
+                    line: i + 1,
+                    message: e.to_string(),
+                });
+            }
         }
     }
     if whole < text.len() {
@@ -371,6 +393,18 @@ mod tests {
             panic!("another identity must be refused");
         };
         assert!(what.starts_with("a: 1 then, 2 now"), "{what}");
+        // A bad line with whole lines after it is named, and nothing is cut.
+        let path = d.join("pairs.jsonl");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut lines: Vec<&str> = text.lines().collect();
+        lines.insert(1, "garbage");
+        let broken = lines.join("\n") + "\n";
+        std::fs::write(&path, &broken).unwrap();
+        let Err(e @ StoreError::Corrupt { line: 2, .. }) = Store::open(&d, &id) else {
+            panic!("a corrupt middle line must be refused");
+        };
+        assert!(e.to_string().contains("pairs.jsonl:2: not a record"), "{e}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), broken);
         let _ = std::fs::remove_dir_all(&d);
     }
 }

@@ -48,7 +48,7 @@ pub struct CalibrateArgs {
     #[arg(long, value_name = "SET")]
     margins: Vec<String>,
     /// Seed of the design, the books' order and the bootstrap.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = super::seed_arg)]
     seed: u64,
     /// Games per set against the defaults, split evenly over the books (whole pairs).
     #[arg(long, default_value_t = 400, value_parser = count::<u32, 2>)]
@@ -505,6 +505,13 @@ fn prepare(args: &CalibrateArgs, def: &Arc<EngineDef>) -> Result<(Config, rayon:
         state_dir: PathBuf::new(),
         executor,
     };
+    if let Some(state) = args.state.as_ref().filter(|s| s.exists() && !s.is_dir()) {
+        return Err(UserError(format!(
+            "--state {}: it is a file, not a directory: give a directory (it is created if missing)",
+            state.display()
+        ))
+        .into());
+    }
     let state_dir = args.state.clone().unwrap_or_else(|| {
         let mut hash = Fnv::new();
         hash.write(config.identity().to_string().as_bytes());

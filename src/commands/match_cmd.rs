@@ -60,7 +60,7 @@ pub struct MatchArgs {
     #[arg(long, default_value = "data/openings/UHO_4060_v2_2k.epd")]
     openings: PathBuf,
     /// Seed for shuffling the openings (same seed, same games at fixed nodes or depth).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = super::seed_arg)]
     seed: u64,
     /// Most games to play (whole pairs: each opening twice, colours reversed; an odd number
     /// is rounded up, and said so).

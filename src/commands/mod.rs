@@ -314,14 +314,24 @@ pub fn count<T: TryFrom<u64>, const MIN: u64>(text: &str) -> Result<T, String> {
     if text.trim().parse::<i64>().is_ok_and(|n| n < 0) {
         return Err(format!("{} is too small: at least {MIN}", text.trim()));
     }
-    let n: u64 = text
-        .trim()
-        .parse()
-        .map_err(|_| format!("'{text}' is not a whole number"))?;
+    let digits = text.trim();
+    let n: u64 = digits.parse().map_err(|_| {
+        if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+            format!("{digits} is too large (at most {})", u64::MAX)
+        } else {
+            format!("'{text}' is not a whole number")
+        }
+    })?;
     if n < MIN {
         return Err(format!("{n} is too small: at least {MIN}"));
     }
     T::try_from(n).map_err(|_| format!("{n} is too large"))
+}
+
+/// `--seed`: a whole number from 0 to 2^64 - 1.
+pub fn seed_arg(text: &str) -> Result<u64, String> {
+    count::<u64, 0>(text)
+        .map_err(|e| format!("{e}: a seed is a whole number from 0 to {}", u64::MAX))
 }
 
 /// Games played in whole pairs: an odd count is rounded up, and the output says so.

@@ -79,7 +79,7 @@ pub struct TuneArgs {
     iterations: u64,
     /// Seed of the solver (the race's design and book shuffle, SPSA's perturbations and
     /// rounding, the swarm): the same seed gives the same result.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = super::seed_arg)]
     seed: u64,
     /// The solver: `race` (the default: a seeded Latin hypercube over the whole bounds in log
     /// coordinates screened by the suite objective on a batch of positions, the best kept and

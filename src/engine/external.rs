@@ -193,6 +193,9 @@ fn start_error(program: &UciProgram, e: &std::io::Error) -> String {
         {
             " (it is an engine file, not a program: give it with --engine)".to_string()
         }
+        std::io::ErrorKind::PermissionDenied if program.command.is_dir() => {
+            " (it is a directory, not a program: name the engine's executable file)".to_string()
+        }
         std::io::ErrorKind::PermissionDenied => {
             format!(" (make it executable: chmod +x {command})")
         }

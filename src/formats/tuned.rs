@@ -126,7 +126,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Margins, TunedError> {
         return Err(invalid(
             "engine",
             format!(
-                "a margin set of the external engine {name} ({source}), not of marginal's own: give it with --engine {source}"
+                "a margin set of the external engine {name} ({source}), not of marginal's own: give it where that engine plays (--engine {source}, or --a-engine/--b-engine in match); bench and uci search with marginal's own engine only"
             ),
         ));
     }
