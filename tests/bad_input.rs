@@ -778,6 +778,9 @@ fn short_books_and_hollow_margin_files_are_refused() {
         v["margins"].as_object_mut().unwrap().remove("razor_margin");
     });
     let untuned = edited("tuned-empty.json", &|v| v["tuned"] = serde_json::json!([]));
+    let twice = edited("tuned-twice.json", &|v| {
+        v["tuned"] = serde_json::json!(["futility_margin", "frontier"]);
+    });
     let schedule = edited("schedule.json", &|v| {
         v["provenance"]["schedule"][0]["lower"] = 2000.into();
     });
@@ -832,6 +835,10 @@ fn short_books_and_hollow_margin_files_are_refused() {
         (
             vec!["export", &untuned, "--format", "uci"],
             "\"tuned\" is empty",
+        ),
+        (
+            vec!["export", &twice, "--format", "uci"],
+            "\"tuned\" names parameter 'frontier' twice (as 'futility_margin' too)",
         ),
         (
             vec!["export", &schedule, "--format", "openbench"],
@@ -946,6 +953,10 @@ fn engine_misuse_and_idle_options_name_the_fix() {
                 "FutilityMargin",
             ],
             "' is not interpreted (the command is split at spaces, with no quoting or escapes)",
+        ),
+        (
+            vec!["suite", bk, "--engine-cmd", &uci, "--engine-options", ""],
+            "--engine-options names no option of",
         ),
         (
             vec![

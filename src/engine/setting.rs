@@ -190,6 +190,11 @@ impl EngineDef {
                 off,
             });
         }
+        if rows.is_empty() {
+            return Err(EngineDefError(format!(
+                "--engine-options names no option of '{command}' to tune: give one or more of its spin options, comma-separated"
+            )));
+        }
         let mut digest = Fnv::new();
         digest.write(command.as_bytes());
         for r in &rows {

@@ -534,6 +534,17 @@ impl TunedFile {
                 "\"tuned\" is empty: a tuned file names the parameters it tuned".into(),
             ));
         }
+        for (i, name) in file.tuned.iter().enumerate() {
+            if let Some(twin) = file.tuned[..i]
+                .iter()
+                .find(|t| def.find(t).is_some() && def.find(t) == def.find(name))
+            {
+                return Err(invalid(
+                    "tuned",
+                    format!("\"tuned\" names parameter '{name}' twice (as '{twin}' too)"),
+                ));
+            }
+        }
         let given: Vec<usize> = file.margins.0.keys().filter_map(|k| def.find(k)).collect();
         for name in &file.tuned {
             match def.find(name) {
