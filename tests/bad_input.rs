@@ -1068,6 +1068,51 @@ fn engine_misuse_and_idle_options_name_the_fix() {
         "{}",
         o.stderr
     );
+    // A --batch that holds every training position batches nothing.
+    let o = run(
+        &[
+            "tune",
+            "--solver",
+            "spsa",
+            "--iterations",
+            "1",
+            "--depth",
+            "1",
+            "--batch",
+            "5000",
+            "-q",
+            "--out",
+            &s("batch.json"),
+        ],
+        &dir,
+    );
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("--batch 5000 is not smaller than the 810 training positions"),
+        "{}",
+        o.stderr
+    );
+    // And twice in an inline margin set.
+    let o = run(
+        &[
+            "suite",
+            bk,
+            "--depth",
+            "1",
+            "--margins",
+            "frontier=100,frontier=200",
+        ],
+        &dir,
+    );
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    assert!(
+        o.stderr.contains(
+            "frontier=200 sets the row frontier=100 set already in the margin set 'frontier=100,frontier=200'"
+        ),
+        "{}",
+        o.stderr
+    );
     // A calibration needs 4 sets at least, and says so at the option.
     assert_refused(
         &[(

@@ -226,6 +226,7 @@ pub fn setting_from(
         apply(&mut setting, assignment)
             .map_err(|e| UserError(format!("--set {assignment}: {e}")))?;
     }
+    say_repeated_in_spec(spec, |name| def.find(name));
     say_repeated_sets(sets, |name| def.find(name));
     Ok(setting)
 }
@@ -233,6 +234,25 @@ pub fn setting_from(
 /// Says once per row when `--set` names it more than once (the last value counts); `index`
 /// finds a name's row, so aliases and UCI names count as the row they name.
 fn say_repeated_sets(sets: &[String], index: impl Fn(&str) -> Option<usize>) {
+    say_repeated("--set ", "", sets, index);
+}
+
+/// Says once per row when a margin set given inline (`--a 'frontier=100,frontier=200'`)
+/// names a row twice (the last value counts).
+fn say_repeated_in_spec(spec: &str, index: impl Fn(&str) -> Option<usize>) {
+    if !spec.contains('=') || Path::new(spec).exists() {
+        return;
+    }
+    let parts: Vec<String> = spec.split(',').map(|p| p.trim().to_string()).collect();
+    say_repeated("", &format!(" in the margin set '{spec}'"), &parts, index);
+}
+
+fn say_repeated(
+    prefix: &str,
+    context: &str,
+    sets: &[String],
+    index: impl Fn(&str) -> Option<usize>,
+) {
     let mut seen: Vec<(usize, &str)> = Vec::new();
     for assignment in sets {
         let Some((name, _)) = assignment.split_once('=') else {
@@ -243,7 +263,7 @@ fn say_repeated_sets(sets: &[String], index: impl Fn(&str) -> Option<usize>) {
         };
         if let Some((_, first)) = seen.iter().find(|(j, _)| *j == i) {
             eprintln!(
-                "warning: --set {assignment} sets the row --set {first} set already: the last one counts"
+                "warning: {prefix}{assignment} sets the row {prefix}{first} set already{context}: the last one counts"
             );
         } else {
             seen.push((i, assignment));
@@ -259,6 +279,7 @@ pub fn margins_from(spec: &str, sets: &[String]) -> Result<Margins, UserError> {
             .apply_assignment(assignment)
             .map_err(|e| UserError(format!("--set {assignment}: {e}")))?;
     }
+    say_repeated_in_spec(spec, Margins::find);
     say_repeated_sets(sets, Margins::find);
     Ok(margins)
 }

@@ -924,6 +924,12 @@ fn prepare(args: TuneArgs) -> Result<Prepared> {
     let games_setup = games::setup(&args)?;
     let solver_setup = solver::setup(&args, &space)?;
     let (train, validation) = split(&args)?;
+    if let Some(n) = args.batch.filter(|&n| n >= train.positions.len()) {
+        eprintln!(
+            "warning: --batch {n} is not smaller than the {} training positions: every comparison scores all of them, as without --batch",
+            train.positions.len()
+        );
+    }
     let threads = threads(args.threads);
     super::hash_fits(
         args.scoring.hash,
