@@ -1001,6 +1001,34 @@ fn engine_misuse_and_idle_options_name_the_fix() {
         "{}",
         o.stderr
     );
+    // A book whose openings repeat is said (each is played as often as it appears).
+    let text = std::fs::read_to_string("data/openings/noob_3moves_1k.epd").unwrap();
+    let two: Vec<&str> = text.lines().take(2).collect();
+    std::fs::write(dir.join("repeats.epd"), two.repeat(3).join("\n") + "\n").unwrap();
+    let o = run(
+        &[
+            "match",
+            "--a",
+            "default",
+            "--b",
+            "off",
+            "--games",
+            "2",
+            "--nodes",
+            "100",
+            "--openings",
+            &s("repeats.epd"),
+            "-q",
+        ],
+        &dir,
+    );
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("repeats.epd: 4 opening(s) repeat an earlier one"),
+        "{}",
+        o.stderr
+    );
     // Schedule ends that no part of the race uses are said, once each.
     let o = run(
         &[

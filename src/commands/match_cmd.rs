@@ -491,6 +491,23 @@ fn read_book(args: &MatchArgs, game: &GameConfig) -> Result<Vec<shakmaty::Chess>
         .max()
         .unwrap_or(1);
     say_draw_never_applies(args, game, latest);
+    let mut seen = std::collections::HashSet::new();
+    let repeats = book
+        .records
+        .iter()
+        .filter(|p| {
+            !seen.insert(
+                shakmaty::fen::Fen::from_position(&(*p).clone(), shakmaty::EnPassantMode::Legal)
+                    .to_string(),
+            )
+        })
+        .count();
+    if repeats > 0 {
+        eprintln!(
+            "warning: {}: {repeats} opening(s) repeat an earlier one: each is played as often as it appears; remove the repeats to play each once",
+            args.openings.display()
+        );
+    }
     super::enough_openings(
         "--openings",
         &args.openings,
