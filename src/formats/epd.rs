@@ -90,7 +90,9 @@ pub enum EpdError {
         opcode: String,
     },
     /// The line has neither `bm`, `am`, `dm` nor a move=points `c0` operation.
-    #[error("no bm, am, dm or c0 operation")]
+    #[error(
+        "no bm, am or dm operation, and no c0 of move=points pairs (such as c0 \"f5=10, Be5+=2\"; any other c0 is a comment)"
+    )]
     NoMoves,
     /// A `bm` or `am` operation lists no moves.
     #[error("{opcode} operation lists no moves")]
@@ -1152,7 +1154,11 @@ mod tests {
     fn missing_best_move() {
         let e = error(r#"4k3/8/8/8/8/8/4P3/4K3 w - - id "x";"#);
         assert_eq!(e, EpdError::NoMoves);
-        assert_eq!(e.to_string(), "no bm, am, dm or c0 operation");
+        assert!(
+            e.to_string()
+                .starts_with("no bm, am or dm operation, and no c0 of move=points pairs"),
+            "{e}"
+        );
         assert_eq!(error("4k3/8/8/8/8/8/4P3/4K3 w - -"), EpdError::NoMoves);
         assert_eq!(error("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"), EpdError::NoMoves);
     }
