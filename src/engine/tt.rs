@@ -88,9 +88,22 @@ pub struct TtAllocError {
 }
 
 /// The table. Size is fixed at construction; [`TranspositionTable::clear`] empties it.
+///
+/// Clearing costs nothing however large the table: each entry carries the generation it was
+/// stored in (the high bits of its bound byte), and only entries of the current generation
+/// count, so `clear` moves to the next generation instead of writing every entry (it writes
+/// them once every [`GENERATIONS`] clears, before a generation number would come back). A
+/// search sees exactly what it would see in a table filled with empty entries. The memory is
+/// allocated zeroed (lazily, by the operating system), so a large `--hash` is paid for only
+/// where searches store.
 pub struct TranspositionTable {
     buckets: Vec<[Entry; 2]>,
+    generation: u8,
 }
+
+/// Generations before `clear` empties every entry for real (the bound byte keeps 6 bits of
+/// generation above its 2 bits of bound).
+const GENERATIONS: u8 = 64;
 
 /// Scores at least this far from zero are mate scores, stored relative to the node.
 const MATE_BOUND: i32 = super::score::MATE_BOUND;
@@ -108,12 +121,13 @@ impl TranspositionTable {
     pub fn try_new(mb: usize) -> Result<TranspositionTable, TtAllocError> {
         let count = mb.checked_mul(1024 * 1024).ok_or(TtAllocError { mb })?
             / std::mem::size_of::<[Entry; 2]>();
-        let mut buckets = Vec::new();
-        buckets
-            .try_reserve_exact(count)
-            .map_err(|_| TtAllocError { mb })?;
-        buckets.resize(count, [Entry::default(); 2]);
-        Ok(TranspositionTable { buckets })
+        // The allocator's own refusal first: a zeroed allocation of an absurd size can be
+        // granted (mapped lazily) where an ordinary one is refused.
+        TranspositionTable::can_allocate(mb)?;
+        Ok(TranspositionTable {
+            buckets: zeroed_buckets(count).ok_or(TtAllocError { mb })?,
+            generation: 0,
+        })
     }
 
     /// Whether the allocator grants a table of `mb` megabytes now (reserved and released at
@@ -148,9 +162,19 @@ impl TranspositionTable {
         self.buckets.len() * std::mem::size_of::<[Entry; 2]>() / (1024 * 1024)
     }
 
-    /// Empties every entry.
+    /// Empties every entry (by moving to the next generation; see the type's notes).
     pub fn clear(&mut self) {
-        self.buckets.fill([Entry::default(); 2]);
+        self.generation += 1;
+        if self.generation == GENERATIONS {
+            self.buckets.fill([Entry::default(); 2]);
+            self.generation = 0;
+        }
+    }
+
+    /// Whether `e` holds a result of the current generation (else it counts as empty).
+    #[inline]
+    fn live(&self, e: &Entry) -> bool {
+        e.bound & 3 != 0 && e.bound >> 2 == self.generation
     }
 
     #[inline]
@@ -165,14 +189,14 @@ impl TranspositionTable {
             return None;
         }
         let bucket = &self.buckets[self.index(key)];
-        let e = bucket.iter().find(|e| e.bound != 0 && e.key == key)?;
+        let e = bucket.iter().find(|e| self.live(e) && e.key == key)?;
         let mut score = i32::from(e.score);
         if score >= MATE_BOUND {
             score -= ply as i32;
         } else if score <= -MATE_BOUND {
             score += ply as i32;
         }
-        let bound = match e.bound {
+        let bound = match e.bound & 3 {
             1 => Bound::Exact,
             2 => Bound::Lower,
             _ => Bound::Upper,
@@ -209,17 +233,22 @@ impl TranspositionTable {
             score -= ply as i32;
         }
         let index = self.index(key);
+        let live = [
+            self.live(&self.buckets[index][0]),
+            self.live(&self.buckets[index][1]),
+        ];
+        let generation = self.generation;
         let bucket = &mut self.buckets[index];
         let depth = depth.clamp(-1, 127) as i8;
         // Slot 0 keeps the deepest result for its key; slot 1 always takes the newest.
-        let slot = if bucket[0].bound == 0 || bucket[0].key == key || depth >= bucket[0].depth {
+        let slot = if !live[0] || bucket[0].key == key || depth >= bucket[0].depth {
             0
         } else {
             1
         };
         let e = &mut bucket[slot];
         // Keep the old move when the new result has none for the same position.
-        let mv = if mv.is_none() && e.key == key {
+        let mv = if mv.is_none() && live[slot] && e.key == key {
             e.mv
         } else {
             mv
@@ -230,12 +259,33 @@ impl TranspositionTable {
             score: score.clamp(-32767, 32767) as i16,
             eval: eval.clamp(-32767, 32767) as i16,
             depth,
-            bound: match bound {
-                Bound::Exact => 1,
-                Bound::Lower => 2,
-                Bound::Upper => 3,
-            },
+            bound: generation << 2
+                | match bound {
+                    Bound::Exact => 1,
+                    Bound::Lower => 2,
+                    Bound::Upper => 3,
+                },
         };
+    }
+}
+
+/// `count` empty buckets in memory the allocator hands out zeroed (for a large table, pages
+/// the operating system maps on first touch), or None when it refuses.
+fn zeroed_buckets(count: usize) -> Option<Vec<[Entry; 2]>> {
+    if count == 0 {
+        return Some(Vec::new());
+    }
+    let layout = std::alloc::Layout::array::<[Entry; 2]>(count).ok()?;
+    // SAFETY: the layout has a non-zero size (count > 0, entries are 16 bytes); an all-zero
+    // `Entry` is `Entry::default()` (integers and a u16 newtype), so the zeroed memory holds
+    // `count` valid buckets; the pointer, length and capacity match the layout the global
+    // allocator gave, as `Vec::from_raw_parts` requires.
+    unsafe {
+        let ptr = std::alloc::alloc_zeroed(layout).cast::<[Entry; 2]>();
+        if ptr.is_null() {
+            return None;
+        }
+        Some(Vec::from_raw_parts(ptr, count, count))
     }
 }
 
@@ -281,6 +331,45 @@ mod tests {
         let mut off = TranspositionTable::new(0);
         off.store(42, 0, PackedMove::NONE, 1, 1, 1, Bound::Exact);
         assert!(off.probe(42, 0).is_none());
+    }
+
+    #[test]
+    fn a_clear_hides_every_older_entry_across_generation_wraps() {
+        let mut tt = TranspositionTable::new(1);
+        let m = PackedMove::new(Chess::default().legal_moves()[0]);
+        // Many more clears than generations: whatever was stored before the last clear is
+        // gone, as after writing empty entries, and what is stored after it is found, with its
+        // move kept only within its own generation.
+        // Keys spread over the table (an index is the key's high bits).
+        let seven = 7u64.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        for round in 0..3 * u64::from(GENERATIONS) + 5 {
+            let key = (1000 + round).wrapping_mul(0xD6E8_FEB8_6659_FD93);
+            tt.store(key, 0, m, 10, 0, 4, Bound::Exact);
+            tt.store(seven, 0, m, 20, 0, 6, Bound::Upper);
+            assert_eq!(tt.probe(key, 0).unwrap().bound, Bound::Exact);
+            assert_eq!(tt.probe(seven, 0).unwrap().score, 20);
+            tt.clear();
+            assert!(tt.probe(key, 0).is_none(), "round {round}");
+            assert!(tt.probe(seven, 0).is_none(), "round {round}");
+            // No move for the same position after a clear: none is taken from before it.
+            tt.store(seven, 0, PackedMove::NONE, 5, 0, 1, Bound::Lower);
+            assert!(tt.probe(seven, 0).unwrap().mv.is_none(), "round {round}");
+            tt.clear();
+        }
+    }
+
+    #[test]
+    fn a_large_table_costs_nothing_until_searches_store() {
+        // 4 GB, allocated zeroed by the operating system: nothing is written, so this is quick
+        // and touches a page or two (the test would take seconds if the table were filled).
+        if TranspositionTable::can_allocate(4096).is_ok() {
+            let mut tt = TranspositionTable::new(4096);
+            assert_eq!(tt.size_mb(), 4096);
+            tt.clear();
+            assert!(tt.probe(99, 0).is_none());
+            tt.store(99, 0, PackedMove::NONE, 1, 1, 1, Bound::Exact);
+            assert!(tt.probe(99, 0).is_some());
+        }
     }
 
     #[test]
