@@ -147,6 +147,7 @@ fn main() -> ExitCode {
     }
     commands::set_quiet(cli.quiet);
     commands::set_max_faults(cli.max_faults);
+    say_idle_max_faults(&matches);
     let result = run(cli);
     // No external engine outlives marginal, whatever ended the command.
     marginal::engine::external::kill_all();
@@ -163,6 +164,27 @@ fn main() -> ExitCode {
             eprintln!("error: {e:#}");
             exit_code(&e)
         }
+    }
+}
+
+/// Says when --max-faults is given to a command that never runs an external engine (params,
+/// bench, export, plot, uci, help), where it does nothing.
+fn say_idle_max_faults(matches: &clap::ArgMatches) {
+    let Some((name, sub)) = matches.subcommand() else {
+        return;
+    };
+    let given = [matches, sub]
+        .iter()
+        .any(|m| m.value_source("max_faults") == Some(clap::parser::ValueSource::CommandLine));
+    if given
+        && matches!(
+            name,
+            "params" | "bench" | "export" | "plot" | "uci" | "help"
+        )
+    {
+        eprintln!(
+            "warning: --max-faults: `marginal {name}` runs no external engine, so it does nothing here"
+        );
     }
 }
 

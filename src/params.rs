@@ -27,6 +27,24 @@ pub enum ParamKind {
     Check,
 }
 
+/// The built-in engine's rows that act only while a switch is on, each with its switch: a
+/// value given to one of them while its switch is off does nothing.
+pub const GOVERNED_BY: [(&str, &str); 13] = [
+    ("futility_margin", "futility"),
+    ("futility_mode", "futility"),
+    ("futility_seed_guards", "futility"),
+    ("ext_futility_margin", "ext_futility"),
+    ("razor_margin", "razoring"),
+    ("razor_min_pieces", "razoring"),
+    ("delta_margin", "delta_pruning"),
+    ("delta_endgame_material", "delta_pruning"),
+    ("deep_futility_margin", "deep_futility"),
+    ("deep_futility_depth", "deep_futility"),
+    ("lmp_depth", "late_move_pruning"),
+    ("lmp_base", "late_move_pruning"),
+    ("null_move_r", "null_move"),
+];
+
 /// SPSA's default final learning rate (`r_end`), OpenBench's customary 0.002.
 pub const DEFAULT_R_END: f64 = 0.002;
 
@@ -593,6 +611,16 @@ pub fn markdown_table() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_governed_row_and_its_switch_exist_and_the_switch_is_a_check() {
+        for (row, switch) in GOVERNED_BY {
+            let row = Margins::find(row).unwrap_or_else(|| panic!("no row {row}"));
+            let switch = Margins::find(switch).unwrap_or_else(|| panic!("no switch {switch}"));
+            assert_eq!(PARAMS[switch].kind, ParamKind::Check);
+            assert_ne!(row, switch);
+        }
+    }
 
     #[test]
     fn defaults_come_from_the_table() {

@@ -690,6 +690,56 @@ fn outputs_lose_nothing_under_links_plots_and_full_disks() {
             .contains("setoption name")
     );
 
+    // A dangling link names the file to make: it is made, the link stays.
+    let dangling = dir.join("dangling.txt");
+    std::os::unix::fs::symlink("made/later.txt", &dangling).unwrap();
+    let o = run(&[&export[..], &[&s(&dangling)]].concat(), &dir);
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    assert!(
+        std::fs::read_to_string(dir.join("made/later.txt"))
+            .unwrap()
+            .contains("setoption name")
+    );
+    // /dev/stdout on a pipe is written through.
+    let o = Command::new(env!("CARGO_BIN_EXE_marginal"))
+        .args(&export[..])
+        .arg("/dev/stdout")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    assert!(String::from_utf8_lossy(&o.stdout).contains("setoption name"));
+    // An output where no file can be made fails before the work, naming the directory, in
+    // every command that writes one (calibrate would play its games first).
+    for args in [
+        vec![
+            "calibrate",
+            "--sets",
+            "4",
+            "--out",
+            "/proc/marginal-cal.json",
+        ],
+        vec![
+            "export",
+            "tuned/race-seed1.json",
+            "--format",
+            "c",
+            "--out",
+            "/proc/x.h",
+        ],
+        vec!["suite", "data/suites/bk.epd", "--json", "/proc/x.json"],
+    ] {
+        let o = run(&args, &dir);
+        assert_eq!(o.code, Some(2), "{args:?}: {}", o.stderr);
+        assert!(
+            o.stderr
+                .contains("no file can be made in its directory /proc"),
+            "{args:?}: {}",
+            o.stderr
+        );
+        assert!(o.stdout.is_empty(), "{args:?} worked first: {}", o.stdout);
+    }
+
     // A file of the user's where the plot goes: kept, unless --force.
     let tuned = dir.join("mine.json");
     std::fs::copy(

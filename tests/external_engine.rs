@@ -399,6 +399,53 @@ fn engine_files_are_checked_against_the_engine_before_any_work() {
         all.push(name);
         user_error(&out, &all, name);
     }
+    // An option value of the wrong kind, or outside the declared range, is refused, naming
+    // the table, option and value; an option a row carries, and a file without rows, are
+    // warned about (the row's value would replace it; nothing would be tuned).
+    let base = std::fs::read_to_string(engine_file(&dir)).unwrap();
+    for (name, options, said, refused) in [
+        (
+            "check.toml",
+            "NullMove = \"maybe\"",
+            "[options] NullMove = 'maybe': the engine declares NullMove a check option: give true or false",
+            true,
+        ),
+        (
+            "range.toml",
+            "NullMoveR = 99",
+            "[options] NullMoveR = '99': outside the range [1, 6] the engine declares for NullMoveR",
+            true,
+        ),
+        (
+            "row.toml",
+            "FutilityMargin = 3",
+            "[options] FutilityMargin is the option of row 'futility_margin': the row's value replaces it",
+            false,
+        ),
+    ] {
+        let engine = dir.join(name);
+        let with = base.replace(
+            "[reference_options]",
+            &format!("[options]\n{options}\n[reference_options]"),
+        );
+        std::fs::write(&engine, with).unwrap();
+        let out = suite_with(&engine);
+        if refused {
+            user_error(&out, &[said, name], name);
+        } else {
+            succeeded(&out, name);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(stderr.contains(said), "{name}: {stderr}");
+        }
+    }
+    let engine = engine_file_with(&dir, "rowless.toml", &[]);
+    let out = suite_with(&engine);
+    succeeded(&out, "no rows");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("rowless.toml: no params rows"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // An option the engine does not declare is only a warning: engines ignore those.
     let engine = dir.join("extra.toml");
     let mut text_of = std::fs::read_to_string(engine_file(&dir)).unwrap();

@@ -564,14 +564,12 @@ fn hung_suite(dir: &Path) -> Child {
 
 #[test]
 fn ctrl_c_ends_a_suite_and_its_engines() {
-    use std::os::unix::process::ExitStatusExt;
     let dir = scratch("faults", "suite-ctrl-c");
     let child = hung_suite(&dir);
     signal(&child, "-INT");
     let run = finish(&dir, "suite", child);
-    // suite keeps the default action of SIGINT: it dies of it (nothing to save), and the
-    // kernel kills its engines.
-    assert_eq!(run.status.signal(), Some(libc::SIGINT), "{}", run.status);
+    // suite keeps no partial score: it says so and ends with 130, its engines with it.
+    assert_eq!(run.status.code(), Some(130), "{}", run.status);
     assert_none_left(&dir);
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -908,6 +906,50 @@ fn a_match_whose_engines_both_crash_fails() {
             .contains("every one of the 2 games ended with an engine fault (A lost 1, B lost 1"),
         "{}",
         run.stderr
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A program that answers `uci` with lines that are not UCI, and never `uciok`: the handshake
+/// fails naming what it said, not as a bare hang.
+#[test]
+fn a_program_that_is_not_a_uci_engine_is_named_with_what_it_said() {
+    let dir = scratch("faults", "not-uci");
+    let script = dir.join("chatty.sh");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\necho 'Hello, I am a chess program'\necho 'type help for help'\ncat >/dev/null\n",
+    )
+    .unwrap();
+    let file = dir.join("chatty.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "command = \"sh\"\nargs = [{:?}]\ntimeout_ms = 300\nparams = [\"margin, Margin, 100, 0, 500, 10, 0.002, 100\"]\n",
+            script.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_marginal"))
+        .args([
+            "suite",
+            "data/suites/bk.epd",
+            "--depth",
+            "1",
+            "--no-cache",
+            "--engine",
+        ])
+        .arg(&file)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(
+            "only lines that are not UCI: 'Hello, I am a chess program' | 'type help for help'"
+        ),
+        "{stderr}"
     );
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -865,9 +865,10 @@ fn command_level_match_json_report() {
     assert_eq!(wdl, report.wdl);
     assert_eq!(pentanomial, report.pentanomial);
 
-    // An unwritable report path fails at once (exit 2, naming the path), before any game: not
-    // even the header is printed.
-    let bad = dir.join("no/such/dir/report.json");
+    // An unwritable report path (a directory where no file can be made) fails at once (exit 2,
+    // naming the path), before any game: not even the header is printed. (A missing directory
+    // is made, as every command makes it.)
+    let bad = std::path::PathBuf::from("/proc/no-such-dir/report.json");
     let out = run(&bad);
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);

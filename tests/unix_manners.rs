@@ -93,3 +93,37 @@ fn quiet_drops_the_progress_and_keeps_the_results() {
     assert!(stderr.contains("/8 games"), "{stderr}");
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// SIGTERM (or SIGINT) during a suite or a check: exit 130 and a line on stderr saying what is
+/// kept and how to go on, not a silent death with the signal's status.
+#[test]
+fn suite_and_check_say_what_an_interrupt_kept() {
+    let cache = std::env::temp_dir().join(format!("marginal-interrupt-{}", std::process::id()));
+    for (args, said) in [
+        (
+            &["suite", "data/suites/ecm.epd", "--nodes", "50000"][..],
+            "interrupted: a suite run keeps no partial score",
+        ),
+        (
+            &["check", "tuned/race-seed1.json", "--games", "400"][..],
+            "interrupted: check keeps no partial measurement",
+        ),
+    ] {
+        let child = Command::new(env!("CARGO_BIN_EXE_marginal"))
+            .args(args)
+            .env("MARGINAL_CACHE_DIR", &cache)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Late enough that the handler is installed (after the inputs are read).
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(130), "{args:?}: {stderr}");
+        assert!(stderr.contains(said), "{args:?}: {stderr}");
+    }
+    let _ = std::fs::remove_dir_all(cache);
+}

@@ -554,12 +554,7 @@ fn print_header(def: &EngineDef, config: &Config) {
         config.objectives.len(),
         config.pairs_per_book,
         config.books.len(),
-        match config.game.limit {
-            MoveLimit::Nodes(n) => format!("{n} nodes/move"),
-            MoveLimit::Depth(d) => format!("depth {d}/move"),
-            MoveLimit::Clock { base, increment } =>
-                format!("{}+{} s", base.as_secs_f64(), increment.as_secs_f64()),
-        }
+        config.game.limit.per_move()
     );
 }
 

@@ -16,7 +16,7 @@ use marginal::tune::games::match_summary;
 
 use super::{
     EngineArgs, Failed, UserError, count, not_an_input, progress_bar, threads, threads_arg,
-    whole_pairs, writable,
+    whole_pairs,
 };
 
 /// Arguments of `marginal check`.
@@ -141,7 +141,6 @@ pub fn run(args: CheckArgs) -> Result<()> {
         }
         not_an_input(out, "--json", &inputs)?;
         super::fresh_output(out, "--json", args.force)?;
-        writable(out, "--json")?;
     }
     if !check::has_outcomes(&file) {
         if args.update {
@@ -162,6 +161,10 @@ pub fn run(args: CheckArgs) -> Result<()> {
         .build()
         .context("cannot start worker threads")?;
 
+    super::executor::stop_on_interrupt(format!(
+        "interrupted: check keeps no partial measurement (reference runs that finished are cached): rerun `marginal check {}` to judge the file",
+        args.file.display()
+    ))?;
     print_header(&args, &prepared, threads);
     let now = pool
         .install(|| prepared.measure())

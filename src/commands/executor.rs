@@ -215,6 +215,25 @@ pub fn interrupt_flag() -> Result<Arc<AtomicBool>> {
     Ok(FLAG.get_or_init(|| flag).clone())
 }
 
+/// For a command that keeps nothing unfinished (suite, check): at the first SIGINT or SIGTERM,
+/// says on standard error `message` (what is kept, how to go on), ends the external engines
+/// and exits with [`INTERRUPTED_STATUS`], instead of dying silently with the signal's status.
+///
+/// # Errors
+/// The signal handlers cannot be installed.
+pub fn stop_on_interrupt(message: String) -> Result<()> {
+    let flag = interrupt_flag()?;
+    std::thread::spawn(move || {
+        while !flag.load(std::sync::atomic::Ordering::Relaxed) {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        eprintln!("\n{message}");
+        marginal::engine::external::kill_all();
+        std::process::exit(i32::from(INTERRUPTED_STATUS));
+    });
+    Ok(())
+}
+
 /// Two signals closer than this are one request delivered twice.
 const DUPLICATE: std::time::Duration = std::time::Duration::from_millis(500);
 

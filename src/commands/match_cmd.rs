@@ -260,19 +260,31 @@ fn check_outputs(args: &MatchArgs) -> Result<(), UserError> {
             super::not_an_input(out, option, &inputs)?;
         }
     }
-    if let (Some(pgn), Some(json)) = (&args.pgn, &args.json)
-        && (pgn == json || record::record_path(pgn) == *json)
-    {
-        return Err(UserError(format!(
-            "--pgn {} and --json {} would write the same file: give the report another name",
-            pgn.display(),
-            json.display()
-        )));
+    if let (Some(pgn), Some(json)) = (&args.pgn, &args.json) {
+        if pgn == json {
+            return Err(UserError(format!(
+                "--pgn {} and --json {} would write the same file: give the report another name",
+                pgn.display(),
+                json.display()
+            )));
+        }
+        if record::record_path(pgn) == *json {
+            return Err(UserError(format!(
+                "--json {} is where --pgn {} keeps its settings record (the PGN's name with .match.json, read by --resume): give the report another name",
+                json.display(),
+                pgn.display()
+            )));
+        }
     }
-    if let Some(out) = &args.json
-        && !args.resume
-    {
-        super::fresh_output(out, "--json", args.force)?;
+    if let Some(out) = &args.json {
+        if args.resume {
+            super::writable(out, "--json")?;
+        } else {
+            super::fresh_output(out, "--json", args.force)?;
+        }
+    }
+    if let Some(pgn) = &args.pgn {
+        super::writable(pgn, "--pgn")?;
     }
     Ok(())
 }
@@ -422,11 +434,11 @@ pub fn run(args: MatchArgs) -> Result<()> {
         None => format!("{concurrency} at once"),
     };
     println!(
-        "marginal match: A '{}' vs B '{}', up to {} games at {}/move, {book_size} openings from {} (seed {}), {at_once}",
+        "marginal match: A '{}' vs B '{}', up to {} games at {}, {book_size} openings from {} (seed {}), {at_once}",
         args.a,
         args.b,
         session.total_pairs() * 2,
-        game.limit,
+        game.limit.per_move(),
         args.openings.display(),
         args.seed
     );

@@ -228,7 +228,42 @@ pub fn setting_from(
     }
     say_repeated_in_spec(spec, |name| def.find(name));
     say_repeated_sets(sets, |name| def.find(name));
+    if def.is_builtin() {
+        say_idle(spec, sets, &setting.margins());
+    }
     Ok(setting)
+}
+
+/// Says once per assignment when it gives a value to a row of the built-in engine whose
+/// technique is switched off in the set (`--set futility=0 --set frontier=50`): the value does
+/// nothing, and the fix is to turn the switch on.
+fn say_idle(spec: &str, sets: &[String], margins: &Margins) {
+    let inline = if spec.contains('=') && !Path::new(spec).exists() {
+        spec.split(',').map(str::trim).collect()
+    } else {
+        Vec::new()
+    };
+    let values = margins.to_vector();
+    for assignment in inline.into_iter().chain(sets.iter().map(String::as_str)) {
+        let Some(row) = assignment
+            .split_once('=')
+            .and_then(|(name, _)| Margins::find(name.trim()))
+        else {
+            continue;
+        };
+        let name = marginal::params::PARAMS[row].name;
+        let Some((_, switch)) = marginal::params::GOVERNED_BY
+            .iter()
+            .find(|(governed, _)| *governed == name)
+        else {
+            continue;
+        };
+        if Margins::find(switch).is_some_and(|s| values[s] == 0) {
+            eprintln!(
+                "warning: {assignment}: {name} does nothing while {switch} is off (0) in this set; add --set {switch}=1 to turn it on"
+            );
+        }
+    }
 }
 
 /// Says once per row when `--set` names it more than once (the last value counts); `index`
@@ -281,6 +316,7 @@ pub fn margins_from(spec: &str, sets: &[String]) -> Result<Margins, UserError> {
     }
     say_repeated_in_spec(spec, Margins::find);
     say_repeated_sets(sets, Margins::find);
+    say_idle(spec, sets, &margins);
     Ok(margins)
 }
 
@@ -398,7 +434,17 @@ pub fn writable(path: &Path, option: &str) -> Result<(), UserError> {
     if path.is_dir() {
         return Err(fail(&"it is a directory"));
     }
-    let dir = path
+    // A device or a pipe (/dev/null, /dev/stdout) is written through: it only has to open.
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map(drop)
+            .map_err(|e| fail(&e));
+    }
+    // A symbolic link is written through, even to a file not made yet.
+    let target = marginal::formats::link_target(path).map_err(|e| fail(&e))?;
+    let dir = target
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
@@ -407,12 +453,17 @@ pub fn writable(path: &Path, option: &str) -> Result<(), UserError> {
         eprintln!("note: {option}: created the directory {}", dir.display());
     }
     let probe = dir.join(format!(".marginal-write-probe-{}", std::process::id()));
-    std::fs::File::create(&probe).map_err(|e| fail(&e))?;
+    std::fs::File::create(&probe).map_err(|e| {
+        fail(&format_args!(
+            "no file can be made in its directory {}: {e}",
+            dir.display()
+        ))
+    })?;
     let _ = std::fs::remove_file(&probe);
-    if path.exists() {
+    if target.exists() {
         std::fs::OpenOptions::new()
             .append(true)
-            .open(path)
+            .open(&target)
             .map_err(|e| fail(&e))?;
     }
     Ok(())
@@ -470,7 +521,8 @@ pub fn searched_something<'r>(
 }
 
 /// Refuses to write over an existing `out` unless `force` (the command's --force): results
-/// another run made are never replaced by accident.
+/// another run made are never replaced by accident; then checks that `out` can be written
+/// ([`writable`]), so a bad path fails before the work and not after it.
 ///
 /// # Errors
 /// A user error (exit 2) naming the option, the file and the fix.
@@ -489,7 +541,7 @@ pub fn fresh_output(out: &Path, option: &str, force: bool) -> Result<(), UserErr
             out.display()
         )));
     }
-    Ok(())
+    writable(out, option)
 }
 
 /// Refuses a book with fewer openings than the `pairs` it must open: each pair opens from its

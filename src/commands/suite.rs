@@ -16,7 +16,7 @@ use serde::Serialize;
 use super::executor::{ExecutorArgs, exec_error};
 use super::{
     EngineArgs, ScoringArgs, UserError, count, depth_arg, not_an_input, progress_bar, resolve_for,
-    setting_from, threads, threads_arg, writable,
+    setting_from, threads, threads_arg,
 };
 
 /// Arguments of `marginal suite`.
@@ -128,6 +128,18 @@ pub fn run(args: SuiteArgs) -> Result<()> {
     super::say_odd_suites(&args.files, &[&suites]);
     let threads = threads(args.threads);
     super::hash_fits(options.config.hash_mb, threads)?;
+    // On Slurm the executor cancels its job array at the signal and fails the run itself.
+    if !args.executor.is_slurm() {
+        super::executor::stop_on_interrupt(match &options.cache_dir {
+            Some(dir) => format!(
+                "interrupted: a suite run keeps no partial score; a reference run that finished is cached in {} and not searched again: rerun the same command",
+                dir.display()
+            ),
+            None => {
+                "interrupted: a suite run keeps no partial score: rerun the same command".into()
+            }
+        })?;
+    }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -199,8 +211,7 @@ fn check_json_output(args: &SuiteArgs) -> Result<(), UserError> {
         inputs.push(("--engine", engine.as_path()));
     }
     not_an_input(out, "--json", &inputs)?;
-    super::fresh_output(out, "--json", args.force)?;
-    writable(out, "--json")
+    super::fresh_output(out, "--json", args.force)
 }
 
 /// The reference run, then the set's, with a progress bar: the scorer, the score and the
@@ -249,7 +260,11 @@ fn print_header(args: &SuiteArgs, def: &EngineDef, suites: &LoadedSuites, config
         suites.positions.len(),
         suites.files.len(),
         config.limit,
-        args.margins,
+        if args.set.is_empty() {
+            args.margins.clone()
+        } else {
+            format!("{}' with '{}", args.margins, args.set.join(", "))
+        },
         args.reference,
     );
     if let Some(source) = &def.source {

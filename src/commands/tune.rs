@@ -493,28 +493,31 @@ fn objective_games(
                 .expect("race settings for --solver race");
             race_games =
                 games::race_problems(args, space, &settings.rounds, dir, executor.clone())?;
+            let games = if race_games.is_empty() {
+                "no games (--race-pairs 0): the best suite objective wins".to_string()
+            } else {
+                format!(
+                    "{} finalists in {} games at most ({} pairs a round) on {}",
+                    settings.finalists,
+                    settings.games(),
+                    settings
+                        .rounds
+                        .iter()
+                        .map(u32::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    args.race_openings
+                        .as_deref()
+                        .unwrap_or(Path::new(games::RACE_BOOK))
+                        .display(),
+                )
+            };
             println!(
-                "race: {} design points screened on {} positions, {} kept, {} local rounds, {} finalists in {} games at most ({} pairs a round) on {}",
+                "race: {} design points screened on {} positions, {} kept, {} local rounds, {games}",
                 settings.design,
                 settings.screen_positions.min(train_positions),
-                settings.keep,
+                settings.keep.min(settings.design + 1),
                 settings.local_rounds,
-                settings.finalists,
-                if race_games.is_empty() {
-                    0
-                } else {
-                    settings.games()
-                },
-                settings
-                    .rounds
-                    .iter()
-                    .map(u32::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                args.race_openings
-                    .as_deref()
-                    .unwrap_or(Path::new(games::RACE_BOOK))
-                    .display(),
             );
         }
         _ => {}
@@ -537,8 +540,8 @@ fn say_interrupted(dir: &Path, grace: std::time::Duration) -> Result<()> {
         let lines =
             |name: &str| std::fs::read_to_string(dir.join(name)).map_or(0, |t| t.lines().count());
         eprintln!(
-            "interrupted: {} evaluations and {} game batches are kept in {}; rerun the same command, or `marginal tune --resume {}`, to go on from them",
-            lines("evaluations.jsonl"),
+            "interrupted: {} and {} game batches are kept in {}; rerun the same command, or `marginal tune --resume {}`, to go on from them",
+            evaluations_kept(&dir),
             lines("games.jsonl"),
             dir.display(),
             dir.display()
@@ -602,6 +605,17 @@ fn open_checkpoint(mut args: TuneArgs, run_id: &str) -> Result<(TuneArgs, PathBu
     Ok((args, dir))
 }
 
+/// The evaluations a checkpoint's log keeps, as the interrupt and the resumed run both say it:
+/// "195 evaluations (48 distinct candidates)".
+fn evaluations_kept(dir: &Path) -> String {
+    let (lines, distinct) = marginal::tune::cost::log_counts(&log_path(dir));
+    if lines == distinct {
+        format!("{lines} evaluations")
+    } else {
+        format!("{lines} evaluations ({distinct} distinct candidates, each searched once)")
+    }
+}
+
 /// A rerun says what it goes on from, and its progress keeps the best found before.
 fn say_resuming(dir: &Path, cost: &SuiteCost, observer: &mut Lines) {
     let logged = cost.evaluations();
@@ -611,9 +625,9 @@ fn say_resuming(dir: &Path, cost: &SuiteCost, observer: &mut Lines) {
             .filter(|e| e.batch.is_none())
             .max_by(|a, b| a.objective.total_cmp(&b.objective));
         println!(
-            "resuming from {}: {} evaluations in its log{}; finished work is not searched or played again",
+            "resuming from {}: {} in its log{}; finished work is not searched or played again",
             dir.display(),
-            logged.len(),
+            evaluations_kept(dir),
             best.map_or(String::new(), |e| format!(
                 ", best objective so far {:.3} at {}",
                 e.objective,

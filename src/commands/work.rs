@@ -28,6 +28,7 @@ pub struct WorkArgs {
 /// Runs the command.
 pub fn run(args: WorkArgs) -> Result<()> {
     super::not_an_input(&args.out, "--out", &[("the unit", args.unit.as_path())])?;
+    super::writable(&args.out, "--out")?;
     let text = std::fs::read_to_string(&args.unit)
         .map_err(|e| UserError(format!("cannot read {}: {e}", args.unit.display())))?;
     let threads = args.threads.unwrap_or_else(|| {

@@ -158,6 +158,19 @@ pub enum Fault {
         /// How long it was given, seconds.
         secs: f64,
     },
+    /// The handshake failed: no `uciok` in the time allowed, though the program wrote lines
+    /// that are not UCI (the last few kept): most likely not a UCI engine, or one that needs
+    /// arguments.
+    #[error(
+        "engine sent no uciok within {secs:.1} s, only lines that are not UCI: {}; is it a UCI engine (does it need an argument such as `uci`)?",
+        quoted(.said)
+    )]
+    NotUci {
+        /// The last lines it wrote.
+        said: Vec<String>,
+        /// How long it was given, seconds.
+        secs: f64,
+    },
     /// A move that is not legal in the position.
     #[error("engine played an illegal move '{0}'")]
     Illegal(String),
@@ -209,8 +222,13 @@ fn stderr_tail(lines: &[String]) -> String {
     if lines.is_empty() {
         return String::new();
     }
+    format!(", its stderr ended: {}", quoted(lines))
+}
+
+/// Lines quoted and joined: `'a' | 'b'`.
+fn quoted(lines: &[String]) -> String {
     let quoted: Vec<String> = lines.iter().map(|l| format!("'{l}'")).collect();
-    format!(", its stderr ended: {}", quoted.join(" | "))
+    quoted.join(" | ")
 }
 
 /// Lines of an engine's standard error kept for a crash's message.
@@ -514,8 +532,18 @@ impl UciProcess {
         };
         process.send("uci")?;
         let deadline = Instant::now() + process.grace;
+        // Lines that are not UCI, the last few: said if no uciok comes.
+        let mut said: std::collections::VecDeque<String> = std::collections::VecDeque::new();
         loop {
-            let line = process.next_line(deadline, "uciok")?;
+            let line = match process.next_line(deadline, "uciok") {
+                Err(Fault::Hung { secs, .. }) if !said.is_empty() => {
+                    return Err(Fault::NotUci {
+                        said: said.into(),
+                        secs,
+                    });
+                }
+                other => other?,
+            };
             if line == "uciok" {
                 break;
             }
@@ -523,6 +551,11 @@ impl UciProcess {
                 process.name = Some(name.trim().to_string());
             } else if let Some(option) = parse_option(&line) {
                 process.declared.push(option);
+            } else if !line.trim().is_empty() && !line.starts_with("id ") {
+                if said.len() == STDERR_LINES {
+                    said.pop_front();
+                }
+                said.push_back(excerpt(line.trim()));
             }
         }
         for (name, value) in program.options.iter().chain(extra) {

@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use shakmaty::{Chess, Move};
 
-use super::external::{Breaker, Fault, UciProcess, UciProgram};
+use super::external::{Breaker, DeclaredOption, Fault, UciProcess, UciProgram};
 use super::{Limits, PruneStats, Searcher, bench};
 use crate::formats::Fnv;
 use crate::formats::engine_file::EngineFile;
@@ -43,6 +43,36 @@ pub struct EngineDef {
     /// Whether its searches at a fixed depth or node count repeat exactly (`check` then
     /// expects identical figures; else it judges by the statistics).
     pub deterministic: bool,
+}
+
+/// Why `value` is not one the declared `option` takes: a check takes true or false, a spin a
+/// whole number in its range; other kinds take any text.
+fn option_value_refused(option: &DeclaredOption, value: &str) -> Option<String> {
+    match option.kind.as_str() {
+        "check" if !matches!(value, "true" | "false") => Some(format!(
+            "the engine declares {} a check option: give true or false",
+            option.name
+        )),
+        "spin" => {
+            let (low, high) = (option.min, option.max);
+            match value.trim().parse::<i64>() {
+                Err(_) => Some(format!(
+                    "the engine declares {} a spin option: give a whole number",
+                    option.name
+                )),
+                Ok(v) if low.is_some_and(|l| v < l) || high.is_some_and(|h| v > h) => {
+                    Some(format!(
+                        "outside the range [{}, {}] the engine declares for {}",
+                        low.map_or("-".into(), |m| m.to_string()),
+                        high.map_or("-".into(), |m| m.to_string()),
+                        option.name
+                    ))
+                }
+                Ok(_) => None,
+            }
+        }
+        _ => None,
+    }
 }
 
 /// Why an external engine's description cannot be used.
@@ -274,15 +304,39 @@ impl EngineDef {
             }
         }
         let mut warnings = Vec::new();
+        if self.rows.is_empty() {
+            warnings.push(format!(
+                "{source}: no params rows: nothing is tuned or set, every margin set is the engine's own defaults (docs/external-engines.md says how to declare one)"
+            ));
+        }
         for (table, options) in [
             ("options", &program.options),
             ("reference_options", &self.reference_options),
         ] {
-            for (name, _) in options {
-                if declared(name).is_none() {
+            for (name, value) in options {
+                let Some(option) = declared(name) else {
                     warnings.push(format!(
                         "{source}: [{table}] {name}: the engine declares no such option (it may ignore it)"
                     ));
+                    continue;
+                };
+                if let Some(why) = option_value_refused(option, value) {
+                    return Err(EngineDefError(format!(
+                        "{source}: [{table}] {name} = '{value}': {why}"
+                    )));
+                }
+                if let Some(row) = self.rows.iter().find(|r| r.answers_to(name)) {
+                    warnings.push(if table == "options" {
+                        format!(
+                            "{source}: [options] {name} is the option of row '{}': the row's value replaces it in every search, so it does nothing",
+                            row.name
+                        )
+                    } else {
+                        format!(
+                            "{source}: [reference_options] {name} is the option of row '{}': it replaces the row's off value ({}) in the reference run; give the row that off value instead",
+                            row.name, row.off
+                        )
+                    });
                 }
             }
         }

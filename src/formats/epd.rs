@@ -151,6 +151,20 @@ pub enum EpdError {
         /// The move, in UCI notation.
         mv: String,
     },
+    /// The side to move has no legal move: there is nothing to search or find.
+    #[error("the game is already over here ({how}): the side to move has no move to find")]
+    Finished {
+        /// `checkmate` or `stalemate`.
+        how: &'static str,
+    },
+    /// A `c0` list of move=points pairs has an entry that is not one.
+    #[error(
+        "c0 entry '{entry}' is not move=points (such as f5=10) while the others are: fix or remove it"
+    )]
+    BadPoints {
+        /// The entry as written.
+        entry: String,
+    },
     /// `c9` lists a different number of moves than the `c0` points.
     #[error("c9 lists {c9} moves but c0 lists {c0}")]
     C9CountMismatch {
@@ -191,6 +205,15 @@ pub fn parse_line(text: &str, line: usize) -> Result<Option<EpdRecord>, EpdError
         return Ok(None);
     };
 
+    if shakmaty::Position::legal_moves(&position).is_empty() {
+        return Err(EpdError::Finished {
+            how: if shakmaty::Position::is_check(&position) {
+                "checkmate"
+            } else {
+                "stalemate"
+            },
+        });
+    }
     let (operations, annotation) = parse_operations(rest)?;
     let mate = mate_of(&operations)?;
     if let Some(error) = annotation
@@ -514,7 +537,10 @@ fn interpret(pos: &Chess, ops: &[Operation<'_>]) -> Result<Interpreted, EpdError
             "bm" => out.best_moves = resolve_move_list(pos, op)?,
             "am" => out.avoid_moves = resolve_move_list(pos, op)?,
             "c0" => {
-                if let Some(pairs) = points_pairs(&op.text) {
+                let pairs = points_pairs(&op.text).map_err(|entry| EpdError::BadPoints {
+                    entry: excerpt(&entry),
+                })?;
+                if let Some(pairs) = pairs {
                     out.points = resolve_points(pos, &pairs, find("c9"))?;
                 }
             }
@@ -663,15 +689,11 @@ fn resolve_move_list(pos: &Chess, op: &Operation<'_>) -> Result<Vec<Move>, EpdEr
     Ok(moves)
 }
 
-/// Reads `"f5=10, Be5+=2"` as move/points pairs; `None` if the text is not
-/// entirely in that form (then the `c0` is an ordinary comment).
-fn points_pairs(text: &str) -> Option<Vec<(&str, u32)>> {
-    let mut pairs = Vec::new();
-    for part in text.split(',') {
-        let part = part.trim_matches(is_junk);
-        if part.is_empty() {
-            continue;
-        }
+/// Reads `"f5=10, Be5+=2"` as move/points pairs; `Ok(None)` if no entry is in that form
+/// (then the `c0` is an ordinary comment), and the first entry that is not when others are
+/// (`"f5=abc, Be5+=2"`: a points list with a broken entry, which would otherwise be dropped).
+fn points_pairs(text: &str) -> Result<Option<Vec<(&str, u32)>>, String> {
+    fn pair(part: &str) -> Option<(&str, u32)> {
         // rsplit: promotions such as `e8=Q=10` contain '=' themselves.
         let (mv, points) = part.rsplit_once('=')?;
         let mv = mv.trim_matches(is_junk);
@@ -679,9 +701,25 @@ fn points_pairs(text: &str) -> Option<Vec<(&str, u32)>> {
         if mv.is_empty() || mv.contains(is_junk) || !is_number(points) {
             return None;
         }
-        pairs.push((mv, points.parse().ok()?));
+        Some((mv, points.parse().ok()?))
     }
-    (!pairs.is_empty()).then_some(pairs)
+    let mut pairs = Vec::new();
+    let mut broken = None;
+    for part in text.split(',') {
+        let part = part.trim_matches(is_junk);
+        if part.is_empty() {
+            continue;
+        }
+        match pair(part) {
+            Some(p) => pairs.push(p),
+            None => broken = broken.or(Some(part)),
+        }
+    }
+    match (pairs.is_empty(), broken) {
+        (true, _) => Ok(None),
+        (false, None) => Ok(Some(pairs)),
+        (false, Some(part)) => Err(part.to_string()),
+    }
 }
 
 /// Resolves `c0` move/points pairs. A `c9` made only of UCI moves is the
@@ -943,6 +981,14 @@ mod tests {
     }
 
     #[test]
+    fn finished_positions_are_refused() {
+        let e = error("7k/5Q2/6K1/8/8/8/8/8 b - - dm 1;");
+        assert!(e.to_string().contains("(stalemate)"), "{e}");
+        let e = error("7k/6Q1/6K1/8/8/8/8/8 b - - bm Kh7;");
+        assert!(e.to_string().contains("(checkmate)"), "{e}");
+    }
+
+    #[test]
     fn c9_resolves_unreadable_c0_san() {
         // `e2-e4` is not SAN shakmaty reads; c9 supplies the move.
         let r = record(r#"4k3/8/8/8/8/8/4P3/4K3 w - - c0 "e2-e4=10, e3=5"; c9 "e2e4 e2e3";"#);
@@ -991,11 +1037,13 @@ mod tests {
             error(r#"4k3/8/8/8/8/8/4P3/4K3 w - - c0 "just a note";"#),
             EpdError::NoMoves
         );
-        assert!(points_pairs("a=b").is_none());
-        assert!(points_pairs("e4=10, nonsense").is_none());
-        assert!(points_pairs("e 4=10").is_none());
-        assert!(points_pairs("").is_none());
-        assert_eq!(points_pairs("e4=10,").unwrap(), [("e4", 10)]);
+        assert_eq!(points_pairs("a=b"), Ok(None));
+        assert_eq!(points_pairs("Nunn, 1992"), Ok(None));
+        assert_eq!(points_pairs("e4=10, nonsense"), Err("nonsense".to_string()));
+        assert_eq!(points_pairs("f5=abc, Be5+=2"), Err("f5=abc".to_string()));
+        assert_eq!(points_pairs("e 4=10"), Ok(None));
+        assert_eq!(points_pairs(""), Ok(None));
+        assert_eq!(points_pairs("e4=10,"), Ok(Some(vec![("e4", 10)])));
     }
 
     #[test]

@@ -11,7 +11,7 @@ pub mod openings;
 pub mod tuned;
 
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -227,26 +227,45 @@ pub fn parse_lines<T, E: fmt::Display>(
 /// # Errors
 /// The I/O error of creating, writing or renaming.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    // A symbolic link is followed (the link stays, its file is replaced); a device or a pipe
-    // (`/dev/null`, `/dev/stdout`) is written through, never renamed over.
-    let resolved;
-    let path = if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
-        resolved = std::fs::canonicalize(path)?;
-        resolved.as_path()
-    } else {
-        path
-    };
+    // A device or a pipe (`/dev/null`, `/dev/stdout`, through any links) is written through,
+    // never renamed over.
     if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
         let mut device = std::fs::OpenOptions::new().write(true).open(path)?;
         return std::io::Write::write_all(&mut device, bytes);
     }
+    // A symbolic link is followed, even to a file not made yet: the link stays, the file it
+    // names is written.
+    let path = link_target(path)?;
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
     }
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");
     std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, path)
+    std::fs::rename(&tmp, &path)
+}
+
+/// The file `path` names once its symbolic links are followed, whether or not that file exists
+/// yet (a dangling link names the file it would make); `path` itself when it is no link.
+///
+/// # Errors
+/// A loop of links (more than 40 in a row), or a link that cannot be read.
+pub fn link_target(path: &Path) -> std::io::Result<PathBuf> {
+    let mut path = path.to_path_buf();
+    for _ in 0..40 {
+        if !std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Ok(path);
+        }
+        let target = std::fs::read_link(&path)?;
+        path = match path.parent() {
+            Some(dir) if target.is_relative() => dir.join(target),
+            _ => target,
+        };
+    }
+    Err(std::io::Error::other(format!(
+        "{}: too many levels of symbolic links",
+        path.display()
+    )))
 }
 
 /// FNV-1a, 64-bit: a stable hash of file contents and cache keys (std's hasher is not

@@ -14,16 +14,29 @@ use super::{DataFileError, Parsed, epd, parse_lines, read_bytes};
 pub type Book = Parsed<Chess>;
 
 /// Parses one book line: the FEN fields (4, or 6 with clocks) before any EPD operations,
-/// read by the EPD parser's own [`epd::parse_position`]. A position with no legal move is
-/// refused: a game cannot start there.
+/// read by the EPD parser's own [`epd::parse_position`]. A position whose game is already
+/// decided is refused, since every game from it would end at once with the same result: no
+/// legal move, a dead draw (neither side can mate), or a halfmove clock at the fifty-move
+/// rule's 100.
 pub fn parse_line(text: &str) -> Result<Option<Chess>, String> {
-    match epd::parse_position(text).map_err(|e| e.to_string())? {
-        None => Ok(None),
-        Some((pos, fen, _)) if pos.legal_moves().is_empty() => {
-            Err(format!("'{fen}' is already finished (no legal move)"))
-        }
-        Some((pos, _, _)) => Ok(Some(pos)),
+    let Some((pos, fen, _)) = epd::parse_position(text).map_err(|e| e.to_string())? else {
+        return Ok(None);
+    };
+    if pos.legal_moves().is_empty() {
+        return Err(format!("'{fen}' is already finished (no legal move)"));
     }
+    if pos.is_insufficient_material() {
+        return Err(format!(
+            "'{fen}' is a dead draw (neither side has the material to mate): every game from it is drawn at once"
+        ));
+    }
+    if pos.halfmoves() >= 100 {
+        return Err(format!(
+            "'{fen}' has a halfmove clock of {} (the fifty-move rule draws at 100): every game from it is drawn at once; reset the clock field to 0",
+            pos.halfmoves()
+        ));
+    }
+    Ok(Some(pos))
 }
 
 /// Reads a book file.
@@ -87,6 +100,17 @@ mod tests {
         assert!(parse_line("8/8/8/8/8/8/8/8 w - - 0 1").is_err());
         // Checkmated already: not an opening.
         assert!(parse_line("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1").is_err());
+        // Drawn already: kings alone, or the fifty-move clock run out.
+        let e = parse_line("7k/8/6K1/8/8/8/8/8 w - - 0 1").unwrap_err();
+        assert!(e.contains("dead draw"), "{e}");
+        let e = parse_line("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 150 80")
+            .unwrap_err();
+        assert!(e.contains("halfmove clock of 150"), "{e}");
+        assert!(
+            parse_line("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 99 80")
+                .unwrap()
+                .is_some()
+        );
     }
 
     #[test]

@@ -7,8 +7,8 @@
 
 use std::path::{Path, PathBuf};
 
+use argmin::core::Error;
 use argmin::core::checkpointing::{Checkpoint, CheckpointingFrequency};
-use argmin::core::{ArgminError, Error};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
@@ -47,10 +47,18 @@ impl JsonCheckpoint {
     }
 
     fn error(&self, what: String) -> Error {
-        ArgminError::CheckpointNotFound {
-            text: format!("checkpoint {}: {what}", self.path.display()),
-        }
-        .into()
+        anyhow::anyhow!("checkpoint {}: {what}", self.path.display())
+    }
+
+    /// A checkpoint that cannot be read as one: said with the way out (the solver starts its
+    /// walk again; the evaluations logged beside it are reused, not searched again).
+    fn corrupt(&self, what: String) -> Error {
+        self.error(format!(
+            "{what}: the file is damaged (cut short by a full disk or a copy?); delete it to start the solver's walk again (the evaluations logged in {} are reused, not searched again)",
+            self.path
+                .parent()
+                .map_or_else(|| ".".to_string(), |d| d.display().to_string())
+        ))
     }
 }
 
@@ -75,7 +83,7 @@ impl<S: Serialize + DeserializeOwned, I: Serialize + DeserializeOwned> Checkpoin
             Err(e) => return Err(self.error(format!("cannot read: {e}"))),
         };
         let header: serde_json::Value = serde_json::from_slice(&text)
-            .map_err(|e| self.error(format!("line {}: corrupt (not valid JSON: {e})", e.line())))?;
+            .map_err(|e| self.corrupt(format!("line {}: not valid JSON ({e})", e.line())))?;
         if header.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
             return Err(self.error(format!(
                 "line 1: not a marginal checkpoint (format {})",
@@ -91,7 +99,7 @@ impl<S: Serialize + DeserializeOwned, I: Serialize + DeserializeOwned> Checkpoin
             )));
         }
         let saved: Saved<S, I> = serde_json::from_value(header)
-            .map_err(|e| self.error(format!("line 1: corrupt: {e}")))?;
+            .map_err(|e| self.corrupt(format!("line 1: not a checkpoint of this solver ({e})")))?;
         Ok(Some((saved.solver, saved.state)))
     }
 
@@ -120,7 +128,10 @@ mod tests {
         assert!(e.contains("another run") && e.contains("c.json"), "{e}");
         std::fs::write(&path, "{\"format\": \"marginal-checkpoint/1\", \"ru").unwrap();
         let e = load(&c).unwrap_err().to_string();
-        assert!(e.contains("corrupt"), "{e}");
+        assert!(
+            e.contains("damaged") && e.contains("delete it") && !e.contains("not found"),
+            "{e}"
+        );
         std::fs::write(&path, "{\"format\": \"something/2\"}").unwrap();
         let e = load(&c).unwrap_err().to_string();
         assert!(e.contains("not a marginal checkpoint"), "{e}");

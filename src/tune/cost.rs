@@ -360,6 +360,25 @@ pub fn log_path(checkpoint_dir: &Path) -> PathBuf {
     checkpoint_dir.join("evaluations.jsonl")
 }
 
+/// What a run's log of evaluations keeps: the evaluations it holds (every request, the
+/// solver's repeats of a candidate included, which the cache answers) and the distinct
+/// candidates among them (each searched once). A missing log keeps nothing; a line cut short
+/// by a kill is not counted, as it is not reused.
+pub fn log_counts(log: &Path) -> (usize, usize) {
+    let Ok(file) = File::open(log) else {
+        return (0, 0);
+    };
+    let mut lines = 0;
+    let mut distinct = std::collections::HashSet::new();
+    for line in BufReader::new(file).lines().map_while(Result::ok) {
+        if let Ok(e) = serde_json::from_str::<Evaluation>(&line) {
+            lines += 1;
+            distinct.insert((e.values, e.batch));
+        }
+    }
+    (lines, distinct.len())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

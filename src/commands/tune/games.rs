@@ -320,10 +320,10 @@ pub fn problem(
         "each candidate against the defaults (on the same openings every time)"
     };
     println!(
-        "objective: games, {what} for {} pair(s) ({} games) at {}/move, {} openings from {} (shuffled, seed {})",
+        "objective: games, {what} for {} pair(s) ({} games) at {}, {} openings from {} (shuffled, seed {})",
         settings.pairs,
         2 * settings.pairs,
-        settings.game.limit,
+        settings.game.limit.per_move(),
         book.len(),
         setup.book_path.display(),
         args.seed
@@ -375,9 +375,9 @@ pub fn run_confirm(
         sprt: Some(setup.sprt),
     };
     println!(
-        "confirm: tuned against default, at most {} games at {}/move, pairs in turn from {}, SPRT nElo [{}, {}] (alpha {}, beta {})",
+        "confirm: tuned against default, at most {} games at {}, pairs in turn from {}, SPRT nElo [{}, {}] (alpha {}, beta {})",
         config.games.div_ceil(2) * 2,
-        config.game.limit,
+        config.game.limit.per_move(),
         setup
             .confirm_books
             .iter()

@@ -126,6 +126,17 @@ pub enum MoveLimit {
     },
 }
 
+impl MoveLimit {
+    /// As a match header says it: `5000 nodes/move`, `depth 8/move`, or for a clock, which
+    /// is a game's and not a move's, `a clock of 10+0.1 s (base+increment)`.
+    pub fn per_move(&self) -> String {
+        match self {
+            MoveLimit::Clock { .. } => format!("a clock of {self} (base+increment)"),
+            _ => format!("{self}/move"),
+        }
+    }
+}
+
 /// In words: `5000 nodes`, `depth 8`, `10+0.1 s`.
 impl std::fmt::Display for MoveLimit {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
