@@ -121,6 +121,20 @@ fn quiet_on_broken_pipe() {
 /// Prints clap's help, version or error and exits with its status; a closed pipe exits 141
 /// quietly, any other write error 2, said on standard error.
 fn clap_exit(e: &clap::Error) -> ! {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    // `--sprt -1000,-999,...`: the value, starting with '-', was read as an unknown option.
+    if e.kind() == ErrorKind::UnknownArgument
+        && let Some(ContextValue::String(arg)) = e.get(ContextKind::InvalidArg)
+        && arg.len() > 1
+        && arg[1..].starts_with(|c: char| c.is_ascii_digit() || c == '.')
+    {
+        let _ = e.print();
+        let _ = writeln!(
+            std::io::stderr(),
+            "tip: '{arg}' was read as an option; a value that starts with '-' goes after '=' (as in --sprt=-5,0 or --resign=-5:3)"
+        );
+        std::process::exit(e.exit_code());
+    }
     if let Err(io) = e.print() {
         if io.kind() == std::io::ErrorKind::BrokenPipe {
             std::process::exit(BROKEN_PIPE_STATUS);
@@ -167,23 +181,34 @@ fn main() -> ExitCode {
     }
 }
 
-/// Says when --max-faults is given to a command that never runs an external engine (params,
-/// bench, export, plot, uci, help), where it does nothing.
+/// Says when --max-faults is given where no external engine runs: to a command that never
+/// runs one (params, bench, export, plot, uci, help), or to suite, match, tune or calibrate
+/// without an engine option (the built-in engine does not fault).
 fn say_idle_max_faults(matches: &clap::ArgMatches) {
     let Some((name, sub)) = matches.subcommand() else {
         return;
     };
-    let given = [matches, sub]
-        .iter()
-        .any(|m| m.value_source("max_faults") == Some(clap::parser::ValueSource::CommandLine));
-    if given
-        && matches!(
-            name,
-            "params" | "bench" | "export" | "plot" | "uci" | "help"
-        )
-    {
+    let given = |m: &clap::ArgMatches, id: &str| {
+        m.try_contains_id(id).unwrap_or(false)
+            && m.value_source(id) == Some(clap::parser::ValueSource::CommandLine)
+    };
+    if !given(matches, "max_faults") && !given(sub, "max_faults") {
+        return;
+    }
+    if matches!(
+        name,
+        "params" | "bench" | "export" | "plot" | "uci" | "help"
+    ) {
         eprintln!(
             "warning: --max-faults: `marginal {name}` runs no external engine, so it does nothing here"
+        );
+    } else if matches!(name, "suite" | "match" | "tune" | "calibrate")
+        && !["engine", "engine_cmd", "a_engine", "b_engine"]
+            .iter()
+            .any(|id| given(sub, id))
+    {
+        eprintln!(
+            "warning: --max-faults: `marginal {name}` runs the built-in engine here (no --engine), which does not fault, so it does nothing"
         );
     }
 }

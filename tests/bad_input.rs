@@ -1213,3 +1213,156 @@ fn warns(args: &[&str], dir: &Path, said: &[&str]) {
         assert!(o.stderr.contains(text), "{text} not in: {}", o.stderr);
     }
 }
+
+/// The second held-out campaign's classes: what was silent now says so, what was unclear names
+/// the value and the fix, and nothing the user had is replaced unasked.
+#[test]
+fn odd_inputs_of_the_second_campaign_are_said() {
+    let dir = scratch("bad-input", "campaign3");
+    let s = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let tuned = std::fs::read_to_string("tuned/race-seed1.json").unwrap();
+    let mut value: serde_json::Value = serde_json::from_str(&tuned).unwrap();
+    value["margins"]
+        .as_object_mut()
+        .unwrap()
+        .remove("razor_margin");
+    std::fs::write(s("missing.json"), value.to_string()).unwrap();
+    std::fs::write(
+        s("twice.json"),
+        tuned.replacen(
+            "\"futility_margin\": 2,",
+            "\"futility_margin\": 2, \"futility_margin\": 900,",
+            1,
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        s("sts.epd"),
+        "1kr5/3n4/q3p2p/p2n2p1/PppB1P2/5BP1/1P2Q2P/3R2K1 w - - bm Bf2; c0 \"f5=10, Bf2=3\";\n",
+    )
+    .unwrap();
+    std::fs::write(s("comment.epd"), "; a comment, not a position\n").unwrap();
+    std::fs::write(
+        s("book.epd"),
+        "7k/8/6K1/8/8/8/8/8 w - - 0 1\nrnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 120 60\n",
+    )
+    .unwrap();
+    std::fs::write(s("precious.json"), "precious\n").unwrap();
+    let bk = "data/suites/bk.epd";
+    let (missing, twice, sts, comment, book) = (
+        s("missing.json"),
+        s("twice.json"),
+        s("sts.epd"),
+        s("comment.epd"),
+        s("book.epd"),
+    );
+    let (precious, none_pgn) = (s("precious.json"), s("none.pgn"));
+    assert_refused(
+        &[
+            (
+                vec!["suite", bk, "--depth", "1", "--margins", &missing],
+                "tuned parameter 'razor_margin' has no value in \"margins\"",
+            ),
+            (
+                vec!["suite", bk, "--depth", "1", "--margins", &twice],
+                "\"futility_margin\" appears twice in one object",
+            ),
+            (
+                vec!["suite", &sts, "--depth", "1"],
+                "bm move 'd4f2' is not a c0 move with the most points (10)",
+            ),
+            (
+                vec!["suite", &comment, "--depth", "1"],
+                "the line has no FEN before ';' (a comment line starts with #)",
+            ),
+            (
+                vec!["match", "--a", "default", "--b", "off", "--openings", &book],
+                "dead draw",
+            ),
+            // A --resume with nothing to resume is a new match: an existing report is kept.
+            (
+                vec![
+                    "match", "--a", "default", "--b", "off", "--games", "2", "--nodes", "100",
+                    "--pgn", &none_pgn, "--resume", "--json", &precious,
+                ],
+                "exists: marginal does not replace it",
+            ),
+            (
+                vec!["match", "--a", "default", "--b", "off", "--sprt", "-5,0"],
+                "a value that starts with '-' goes after '='",
+            ),
+        ],
+        &dir,
+    );
+    assert_eq!(std::fs::read_to_string(&precious).unwrap(), "precious\n");
+    // Another calibration's report is kept: only this calibration's own is written again.
+    let other = s("other-calibration.json");
+    std::fs::copy("tuned/calibration-builtin-nodes5000.json", &other).unwrap();
+    assert_refused(
+        &[(
+            vec![
+                "calibrate",
+                "--sets",
+                "4",
+                "--games",
+                "4",
+                "--nodes",
+                "300",
+                "--objectives",
+                "suite",
+                "--suite",
+                bk,
+                "--out",
+                &other,
+            ],
+            "exists: marginal does not replace it",
+        )],
+        &dir,
+    );
+    warns(
+        &[
+            "tune",
+            "--suites",
+            bk,
+            "--nodes",
+            "300",
+            "--design",
+            "4",
+            "--race-pairs",
+            "0",
+            "--finalists",
+            "2",
+            "--out",
+            &s("t.json"),
+            "--checkpoint",
+            &s("ck"),
+        ],
+        &dir,
+        &["--finalists 2 does nothing here"],
+    );
+    warns(
+        &["suite", bk, "--depth", "1", "--max-faults", "3"],
+        &dir,
+        &["--max-faults: `marginal suite` runs the built-in engine here"],
+    );
+    warns(
+        &[
+            "suite",
+            bk,
+            "--depth",
+            "1",
+            "--set",
+            "futility=0",
+            "--set",
+            "frontier=50",
+        ],
+        &dir,
+        &["frontier=50: futility_margin does nothing while futility is off"],
+    );
+    warns(
+        &["suite", bk, "--depth", "1", "--margins", "off"],
+        &dir,
+        &["the reference run ('off') searches with the same values as the set scored"],
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -201,7 +201,12 @@ pub fn verdict(name: &str, rho: Option<&Interval>, max_rho: Option<f64>) -> Stri
     let Some(r) = rho else {
         return format!("{name}: no spread over the sets: says nothing");
     };
-    let ceiling = max_rho.map_or(String::new(), |c| format!(" (games' ceiling {c:.2})"));
+    let Some(c) = max_rho else {
+        return format!(
+            "{name}: rho {r} (games' ceiling n/a): undecided: the games are too few to rank the sets among themselves; play more games a set"
+        );
+    };
+    let ceiling = format!(" (games' ceiling {c:.2})");
     let judgement = if r.lower > 0.0 && r.value >= 0.7 {
         "ranks margin sets as games do"
     } else if r.lower > 0.0 {
@@ -212,6 +217,26 @@ pub fn verdict(name: &str, rho: Option<&Interval>, max_rho: Option<f64>) -> Stri
         "untrusted: its ranking cannot be told from chance over these sets"
     };
     format!("{name}: rho {r}{ceiling}: {judgement}")
+}
+
+/// Whether the report in `path` is one this calibration wrote (the same engine, game limit,
+/// pairs, seed and number of sets): a rerun may write it again, where any other file there is
+/// the user's (another calibration, or not a report at all) and is not replaced unasked.
+pub fn is_own_report(path: &Path, config: &Config) -> bool {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return false;
+    };
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return false;
+    };
+    value["format"] == FORMAT
+        && value["engine_signature"] == config.sets[0].setting.def().signature().as_str()
+        && value["game_limit"] == limit_text(&config.game).as_str()
+        && value["pairs_per_book"] == config.pairs_per_book
+        && value["seed"] == config.seed
+        && value["sets"]
+            .as_array()
+            .is_some_and(|s| s.len() == config.sets.len())
 }
 
 fn limit_text(game: &crate::scoring::games::game::GameConfig) -> String {

@@ -445,7 +445,19 @@ fn svg_path(out: &Path, label: &str) -> PathBuf {
 /// Runs the command.
 pub fn run(args: CalibrateArgs) -> Result<()> {
     let def = args.engine.def()?;
+    // (On Slurm the executor cancels its job array at the signal and fails the run itself.)
+    let preparing = if args.executor.is_slurm() {
+        None
+    } else {
+        Some(super::executor::stop_on_interrupt(
+            "interrupted while preparing the objectives: no objective value or game is kept yet (reference runs that finished are cached); the same command starts again"
+                .to_string(),
+        )?)
+    };
     let (config, pool) = prepare(&args, &def)?;
+    if let Some(done) = preparing {
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
     let report = play(&config, &pool)?;
     write_outputs(&args, &report)
 }
@@ -468,6 +480,12 @@ fn prepare(args: &CalibrateArgs, def: &Arc<EngineDef>) -> Result<(Config, rayon:
     let books = books(args, pairs_per_book)?;
     let pairs_per_book = (args.games as usize).div_ceil(2).div_ceil(books.len());
     let played = 2 * pairs_per_book * books.len();
+    if played < 100 {
+        eprintln!(
+            "warning: --games {}: {played} games a set are too few for a verdict (a set that wins or loses every pair has no Elo, and the ranks are mostly noise); the shipped calibrations play 300 to 400 a set",
+            args.games
+        );
+    }
     if played != args.games as usize {
         println!(
             "note: --games {} becomes {played} per set: whole pairs, as many on each of the {} books",
@@ -517,8 +535,15 @@ fn prepare(args: &CalibrateArgs, def: &Arc<EngineDef>) -> Result<(Config, rayon:
         hash.write(config.identity().to_string().as_bytes());
         default_cache_dir().join(format!("calibration-{:016x}", hash.finish()))
     });
-    // A rerun of this calibration (its work is kept) writes its report again.
-    super::fresh_output(&args.out, "--out", args.force || state_dir.exists())?;
+    // A rerun of this calibration (its work is kept) writes its own report again; any other
+    // file is kept.
+    super::fresh_output(
+        &args.out,
+        "--out",
+        args.force
+            || (state_dir.exists()
+                && marginal::calibrate::report::is_own_report(&args.out, &config)),
+    )?;
     let config = Config {
         state_dir: state_dir.clone(),
         ..config
@@ -541,6 +566,29 @@ fn limits(args: &CalibrateArgs) -> Result<(MoveLimit, SuiteLimit)> {
         MoveLimit::Clock { .. } => SuiteLimit::Nodes(5_000),
     };
     Ok((limit, objective_limit))
+}
+
+/// A set's Elo as the table shows it: `n/a` when it is not defined (every pair won, or every
+/// pair lost: the report's JSON holds 0 there).
+fn elo_text(g: &marginal::calibrate::report::Games) -> String {
+    let pairs: u64 = g.pentanomial.iter().sum();
+    let swept = pairs > 0 && (g.pentanomial[0] == pairs || g.pentanomial[4] == pairs);
+    if swept {
+        "n/a".to_string()
+    } else {
+        format!("{:+.1}", g.elo)
+    }
+}
+
+/// A set's 95% interval as the table shows it: `[n/a]` where it is not defined (too few
+/// pairs, or every pair alike: the report's JSON holds 0 there).
+fn interval_text(g: &marginal::calibrate::report::Games) -> String {
+    let [lower, upper] = g.elo_interval;
+    if elo_text(g) == "n/a" || lower > g.elo || upper < g.elo {
+        "[n/a]".to_string()
+    } else {
+        format!("[{lower:+.0}, {upper:+.0}]")
+    }
 }
 
 /// What the calibration will do: the engine, the sets, the objectives and the games.
@@ -694,13 +742,12 @@ pub fn print_report(r: &Report) {
             line += &format!(" {v:>12.3}");
         }
         for b in &s.books {
-            line += &format!(" {:>+16.1}", b.elo);
+            line += &format!(" {:>16}", elo_text(b));
         }
         line += &format!(
-            " {:>+7.1} [{:+.0}, {:+.0}] {:>5.1}%",
-            s.pooled.elo,
-            s.pooled.elo_interval[0],
-            s.pooled.elo_interval[1],
+            " {:>7} {} {:>5.1}%",
+            elo_text(&s.pooled),
+            interval_text(&s.pooled),
             100.0 * s.pooled.draw_rate
         );
         println!("{line}");

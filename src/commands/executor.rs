@@ -215,23 +215,34 @@ pub fn interrupt_flag() -> Result<Arc<AtomicBool>> {
     Ok(FLAG.get_or_init(|| flag).clone())
 }
 
-/// For a command that keeps nothing unfinished (suite, check): at the first SIGINT or SIGTERM,
-/// says on standard error `message` (what is kept, how to go on), ends the external engines
-/// and exits with [`INTERRUPTED_STATUS`], instead of dying silently with the signal's status.
+/// For a command, or a phase of one, that keeps nothing unfinished (suite, check, calibrate's
+/// preparation): at the first SIGINT or SIGTERM, says on standard error `message` (what is
+/// kept, how to go on), ends the external engines and exits with [`INTERRUPTED_STATUS`],
+/// instead of dying silently with the signal's status. Raising the returned flag ends the
+/// watch (the next phase handles interrupts itself).
 ///
 /// # Errors
 /// The signal handlers cannot be installed.
-pub fn stop_on_interrupt(message: String) -> Result<()> {
+pub fn stop_on_interrupt(message: String) -> Result<Arc<AtomicBool>> {
+    use std::sync::atomic::Ordering;
     let flag = interrupt_flag()?;
+    let done = Arc::new(AtomicBool::new(false));
+    let watch_done = Arc::clone(&done);
     std::thread::spawn(move || {
-        while !flag.load(std::sync::atomic::Ordering::Relaxed) {
+        while !flag.load(Ordering::Relaxed) {
+            if watch_done.load(Ordering::Relaxed) {
+                return;
+            }
             std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        if watch_done.load(Ordering::Relaxed) {
+            return;
         }
         eprintln!("\n{message}");
         marginal::engine::external::kill_all();
         std::process::exit(i32::from(INTERRUPTED_STATUS));
     });
-    Ok(())
+    Ok(done)
 }
 
 /// Two signals closer than this are one request delivered twice.

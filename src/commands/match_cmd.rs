@@ -276,8 +276,14 @@ fn check_outputs(args: &MatchArgs) -> Result<(), UserError> {
             )));
         }
     }
+    // Only a match that has games to go on from may write its report again unasked.
+    let resuming = args.resume
+        && args
+            .pgn
+            .as_ref()
+            .is_some_and(|p| std::fs::metadata(p).is_ok_and(|m| m.len() > 0));
     if let Some(out) = &args.json {
-        if args.resume {
+        if resuming {
             super::writable(out, "--json")?;
         } else {
             super::fresh_output(out, "--json", args.force)?;
@@ -362,7 +368,7 @@ fn at_least_one_move(option: &str, text: &str, moves: f64) -> Result<(), UserErr
 
 /// What a PGN record held when the match opened it: a pair cut off its end, and (resuming) the
 /// pairs that count.
-fn print_resumed(resumed: session::Resumed, path: &std::path::Path, resume: bool) {
+fn print_resumed(resumed: session::Resumed, path: &std::path::Path, resume: bool, total: usize) {
     let path = path.display();
     if let Some((bytes, games)) = resumed.dropped {
         let whole = if games > 0 {
@@ -372,7 +378,13 @@ fn print_resumed(resumed: session::Resumed, path: &std::path::Path, resume: bool
         };
         println!("resume: dropped the unfinished pair at the end of {path} ({bytes} bytes{whole})");
     }
-    if resume {
+    if resume && resumed.pairs >= total {
+        println!(
+            "resume: {} whole pairs ({} games) in {path} count: the match is complete, no pair is left to play",
+            resumed.pairs,
+            2 * resumed.pairs,
+        );
+    } else if resume {
         println!(
             "resume: {} whole pairs ({} games) in {path} count; play goes on from pair {}",
             resumed.pairs,
@@ -382,11 +394,26 @@ fn print_resumed(resumed: session::Resumed, path: &std::path::Path, resume: bool
     }
 }
 
+/// A side as the header names it: its margin set, and its engine when that is not the
+/// built-in one (`'default' (Toga II 3.0, engines/toga2.toml)`).
+fn labelled(spec: &str, def: &marginal::engine::EngineDef) -> String {
+    match &def.source {
+        None => format!("'{spec}'"),
+        Some(source) => format!("'{spec}' ({}, {source})", def.name),
+    }
+}
+
 /// Runs the command.
 pub fn run(args: MatchArgs) -> Result<()> {
     check_outputs(&args)?;
+    if args.executor.is_slurm() && args.concurrency.is_some() {
+        eprintln!(
+            "warning: --concurrency: with --executor slurm the games run in the job array's tasks (a pair per CPU: --shards x --cpus-per-task a batch), so it does nothing here"
+        );
+    }
     let engine_a = engine_def(args.a_engine.as_deref(), None, &[])?;
     let engine_b = engine_def(args.b_engine.as_deref(), None, &[])?;
+    let labels = (labelled(&args.a, &engine_a), labelled(&args.b, &engine_b));
     let margins_a =
         setting_from(&engine_a, &args.a, &[]).map_err(|e| UserError(format!("--a: {e}")))?;
     let margins_b =
@@ -434,16 +461,16 @@ pub fn run(args: MatchArgs) -> Result<()> {
         None => format!("{concurrency} at once"),
     };
     println!(
-        "marginal match: A '{}' vs B '{}', up to {} games at {}, {book_size} openings from {} (seed {}), {at_once}",
-        args.a,
-        args.b,
+        "marginal match: A {} vs B {}, up to {} games at {}, {book_size} openings from {} (seed {}), {at_once}",
+        labels.0,
+        labels.1,
         session.total_pairs() * 2,
         game.limit.per_move(),
         args.openings.display(),
         args.seed
     );
     if let (Some(resumed), Some(path)) = (session.resumed(), &args.pgn) {
-        print_resumed(resumed, path, args.resume);
+        print_resumed(resumed, path, args.resume, session.total_pairs());
     }
 
     let result = play(session, executor.as_deref(), batch, sprt.as_ref())?;

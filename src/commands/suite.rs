@@ -119,6 +119,17 @@ pub fn run(args: SuiteArgs) -> Result<()> {
     let def = args.engine.def()?;
     let margins = setting_from(&def, &args.margins, &args.set)?;
     let mut options = options(&args, &def)?;
+    if options.reference.values() == margins.values() {
+        eprintln!(
+            "warning: the reference run ('{}') searches with the same values as the set scored: the node ratio is 1 and the speed part 0 by construction; give another --reference{}",
+            args.reference,
+            if def.is_builtin() {
+                ""
+            } else {
+                ", or off values to the engine's rows (NAME=OFF in --engine-options, or the engine file's off column)"
+            }
+        );
+    }
     options.executor = args.executor.build()?;
     check_json_output(&args)?;
     let suites = load_suites(&args.files, args.strict).map_err(UserError::from_display)?;

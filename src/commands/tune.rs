@@ -586,6 +586,13 @@ fn say_calibration(
 /// says what the directory keeps.
 fn open_checkpoint(mut args: TuneArgs, run_id: &str) -> Result<(TuneArgs, PathBuf)> {
     let dir = args.checkpoint_dir(run_id);
+    if let Some((path, other)) = marginal::tune::checkpoint::foreign(&dir, run_id) {
+        return Err(UserError(format!(
+            "checkpoint {}: belongs to another run ({other}, this one is {run_id}): use the same suites, parameters, limits, solver and seed, or another checkpoint directory",
+            path.display()
+        ))
+        .into());
+    }
     // A rerun or resume of this run (its checkpoint exists) writes the same set again.
     super::fresh_output(&args.out, "--out", args.force || dir.exists())?;
     super::plot_beside(&args.out, "--out", args.force)?;
@@ -606,13 +613,16 @@ fn open_checkpoint(mut args: TuneArgs, run_id: &str) -> Result<(TuneArgs, PathBu
 }
 
 /// The evaluations a checkpoint's log keeps, as the interrupt and the resumed run both say it:
-/// "195 evaluations (48 distinct candidates)".
+/// the candidates searched, which only new work adds to ("48 searched candidates (195
+/// evaluations logged, repeats answered from them)").
 fn evaluations_kept(dir: &Path) -> String {
     let (lines, distinct) = marginal::tune::cost::log_counts(&log_path(dir));
     if lines == distinct {
         format!("{lines} evaluations")
     } else {
-        format!("{lines} evaluations ({distinct} distinct candidates, each searched once)")
+        format!(
+            "{distinct} searched candidates ({lines} evaluations logged, repeats answered from them)"
+        )
     }
 }
 
@@ -725,6 +735,17 @@ fn unused_options(args: &TuneArgs) -> Vec<String> {
         !spsa && !args.r_end.is_empty(),
         format!("--r-end {}", args.r_end.join(" ")),
         "SPSA's learning rate",
+    );
+    let no_race_games = race && args.race_pairs.iter().all(|&p| p == 0);
+    unused(
+        no_race_games && !args.race_pairs.is_empty() && args.finalists.is_some(),
+        format!("--finalists {}", args.finalists.unwrap_or_default()),
+        "the race's games (--race-pairs 0 plays none: the best suite objective wins)",
+    );
+    unused(
+        no_race_games && !args.race_pairs.is_empty() && args.race_openings.is_some(),
+        "--race-openings".to_string(),
+        "the race's games (--race-pairs 0 plays none)",
     );
     // (--confirm-openings without --confirm is refused: tune::games.)
     unused(

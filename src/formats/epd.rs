@@ -66,7 +66,7 @@ pub struct EpdRecord {
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum EpdError {
     /// The FEN part is malformed or describes an illegal position.
-    #[error("bad FEN '{}': {reason}", excerpt(.fen))]
+    #[error("bad FEN{}: {reason}", if .fen.is_empty() { String::new() } else { format!(" '{}'", excerpt(.fen)) })]
     BadFen {
         /// The FEN text as found on the line.
         fen: String,
@@ -150,6 +150,16 @@ pub enum EpdError {
     BestAndAvoid {
         /// The move, in UCI notation.
         mv: String,
+    },
+    /// A `bm` move is not among the `c0` moves with the most points, which score the position.
+    #[error(
+        "bm move '{mv}' is not a c0 move with the most points ({top}): the position is scored by c0, so the two must agree"
+    )]
+    BestNotTop {
+        /// The move, in UCI notation.
+        mv: String,
+        /// The most points c0 gives.
+        top: u32,
     },
     /// The side to move has no legal move: there is nothing to search or find.
     #[error("the game is already over here ({how}): the side to move has no move to find")]
@@ -367,6 +377,21 @@ fn split_fen(text: &str) -> Result<(Vec<&str>, &str), EpdError> {
                 fields.push(&text[start..end]);
                 pos = end;
             }
+            None if fields.is_empty() => {
+                return Err(EpdError::BadFen {
+                    fen: String::new(),
+                    reason: format!(
+                        "the line has no FEN before '{}' (a comment line starts with #)",
+                        excerpt(
+                            text.chars()
+                                .next()
+                                .map(String::from)
+                                .as_deref()
+                                .unwrap_or("")
+                        )
+                    ),
+                });
+            }
             None => {
                 return Err(EpdError::BadFen {
                     fen: fields.join(" "),
@@ -546,6 +571,19 @@ fn interpret(pos: &Chess, ops: &[Operation<'_>]) -> Result<Interpreted, EpdError
             }
             _ => {}
         }
+    }
+    // A position scored by its c0 points must not say otherwise in bm: each best move is one of
+    // the c0 moves with the most points.
+    if let Some(top) = out.points.iter().map(|(_, p)| *p).max()
+        && let Some(m) = out
+            .best_moves
+            .iter()
+            .find(|m| !out.points.iter().any(|(c, p)| c == *m && *p == top))
+    {
+        return Err(EpdError::BestNotTop {
+            mv: m.to_uci(CastlingMode::Standard).to_string(),
+            top,
+        });
     }
     if let Some(m) = out.best_moves.iter().find(|m| out.avoid_moves.contains(m)) {
         return Err(EpdError::BestAndAvoid {
@@ -978,6 +1016,21 @@ mod tests {
         assert!(r.best_moves.is_empty());
         let pts: Vec<(String, u32)> = r.points.iter().map(|(m, p)| (uci(m), *p)).collect();
         assert_eq!(pts, [("e2e4".to_owned(), 10), ("e2e3".to_owned(), 5)]);
+    }
+
+    #[test]
+    fn bm_must_be_a_top_move_of_c0() {
+        let e = error(r#"4k3/8/8/8/8/8/4P3/4K3 w - - bm e3; c0 "e4=10, e3=5";"#);
+        assert!(
+            e.to_string().contains("bm move 'e2e3' is not a c0 move"),
+            "{e}"
+        );
+        assert!(
+            record(r#"4k3/8/8/8/8/8/4P3/4K3 w - - bm e4; c0 "e4=10, e3=5";"#)
+                .points
+                .len()
+                == 2
+        );
     }
 
     #[test]

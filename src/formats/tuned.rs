@@ -87,13 +87,73 @@ pub fn read_text(path: &Path) -> Result<String, TunedError> {
 /// Not valid JSON: the error names the file, line and column.
 pub fn document<'t>(path: &Path, text: &'t str) -> Result<(&'t str, Value), TunedError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let value = serde_json::from_str(text).map_err(|e| TunedError::Json {
+    let json_error = |e: serde_json::Error| TunedError::Json {
         path: path.to_path_buf(),
         line: e.line(),
         column: e.column(),
         message: e.to_string(),
-    })?;
+    };
+    // A key twice in one object (a row given two values) is refused, not read as its last.
+    serde_json::from_str::<NoRepeatedKeys>(text).map_err(json_error)?;
+    let value = serde_json::from_str(text).map_err(json_error)?;
     Ok((text, value))
+}
+
+/// Any JSON document, read only to refuse a key that appears twice in one object (serde_json
+/// keeps the last value silently).
+struct NoRepeatedKeys;
+
+impl<'de> serde::Deserialize<'de> for NoRepeatedKeys {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Walk;
+        impl<'de> serde::de::Visitor<'de> for Walk {
+            type Value = NoRepeatedKeys;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("JSON")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut seen = std::collections::HashSet::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    if !seen.insert(key.clone()) {
+                        return Err(serde::de::Error::custom(format!(
+                            "\"{key}\" appears twice in one object: give it once"
+                        )));
+                    }
+                    map.next_value::<NoRepeatedKeys>()?;
+                }
+                Ok(NoRepeatedKeys)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Self::Value, A::Error> {
+                while seq.next_element::<NoRepeatedKeys>()?.is_some() {}
+                Ok(NoRepeatedKeys)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(NoRepeatedKeys)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(NoRepeatedKeys)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(NoRepeatedKeys)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(NoRepeatedKeys)
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(NoRepeatedKeys)
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(NoRepeatedKeys)
+            }
+        }
+        d.deserialize_any(Walk)
+    }
 }
 
 /// Parses the text of a tuned file.
@@ -148,6 +208,20 @@ pub fn parse(path: &Path, text: &str) -> Result<Margins, TunedError> {
             "margins",
             "no margin in it (an empty set would silently be the defaults): write \"name\": value pairs, or pass --margins default".into(),
         ));
+    }
+    // A tuned file names the rows it tuned: each must have its value here.
+    if top.get("margins").is_some()
+        && let Some(Value::Array(tuned)) = top.get("tuned")
+    {
+        for name in tuned.iter().filter_map(Value::as_str) {
+            let row = Margins::find(name);
+            if !map.keys().any(|k| Margins::find(k) == row) {
+                return Err(invalid(
+                    "margins",
+                    format!("tuned parameter '{name}' has no value in \"margins\""),
+                ));
+            }
+        }
     }
     let mut margins = Margins::default();
     for (key, v) in map {

@@ -108,6 +108,24 @@ impl<S: Serialize + DeserializeOwned, I: Serialize + DeserializeOwned> Checkpoin
     }
 }
 
+/// A checkpoint in `dir` that belongs to another run than `run`: its path and its run. A run
+/// refuses such a directory before it writes anything there or says it resumes.
+pub fn foreign(dir: &Path, run: &str) -> Option<(PathBuf, String)> {
+    let entries = std::fs::read_dir(dir).ok()?;
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    paths.sort();
+    paths.into_iter().find_map(|path| {
+        let text = std::fs::read(&path).ok()?;
+        let value: serde_json::Value = serde_json::from_slice(&text).ok()?;
+        let other = value.get("run")?.as_str()?;
+        (value.get("format")?.as_str()? == FORMAT && other != run)
+            .then(|| (path.clone(), other.to_string()))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

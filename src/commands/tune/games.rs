@@ -328,6 +328,25 @@ pub fn problem(
         setup.book_path.display(),
         args.seed
     );
+    super::super::enough_openings(
+        "--openings",
+        &setup.book_path,
+        book.len(),
+        settings.pairs as usize,
+        "each comparison",
+        "fewer --pairs",
+    )?;
+    let wanted = settings.pairs as usize * args.iterations as usize;
+    if args.solver().is_spsa() && book.len() < wanted {
+        eprintln!(
+            "warning: --openings {}: {} openings for {} iterations x {} pairs = {wanted} pairs: openings repeat (each about {:.1} times), so the comparisons share games' starts",
+            setup.book_path.display(),
+            book.len(),
+            args.iterations,
+            settings.pairs,
+            wanted as f64 / book.len() as f64
+        );
+    }
     GamesProblem::new(space.clone(), book, settings, Some(&log_path(dir)))
         .with_context(|| format!("cannot open the games log in {}", dir.display()))
 }
