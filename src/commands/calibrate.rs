@@ -480,12 +480,7 @@ fn prepare(args: &CalibrateArgs, def: &Arc<EngineDef>) -> Result<(Config, rayon:
     let books = books(args, pairs_per_book)?;
     let pairs_per_book = (args.games as usize).div_ceil(2).div_ceil(books.len());
     let played = 2 * pairs_per_book * books.len();
-    if played < 100 {
-        eprintln!(
-            "warning: --games {}: {played} games a set are too few for a verdict (a set that wins or loses every pair has no Elo, and the ranks are mostly noise); the shipped calibrations play 300 to 400 a set",
-            args.games
-        );
-    }
+    say_few_games(args.games, played);
     if played != args.games as usize {
         println!(
             "note: --games {} becomes {played} per set: whole pairs, as many on each of the {} books",
@@ -535,15 +530,7 @@ fn prepare(args: &CalibrateArgs, def: &Arc<EngineDef>) -> Result<(Config, rayon:
         hash.write(config.identity().to_string().as_bytes());
         default_cache_dir().join(format!("calibration-{:016x}", hash.finish()))
     });
-    // A rerun of this calibration (its work is kept) writes its own report again; any other
-    // file is kept.
-    super::fresh_output(
-        &args.out,
-        "--out",
-        args.force
-            || (state_dir.exists()
-                && marginal::calibrate::report::is_own_report(&args.out, &config)),
-    )?;
+    fresh_report(args, &config, &state_dir)?;
     let config = Config {
         state_dir: state_dir.clone(),
         ..config
@@ -566,6 +553,23 @@ fn limits(args: &CalibrateArgs) -> Result<(MoveLimit, SuiteLimit)> {
         MoveLimit::Clock { .. } => SuiteLimit::Nodes(5_000),
     };
     Ok((limit, objective_limit))
+}
+
+/// Refuses an existing --out unless --force, or it is this calibration's own report and its
+/// work is kept (a rerun writes it again); another calibration's report is never replaced.
+fn fresh_report(args: &CalibrateArgs, config: &Config, state_dir: &Path) -> Result<()> {
+    let own = state_dir.exists() && calibrate::report::is_own_report(&args.out, config);
+    super::fresh_output(&args.out, "--out", args.force || own)?;
+    Ok(())
+}
+
+/// Says when the games a set are too few for the statistics to say much.
+fn say_few_games(asked: u32, played: usize) {
+    if played < 100 {
+        eprintln!(
+            "warning: --games {asked}: {played} games a set are too few for a verdict (a set that wins or loses every pair has no Elo, and the ranks are mostly noise); the shipped calibrations play 300 to 400 a set"
+        );
+    }
 }
 
 /// A set's Elo as the table shows it: `n/a` when it is not defined (every pair won, or every

@@ -19,6 +19,14 @@ use super::{
     whole_pairs,
 };
 
+/// What an interrupted check says: nothing partial is kept, and how to judge the file.
+fn interrupted_message(file: &Path) -> String {
+    format!(
+        "interrupted: check keeps no partial measurement (reference runs that finished are cached): rerun `marginal check {}` to judge the file",
+        file.display()
+    )
+}
+
 /// Arguments of `marginal check`.
 #[derive(Args)]
 pub struct CheckArgs {
@@ -161,10 +169,7 @@ pub fn run(args: CheckArgs) -> Result<()> {
         .build()
         .context("cannot start worker threads")?;
 
-    super::executor::stop_on_interrupt(format!(
-        "interrupted: check keeps no partial measurement (reference runs that finished are cached): rerun `marginal check {}` to judge the file",
-        args.file.display()
-    ))?;
+    super::executor::stop_on_interrupt(interrupted_message(&args.file))?;
     print_header(&args, &prepared, threads);
     let now = pool
         .install(|| prepared.measure())

@@ -119,17 +119,6 @@ pub fn run(args: SuiteArgs) -> Result<()> {
     let def = args.engine.def()?;
     let margins = setting_from(&def, &args.margins, &args.set)?;
     let mut options = options(&args, &def)?;
-    if options.reference.values() == margins.values() {
-        eprintln!(
-            "warning: the reference run ('{}') searches with the same values as the set scored: the node ratio is 1 and the speed part 0 by construction; give another --reference{}",
-            args.reference,
-            if def.is_builtin() {
-                ""
-            } else {
-                ", or off values to the engine's rows (NAME=OFF in --engine-options, or the engine file's off column)"
-            }
-        );
-    }
     options.executor = args.executor.build()?;
     check_json_output(&args)?;
     let suites = load_suites(&args.files, args.strict).map_err(UserError::from_display)?;
@@ -139,18 +128,7 @@ pub fn run(args: SuiteArgs) -> Result<()> {
     super::say_odd_suites(&args.files, &[&suites]);
     let threads = threads(args.threads);
     super::hash_fits(options.config.hash_mb, threads)?;
-    // On Slurm the executor cancels its job array at the signal and fails the run itself.
-    if !args.executor.is_slurm() {
-        super::executor::stop_on_interrupt(match &options.cache_dir {
-            Some(dir) => format!(
-                "interrupted: a suite run keeps no partial score; a reference run that finished is cached in {} and not searched again: rerun the same command",
-                dir.display()
-            ),
-            None => {
-                "interrupted: a suite run keeps no partial score: rerun the same command".into()
-            }
-        })?;
-    }
+    say_and_watch(&args, &def, &options, &margins)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -263,6 +241,41 @@ fn measure(
     let elapsed = start.elapsed().as_secs_f64();
     bar.finish_and_clear();
     Ok((scorer, score, elapsed))
+}
+
+/// Before the work: says when the reference searches with the set's own values (the speed
+/// part is then 0 by construction), and, run locally, ends an interrupted suite with exit 130
+/// and what it keeps.
+fn say_and_watch(
+    args: &SuiteArgs,
+    def: &EngineDef,
+    options: &ScorerOptions,
+    margins: &marginal::engine::Setting,
+) -> Result<()> {
+    if options.reference.values() == margins.values() {
+        eprintln!(
+            "warning: the reference run ('{}') searches with the same values as the set scored: the node ratio is 1 and the speed part 0 by construction; give another --reference{}",
+            args.reference,
+            if def.is_builtin() {
+                ""
+            } else {
+                ", or off values to the engine's rows (NAME=OFF in --engine-options, or the engine file's off column)"
+            }
+        );
+    }
+    // On Slurm the executor cancels its job array at the signal and fails the run itself.
+    if !args.executor.is_slurm() {
+        super::executor::stop_on_interrupt(match &options.cache_dir {
+            Some(dir) => format!(
+                "interrupted: a suite run keeps no partial score; a reference run that finished is cached in {} and not searched again: rerun the same command",
+                dir.display()
+            ),
+            None => {
+                "interrupted: a suite run keeps no partial score: rerun the same command".into()
+            }
+        })?;
+    }
+    Ok(())
 }
 
 fn print_header(args: &SuiteArgs, def: &EngineDef, suites: &LoadedSuites, config: &RunConfig) {
