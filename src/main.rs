@@ -131,7 +131,7 @@ fn clap_exit(e: &clap::Error) -> ! {
         let _ = e.print();
         let _ = writeln!(
             std::io::stderr(),
-            "tip: '{arg}' was read as an option; a value that starts with '-' goes after '=' (as in --sprt=-5,0 or --resign=-5:3)"
+            "tip: '{arg}' was read as an option; a value that starts with '-' goes after '=' (as in --sprt=-5,0,0.05,0.05)"
         );
         std::process::exit(e.exit_code());
     }

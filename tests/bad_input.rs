@@ -1295,6 +1295,52 @@ fn odd_inputs_of_the_second_campaign_are_said() {
         &dir,
     );
     assert_eq!(std::fs::read_to_string(&precious).unwrap(), "precious\n");
+    std::fs::write(
+        s("one.epd"),
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n",
+    )
+    .unwrap();
+    let one = s("one.epd");
+    assert_refused(
+        &[
+            (
+                vec!["match", "--a", "default", "--b", "off", "--draw=10:8:-1"],
+                "--draw 10:8:-1: AFTER is the move",
+            ),
+            (
+                vec!["tune", "--race-pairs", "0,1", "--out", &s("r.json")],
+                "a round of 0 pairs plays nothing",
+            ),
+            (
+                vec![
+                    "calibrate",
+                    "--sets",
+                    "4",
+                    "--games",
+                    "4",
+                    "--nodes",
+                    "300",
+                    "--objectives",
+                    "suite",
+                    "--suite",
+                    bk,
+                    "--openings",
+                    &one,
+                    "--out",
+                    &s("c.json"),
+                ],
+                "1 opening(s) for the 2 pairs of each set on it",
+            ),
+        ],
+        &dir,
+    );
+    // Redrawing a plot that is already the same drawing changes no file (a clone stays clean).
+    let (copy, svg) = (s("drawn.json"), s("drawn.svg"));
+    std::fs::copy("tuned/race-seed1.json", &copy).unwrap();
+    std::fs::copy("tuned/race-seed1.svg", &svg).unwrap();
+    let before = std::fs::read(&svg).unwrap();
+    warns(&["plot", &copy], &dir, &[]);
+    assert_eq!(std::fs::read(&svg).unwrap(), before);
     // Another calibration's report is kept: only this calibration's own is written again.
     let other = s("other-calibration.json");
     std::fs::copy("tuned/calibration-builtin-nodes5000.json", &other).unwrap();
@@ -1340,6 +1386,33 @@ fn odd_inputs_of_the_second_campaign_are_said() {
         &dir,
         &["--finalists 2 does nothing here"],
     );
+    // The same checkpoint directory with another seed is another run's: refused before it
+    // says it resumes or writes anything there (its finished set stays).
+    let finished = std::fs::read(s("t.json")).unwrap();
+    assert_refused(
+        &[(
+            vec![
+                "tune",
+                "--suites",
+                bk,
+                "--nodes",
+                "300",
+                "--design",
+                "4",
+                "--race-pairs",
+                "0",
+                "--seed",
+                "3",
+                "--out",
+                &s("t.json"),
+                "--checkpoint",
+                &s("ck"),
+            ],
+            "belongs to another run",
+        )],
+        &dir,
+    );
+    assert_eq!(std::fs::read(s("t.json")).unwrap(), finished);
     warns(
         &["suite", bk, "--depth", "1", "--max-faults", "3"],
         &dir,

@@ -409,6 +409,22 @@ fn books(args: &CalibrateArgs, pairs: usize) -> Result<Vec<Book>> {
     Ok(out)
 }
 
+/// Refuses a book with fewer positions than the pairs each set plays on it (a pair would be
+/// replayed and counted twice).
+fn enough_positions(books: &[Book], pairs: usize) -> Result<()> {
+    for book in books {
+        super::enough_openings(
+            "--openings",
+            Path::new(&book.path),
+            book.positions.len(),
+            pairs,
+            "each set on it",
+            "fewer --games",
+        )?;
+    }
+    Ok(())
+}
+
 /// A short label of an objective's name ("suite (10000 nodes)" -> "suite@10000n"): its kind,
 /// and its limit where `all` holds another objective of the same kind.
 fn objective_label(name: &str, all: &[&str]) -> String {
@@ -479,6 +495,7 @@ fn prepare(args: &CalibrateArgs, def: &Arc<EngineDef>) -> Result<(Config, rayon:
     let pairs_per_book = (args.games as usize).div_ceil(2).div_ceil(nbooks);
     let books = books(args, pairs_per_book)?;
     let pairs_per_book = (args.games as usize).div_ceil(2).div_ceil(books.len());
+    enough_positions(&books, pairs_per_book)?;
     let played = 2 * pairs_per_book * books.len();
     say_few_games(args.games, played);
     if played != args.games as usize {

@@ -316,6 +316,11 @@ fn game_rules(args: &MatchArgs) -> Result<(GameConfig, Option<SprtParams>), User
         let [score, moves, after] = numbers::<3>(t, ':', "--draw")?;
         at_least_one_move("--draw", t, moves)?;
         non_negative_score("--draw", t, score)?;
+        if after < 0.0 || after.fract() != 0.0 {
+            return Err(UserError(format!(
+                "--draw {t}: AFTER is the move from which draws are adjudicated: a whole number of at least 0"
+            )));
+        }
         Ok(DrawRule {
             score: score as i32,
             moves: moves as u32,

@@ -622,6 +622,11 @@ pub fn write_plot(path: &Path, svg: &str) -> std::io::Result<()> {
         Some((tag, rest)) if tag.starts_with("<svg") => format!("{tag}\n{PLOT_MARK}\n{rest}"),
         _ => svg.to_string(),
     };
+    // The same drawing (marked or drawn before the mark) is left as it is: redrawing a shipped
+    // plot changes no file.
+    if std::fs::read_to_string(path).is_ok_and(|old| old == marked || old == svg) {
+        return Ok(());
+    }
     marginal::formats::write_atomic(path, marked.as_bytes())
 }
 

@@ -95,7 +95,8 @@ pub struct TuneArgs {
     #[arg(long, value_enum)]
     #[serde(default = "legacy_solver", skip_serializing_if = "is_spsa")]
     solver: Option<SolverKind>,
-    /// --solver race: points of the global design (default 12 a tuned row, at least 24).
+    /// --solver race: points of the global design (any N of at least 1; without it, 12 a tuned
+    /// row and no fewer than 24).
     #[arg(long, value_name = "N", value_parser = count::<usize, 1>)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     design: Option<usize>,
@@ -598,6 +599,9 @@ fn open_checkpoint(mut args: TuneArgs, run_id: &str) -> Result<(TuneArgs, PathBu
     super::plot_beside(&args.out, "--out", args.force)?;
     std::fs::create_dir_all(&dir)
         .with_context(|| format!("cannot create checkpoint directory {}", dir.display()))?;
+    let run_file = dir.join(marginal::tune::checkpoint::RUN_FILE);
+    write_atomic(&run_file, format!("{run_id}\n").as_bytes())
+        .with_context(|| format!("cannot write {}", run_file.display()))?;
     args.checkpoint = Some(dir.clone());
     let grace = match args.executor.executor {
         ExecutorKind::Local => std::time::Duration::ZERO,
@@ -680,7 +684,8 @@ fn write_file(
         let each = search_seconds / searched as f64;
         println!(
             "speed: {searched} evaluations searched in {search_seconds:.1} s on {threads} thread(s): {each:.2} s each ({} positions at {}), {:.1} per minute{}",
-            args.batch.unwrap_or(file.training.positions),
+            args.batch
+                .map_or(file.training.positions, |b| b.min(file.training.positions)),
             file.provenance.limit,
             60.0 / each,
             if args.solver().is_spsa() {
@@ -689,6 +694,11 @@ fn write_file(
                 String::new()
             }
         );
+    }
+    // A device (--out /dev/null) has no place beside it for a plot.
+    if std::fs::metadata(&args.out).is_ok_and(|m| !m.is_file()) {
+        println!("no plot: --out {} is not a file", args.out.display());
+        return Ok(());
     }
     let svg = solver::write_svg(&args.out, file, space)?;
     println!("plot written to {}", svg.display());

@@ -19,9 +19,15 @@ pub type Book = Parsed<Chess>;
 /// legal move, a dead draw (neither side can mate), or a halfmove clock at the fifty-move
 /// rule's 100.
 pub fn parse_line(text: &str) -> Result<Option<Chess>, String> {
-    let Some((pos, fen, _)) = epd::parse_position(text).map_err(|e| e.to_string())? else {
+    let Some((pos, fen, rest)) = epd::parse_position(text).map_err(|e| e.to_string())? else {
         return Ok(None);
     };
+    if rest.split_whitespace().next() == Some("moves") {
+        return Err(format!(
+            "'{fen}' is followed by a move list ('{}'), which a book line does not play: give the position after the moves",
+            crate::formats::excerpt(rest.trim())
+        ));
+    }
     if pos.legal_moves().is_empty() {
         return Err(format!("'{fen}' is already finished (no legal move)"));
     }
@@ -100,6 +106,10 @@ mod tests {
         assert!(parse_line("8/8/8/8/8/8/8/8 w - - 0 1").is_err());
         // Checkmated already: not an opening.
         assert!(parse_line("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1").is_err());
+        // A UCI-style move list after the FEN is refused, not silently dropped.
+        let e = parse_line("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 moves e2e4")
+            .unwrap_err();
+        assert!(e.contains("move list ('moves e2e4')"), "{e}");
         // Drawn already: kings alone, or the fifty-move clock run out.
         let e = parse_line("7k/8/6K1/8/8/8/8/8 w - - 0 1").unwrap_err();
         assert!(e.contains("dead draw"), "{e}");

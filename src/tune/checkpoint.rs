@@ -108,9 +108,19 @@ impl<S: Serialize + DeserializeOwned, I: Serialize + DeserializeOwned> Checkpoin
     }
 }
 
-/// A checkpoint in `dir` that belongs to another run than `run`: its path and its run. A run
-/// refuses such a directory before it writes anything there or says it resumes.
+/// The file in a run's checkpoint directory that names the run it belongs to.
+pub const RUN_FILE: &str = "run";
+
+/// A checkpoint in `dir` that belongs to another run than `run`: its path and its run (the
+/// directory's [`RUN_FILE`], or a solver checkpoint in it). A run refuses such a directory
+/// before it writes anything there or says it resumes.
 pub fn foreign(dir: &Path, run: &str) -> Option<(PathBuf, String)> {
+    let named = dir.join(RUN_FILE);
+    if let Ok(text) = std::fs::read_to_string(&named)
+        && text.trim() != run
+    {
+        return Some((named, text.trim().to_string()));
+    }
     let entries = std::fs::read_dir(dir).ok()?;
     let mut paths: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))

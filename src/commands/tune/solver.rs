@@ -113,6 +113,7 @@ pub fn setup(args: &TuneArgs, space: &Space) -> Result<SolverSetup> {
         )
         .into());
     }
+    no_empty_rounds(&args.race_pairs)?;
     if kind == SolverKind::Race && args.objective != super::games::ObjectiveKind::Suite {
         return Err(UserError(
             "--solver race tunes on the suite objective and races games itself: --objective games runs with --solver spsa, nelder-mead or pso".into(),
@@ -164,6 +165,19 @@ pub fn setup(args: &TuneArgs, space: &Space) -> Result<SolverSetup> {
         pso,
         race,
     })
+}
+
+/// Refuses a round of 0 pairs among others in --race-pairs (0 alone means no games).
+fn no_empty_rounds(pairs: &[u32]) -> Result<()> {
+    if pairs.len() > 1 && pairs.contains(&0) {
+        let list: Vec<String> = pairs.iter().map(u32::to_string).collect();
+        return Err(UserError(format!(
+            "--race-pairs {}: a round of 0 pairs plays nothing; give 0 alone (no games: the best suite objective wins) or only positive pairs",
+            list.join(",")
+        ))
+        .into());
+    }
+    Ok(())
 }
 
 /// Draws `NAME.svg` beside the tuned file `out` from its document; returns its path.
