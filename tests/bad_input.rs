@@ -1313,6 +1313,18 @@ fn odd_inputs_of_the_second_campaign_are_said() {
             ),
             (
                 vec![
+                    "tune",
+                    "--params",
+                    "frontier",
+                    "--bounds",
+                    "frontier=100..100",
+                    "--out",
+                    &s("b.json"),
+                ],
+                "every tuned row is fixed at one value, so there is nothing to search",
+            ),
+            (
+                vec![
                     "calibrate",
                     "--sets",
                     "4",

@@ -881,6 +881,7 @@ fn resolve(args: TuneArgs) -> Result<(TuneArgs, Arc<EngineDef>, Space)> {
         .and_then(|s| s.with_schedule(ScheduleEnd::C, &c_end))
         .and_then(|s| s.with_schedule(ScheduleEnd::R, &r_end))
         .map_err(UserError::from_display)?;
+    fixed_rows(&space)?;
     for (d, value) in space.base_outside() {
         eprintln!(
             "warning: --bounds {}={}..{} leaves out its default {value}: tuning starts from {} (the nearest bound), and the defaults it is judged against stay at {value}",
@@ -891,6 +892,31 @@ fn resolve(args: TuneArgs) -> Result<(TuneArgs, Arc<EngineDef>, Space)> {
         );
     }
     Ok((args, def, space))
+}
+
+/// Refuses bounds that leave nothing to search (every tuned row fixed at one value), and says
+/// which rows a single value fixes among others (they are not tuned).
+fn fixed_rows(space: &Space) -> Result<()> {
+    let fixed: Vec<String> = space
+        .dims
+        .iter()
+        .filter(|d| d.lower == d.upper)
+        .map(|d| format!("{}={}..{}", d.name, d.lower, d.upper))
+        .collect();
+    if fixed.len() == space.dims.len() {
+        return Err(UserError(format!(
+            "--bounds {}: every tuned row is fixed at one value, so there is nothing to search: widen a range, or tune other --params",
+            fixed.join(" ")
+        ))
+        .into());
+    }
+    if !fixed.is_empty() {
+        eprintln!(
+            "warning: --bounds {}: a range of one value fixes the row: it is not tuned",
+            fixed.join(" ")
+        );
+    }
+    Ok(())
 }
 
 pub fn run(args: TuneArgs) -> Result<()> {
