@@ -1301,6 +1301,21 @@ fn odd_inputs_of_the_second_campaign_are_said() {
     )
     .unwrap();
     let one = s("one.epd");
+    // A small calibration (4 sets, 4 games a set, the suite objective on BK at 300 nodes).
+    let calibrate_small = [
+        "calibrate",
+        "--sets",
+        "4",
+        "--games",
+        "4",
+        "--nodes",
+        "300",
+        "--objectives",
+        "suite",
+        "--suite",
+        bk,
+    ];
+    let c_json = s("c.json");
     assert_refused(
         &[
             (
@@ -1324,23 +1339,11 @@ fn odd_inputs_of_the_second_campaign_are_said() {
                 "every tuned row is fixed at one value, so there is nothing to search",
             ),
             (
-                vec![
-                    "calibrate",
-                    "--sets",
-                    "4",
-                    "--games",
-                    "4",
-                    "--nodes",
-                    "300",
-                    "--objectives",
-                    "suite",
-                    "--suite",
-                    bk,
-                    "--openings",
-                    &one,
-                    "--out",
-                    &s("c.json"),
-                ],
+                [
+                    &calibrate_small[..],
+                    &["--openings", &one, "--out", &c_json],
+                ]
+                .concat(),
                 "1 opening(s) for the 2 pairs of each set on it",
             ),
         ],
@@ -1358,21 +1361,7 @@ fn odd_inputs_of_the_second_campaign_are_said() {
     std::fs::copy("tuned/calibration-builtin-nodes5000.json", &other).unwrap();
     assert_refused(
         &[(
-            vec![
-                "calibrate",
-                "--sets",
-                "4",
-                "--games",
-                "4",
-                "--nodes",
-                "300",
-                "--objectives",
-                "suite",
-                "--suite",
-                bk,
-                "--out",
-                &other,
-            ],
+            [&calibrate_small[..], &["--out", &other]].concat(),
             "exists: marginal does not replace it",
         )],
         &dir,

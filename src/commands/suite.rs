@@ -306,13 +306,7 @@ fn print_summary(args: &SuiteArgs, scorer: &SuiteScorer, score: &SuiteScore) {
         args.reference,
         if scorer.reference_cached() {
             " (cached)"
-        } else if args.no_cache
-            || score.reference_faults > 0
-            || score
-                .warnings
-                .iter()
-                .any(|w| w.starts_with("cannot write reference cache"))
-        {
+        } else if !scorer.reference_stored() {
             ": computed (not cached)"
         } else {
             ": computed and cached"

@@ -79,6 +79,7 @@ pub struct SuiteScorer {
     options: ScorerOptions,
     reference: Vec<PositionResult>,
     reference_cached: bool,
+    reference_stored: bool,
     reference_costs: Vec<u64>,
     warnings: Vec<String>,
     progress: Option<Box<Progress>>,
@@ -205,6 +206,7 @@ impl SuiteScorer {
             options,
             reference: reference.results,
             reference_cached: reference.cached,
+            reference_stored: reference.stored,
             warnings: reference.warnings,
             progress,
         })
@@ -228,6 +230,12 @@ impl SuiteScorer {
     /// Whether the reference came from the cache.
     pub fn reference_cached(&self) -> bool {
         self.reference_cached
+    }
+
+    /// Whether the cache holds the reference now (read from it, or written by this run; not
+    /// without a cache, after faults, or when it could not be written).
+    pub fn reference_stored(&self) -> bool {
+        self.reference_stored
     }
 
     /// Runs `margins` over every position and scores it against the reference.

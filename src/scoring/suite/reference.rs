@@ -43,6 +43,8 @@ pub struct Reference {
     pub results: Vec<PositionResult>,
     /// Whether they were read from the cache.
     pub cached: bool,
+    /// Whether the cache holds them now (read from it, or written to it by this run).
+    pub stored: bool,
     /// Problems with the cache.
     pub warnings: Vec<String>,
 }
@@ -76,6 +78,7 @@ pub fn reference_run(
         return Ok(Reference {
             results,
             cached: true,
+            stored: true,
             warnings: Vec::new(),
         });
     }
@@ -93,6 +96,7 @@ pub fn reference_run(
         }
     };
     let mut warnings = Vec::new();
+    let mut stored = false;
     // A fault is an accident of this run, not a property of the reference: a run with faults
     // is used once and never kept as the yardstick of later runs.
     let faults = results.iter().filter(|r| r.fault.is_some()).count();
@@ -104,16 +108,18 @@ pub fn reference_run(
         let written = serde_json::to_vec(&results)
             .map_err(std::io::Error::other)
             .and_then(|bytes| write_atomic(path, &bytes));
-        if let Err(e) = written {
-            warnings.push(format!(
+        match written {
+            Ok(()) => stored = true,
+            Err(e) => warnings.push(format!(
                 "cannot write reference cache {}: {e}",
                 path.display()
-            ));
+            )),
         }
     }
     Ok(Reference {
         results,
         cached: false,
+        stored,
         warnings,
     })
 }
