@@ -360,9 +360,11 @@ pub fn prepare(
         Vec::new()
     };
     let (training, validation) =
-        split(&train_paths, &holdout_paths).map_err(|source| CheckError::Split {
-            path: name.clone(),
-            source,
+        split(&train_paths, &holdout_paths, sources.repeats).map_err(|source| {
+            CheckError::Split {
+                path: name.clone(),
+                source,
+            }
         })?;
     for (side_name, loaded, recorded, figures) in [
         ("training", &training, &sources.training, &file.training),

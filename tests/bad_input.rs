@@ -1151,7 +1151,7 @@ fn engine_misuse_and_idle_options_name_the_fix() {
             &s("batch.json"),
         ],
         &dir,
-        &["--batch 5000 is not smaller than the 810 training positions"],
+        &["--batch 5000 is not smaller than the 805 training positions"],
     );
     // And twice in an inline margin set.
     warns(

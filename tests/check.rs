@@ -266,6 +266,23 @@ fn changed_or_missing_suites_are_exit_2() {
     std::fs::remove_file(dir.join("data/suites/wac.epd")).unwrap();
     let out = run_in(&dir);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    // The file names no rule for repeated positions, so it is checked counting them each time
+    // (as it was made); told to count them once it no longer matches, and says why.
+    let mut once = shipped("spsa-suite.json");
+    assert!(once["provenance"]["suites"].get("repeats").is_none());
+    once["provenance"]["suites"]["repeats"] = "once".into();
+    let once = write(&dir, "once.json", &once);
+    let out = Command::new(env!("CARGO_BIN_EXE_marginal"))
+        .args(["check", once.to_str().unwrap()])
+        .current_dir(&elsewhere)
+        .output()
+        .unwrap();
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("training positions: 805 from the suites now, 810 recorded"),
+        "{said}"
+    );
 }
 
 #[test]

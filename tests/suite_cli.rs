@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use marginal::params::Margins;
-use marginal::scoring::suite::{ObjectiveParams, ScorerOptions, SuiteScorer, load_suites};
+use marginal::scoring::suite::{ObjectiveParams, Repeats, ScorerOptions, SuiteScorer, load_suites};
 use marginal::scoring::suite::{RunConfig, SuiteLimit, run as suite};
 use serde_json::Value;
 
@@ -111,7 +111,7 @@ fn table_json_and_cache() {
 
 #[test]
 fn results_do_not_depend_on_thread_count() {
-    let suites = load_suites(&[wac()], true).unwrap();
+    let suites = load_suites(&[wac()], true, Repeats::Once).unwrap();
     let positions = &suites.positions[..40];
     let config = RunConfig {
         limit: SuiteLimit::Nodes(20_000),
@@ -223,7 +223,7 @@ fn the_json_report_is_what_the_library_returns() {
 
     // The same arguments through the library.
     let scorer = SuiteScorer::new(
-        load_suites(&[suite_path], false).unwrap(),
+        load_suites(&[suite_path], false, Repeats::Once).unwrap(),
         ScorerOptions {
             config: RunConfig {
                 limit: SuiteLimit::Depth(5),
@@ -337,7 +337,8 @@ fn odd_suites_are_said_repeats_named_and_strict_holds_to_the_standard() {
     assert!(stdout.contains("4 positions from 1 file(s)"), "{stdout}");
     let strict = marginal(&["suite", s, "--depth", "1", "--strict"], &cache);
     assert_eq!(strict.status.code(), Some(2));
-    // The same file twice is read once; a position given twice is named and weighs double.
+    // The same file twice is read once; a position given twice is named and scored once
+    // (twice with --count-repeats).
     let dotted = format!("{}/./small.epd", dir.display());
     let twice = marginal(&["suite", s, &dotted, "--depth", "1"], &cache);
     let (stdout, stderr) = text(&twice);
@@ -358,7 +359,30 @@ fn odd_suites_are_said_repeats_named_and_strict_holds_to_the_standard() {
     assert!(
         stderr.contains("4 position(s) repeat an earlier one")
             && stderr.contains("copy.epd:1 is ")
-            && stderr.contains("small.epd:1"),
+            && stderr.contains("small.epd:1")
+            && stderr.contains("each is scored once, at its first line (--count-repeats"),
+        "{stderr}"
+    );
+    assert!(stdout.contains("4 positions from 2 file(s)"), "{stdout}");
+    assert!(
+        stdout.contains("(all 4 of its positions repeat earlier lines, scored there once)"),
+        "{stdout}"
+    );
+    let counted = marginal(
+        &[
+            "suite",
+            s,
+            copy.to_str().unwrap(),
+            "--depth",
+            "1",
+            "--count-repeats",
+        ],
+        &cache,
+    );
+    let (stdout, stderr) = text(&counted);
+    assert!(counted.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("as often as it appears (--count-repeats)"),
         "{stderr}"
     );
     assert!(stdout.contains("8 positions from 2 file(s)"), "{stdout}");

@@ -55,6 +55,13 @@ fn a_short_tune_writes_a_file_that_parses_back_and_is_reproducible() {
         sources.training[0].positions + sources.validation[0].positions,
         30
     );
+    // A new file names its rule for repeated positions (one without it counted them each time).
+    assert_eq!(sources.repeats, marginal::scoring::suite::Repeats::Once);
+    assert!(
+        std::fs::read_to_string(&path)
+            .unwrap()
+            .contains(r#""repeats": "once""#)
+    );
     assert_eq!(file.provenance.seed, 1);
     assert_eq!(file.provenance.iterations, 3);
     assert_eq!(file.provenance.schedule[0].c_end, 10.0);

@@ -19,7 +19,7 @@ use marginal::scoring::exec::Runner;
 use marginal::scoring::games::game::{GameConfig, MoveLimit};
 use marginal::scoring::quality::MoveQuality;
 use marginal::scoring::suite::{
-    RunConfig, ScorerOptions, SuiteLimit, SuiteScorer, default_cache_dir, load_suites,
+    Repeats, RunConfig, ScorerOptions, SuiteLimit, SuiteScorer, default_cache_dir, load_suites,
 };
 use shakmaty::EnPassantMode;
 use shakmaty::fen::Fen;
@@ -74,6 +74,10 @@ pub struct CalibrateArgs {
     /// The suites of the suite objective.
     #[arg(long, value_name = "FILE", default_values = ["data/suites/wac.epd", "data/suites/ecm.epd"])]
     suite: Vec<PathBuf>,
+    /// Score a suite position that repeats an earlier one (the same FEN, in any file) each time
+    /// it appears, so that it weighs double; without it the repeat is left out.
+    #[arg(long)]
+    count_repeats: bool,
     /// The mate suite of the mates objective (`bm #N` / `dm N`).
     #[arg(
         long,
@@ -162,8 +166,9 @@ fn scorer(
     limit: SuiteLimit,
     hash: usize,
     executor: Option<Arc<dyn Runner>>,
+    rule: Repeats,
 ) -> Result<SuiteScorer> {
-    let suites = load_suites(files, false).map_err(UserError::from_display)?;
+    let suites = load_suites(files, false, rule).map_err(UserError::from_display)?;
     for line in suites.skipped() {
         eprintln!("warning: {line}");
     }
@@ -241,6 +246,7 @@ fn objectives(
     }
     let mut out: Vec<Box<dyn CheapObjective>> = Vec::new();
     let mut seen: Vec<(String, SuiteLimit)> = Vec::new();
+    let rule = super::repeats_rule(args.count_repeats);
     for spec in &specs {
         let (kind, limit) = parse_objective(spec, default)?;
         if seen.contains(&(kind.clone(), limit)) {
@@ -252,7 +258,7 @@ fn objectives(
         }
         match kind.as_str() {
             "suite" => out.push(Box::new(SuiteObjective {
-                scorer: scorer(def, &args.suite, limit, args.hash, executor.clone())?,
+                scorer: scorer(def, &args.suite, limit, args.hash, executor.clone(), rule)?,
             })),
             "mates" => out.push(Box::new(marginal::scoring::cheap::MateObjective {
                 scorer: scorer(
@@ -261,6 +267,7 @@ fn objectives(
                     limit,
                     args.hash,
                     executor.clone(),
+                    rule,
                 )?,
             })),
             _ => {

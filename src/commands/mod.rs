@@ -21,8 +21,8 @@ use marginal::engine::{EngineDef, MAX_DEPTH, MAX_HASH_MB, Setting};
 use marginal::formats::engine_file::EngineFile;
 use marginal::formats::tuned;
 use marginal::params::{Margins, ParamError};
-use marginal::scoring::suite::RunConfig;
 use marginal::scoring::suite::objective::{DEFAULT_EARLY, DEFAULT_WEIGHT, ObjectiveParams};
+use marginal::scoring::suite::{Repeats, RunConfig};
 use marginal::tune::file::TunedFile;
 use serde::{Deserialize, Serialize};
 
@@ -470,8 +470,8 @@ pub fn writable(path: &Path, option: &str) -> Result<(), UserError> {
 }
 
 /// Says on standard error what is odd in the suites a command reads: a file named twice (read
-/// once) and positions that repeat an earlier one (scored as often as they appear), naming the
-/// first of each.
+/// once) and positions that repeat an earlier one (scored once, or as often as they appear
+/// with --count-repeats), naming the first of each.
 pub fn say_odd_suites(paths: &[PathBuf], suites: &[&marginal::scoring::suite::LoadedSuites]) {
     for (i, first) in marginal::scoring::suite::repeated_files(paths) {
         eprintln!(
@@ -480,16 +480,24 @@ pub fn say_odd_suites(paths: &[PathBuf], suites: &[&marginal::scoring::suite::Lo
             paths[first].display()
         );
     }
-    let repeats: Vec<_> = suites.iter().flat_map(|s| s.repeated_positions()).collect();
-    if let Some((again, first)) = repeats.first() {
+    let repeats: Vec<_> = suites.iter().flat_map(|s| &s.repeats).collect();
+    if let Some(again) = repeats.first() {
+        let rule = match suites[0].rule {
+            Repeats::Once => {
+                "each is scored once, at its first line (--count-repeats scores every line)"
+            }
+            Repeats::Each => {
+                "each is scored as often as it appears (--count-repeats), so a repeat weighs double"
+            }
+        };
         eprintln!(
-            "warning: {} position(s) repeat an earlier one (the first: {}:{} is {}:{}, {}): each is scored as often as it appears, so a repeat weighs double; remove the repeats to count each once",
+            "warning: {} position(s) repeat an earlier one (the first: {}:{} is {}:{}, {}): {rule}",
             repeats.len(),
             again.suite,
-            again.record.line,
-            first.suite,
-            first.record.line,
-            first.record.fen
+            again.line,
+            again.first_suite,
+            again.first_line,
+            again.fen
         );
     }
 }
@@ -829,6 +837,11 @@ pub struct ScoringArgs {
     /// Transposition table per search, megabytes (0 to 16384).
     #[arg(long, default_value_t = RunConfig::default().hash_mb, value_parser = hash_arg)]
     pub hash: usize,
+    /// Score a position that repeats an earlier one (the same FEN, in any file) each time it
+    /// appears, so that it weighs double; without it the repeat is left out.
+    #[arg(long)]
+    #[serde(default)]
+    pub count_repeats: bool,
 }
 
 impl ScoringArgs {
@@ -838,5 +851,19 @@ impl ScoringArgs {
             weight: self.weight,
             early: self.early,
         }
+    }
+
+    /// How a repeated position is scored.
+    pub fn repeats(&self) -> Repeats {
+        repeats_rule(self.count_repeats)
+    }
+}
+
+/// The rule of `--count-repeats`.
+pub fn repeats_rule(count_repeats: bool) -> Repeats {
+    if count_repeats {
+        Repeats::Each
+    } else {
+        Repeats::Once
     }
 }

@@ -121,7 +121,8 @@ pub fn run(args: SuiteArgs) -> Result<()> {
     let mut options = options(&args, &def)?;
     options.executor = args.executor.build()?;
     check_json_output(&args)?;
-    let suites = load_suites(&args.files, args.strict).map_err(UserError::from_display)?;
+    let suites = load_suites(&args.files, args.strict, args.scoring.repeats())
+        .map_err(UserError::from_display)?;
     for bad in suites.skipped() {
         eprintln!("{bad}");
     }
@@ -379,7 +380,14 @@ fn print_table(score: &SuiteScore) {
         );
     };
     for s in &score.suites {
-        row(&s.path, &s.objective);
+        if s.positions == 0 && s.repeats > 0 {
+            println!(
+                "{:<width$} {:>9}  (all {} of its positions repeat earlier lines, scored there once)",
+                s.path, 0, s.repeats
+            );
+        } else {
+            row(&s.path, &s.objective);
+        }
     }
     if score.suites.len() > 1 {
         row("total", &score.objective);

@@ -13,7 +13,7 @@ use marginal::formats::{Fnv, write_atomic};
 use marginal::scoring::cheap::suite_key;
 use marginal::scoring::paired::PairedComparison;
 use marginal::scoring::suite::{
-    LoadedSuites, RunConfig, ScorerOptions, SuiteLimit, SuiteScorer, default_cache_dir,
+    LoadedSuites, Repeats, RunConfig, ScorerOptions, SuiteLimit, SuiteScorer, default_cache_dir,
 };
 use marginal::tune::SplitError;
 use marginal::tune::cost::{SuiteCost, log_path};
@@ -563,17 +563,18 @@ fn split_name(args: &TuneArgs) -> String {
 }
 
 /// Says which calibration the run's objective has, or that it has none.
-fn say_calibration(
-    args: &TuneArgs,
-    options: &ScorerOptions,
-    found: &Option<(PathBuf, calibrate::Report, usize)>,
-) {
+fn say_calibration(args: &TuneArgs, options: &ScorerOptions, found: &Option<FoundCalibration>) {
     match found {
-        Some((path, report, o)) => println!(
-            "calibration {}: {}",
-            path.display(),
-            report.objectives[*o].verdict
-        ),
+        Some((path, report, o, caveat)) => {
+            println!(
+                "calibration {}: {}",
+                path.display(),
+                report.objectives[*o].verdict
+            );
+            if let Some(caveat) = caveat {
+                println!("  ({caveat})");
+            }
+        }
         None if args.objective == ObjectiveKind::Suite => println!(
             "calibration: none of the suite objective at {} for this engine (marginal calibrate measures one)",
             options.config.limit
@@ -982,7 +983,7 @@ struct Prepared {
     /// One executor for the whole run: the suite scorers, the games objective and --confirm.
     executor: Option<Arc<dyn marginal::scoring::exec::Runner>>,
     options: ScorerOptions,
-    found_calibration: Option<(PathBuf, calibrate::Report, usize)>,
+    found_calibration: Option<FoundCalibration>,
     run_id: String,
     dir: PathBuf,
 }
@@ -1106,6 +1107,7 @@ fn finish(run: Prepared, outcome: pipeline::Tuned, elapsed: f64) -> Result<()> {
             split: split_name(args),
             training: SuiteSource::of(&run.train),
             validation: SuiteSource::of(&run.validation),
+            repeats: run.train.rule,
         },
         limit: run.options.config.limit,
         objective_params: run.options.objective,
@@ -1122,26 +1124,49 @@ fn finish(run: Prepared, outcome: pipeline::Tuned, elapsed: f64) -> Result<()> {
     write_file(args, &file, &run.space, elapsed, searched, run.threads)
 }
 
+/// A calibration report of the run's objective: its path, itself, the objective's index, and
+/// what differs from the run's objective (a calibration that counted repeated positions each
+/// time they appear, when the run counts them once).
+type FoundCalibration = (PathBuf, calibrate::Report, usize, Option<String>);
+
 /// The calibration of the run's objective, looked up before any work so that a bad one fails
 /// at once: from --calibration (refused when unreadable or for another engine, limit or
 /// objective), else the first report in tuned/ that matches, else none. `Err(None)`-like
-/// outcomes are `Ok(None)`; a games tune has none to look up.
+/// outcomes are `Ok(None)`; a games tune has none to look up. A report of the same objective
+/// with repeated positions counted each time (so every report made before repeats were
+/// scored once) is taken when there is none of the run's exact objective, and said to be so.
 fn find_calibration(
     args: &TuneArgs,
     options: &ScorerOptions,
     def: &Arc<EngineDef>,
-) -> Result<Option<(PathBuf, calibrate::Report, usize)>> {
+) -> Result<Option<FoundCalibration>> {
     if args.objective != ObjectiveKind::Suite {
         return Ok(None);
     }
-    let suites = marginal::scoring::suite::load_suites(&args.suites(), false)
-        .map_err(UserError::from_display)?;
-    let key = suite_key("suite", suites.content_hash, options);
+    let load = |rule| {
+        marginal::scoring::suite::load_suites(&args.suites(), false, rule)
+            .map_err(UserError::from_display)
+    };
+    let suites = load(args.scoring.repeats())?;
+    let mut keys = vec![(suite_key("suite", suites.content_hash, options), None)];
+    if suites.rule == Repeats::Once && !suites.repeats.is_empty() {
+        let each = load(Repeats::Each)?;
+        keys.push((
+            suite_key("suite", each.content_hash, options),
+            Some(format!(
+                "it measured the objective with the {} repeated position(s) counted each time they appear (--count-repeats); this run counts them once",
+                suites.repeats.len()
+            )),
+        ));
+    }
     let signature = def.signature();
     let Some(path) = &args.calibration else {
-        return Ok(calibrate::trust::find(Path::new("tuned"), &signature, &key)
-            .into_iter()
-            .next());
+        return Ok(keys.into_iter().find_map(|(key, caveat)| {
+            calibrate::trust::find(Path::new("tuned"), &signature, &key)
+                .into_iter()
+                .next()
+                .map(|(path, report, o)| (path, report, o, caveat))
+        }));
     };
     let report =
         calibrate::report::read(path).map_err(|e| UserError(format!("--calibration {e}")))?;
@@ -1153,7 +1178,11 @@ fn find_calibration(
         ))
         .into());
     }
-    let Some(o) = report.objectives.iter().position(|o| o.key == key) else {
+    let found = keys.into_iter().find_map(|(key, caveat)| {
+        let o = report.objectives.iter().position(|o| o.key == key)?;
+        Some((o, caveat))
+    });
+    let Some((o, caveat)) = found else {
         return Err(UserError(format!(
             "--calibration {}: none of its objectives ({}) is this tune's (suite at {} on these suites, these weights)",
             path.display(),
@@ -1167,14 +1196,14 @@ fn find_calibration(
         ))
         .into());
     };
-    Ok(Some((path.clone(), report, o)))
+    Ok(Some((path.clone(), report, o, caveat)))
 }
 
 /// What the calibration found before the run says of the tuned set.
 fn calibration(
     args: &TuneArgs,
     options: &ScorerOptions,
-    found: Option<(PathBuf, calibrate::Report, usize)>,
+    found: Option<FoundCalibration>,
     train: &Side,
     validation: &Side,
 ) -> Calibration {
@@ -1185,7 +1214,7 @@ fn calibration(
             ..Calibration::none("")
         };
     }
-    let Some((path, report, o)) = found else {
+    let Some((path, report, o, caveat)) = found else {
         return Calibration::none(&format!(
             "the suite objective at {} for this engine",
             options.config.limit
@@ -1198,7 +1227,11 @@ fn calibration(
     let gain = (nt * (value(train, "tuned") - value(train, "default"))
         + nv * (value(validation, "tuned") - value(validation, "default")))
         / (nt + nv).max(1.0);
-    Calibration::from_report(&report, &path.display().to_string(), o, gain)
+    let mut calibration = Calibration::from_report(&report, &path.display().to_string(), o, gain);
+    if let Some(caveat) = caveat {
+        calibration.note = format!("{}; {caveat}", calibration.note);
+    }
+    calibration
 }
 
 /// `marginal plot FILE`: draws a tuned file's SVG again, beside it (a file there that is not
@@ -1224,12 +1257,14 @@ pub fn plot(path: &std::path::Path, force: bool) -> Result<()> {
 /// Training and validation positions (see [`marginal::tune::split`]); bad lines are reported.
 fn split(args: &TuneArgs) -> Result<(LoadedSuites, LoadedSuites), UserError> {
     let (train, validation) =
-        marginal::tune::split(&args.suites(), &args.holdout).map_err(|e| {
-            UserError(match e {
-                SplitError::Overlap { .. } => format!("--holdout {e}"),
-                SplitError::Suite(e) => e.to_string(),
-            })
-        })?;
+        marginal::tune::split(&args.suites(), &args.holdout, args.scoring.repeats()).map_err(
+            |e| {
+                UserError(match e {
+                    SplitError::Overlap { .. } => format!("--holdout {e}"),
+                    SplitError::Suite(e) => e.to_string(),
+                })
+            },
+        )?;
     let mut seen = std::collections::HashSet::new();
     for bad in train.skipped().chain(validation.skipped()) {
         if seen.insert(bad.to_string()) {

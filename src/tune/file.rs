@@ -24,7 +24,9 @@ use crate::scoring::games::game::MoveLimit;
 use crate::scoring::games::matches::MatchReport;
 use crate::scoring::paired::PairedComparison;
 use crate::scoring::suite::objective::{Objective, ObjectiveParams};
-use crate::scoring::suite::{LoadedSuites, PositionResult, RunConfig, SuiteLimit, SuiteScorer};
+use crate::scoring::suite::{
+    LoadedSuites, PositionResult, Repeats, RunConfig, SuiteLimit, SuiteScorer,
+};
 
 use super::games::GamesEvaluation;
 use super::pareto::MarkedEvaluation;
@@ -413,6 +415,10 @@ pub struct SuiteSources {
     pub training: Vec<SuiteSource>,
     /// Validation files.
     pub validation: Vec<SuiteSource>,
+    /// How a position that repeats an earlier one was scored (absent: each time it appears,
+    /// the rule of every file made before the rule was recorded).
+    #[serde(default = "Repeats::each", skip_serializing_if = "Repeats::is_each")]
+    pub repeats: Repeats,
 }
 
 /// One suite file.

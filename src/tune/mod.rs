@@ -26,7 +26,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::formats::Fnv;
-use crate::scoring::suite::{LoadedSuites, SuiteError, load_suites};
+use crate::scoring::suite::{LoadedSuites, Repeats, SuiteError, load_suites};
 use checkpoint::JsonCheckpoint;
 use cost::{SuiteCost, SuiteProblem};
 use space::Space;
@@ -64,19 +64,20 @@ pub enum SplitError {
 
 /// Training and validation positions: `training` and the `holdout` files when there are any
 /// (no FEN may be in both), else the split of `training` by [`held_out`]. Bad lines are kept
-/// as skipped lines of their files.
+/// as skipped lines of their files; a position that repeats an earlier one is scored by `rule`.
 ///
 /// # Errors
 /// An unreadable or empty file, or a position on both sides.
 pub fn split(
     training: &[PathBuf],
     holdout: &[PathBuf],
+    rule: Repeats,
 ) -> Result<(LoadedSuites, LoadedSuites), SplitError> {
-    let all = load_suites(training, false)?;
+    let all = load_suites(training, false, rule)?;
     if holdout.is_empty() {
         return Ok(all.partition(HOLDOUT_TAG, |p| !held_out(&p.record.fen)));
     }
-    let validation = load_suites(holdout, false)?;
+    let validation = load_suites(holdout, false, rule)?;
     let fens: HashSet<&str> = all
         .positions
         .iter()

@@ -3,6 +3,8 @@
 
 use std::path::PathBuf;
 
+use serde::{Deserialize, Serialize};
+
 use super::run::SuitePosition;
 use crate::formats::epd::{ParsedSuite, parse_bytes};
 use crate::formats::{DataFileError, Fnv, SkippedLine, read_bytes};
@@ -46,33 +48,101 @@ pub struct SuiteFile {
     pub hash: u64,
 }
 
+/// How a position that repeats an earlier one (the same FEN, in the same file or another) is
+/// scored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Repeats {
+    /// Once: the repeat is left out, the first line kept.
+    #[default]
+    Once,
+    /// As often as it appears: a repeat weighs double (the only rule before repeats were
+    /// scored once, and so the rule of a tuned file that names none).
+    Each,
+}
+
+impl Repeats {
+    /// The rule of a record made before the rule was recorded.
+    pub fn each() -> Repeats {
+        Repeats::Each
+    }
+
+    /// Whether it is the rule of old records (kept out of new files' text when it is not).
+    pub fn is_each(&self) -> bool {
+        *self == Repeats::Each
+    }
+}
+
+/// A position whose FEN an earlier line already gave.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Repeat {
+    /// The repeating line's file.
+    pub suite: String,
+    /// Its 1-based line.
+    pub line: usize,
+    /// The file of the first line with the FEN.
+    pub first_suite: String,
+    /// That line.
+    pub first_line: usize,
+    /// The FEN.
+    pub fen: String,
+}
+
 /// Parsed suites, flattened into one position list.
 #[derive(Debug, Clone)]
 pub struct LoadedSuites {
     /// Each file: path, position count, skipped lines.
     pub files: Vec<SuiteFile>,
-    /// Every position, in file order.
+    /// Every position scored, in file order.
     pub positions: Vec<SuitePosition>,
-    /// Stable hash of the files' contents (for cache keys).
+    /// Stable hash of the files' contents and, when repeats were left out, of that (for cache
+    /// keys: a run that scores a repeat once is not one that scores it twice).
     pub content_hash: u64,
+    /// How repeated positions are scored.
+    pub rule: Repeats,
+    /// The positions that repeat an earlier one, in file order: left out of `positions` by
+    /// [`Repeats::Once`], kept in it by [`Repeats::Each`].
+    pub repeats: Vec<Repeat>,
 }
 
 impl LoadedSuites {
-    /// Positions that repeat an earlier one (the same FEN), each with the first: a suite
-    /// scores each as often as it appears, so a repeat weighs double.
-    pub fn repeated_positions(&self) -> Vec<(&SuitePosition, &SuitePosition)> {
-        let mut first: std::collections::HashMap<&str, &SuitePosition> =
+    /// Applies `rule` to positions that repeat an earlier one: finds them and, for
+    /// [`Repeats::Once`], leaves them out (each file's count too) and marks the content hash.
+    fn apply(&mut self, rule: Repeats) {
+        self.rule = rule;
+        let mut first: std::collections::HashMap<String, (String, usize)> =
             std::collections::HashMap::new();
-        let mut repeats = Vec::new();
+        let mut keep = Vec::with_capacity(self.positions.len());
         for p in &self.positions {
-            match first.get(p.record.fen.as_str()) {
-                Some(earlier) => repeats.push((p, *earlier)),
+            let fen = &p.record.fen;
+            let twin = first.get(fen.as_str()).cloned();
+            keep.push(twin.is_none() || rule == Repeats::Each);
+            match twin {
+                Some((first_suite, first_line)) => self.repeats.push(Repeat {
+                    suite: p.suite.clone(),
+                    line: p.record.line,
+                    first_suite,
+                    first_line,
+                    fen: fen.clone(),
+                }),
                 None => {
-                    first.insert(&p.record.fen, p);
+                    first.insert(fen.clone(), (p.suite.clone(), p.record.line));
                 }
             }
         }
-        repeats
+        if rule == Repeats::Each || self.repeats.is_empty() {
+            return;
+        }
+        let mut kept = keep.iter();
+        for file in &mut self.files {
+            file.positions = kept.by_ref().take(file.positions).filter(|&&k| k).count();
+        }
+        let mut kept = keep.into_iter();
+        self.positions.retain(|_| kept.next() == Some(true));
+        let mut h = Fnv::new();
+        h.write(&self.content_hash.to_le_bytes());
+        h.write(b"repeats once");
+        self.content_hash = h.finish();
     }
 
     /// Every skipped line of every file.
@@ -107,18 +177,15 @@ impl LoadedSuites {
             h.write(&[side]);
             h.finish()
         };
-        let mut parts = [
-            LoadedSuites {
-                files: Vec::new(),
-                positions: Vec::new(),
-                content_hash: hash(0),
-            },
-            LoadedSuites {
-                files: Vec::new(),
-                positions: Vec::new(),
-                content_hash: hash(1),
-            },
-        ];
+        let part = |side: u8| LoadedSuites {
+            files: Vec::new(),
+            positions: Vec::new(),
+            content_hash: hash(side),
+            rule: self.rule,
+            repeats: Vec::new(),
+        };
+        let mut parts = [part(0), part(1)];
+        let mut side_of = std::collections::HashMap::new();
         let ranges: Vec<(SuiteFile, std::ops::Range<usize>)> =
             self.ranges().map(|(f, r)| (f.clone(), r)).collect();
         let mut positions = self.positions.into_iter();
@@ -132,22 +199,32 @@ impl LoadedSuites {
                 });
             }
             for position in positions.by_ref().take(range.len()) {
-                let part = &mut parts[usize::from(!first(&position))];
+                let side = usize::from(!first(&position));
+                side_of.insert(position.record.fen.clone(), side);
+                let part = &mut parts[side];
                 part.files.last_mut().expect("pushed above").positions += 1;
                 part.positions.push(position);
             }
+        }
+        // A repeat has the FEN of a position kept, so it falls on that position's side.
+        for repeat in self.repeats {
+            parts[side_of[&repeat.fen]].repeats.push(repeat);
         }
         let [a, b] = parts;
         (a, b)
     }
 }
 
-/// Reads and parses suite files, each once. Bad lines are kept as skipped lines (fatal with
-/// `strict`).
+/// Reads and parses suite files, each once, and scores a repeated position by `rule`. Bad lines
+/// are kept as skipped lines (fatal with `strict`).
 ///
 /// # Errors
 /// A file that cannot be read or has no positions; with `strict`, any bad line.
-pub fn load_suites(paths: &[PathBuf], strict: bool) -> Result<LoadedSuites, SuiteError> {
+pub fn load_suites(
+    paths: &[PathBuf],
+    strict: bool,
+    rule: Repeats,
+) -> Result<LoadedSuites, SuiteError> {
     let mut files = Vec::new();
     let mut positions = Vec::new();
     let mut hash = Fnv::new();
@@ -183,11 +260,14 @@ pub fn load_suites(paths: &[PathBuf], strict: bool) -> Result<LoadedSuites, Suit
             record,
         }));
     }
-    let loaded = LoadedSuites {
+    let mut loaded = LoadedSuites {
         files,
         positions,
         content_hash: hash.finish(),
+        rule,
+        repeats: Vec::new(),
     };
+    loaded.apply(rule);
     if strict {
         let bad: Vec<&SkippedLine> = loaded.skipped().collect();
         if let Some(first) = bad.first() {
@@ -215,4 +295,78 @@ pub fn repeated_files(paths: &[PathBuf]) -> Vec<(usize, usize)> {
                 .map(|first| (i, first))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two suite files in a fresh directory: the first with a position repeated within it, the
+    /// second repeating one of the first's.
+    fn two_files(name: &str) -> Vec<PathBuf> {
+        let dir = std::env::temp_dir().join(format!("marginal-load-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (a, b, c) = (
+            "4k3/8/8/8/8/8/8/4K2R w K - bm O-O;",
+            "4k3/8/8/8/8/8/4P3/4K3 w - - bm e4;",
+            "4k3/8/8/8/8/8/8/R3K3 w Q - bm O-O-O;",
+        );
+        let first = dir.join("first.epd");
+        let second = dir.join("second.epd");
+        std::fs::write(&first, format!("{a}\n{b}\n{a}\n")).unwrap();
+        std::fs::write(&second, format!("{c}\n{b}\n")).unwrap();
+        vec![first, second]
+    }
+
+    #[test]
+    fn a_repeated_position_is_scored_once_unless_each_is_asked() {
+        let paths = two_files("once");
+        let once = load_suites(&paths, false, Repeats::Once).unwrap();
+        let each = load_suites(&paths, false, Repeats::Each).unwrap();
+        assert_eq!(each.positions.len(), 5);
+        assert_eq!(once.positions.len(), 3);
+        let counts = |s: &LoadedSuites| s.files.iter().map(|f| f.positions).collect::<Vec<_>>();
+        assert_eq!(counts(&once), [2, 1]);
+        assert_eq!(counts(&each), [3, 2]);
+        // Both rules name the same repeats: line 3 of the first file, line 2 of the second.
+        for s in [&once, &each] {
+            let named: Vec<(bool, usize, bool, usize)> = (s.repeats.iter())
+                .map(|r| {
+                    let first = |path: &str| path.ends_with("first.epd");
+                    (first(&r.suite), r.line, first(&r.first_suite), r.first_line)
+                })
+                .collect();
+            assert_eq!(named, [(true, 3, true, 1), (false, 2, true, 2)]);
+        }
+        // What is kept is each FEN's first line, in file order.
+        let lines: Vec<usize> = once.positions.iter().map(|p| p.record.line).collect();
+        assert_eq!(lines, [1, 2, 1]);
+        // A run that scores repeats once is cached apart from one that scores them each time;
+        // without repeats the rule changes nothing.
+        assert_ne!(once.content_hash, each.content_hash);
+        let single = [paths[1].clone()];
+        assert_eq!(
+            load_suites(&single, false, Repeats::Once)
+                .unwrap()
+                .content_hash,
+            load_suites(&single, false, Repeats::Each)
+                .unwrap()
+                .content_hash
+        );
+        let _ = std::fs::remove_dir_all(paths[0].parent().unwrap());
+    }
+
+    #[test]
+    fn a_repeat_goes_to_the_side_of_its_first() {
+        let paths = two_files("side");
+        for rule in [Repeats::Once, Repeats::Each] {
+            let loaded = load_suites(&paths, false, rule).unwrap();
+            let (a, b) = loaded.partition("t", |p| p.record.fen.contains("4P3"));
+            assert_eq!(a.repeats.len(), 1, "{rule:?}");
+            assert_eq!(b.repeats.len(), 1, "{rule:?}");
+            assert!(a.repeats[0].fen.contains("4P3") && !b.repeats[0].fen.contains("4P3"));
+            assert_eq!((a.rule, b.rule), (rule, rule));
+        }
+        let _ = std::fs::remove_dir_all(paths[0].parent().unwrap());
+    }
 }

@@ -23,7 +23,7 @@ use crate::engine::{PruneStats, Setting};
 use crate::formats::SkippedLine;
 use crate::params::Margins;
 use crate::scoring::exec::{Done, ExecError, Job, Runner, SuiteJob};
-pub use load::{LoadedSuites, SuiteError, SuiteFile, load_suites, repeated_files};
+pub use load::{LoadedSuites, Repeat, Repeats, SuiteError, SuiteFile, load_suites, repeated_files};
 use mate::MateTally;
 pub use objective::{Objective, ObjectiveParams};
 pub use reference::default_cache_dir;
@@ -94,6 +94,10 @@ pub struct SuiteBreakdown {
     pub positions: usize,
     /// Its lines that could not be parsed.
     pub skipped: Vec<SkippedLine>,
+    /// Its lines whose position an earlier line gave (left out, or scored again with
+    /// [`Repeats::Each`]); absent when none.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub repeats: usize,
     /// The objective of its positions alone.
     pub objective: Objective,
 }
@@ -146,6 +150,8 @@ pub struct SuiteScore {
     pub reference: ReferenceInfo,
     /// Objective weights.
     pub objective_params: ObjectiveParams,
+    /// How a position that repeats an earlier one was scored.
+    pub repeats: Repeats,
     /// The objective over all positions.
     pub objective: Objective,
     /// What each technique cut, summed over all positions.
@@ -389,6 +395,9 @@ impl SuiteScorer {
                 path: file.path.clone(),
                 positions: file.positions,
                 skipped: file.skipped.clone(),
+                repeats: (self.suites.repeats.iter())
+                    .filter(|r| r.suite == file.path)
+                    .count(),
                 objective: objective::evaluate(
                     &results[range.clone()],
                     &self.reference[range],
@@ -430,6 +439,7 @@ impl SuiteScorer {
                 margins: self.options.reference.clone(),
             },
             objective_params: *params,
+            repeats: self.suites.rule,
             objective,
             prunes,
             faults,
