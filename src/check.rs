@@ -80,6 +80,23 @@ pub enum CheckError {
         /// The tuned file.
         path: String,
     },
+    /// A set records outcomes for some of its side's positions, not all: the file was cut or
+    /// edited, and `--update` would cover that up.
+    #[error(
+        "{path}: its {side} '{set}' set records {have} per-position outcomes for {want} positions: the file is damaged (cut or edited); restore it from where it came (git checkout), or tune again"
+    )]
+    PartialOutcomes {
+        /// The tuned file.
+        path: String,
+        /// `training` or `validation`.
+        side: &'static str,
+        /// The set.
+        set: String,
+        /// Outcomes recorded.
+        have: usize,
+        /// Positions on that side.
+        want: usize,
+    },
     /// The file lacks a set's figures.
     #[error("{path}: the {side} figures have no '{set}' set")]
     MissingSet {
@@ -257,13 +274,40 @@ fn tried_text(tried: &[PathBuf]) -> String {
 }
 
 /// Whether every set of both sides records per-position outcomes, which the comparison
-/// needs (only `--update` can do without: it records them).
-pub fn has_outcomes(file: &TunedFile) -> bool {
-    [&file.training, &file.validation].iter().all(|side| {
-        side.sets
+/// needs (only `--update` can do without: it records them). A file that records none was
+/// written before they were recorded (`Ok(false)`); one that records some but not all is
+/// damaged.
+///
+/// # Errors
+/// [`CheckError::PartialOutcomes`], naming the first set that falls short.
+pub fn has_outcomes(path: &Path, file: &TunedFile) -> Result<bool, CheckError> {
+    let sides = [
+        ("training", &file.training),
+        ("validation", &file.validation),
+    ];
+    let recorded = |s: &crate::tune::file::SetFigures| !s.positions.is_empty();
+    if sides
+        .iter()
+        .all(|(_, side)| !side.sets.iter().any(recorded))
+    {
+        return Ok(false);
+    }
+    for (name, side) in sides {
+        if let Some(s) = side
+            .sets
             .iter()
-            .all(|s| s.positions.len() == side.positions)
-    })
+            .find(|s| s.positions.len() != side.positions)
+        {
+            return Err(CheckError::PartialOutcomes {
+                path: path.display().to_string(),
+                side: name,
+                set: s.name.clone(),
+                have: s.positions.len(),
+                want: side.positions,
+            });
+        }
+    }
+    Ok(true)
 }
 
 /// Checks that a file has the figures a check compares, finds its suites and verifies them
@@ -711,6 +755,19 @@ impl Prepared {
             })?;
             shown.push(found.display().to_string());
             read.push(book.records);
+        }
+        // Each pair opens from its own position: a shorter list would replay a pair (the same
+        // games at a fixed limit) and count it twice.
+        let pairs = games.max(2).div_ceil(2) as usize;
+        let have: usize = read.iter().map(Vec::len).sum();
+        if have < pairs {
+            return Err(CheckError::Book {
+                path: name,
+                message: format!(
+                    "{have} opening(s) in {} for the {pairs} pairs of --games {games}: give a larger book (--openings) or fewer --games",
+                    shown.join(", ")
+                ),
+            });
         }
         let game = match (&self.file.confirm, &self.file.games) {
             (Some(c), _) => c.config.game,

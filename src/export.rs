@@ -366,12 +366,17 @@ impl Export<'_> {
                 one_line(self.options.source)
             ),
             format!(
-                "Tuned by marginal {}: {} on the {} objective, seed {}, {} iterations, run {}.",
+                "Tuned by marginal {}: {} on the {} objective, seed {}, {}, run {}.",
                 one_line(&p.marginal),
                 one_line(&p.solver),
                 one_line(&p.objective),
                 p.seed,
-                p.iterations,
+                // A race runs no iterations: its budget is its evaluations (and games).
+                if p.solver == "race" {
+                    format!("{} evaluations", p.evaluations)
+                } else {
+                    format!("{} iterations", p.iterations)
+                },
                 one_line(&p.run)
             ),
             match &self.file.engine {

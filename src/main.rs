@@ -145,6 +145,37 @@ fn clap_exit(e: &clap::Error) -> ! {
     std::process::exit(e.exit_code())
 }
 
+/// Whether standard output was closed when marginal started (`marginal params >&-`). Rust's
+/// runtime opens /dev/null on a closed descriptor 0 to 2 before `main` runs, so every result
+/// would vanish without an error; this constructor runs before the runtime (from
+/// `.init_array`, as the C runtime calls it) and sees the descriptor as the shell gave it.
+#[cfg(target_os = "linux")]
+static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+#[cfg(target_os = "linux")]
+extern "C" fn see_closed_stdout() {
+    // SAFETY: F_GETFD only reads the flags of descriptor 1, whatever it is.
+    if unsafe { libc::fcntl(libc::STDOUT_FILENO, libc::F_GETFD) } == -1 {
+        STDOUT_CLOSED.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[used]
+#[unsafe(link_section = ".init_array")]
+static SEE_CLOSED_STDOUT: extern "C" fn() = see_closed_stdout;
+
+/// Refuses to run with standard output closed: the results would be lost.
+fn stdout_open() -> Result<(), UserError> {
+    #[cfg(target_os = "linux")]
+    if STDOUT_CLOSED.load(std::sync::atomic::Ordering::Relaxed) {
+        return Err(UserError(
+            "standard output is closed (>&-), so the results would be lost: send it to a file, or to /dev/null to drop it".into(),
+        ));
+    }
+    Ok(())
+}
+
 fn main() -> ExitCode {
     quiet_on_broken_pipe();
     // A negative number is a value (`--nodes -1` is then refused by its parser, naming the
@@ -162,7 +193,9 @@ fn main() -> ExitCode {
     commands::set_quiet(cli.quiet);
     commands::set_max_faults(cli.max_faults);
     say_idle_max_faults(&matches);
-    let result = run(cli);
+    let result = stdout_open()
+        .map_err(anyhow::Error::from)
+        .and_then(|()| run(cli));
     // No external engine outlives marginal, whatever ended the command.
     marginal::engine::external::kill_all();
     match result {

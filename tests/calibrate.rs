@@ -108,6 +108,22 @@ fn a_calibration_reports_every_objective_and_repeats_by_seed() {
         assert_eq!(books, 8);
         assert_eq!(s["objectives"].as_array().unwrap().len(), 2);
     }
+    // The draw rates are the games drawn, counted from the games kept in the state directory
+    // (a pentanomial cannot tell a drawn pair from one won and lost).
+    let pairs = std::fs::read_to_string(dir.join("state-a").join("pairs.jsonl")).unwrap();
+    for (i, s) in sets.iter().enumerate().skip(1) {
+        let drawn: usize = pairs
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .filter(|p| p["set"] == i)
+            .map(|p| usize::from(p["first"] == "D") + usize::from(p["second"] == "D"))
+            .sum();
+        let rate = s["pooled"]["draw_rate"].as_f64().unwrap();
+        assert!(
+            (rate - drawn as f64 / 8.0).abs() < 1e-12,
+            "set {i}: {rate} vs {drawn}/8"
+        );
+    }
     let objectives = a["objectives"].as_array().unwrap();
     assert_eq!(objectives.len(), 2);
     for o in objectives {

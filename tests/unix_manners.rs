@@ -1,5 +1,6 @@
 //! marginal as a Unix filter: a reader that closes the pipe early (`marginal bench | head -1`)
-//! ends marginal quietly with status 141, without a panic.
+//! ends marginal quietly with status 141, without a panic; a standard output closed from the
+//! start (`>&-`) is refused.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
@@ -34,6 +35,32 @@ fn a_closed_stdout_ends_the_command_quietly() {
     let (status, stderr) = closed_after_one_line(&["bench", "--depth", "9"]);
     assert_eq!(status, Some(141), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn a_standard_output_closed_from_the_start_is_refused() {
+    // `marginal params >&-`: the runtime would put /dev/null there and lose every result.
+    for args in ["params", "bench --depth 1", "uci"] {
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(format!("exec \"$0\" {args} >&- </dev/null"))
+            .arg(env!("CARGO_BIN_EXE_marginal"))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args}: {stderr}");
+        assert!(
+            stderr.contains("standard output is closed (>&-)"),
+            "{args}: {stderr}"
+        );
+    }
+    // Sent to /dev/null on purpose, it runs.
+    let out = Command::new(env!("CARGO_BIN_EXE_marginal"))
+        .arg("params")
+        .stdout(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
 }
 
 /// Runs marginal with `args` from the crate's root with the cache in `cache`; stdout, stderr.

@@ -33,7 +33,9 @@ pub struct Games {
 }
 
 impl Games {
-    fn from_pentanomial(p: &Pentanomial) -> Games {
+    /// The figures of pairs counted in `p`, `draws` of their games drawn (a pentanomial cannot
+    /// tell a drawn pair from a won-and-lost one, so the draws are counted from the games).
+    fn from_pentanomial(p: &Pentanomial, draws: u64) -> Games {
         let e: EloEstimate = p.estimate();
         let wdl = p.to_wdl();
         let or0 = |x: f64| finite(x).unwrap_or(0.0);
@@ -44,7 +46,7 @@ impl Games {
             elo_interval: [or0(e.lower), or0(e.upper)],
             nelo: or0(e.nelo),
             nelo_interval: [or0(e.nelo_lower), or0(e.nelo_upper)],
-            draw_rate: wdl.draws as f64 / wdl.total_games().max(1) as f64,
+            draw_rate: draws as f64 / wdl.total_games().max(1) as f64,
         }
     }
 
@@ -223,6 +225,9 @@ pub fn verdict(name: &str, rho: Option<&Interval>, max_rho: Option<f64>) -> Stri
 /// pairs, seed and number of sets): a rerun may write it again, where any other file there is
 /// the user's (another calibration, or not a report at all) and is not replaced unasked.
 pub fn is_own_report(path: &Path, config: &Config) -> bool {
+    if !path.is_file() {
+        return false;
+    }
     let Ok(text) = std::fs::read_to_string(path) else {
         return false;
     };
@@ -263,22 +268,28 @@ pub(super) fn build(
         .iter()
         .enumerate()
         .map(|(s, set)| {
-            let mut books = vec![Pentanomial::default(); nbooks];
-            let (mut even, mut odd) = (Pentanomial::default(), Pentanomial::default());
+            // Each tally: its pentanomial and the games drawn.
+            let mut books = vec![(Pentanomial::default(), 0); nbooks];
+            let (mut even, mut odd) = ((Pentanomial::default(), 0), (Pentanomial::default(), 0));
             let mut fault_games = 0;
             for p in pairs.iter().filter(|p| p.set == s) {
-                books[p.book].add_pair(p.first.into(), p.second.into());
+                let drawn = u64::from(p.first == super::store::Outcome::D)
+                    + u64::from(p.second == super::store::Outcome::D);
                 let half = if p.pair % 2 == 0 { &mut even } else { &mut odd };
-                half.add_pair(p.first.into(), p.second.into());
+                for tally in [&mut books[p.book], half] {
+                    tally.0.add_pair(p.first.into(), p.second.into());
+                    tally.1 += drawn;
+                }
                 fault_games += u64::from(p.faults);
             }
-            let mut pooled = Pentanomial::default();
+            let mut pooled = (Pentanomial::default(), 0);
             for b in &books {
-                pooled += *b;
+                pooled.0 += b.0;
+                pooled.1 += b.1;
             }
-            let games = |p: &Pentanomial| {
+            let games = |(p, draws): &(Pentanomial, u64)| {
                 if config.plays(s) {
-                    Games::from_pentanomial(p)
+                    Games::from_pentanomial(p, *draws)
                 } else {
                     Games::zero()
                 }

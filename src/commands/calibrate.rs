@@ -160,6 +160,28 @@ fn deep_of(limit: SuiteLimit, factor: u64) -> SuiteLimit {
     }
 }
 
+/// The mates objective's scorer, refused before any search when its suite holds no mate record
+/// (every set would score 0 and the objective say nothing).
+fn mate_scorer(
+    args: &CalibrateArgs,
+    def: &Arc<EngineDef>,
+    limit: SuiteLimit,
+    executor: Option<Arc<dyn Runner>>,
+    rule: Repeats,
+) -> Result<SuiteScorer> {
+    let files = std::slice::from_ref(&args.mate_suite);
+    let suites = load_suites(files, false, rule).map_err(UserError::from_display)?;
+    if !suites.positions.iter().any(|p| p.record.mate.is_some()) {
+        return Err(UserError(format!(
+            "--mate-suite {}: none of its {} positions has a mate record (`bm #N` or `dm N`), so the mates objective would score 0 for every set: give a mate suite (data/suites/matetrack_short.epd), or leave mates out of --objectives",
+            args.mate_suite.display(),
+            suites.positions.len()
+        ))
+        .into());
+    }
+    scorer(def, files, limit, args.hash, executor, rule)
+}
+
 fn scorer(
     def: &Arc<EngineDef>,
     files: &[PathBuf],
@@ -261,14 +283,7 @@ fn objectives(
                 scorer: scorer(def, &args.suite, limit, args.hash, executor.clone(), rule)?,
             })),
             "mates" => out.push(Box::new(marginal::scoring::cheap::MateObjective {
-                scorer: scorer(
-                    def,
-                    std::slice::from_ref(&args.mate_suite),
-                    limit,
-                    args.hash,
-                    executor.clone(),
-                    rule,
-                )?,
+                scorer: mate_scorer(args, def, limit, executor.clone(), rule)?,
             })),
             _ => {
                 let book =
@@ -491,7 +506,9 @@ fn prepare(args: &CalibrateArgs, def: &Arc<EngineDef>) -> Result<(Config, rayon:
     let (limit, objective_limit) = limits(args)?;
     let region = design::region(def, &args.region).map_err(UserError::from_display)?;
     let sets = sets(args, def, &region)?;
-    if args.out.exists() && calibrate::report::read(&args.out).is_err() {
+    super::not_an_input(&args.out, "--out", &inputs(args))?;
+    // A device (/dev/null) is written through; only a regular file is read to see what it is.
+    if args.out.is_file() && calibrate::report::read(&args.out).is_err() {
         return Err(UserError(format!(
             "--out {} already exists and is not a calibration report: marginal does not write over it; give another --out",
             args.out.display()
@@ -717,6 +734,21 @@ fn play(config: &Config, pool: &rayon::ThreadPool) -> Result<Report> {
     Ok(report)
 }
 
+/// The files a calibration reads, each with what it is: no output may be one of them.
+fn inputs(args: &CalibrateArgs) -> Vec<(&'static str, &Path)> {
+    let mut inputs: Vec<(&str, &Path)> = vec![
+        ("--mate-suite", args.mate_suite.as_path()),
+        ("--quality-positions", args.quality_positions.as_path()),
+    ];
+    inputs.extend(args.suite.iter().map(|f| ("--suite", f.as_path())));
+    inputs.extend(args.openings.iter().map(|f| ("--openings", f.as_path())));
+    inputs.extend(args.margins.iter().map(|f| ("--margins", Path::new(f))));
+    if let Some(f) = &args.engine.engine {
+        inputs.push(("--engine", f.as_path()));
+    }
+    inputs
+}
+
 /// The report, printed and written, with one plot an objective beside it.
 fn write_outputs(args: &CalibrateArgs, report: &Report) -> Result<()> {
     print_report(report);
@@ -727,8 +759,12 @@ fn write_outputs(args: &CalibrateArgs, report: &Report) -> Result<()> {
     let names: Vec<&str> = report.objectives.iter().map(|o| o.name.as_str()).collect();
     for (o, obj) in report.objectives.iter().enumerate() {
         let path = svg_path(&args.out, &objective_label(&obj.name, &names));
-        // The report is the result; a file of the user's where the plot goes is kept.
-        if let Err(e) = super::fresh_plot(&path, args.force) {
+        // The report is the result; a file of the user's where the plot goes is kept, and an
+        // input there is never written over.
+        let what = format!("the plot of {}", obj.name);
+        if let Err(e) = super::not_an_input(&path, &what, &inputs(args))
+            .and_then(|()| super::fresh_plot(&path, args.force))
+        {
             eprintln!("warning: plot not written: {}", e.0);
             continue;
         }

@@ -150,7 +150,7 @@ pub fn run(args: CheckArgs) -> Result<()> {
         not_an_input(out, "--json", &inputs)?;
         super::fresh_output(out, "--json", args.force)?;
     }
-    if !check::has_outcomes(&file) {
+    if !check::has_outcomes(&args.file, &file).map_err(UserError::from_display)? {
         if args.update {
             return update_without_outcomes(&args, file);
         }
@@ -429,6 +429,19 @@ fn write_update(
     now: &check::Measurement,
     report: &CheckReport,
 ) -> Result<()> {
+    // The same figures measured again change nothing: the file (a shipped one, tracked by
+    // git) is left as it is rather than rewritten for another command line.
+    let mut same = prepared.updated(now, String::new());
+    if let (Some(m), Some(old)) = (same.measured.as_mut(), prepared.file.measured.as_ref()) {
+        m.command_line.clone_from(&old.command_line);
+    }
+    if same == prepared.file {
+        println!(
+            "{}: the figures measured now are the recorded ones: the file is left as it is",
+            args.file.display()
+        );
+        return Ok(());
+    }
     write_measured(&args.file, prepared, now)?;
     println!(
         "updated {}: the figures measured now replace the recorded ones ({} before the update)",

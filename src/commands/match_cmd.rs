@@ -260,6 +260,10 @@ fn check_outputs(args: &MatchArgs) -> Result<(), UserError> {
             super::not_an_input(out, option, &inputs)?;
         }
     }
+    if let Some(pgn) = &args.pgn {
+        let what = format!("--pgn {}: its settings record", pgn.display());
+        super::not_an_input(&record::record_path(pgn), &what, &inputs)?;
+    }
     if let (Some(pgn), Some(json)) = (&args.pgn, &args.json) {
         if pgn == json {
             return Err(UserError(format!(

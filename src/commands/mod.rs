@@ -260,7 +260,7 @@ fn say_idle(spec: &str, sets: &[String], margins: &Margins) {
         };
         if Margins::find(switch).is_some_and(|s| values[s] == 0) {
             eprintln!(
-                "warning: {assignment}: {name} does nothing while {switch} is off (0) in this set; add --set {switch}=1 to turn it on"
+                "warning: {assignment}: {name} does nothing while {switch} is off (0) in this set; turn it on with {switch}=1 beside it"
             );
         }
     }
@@ -434,6 +434,11 @@ pub fn writable(path: &Path, option: &str) -> Result<(), UserError> {
     if path.is_dir() {
         return Err(fail(&"it is a directory"));
     }
+    if path.as_os_str().as_encoded_bytes().ends_with(b"/") {
+        return Err(fail(
+            &"it ends in '/', so it names a directory: name a file",
+        ));
+    }
     // A device or a pipe (/dev/null, /dev/stdout) is written through: it only has to open.
     if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
         return std::fs::OpenOptions::new()
@@ -535,6 +540,12 @@ pub fn searched_something<'r>(
 /// # Errors
 /// A user error (exit 2) naming the option, the file and the fix.
 pub fn fresh_output(out: &Path, option: &str, force: bool) -> Result<(), UserError> {
+    if !out.is_dir() && out.as_os_str().as_encoded_bytes().ends_with(b"/") {
+        return Err(UserError(format!(
+            "{option} {} ends in '/', so it names a directory: name a file",
+            out.display()
+        )));
+    }
     if out.is_dir() {
         return Err(UserError(format!(
             "{option} {} is a directory: name a file in it",
@@ -582,7 +593,7 @@ const PLOT_MARK: &str = "<!-- drawn by marginal -->";
 /// Whether `path` holds a plot marginal drew (marked; or, drawn before the mark, titled as
 /// marginal titles its plots).
 fn is_marginal_plot(path: &Path) -> bool {
-    std::fs::read_to_string(path).is_ok_and(|t| {
+    read_output(path).is_some_and(|t| {
         t.starts_with("<svg")
             && (t.contains(PLOT_MARK) || t.contains("marginal tune:") || t.contains("vs defaults"))
     })
@@ -604,19 +615,35 @@ pub fn fresh_plot(svg: &Path, force: bool) -> Result<(), UserError> {
 }
 
 /// The plot beside a tuned file (its name with `.svg`), checked as [`fresh_plot`] checks it,
-/// and refused when it is the tuned file itself (a file named `*.svg`), which the plot would
-/// replace.
+/// and refused when it is the tuned file itself (a file named `*.svg`, or a link to the file)
+/// or one of the command's `inputs`, which the plot would replace even with `force`.
 ///
 /// # Errors
-/// The plot would be the file, or replace a file marginal did not draw.
-pub fn plot_beside(file: &Path, option: &str, force: bool) -> Result<PathBuf, UserError> {
+/// The plot would be the file or an input, or replace a file marginal did not draw.
+pub fn plot_beside(
+    file: &Path,
+    option: &str,
+    force: bool,
+    inputs: &[(&str, &Path)],
+) -> Result<PathBuf, UserError> {
     let svg = file.with_extension("svg");
     not_an_input(&svg, "its plot", &[(option, file)]).map_err(|_| {
+        let why = if svg == file {
+            "give the tuned file a name ending in .json"
+        } else {
+            "the .svg there links to the tuned file: remove or move that link"
+        };
         UserError(format!(
-            "{option} {}: its plot goes beside it with the extension .svg, the same file: give the tuned file a name ending in .json",
-            file.display()
+            "{option} {}: its plot {} would be the tuned file itself: {why}",
+            file.display(),
+            svg.display()
         ))
     })?;
+    not_an_input(
+        &svg,
+        &format!("{option} {}: its plot", file.display()),
+        inputs,
+    )?;
     fresh_plot(&svg, force)?;
     Ok(svg)
 }
@@ -632,10 +659,20 @@ pub fn write_plot(path: &Path, svg: &str) -> std::io::Result<()> {
     };
     // The same drawing (marked or drawn before the mark) is left as it is: redrawing a shipped
     // plot changes no file.
-    if std::fs::read_to_string(path).is_ok_and(|old| old == marked || old == svg) {
+    if read_output(path).is_some_and(|old| old == marked || old == svg) {
         return Ok(());
     }
     marginal::formats::write_atomic(path, marked.as_bytes())
+}
+
+/// The text of an existing output file, read to see what it holds: only a regular file (a
+/// device such as /dev/full or /dev/zero reads forever) of at most 64 MB.
+pub fn read_output(path: &Path) -> Option<String> {
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > 64 << 20 {
+        return None;
+    }
+    std::fs::read_to_string(path).ok()
 }
 
 /// Refuses an output path that names one of the command's inputs (the same file, however it

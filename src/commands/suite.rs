@@ -101,6 +101,15 @@ pub fn options(args: &SuiteArgs, def: &Arc<EngineDef>) -> Result<ScorerOptions, 
         (Some(d), None) => SuiteLimit::Depth(d),
         (None, None) => SuiteLimit::Depth(8),
     };
+    if let Some(dir) = &args.cache_dir
+        && dir.exists()
+        && !dir.is_dir()
+    {
+        return Err(UserError(format!(
+            "--cache-dir {} is not a directory: name a directory (it is made when missing), or give --no-cache",
+            dir.display()
+        )));
+    }
     Ok(ScorerOptions {
         config: RunConfig {
             limit,
@@ -253,7 +262,7 @@ fn say_and_watch(
     options: &ScorerOptions,
     margins: &marginal::engine::Setting,
 ) -> Result<()> {
-    if options.reference.values() == margins.values() {
+    if options.reference.uci_options() == margins.uci_options() {
         eprintln!(
             "warning: the reference run ('{}') searches with the same values as the set scored: the node ratio is 1 and the speed part 0 by construction; give another --reference{}",
             args.reference,

@@ -597,7 +597,7 @@ fn open_checkpoint(mut args: TuneArgs, run_id: &str) -> Result<(TuneArgs, PathBu
     }
     // A rerun or resume of this run (its checkpoint exists) writes the same set again.
     super::fresh_output(&args.out, "--out", args.force || dir.exists())?;
-    super::plot_beside(&args.out, "--out", args.force)?;
+    super::plot_beside(&args.out, "--out", args.force, &inputs(&args))?;
     std::fs::create_dir_all(&dir)
         .with_context(|| format!("cannot create checkpoint directory {}", dir.display()))?;
     let run_file = dir.join(marginal::tune::checkpoint::RUN_FILE);
@@ -784,6 +784,13 @@ fn check_options(args: &TuneArgs) -> Result<()> {
         ))
         .into());
     }
+    super::not_an_input(&args.out, "--out", &inputs(args))?;
+    writable(&args.out, "--out")?;
+    Ok(())
+}
+
+/// The files a tune reads, each with what it is: no output of the tune may be one of them.
+fn inputs(args: &TuneArgs) -> Vec<(&'static str, &Path)> {
     let mut inputs: Vec<(&str, &Path)> = Vec::new();
     if args.suites.is_empty() {
         inputs.extend(DEFAULT_SUITES.iter().map(|f| ("a suite", Path::new(*f))));
@@ -804,9 +811,7 @@ fn check_options(args: &TuneArgs) -> Result<()> {
     for f in &args.confirm_openings {
         inputs.push(("--confirm-openings", f.as_path()));
     }
-    super::not_an_input(&args.out, "--out", &inputs)?;
-    writable(&args.out, "--out")?;
-    Ok(())
+    inputs
 }
 
 /// `--resume DIR` runs with the arguments recorded in DIR: the options of this command line
@@ -1238,7 +1243,7 @@ fn calibration(
 /// a plot marginal drew is replaced only with `force`).
 pub fn plot(path: &std::path::Path, force: bool) -> Result<()> {
     let file = TunedFile::read(path).map_err(UserError::from_display)?;
-    super::plot_beside(path, "plot", force)?;
+    super::plot_beside(path, "plot", force, &[])?;
     let names: Vec<&str> = file.tuned.iter().map(String::as_str).collect();
     let bounds: Vec<String> = file
         .provenance

@@ -25,19 +25,32 @@ pub struct WorkArgs {
     threads: Option<usize>,
 }
 
+/// The CPUs Slurm gave the task ($SLURM_CPUS_PER_TASK), when it says: a value that is not a
+/// count from 1 to 256 is refused (running on every core of a shared node instead would take
+/// other jobs' CPUs).
+fn slurm_cpus() -> Result<Option<usize>, UserError> {
+    let Some(value) = std::env::var_os("SLURM_CPUS_PER_TASK") else {
+        return Ok(None);
+    };
+    let text = value.to_string_lossy();
+    match text.trim().parse::<usize>() {
+        Ok(n) if (1..=256).contains(&n) => Ok(Some(n)),
+        _ => Err(UserError(format!(
+            "SLURM_CPUS_PER_TASK='{text}' is not a CPU count from 1 to 256: fix the job's --cpus-per-task, or give --threads N"
+        ))),
+    }
+}
+
 /// Runs the command.
 pub fn run(args: WorkArgs) -> Result<()> {
     super::not_an_input(&args.out, "--out", &[("the unit", args.unit.as_path())])?;
     super::writable(&args.out, "--out")?;
     let text = std::fs::read_to_string(&args.unit)
         .map_err(|e| UserError(format!("cannot read {}: {e}", args.unit.display())))?;
-    let threads = args.threads.unwrap_or_else(|| {
-        std::env::var("SLURM_CPUS_PER_TASK")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .filter(|&n: &usize| n > 0)
-            .unwrap_or_else(|| super::threads(None))
-    });
+    let threads = match args.threads {
+        Some(n) => n,
+        None => slurm_cpus()?.unwrap_or_else(|| super::threads(None)),
+    };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()

@@ -177,10 +177,17 @@ impl EngineDef {
                     .as_deref()
                     .and_then(|d| d.parse::<i64>().ok()),
             ) else {
-                return Err(EngineDefError(format!(
-                    "--engine-options: '{}' is a {} option, not a spin with default, min and max",
-                    declared.name, declared.kind
-                )));
+                return Err(EngineDefError(if declared.kind == "spin" {
+                    format!(
+                        "--engine-options: '{}' is a spin option whose default, min or max is missing or not a whole number within 64 bits (-9223372036854775808 to 9223372036854775807): describe it in an engine file with the range to tune",
+                        declared.name
+                    )
+                } else {
+                    format!(
+                        "--engine-options: '{}' is a {} option, not a spin with default, min and max",
+                        declared.name, declared.kind
+                    )
+                }));
             };
             if rows.iter().any(|r: &Row| r.uci_name == declared.name) {
                 return Err(EngineDefError(format!(

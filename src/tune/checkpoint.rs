@@ -136,9 +136,73 @@ pub fn foreign(dir: &Path, run: &str) -> Option<(PathBuf, String)> {
     })
 }
 
+/// Reads a JSON-lines log of a checkpoint directory (evaluations, iterations): a record a line.
+/// A last line without its newline was cut short by a kill: it is dropped from the file too,
+/// so that what the resumed run appends starts a line of its own. Any other line that is not a
+/// record is damage, refused naming the file and the line rather than silently lost (the run's
+/// counts would then be wrong). A missing log holds nothing.
+///
+/// # Errors
+/// The file cannot be read or shortened, or a whole line is not a record
+/// ([`std::io::ErrorKind::InvalidData`], naming the file and line and what to do).
+pub fn read_log<T: DeserializeOwned>(path: &Path) -> std::io::Result<Vec<T>> {
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    if whole < bytes.len() {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)?
+            .set_len(whole as u64)?;
+    }
+    let mut records = Vec::new();
+    for (i, line) in bytes[..whole].split(|&b| b == b'\n').enumerate() {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match serde_json::from_slice::<T>(line) {
+            Ok(record) => records.push(record),
+            Err(e) => {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!(
+                        "{}:{}: not a record of this log ({e}): the checkpoint is damaged; delete that line to resume from the rest, or the directory {} to start again",
+                        path.display(),
+                        i + 1,
+                        path.parent()
+                            .map_or_else(|| ".".into(), |d| d.display().to_string())
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(records)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_log_keeps_its_whole_lines_and_refuses_damage_in_the_middle() {
+        let dir = std::env::temp_dir().join(format!("marginal-log-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("log.jsonl");
+        assert!(read_log::<u32>(&path).unwrap().is_empty());
+        // A last line cut short by a kill: dropped, and cut from the file.
+        std::fs::write(&path, "1\n2\n\n3\n[4").unwrap();
+        assert_eq!(read_log::<u32>(&path).unwrap(), [1, 2, 3]);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "1\n2\n\n3\n");
+        // A whole line that is not a record: named, not skipped.
+        std::fs::write(&path, "1\n{garbage\n3\n").unwrap();
+        let e = read_log::<u32>(&path).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::InvalidData);
+        assert!(e.to_string().contains("log.jsonl:2: not a record"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn round_trip_and_refusals() {

@@ -127,17 +127,12 @@ impl SuiteCost {
             search_seconds: 0.0,
         };
         if let Some(path) = log {
-            if path.exists() {
-                for line in BufReader::new(File::open(path)?).lines() {
-                    // A line cut short by a kill is simply not reused.
-                    if let Ok(e) = serde_json::from_str::<Evaluation>(&line?) {
-                        state.count = state.count.max(e.index + 1);
-                        state
-                            .cache
-                            .entry((e.values.clone(), e.batch.clone()))
-                            .or_insert(e);
-                    }
-                }
+            for e in super::checkpoint::read_log::<Evaluation>(path)? {
+                state.count = state.count.max(e.index + 1);
+                state
+                    .cache
+                    .entry((e.values.clone(), e.batch.clone()))
+                    .or_insert(e);
             }
             state.log = Some(OpenOptions::new().create(true).append(true).open(path)?);
         }

@@ -60,7 +60,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -239,19 +239,14 @@ impl GamesProblem {
             cost_count: 0,
         };
         if let Some(path) = log {
-            if path.exists() {
-                for line in BufReader::new(File::open(path)?).lines() {
-                    // A line cut short by a kill is simply not reused.
-                    if let Ok(e) = serde_json::from_str::<GamesEvaluation>(&line?) {
-                        match e.kind {
-                            GamesKind::Spsa => {
-                                state.spsa.insert(e.index, e);
-                            }
-                            GamesKind::Cost => {
-                                state.cost_count = state.cost_count.max(e.index + 1);
-                                state.costs.entry(e.a.clone()).or_insert(e);
-                            }
-                        }
+            for e in super::checkpoint::read_log::<GamesEvaluation>(path)? {
+                match e.kind {
+                    GamesKind::Spsa => {
+                        state.spsa.insert(e.index, e);
+                    }
+                    GamesKind::Cost => {
+                        state.cost_count = state.cost_count.max(e.index + 1);
+                        state.costs.entry(e.a.clone()).or_insert(e);
                     }
                 }
             }

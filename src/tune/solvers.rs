@@ -32,7 +32,7 @@
 //! "never reached" for finite costs) after every step, straight or resumed alike.
 
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
@@ -406,13 +406,8 @@ impl Recorder {
         let mut records: Vec<IterationRecord> = Vec::new();
         let mut file = None;
         if let Some(path) = log {
-            if path.exists() {
-                for line in BufReader::new(File::open(path)?).lines() {
-                    // A line cut short by a kill is simply not reused.
-                    if let Ok(r) = serde_json::from_str::<IterationRecord>(&line?) {
-                        push(&mut records, r);
-                    }
-                }
+            for r in super::checkpoint::read_log::<IterationRecord>(path)? {
+                push(&mut records, r);
             }
             file = Some(OpenOptions::new().create(true).append(true).open(path)?);
         }

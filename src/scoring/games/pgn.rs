@@ -339,6 +339,35 @@ fn read_game(lines: &[Line<'_>], first: usize) -> Result<ReadGame, PgnError> {
             format!("result {} differs from the Result tag", outcome.pgn()),
         ));
     }
+    // A game its moves end (checkmate, stalemate) has the result they give, whatever the
+    // tags say: an edited result would count a lost game as won.
+    let by_moves = if pos.is_checkmate() {
+        Some(match pos.turn() {
+            shakmaty::Color::White => GameOutcome::BlackWins,
+            shakmaty::Color::Black => GameOutcome::WhiteWins,
+        })
+    } else if pos.is_stalemate() {
+        Some(GameOutcome::Draw)
+    } else {
+        None
+    };
+    if let Some(by_moves) = by_moves
+        && by_moves != outcome
+    {
+        return Err(err(
+            last,
+            format!(
+                "result {}, but its moves end in {} ({})",
+                outcome.pgn(),
+                if pos.is_checkmate() {
+                    "checkmate"
+                } else {
+                    "stalemate"
+                },
+                by_moves.pgn()
+            ),
+        ));
+    }
     let termination = comment
         .as_deref()
         .and_then(Termination::from_description)
@@ -508,5 +537,40 @@ mod tests {
             assert!(e.reason.contains(word), "{e}");
             assert!(e.line >= line, "{e} (from line {line})");
         }
+    }
+
+    #[test]
+    fn a_result_its_moves_contradict_is_an_error() {
+        // Fool's mate: Black mates, so only 0-1 is the game's result.
+        let start = Chess::default();
+        let mut pos = start.clone();
+        let mut moves = Vec::new();
+        for san in ["f3", "e5", "g4", "Qh4#"] {
+            let mv = san
+                .parse::<shakmaty::san::SanPlus>()
+                .unwrap()
+                .san
+                .to_move(&pos)
+                .unwrap();
+            pos.play_unchecked(mv);
+            moves.push(mv);
+        }
+        let game = |outcome| GameRecord {
+            start: start.clone(),
+            white: "A".into(),
+            black: "B".into(),
+            moves: moves.clone(),
+            outcome,
+            termination: Termination::from_description("checkmate").unwrap(),
+        };
+        let text = format_game(&game(GameOutcome::BlackWins), "t", "1", "2026.01.02");
+        assert_eq!(read_games(text.as_bytes()).unwrap().games.len(), 1);
+        let edited = text.replace("0-1", "1-0");
+        let e = read_games(edited.as_bytes()).unwrap_err();
+        assert!(
+            e.reason
+                .contains("result 1-0, but its moves end in checkmate (0-1)"),
+            "{e}"
+        );
     }
 }

@@ -1,0 +1,323 @@
+//! The classes a fifth held-out newcomer campaign found, each held: outputs that reach an
+//! input through a link, paths that name a directory, a device where a plot goes, checkpoints
+//! and tuned files damaged in the middle, books too short for the games asked, odd Slurm
+//! allotments, and tips that name the right option.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use common::{marginal, scratch, small_suite};
+
+fn said(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr)
+}
+
+/// `marginal ARGS` must end with exit 2 and say `needle`.
+fn refused(args: &[&str], dir: &Path, needle: &str) {
+    let out = marginal(args, dir);
+    let text = said(&out);
+    assert_eq!(out.status.code(), Some(2), "marginal {args:?}: {text}");
+    assert!(
+        text.contains(needle),
+        "marginal {args:?}: '{needle}' not in {text}"
+    );
+}
+
+fn first_lines(from: &str, n: usize, to: &Path) {
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(from)).unwrap();
+    let lines: Vec<&str> = text.lines().take(n).collect();
+    std::fs::write(to, lines.join("\n") + "\n").unwrap();
+}
+
+/// A one-iteration SPSA tune of `suite` at 300 nodes, quiet, writing `out`.
+fn tune<'a>(suite: &'a str, out: &'a str) -> Vec<&'a str> {
+    vec![
+        "tune",
+        "--suites",
+        suite,
+        "--nodes",
+        "300",
+        "-q",
+        "--solver",
+        "spsa",
+        "--iterations",
+        "1",
+        "--out",
+        out,
+    ]
+}
+
+#[test]
+fn outputs_reached_through_links_or_named_as_directories_are_refused() {
+    let dir = scratch("edges", "links");
+    let s = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let suite = small_suite(&dir, 40);
+    let suite_text = std::fs::read(&suite).unwrap();
+    first_lines(
+        "data/openings/noob_3moves_1k.epd",
+        10,
+        &dir.join("book.epd"),
+    );
+    let book_text = std::fs::read(dir.join("book.epd")).unwrap();
+    // A tune's plot that links to its suite: refused even with --force, before the work.
+    std::os::unix::fs::symlink(&suite, dir.join("t.svg")).unwrap();
+    let suite_arg = suite.to_str().unwrap();
+    let t_json = s("t.json");
+    let mut forced = tune(suite_arg, &t_json);
+    forced.push("--force");
+    refused(&forced, &dir, "its plot");
+    // A match's settings record (beside its PGN) that links to the book it plays.
+    std::os::unix::fs::symlink(dir.join("book.epd"), dir.join("m.pgn.match.json")).unwrap();
+    refused(
+        &[
+            "match",
+            "--a",
+            "default",
+            "--b",
+            "off",
+            "--games",
+            "2",
+            "--nodes",
+            "300",
+            "--openings",
+            &s("book.epd"),
+            "--pgn",
+            &s("m.pgn"),
+            "-q",
+        ],
+        &dir,
+        "its settings record",
+    );
+    assert_eq!(std::fs::read(&suite).unwrap(), suite_text);
+    assert_eq!(std::fs::read(dir.join("book.epd")).unwrap(), book_text);
+    // A plot path that links to the tuned file itself is named as a link.
+    let tuned = Path::new(env!("CARGO_MANIFEST_DIR")).join("tuned/race-seed2.json");
+    std::fs::copy(&tuned, dir.join("f.json")).unwrap();
+    std::os::unix::fs::symlink(dir.join("f.json"), dir.join("f.svg")).unwrap();
+    refused(
+        &["plot", &s("f.json")],
+        &dir,
+        "the .svg there links to the tuned file",
+    );
+    // A path ending in '/' names a directory, said before any work.
+    refused(
+        &[
+            "suite",
+            suite_arg,
+            "--nodes",
+            "300",
+            "-q",
+            "--json",
+            &s("newdir/"),
+        ],
+        &dir,
+        "ends in '/', so it names a directory",
+    );
+    let newdir = s("newdir3/");
+    refused(
+        &tune(suite_arg, &newdir),
+        &dir,
+        "ends in '/', so it names a directory",
+    );
+    // --cache-dir naming a file is said to be one.
+    std::fs::write(dir.join("afile"), "x").unwrap();
+    refused(
+        &[
+            "suite",
+            suite_arg,
+            "--nodes",
+            "300",
+            "-q",
+            "--cache-dir",
+            &s("afile"),
+        ],
+        &dir,
+        "is not a directory",
+    );
+}
+
+#[test]
+fn a_device_where_the_plot_goes_is_written_not_read() {
+    let dir = scratch("edges", "device");
+    let tuned = Path::new(env!("CARGO_MANIFEST_DIR")).join("tuned/race-seed2.json");
+    std::fs::copy(&tuned, dir.join("d.json")).unwrap();
+    // /dev/zero reads forever: marginal must not read it to see whether it drew it.
+    std::os::unix::fs::symlink("/dev/zero", dir.join("d.svg")).unwrap();
+    let out = Command::new("timeout")
+        .args(["60", env!("CARGO_BIN_EXE_marginal"), "plot"])
+        .arg(dir.join("d.json"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
+    assert!(said(&out).contains("plot written to"), "{}", said(&out));
+}
+
+#[test]
+fn damaged_records_are_named_not_papered_over() {
+    let dir = scratch("edges", "damaged");
+    // A tuned file whose per-position list was cut: damaged, not "from an older marginal".
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tuned/spsa-suite.json"),
+    )
+    .unwrap();
+    let mut file: serde_json::Value = serde_json::from_str(&text).unwrap();
+    file["training"]["sets"][0]["positions"]
+        .as_array_mut()
+        .unwrap()
+        .truncate(500);
+    let cut = dir.join("cut.json");
+    std::fs::write(&cut, file.to_string()).unwrap();
+    refused(
+        &["check", cut.to_str().unwrap()],
+        &dir,
+        "its training 'tuned' set records 500 per-position outcomes for 810 positions: the file is damaged",
+    );
+    // check --update of a file that holds changes nothing in it.
+    let same = dir.join("same.json");
+    std::fs::write(&same, &text).unwrap();
+    let out = marginal(&["check", same.to_str().unwrap(), "--update", "-q"], &dir);
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
+    assert!(
+        said(&out).contains("the file is left as it is"),
+        "{}",
+        said(&out)
+    );
+    assert_eq!(std::fs::read_to_string(&same).unwrap(), text);
+    // check --games with a book shorter than its pairs.
+    first_lines("data/openings/noob_3moves_1k.epd", 1, &dir.join("one.epd"));
+    refused(
+        &[
+            "check",
+            same.to_str().unwrap(),
+            "--games",
+            "4",
+            "--openings",
+            dir.join("one.epd").to_str().unwrap(),
+            "-q",
+        ],
+        &dir,
+        "1 opening(s) in",
+    );
+}
+
+#[test]
+fn a_checkpoint_damaged_in_the_middle_is_refused_naming_the_line() {
+    let dir = scratch("edges", "checkpoint");
+    let suite = small_suite(&dir, 30);
+    let out_file = dir.join("n.json");
+    let mut args = tune(suite.to_str().unwrap(), out_file.to_str().unwrap());
+    args[9] = "2";
+    let out = marginal(&args, &dir);
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
+    let log = common::checkpoint(&dir, "n").join("evaluations.jsonl");
+    let text = std::fs::read_to_string(&log).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    assert!(lines.len() >= 3, "{text}");
+    lines[1] = "{garbage line here";
+    std::fs::write(&log, lines.join("\n") + "\n").unwrap();
+    let mut again = args.to_vec();
+    again.push("--force");
+    refused(
+        &again,
+        &dir,
+        "evaluations.jsonl:2: not a record of this log",
+    );
+}
+
+#[test]
+fn odd_allotments_and_empty_objectives_are_refused_and_tips_name_real_options() {
+    let dir = scratch("edges", "misc");
+    // A unit of work under a malformed Slurm allotment.
+    let unit = dir.join("unit.json");
+    std::fs::write(&unit, "{}").unwrap();
+    for value in ["abc", "0"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_marginal"))
+            .args(["work", unit.to_str().unwrap(), "--out"])
+            .arg(dir.join("r.json"))
+            .env("SLURM_CPUS_PER_TASK", value)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", said(&out));
+        assert!(
+            said(&out).contains(&format!("SLURM_CPUS_PER_TASK='{value}' is not a CPU count")),
+            "{}",
+            said(&out)
+        );
+    }
+    // A mate suite without a mate record: the mates objective would say nothing.
+    first_lines("data/suites/wac.epd", 8, &dir.join("wac8.epd"));
+    refused(
+        &[
+            "calibrate",
+            "--sets",
+            "4",
+            "--games",
+            "4",
+            "--nodes",
+            "300",
+            "--objectives",
+            "mates",
+            "--mate-suite",
+            dir.join("wac8.epd").to_str().unwrap(),
+            "--out",
+            dir.join("cal.json").to_str().unwrap(),
+        ],
+        &dir,
+        "none of its 8 positions has a mate record",
+    );
+    // bench has no --set: the tip for a margin whose switch is off names the assignment.
+    let out = marginal(
+        &[
+            "bench",
+            "--depth",
+            "1",
+            "--margins",
+            "futility=0,frontier=10",
+        ],
+        &dir,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
+    let text = said(&out);
+    assert!(text.contains("turn it on with futility=1"), "{text}");
+    assert!(!text.contains("--set"), "{text}");
+    // A race's export says its evaluations, not an iteration count it never ran.
+    let out = marginal(
+        &["export", "tuned/race-seed2.json", "--format", "rust"],
+        &dir,
+    );
+    let text = said(&out);
+    assert!(
+        text.contains("race on the suite objective, seed 2, 72 evaluations"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_spin_option_whose_range_overflows_is_named_as_such() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch("edges", "spin");
+    let script = dir.join("huge.sh");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\nwhile read line; do\n  case \"$line\" in\n    uci) echo 'id name huge'; echo 'option name Big type spin default 200 min -99999999999999999999 max 99999999999999999999'; echo uciok ;;\n    isready) echo readyok ;;\n    quit) exit 0 ;;\n  esac\ndone\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let suite = small_suite(&dir, 3);
+    refused(
+        &[
+            "suite",
+            suite.to_str().unwrap(),
+            "--depth",
+            "2",
+            "--engine-cmd",
+            script.to_str().unwrap(),
+            "--engine-options",
+            "Big",
+        ],
+        &dir,
+        "'Big' is a spin option whose default, min or max is missing or not a whole number within 64 bits",
+    );
+}
