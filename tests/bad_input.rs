@@ -991,7 +991,7 @@ fn engine_misuse_and_idle_options_name_the_fix() {
         (vec!["export", "tuned/race-seed1.json", "--force"], "--out"),
         (
             vec!["plot", &svg_named, "--force"],
-            "its plot goes beside it with the extension .svg, the same file",
+            "would be the tuned file itself: give the tuned file a name ending in .json",
         ),
         (
             vec![
