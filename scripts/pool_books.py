@@ -35,10 +35,17 @@ def main() -> None:
         games += w["wins"] + w["draws"] + w["losses"]
         draws += w["draws"]
     elo, lo, hi, nelo, nlo, nhi, _los = estimate(counts, math.sqrt(2.0))
+
+    def signed(x) -> str:
+        # Undefined (a set that won or lost every pair) is n/a, as marginal prints it.
+        return f"{x:+.1f}" if x is not None and math.isfinite(x) else "n/a"
+
+    # The columns of scripts/match_row.py's rows: book, nodes (blank: the books' own rows
+    # say it), games, Elo, nElo, draws, pentanomial, wall (blank).
     print(
-        f"| pooled ({len(sys.argv) - 1} books) | {games} | {elo:+.1f} [{lo:+.1f}, {hi:+.1f}] "
-        f"| {nelo:+.1f} [{nlo:+.1f}, {nhi:+.1f}] | {100 * draws / games:.1f}% "
-        f"| {' '.join(str(c) for c in counts)} |"
+        f"| pooled ({len(sys.argv) - 1} books) | | {games} | {signed(elo)} [{signed(lo)}, {signed(hi)}] "
+        f"| {signed(nelo)} [{signed(nlo)}, {signed(nhi)}] | {100 * draws / max(games, 1):.1f}% "
+        f"| {' '.join(str(c) for c in counts)} | |"
     )
 
 

@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
+use shakmaty::Chess;
 
 use crate::engine::bench;
 use crate::engine::{EngineDef, Setting};
@@ -68,6 +69,13 @@ pub const DEFAULT_GAME_NODES: u64 = 5_000;
 
 /// The sets a side is measured with, in the file's order.
 const SETS: [&str; 3] = ["tuned", "default", "off"];
+
+/// The openings of a non-regression match, read and interleaved, with the books they came from.
+#[derive(Debug, Clone)]
+pub struct GameBooks {
+    openings: Vec<Chess>,
+    shown: Vec<String>,
+}
 
 /// Why a file cannot be checked: unusable input (exit status 2).
 #[derive(Debug, thiserror::Error)]
@@ -163,8 +171,8 @@ pub enum CheckError {
         /// Why.
         message: String,
     },
-    /// The book cannot be read.
-    #[error("{path}: {message}")]
+    /// A book cannot be read or is too short (the message names it).
+    #[error("{message}")]
     Book {
         /// The tuned file.
         path: String,
@@ -257,7 +265,12 @@ fn how_to_give(record: &EngineRecord) -> String {
                 options.join(",")
             )
         }
-        None => format!("--engine {}", record.source),
+        // Asked for only when the recorded file was not found (from here, nor beside the
+        // tuned file): say so, rather than name a file that is not there.
+        None => format!(
+            "--engine FILE (the recorded {} is not there, from here nor beside the tuned file: restore it, or name a description of that engine)",
+            record.source
+        ),
     }
 }
 
@@ -564,6 +577,9 @@ pub struct SideCheck {
 pub enum FindingKind {
     /// Same engine, other figures: the search is deterministic, so a defect or an edit.
     NotReproduced,
+    /// Every position came out as recorded, yet the recorded figures differ from what those
+    /// outcomes give: the record contradicts itself (edited or damaged), not a regression.
+    RecordContradicted,
     /// Significantly fewer positions solved than recorded.
     FewerSolved,
     /// More nodes than recorded beyond [`NODES_TOLERANCE`].
@@ -724,21 +740,12 @@ impl Prepared {
             .collect()
     }
 
-    /// The non-regression match: the tuned set against the defaults for at most `games`
-    /// games, stopped by [`NON_REGRESSION`], at the file's recorded per-move limit (its
-    /// confirmation match's, else its games objective's, else [`DEFAULT_GAME_NODES`]) on
-    /// [`Prepared::books`] (their pairs in turn, judged pooled). `on_pair` sees the games
-    /// played so far.
+    /// The books of the non-regression match ([`Prepared::books`]) read, before any work:
+    /// each found, readable, and together holding an opening for each of the pairs of `games`.
     ///
     /// # Errors
-    /// A book is missing or unreadable.
-    pub fn play(
-        &self,
-        books: &[PathBuf],
-        games: u32,
-        concurrency: usize,
-        on_pair: &mut dyn FnMut(u64),
-    ) -> Result<GamesCheck, CheckError> {
+    /// A book is missing, unreadable or too short.
+    pub fn read_books(&self, books: &[PathBuf], games: u32) -> Result<GameBooks, CheckError> {
         let name = self.path.display().to_string();
         let mut read = Vec::new();
         let mut shown = Vec::new();
@@ -769,6 +776,24 @@ impl Prepared {
                 ),
             });
         }
+        Ok(GameBooks {
+            openings: interleave_openings(&read, self.file.provenance.seed),
+            shown,
+        })
+    }
+
+    /// The non-regression match: the tuned set against the defaults for at most `games`
+    /// games, stopped by [`NON_REGRESSION`], at the file's recorded per-move limit (its
+    /// confirmation match's, else its games objective's, else [`DEFAULT_GAME_NODES`]) on
+    /// `books` ([`Prepared::read_books`]: their pairs in turn, judged pooled). `on_pair` sees
+    /// the games played so far.
+    pub fn play(
+        &self,
+        books: GameBooks,
+        games: u32,
+        concurrency: usize,
+        on_pair: &mut dyn FnMut(u64),
+    ) -> GamesCheck {
         let game = match (&self.file.confirm, &self.file.games) {
             (Some(c), _) => c.config.game,
             (None, Some(g)) => GameConfig {
@@ -789,15 +814,15 @@ impl Prepared {
         let report = confirm(
             self.file.setting_for(&self.def),
             Setting::defaults(&self.def),
-            &interleave_openings(&read, self.file.provenance.seed),
+            &books.openings,
             &config,
             self.options.config.hash_mb,
             on_pair,
         );
-        Ok(GamesCheck {
-            openings: shown,
+        GamesCheck {
+            openings: books.shown,
             report,
-        })
+        }
     }
 
     /// The file with the figures measured now in place of the recorded ones (the tuned set,
@@ -945,7 +970,21 @@ fn judge_side(side: &SideCheck, engine: &EngineCheck, findings: &mut Vec<Finding
     if engine.same {
         for set in &side.sets {
             let moved = side.changed.iter().filter(|c| c.set == set.name).count();
-            if set.recorded != set.now || moved > 0 {
+            if moved == 0 && set.recorded != set.now {
+                add(
+                    FindingKind::RecordContradicted,
+                    format!(
+                        "{name}, {} set: every position came out as its record says, yet the recorded figures (solved {}, nodes {}, objective {:.3}) are not what those outcomes give (solved {}, nodes {}, objective {:.3}): the file was edited or damaged",
+                        set.name,
+                        set.recorded.solved,
+                        set.recorded.nodes,
+                        set.recorded.value,
+                        set.now.solved,
+                        set.now.nodes,
+                        set.now.value
+                    ),
+                );
+            } else if moved > 0 {
                 add(
                     FindingKind::NotReproduced,
                     format!(

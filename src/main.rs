@@ -307,7 +307,7 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Uci => {
             let mut engine = marginal::uci::UciEngine::new(Box::new(std::io::stdout()));
-            engine.run(std::io::stdin().lock());
+            engine.run(std::io::BufReader::new(std::io::stdin()));
             if let Some(e) = marginal::uci::output_error() {
                 return Err(UserError(format!("cannot write standard output: {e}")).into());
             }

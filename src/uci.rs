@@ -11,8 +11,10 @@
 //! Every `go` is answered by exactly one `bestmove` (`0000` when there is no legal move), even
 //! when some of its parameters are bad: those are reported and ignored.
 
+use std::collections::VecDeque;
 use std::io::{self, BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -152,6 +154,52 @@ pub struct UciEngine {
     history: Vec<u64>,
     margins: Margins,
     hash_mb: usize,
+    /// Input lines from the reader thread of [`UciEngine::run`] (none when lines are handed
+    /// to [`UciEngine::handle`] directly).
+    input: Option<Receiver<String>>,
+    /// Lines read while a command waited for a search to end, handled after it in order.
+    pending: VecDeque<String>,
+    /// `quit` (or the end of input) arrived while a command waited for a search: the lines
+    /// before it are still answered, each search stopped at once.
+    quitting: bool,
+}
+
+/// Reads `input` line by line into `lines` until its end: a line longer than
+/// [`MAX_LINE_BYTES`] is reported on `out` and skipped, one that is not UTF-8 is read lossily
+/// (and said so). It runs on its own thread, so `quit` and `stop` are read while a search
+/// runs and while a command waits for one.
+fn read_lines(mut input: impl BufRead, lines: &Sender<String>, out: &Out) {
+    let mut line = Vec::new();
+    // A read error is the end of input, as end of file is.
+    while let Ok(Some(length)) = read_line_capped(&mut input, &mut line, MAX_LINE_BYTES) {
+        if length > MAX_LINE_BYTES {
+            // Its start only: the rest was never kept.
+            let start = String::from_utf8_lossy(&line[..line.len().min(4 * QUOTE_CHARS)]);
+            let start: String = start.chars().take(QUOTE_CHARS).collect();
+            info(
+                out,
+                &format!(
+                    "line of {length} bytes skipped (more than {MAX_LINE_BYTES}): '{}...'",
+                    quote(&start)
+                ),
+            );
+            continue;
+        }
+        let text = match std::str::from_utf8(&line) {
+            Ok(text) => text.to_string(),
+            Err(_) => {
+                let text = String::from_utf8_lossy(&line).into_owned();
+                info(
+                    out,
+                    &format!("line is not valid UTF-8; read as '{}'", quote(&text)),
+                );
+                text
+            }
+        };
+        if lines.send(text).is_err() {
+            return;
+        }
+    }
 }
 
 impl UciEngine {
@@ -167,40 +215,30 @@ impl UciEngine {
             history: Vec::new(),
             margins: Margins::default(),
             hash_mb: DEFAULT_HASH_MB,
+            input: None,
+            pending: VecDeque::new(),
+            quitting: false,
         }
     }
 
-    /// Reads commands until `quit` or end of input. A line that is not UTF-8 is read lossily
-    /// (and said so); a line longer than [`MAX_LINE_BYTES`] is reported and skipped.
-    pub fn run(&mut self, mut input: impl BufRead) {
-        let mut line = Vec::new();
-        // A read error is the end of input, as end of file is.
-        while let Ok(Some(length)) = read_line_capped(&mut input, &mut line, MAX_LINE_BYTES) {
-            if length > MAX_LINE_BYTES {
-                // Its start only: the rest was never kept.
-                let start = String::from_utf8_lossy(&line[..line.len().min(4 * QUOTE_CHARS)]);
-                let start: String = start.chars().take(QUOTE_CHARS).collect();
-                info(
-                    &self.out,
-                    &format!(
-                        "line of {length} bytes skipped (more than {MAX_LINE_BYTES}): '{}...'",
-                        quote(&start)
-                    ),
-                );
-                continue;
-            }
-            let go_on = match std::str::from_utf8(&line) {
-                Ok(text) => self.handle(text),
-                Err(_) => {
-                    let text = String::from_utf8_lossy(&line);
-                    info(
-                        &self.out,
-                        &format!("line is not valid UTF-8; read as '{}'", quote(&text)),
-                    );
-                    self.handle(&text)
-                }
+    /// Reads commands until `quit` or end of input, on a reader thread (see [`read_lines`]):
+    /// `quit`, `stop` and `isready` are acted on even while another command waits for a
+    /// search to end.
+    pub fn run(&mut self, input: impl BufRead + Send + 'static) {
+        let (send, lines) = std::sync::mpsc::channel();
+        let out = self.out.clone();
+        // Left blocked on its read at `quit`; the process ends without it.
+        std::thread::spawn(move || read_lines(input, &send, &out));
+        self.input = Some(lines);
+        loop {
+            let line = match self.pending.pop_front() {
+                Some(line) => line,
+                None => match self.input.as_ref().map(Receiver::recv) {
+                    Some(Ok(line)) => line,
+                    _ => break,
+                },
             };
-            if !go_on {
+            if !self.handle(&line) {
                 break;
             }
         }
@@ -221,23 +259,20 @@ impl UciEngine {
         match command {
             "uci" => self.cmd_uci(),
             "isready" => say(&self.out, "readyok"),
-            "ucinewgame" => {
+            "ucinewgame" | "setoption" | "position" | "go" => {
+                // Each waits for a limited search to end (an infinite one is stopped); a
+                // `quit` read meanwhile ends the session instead.
                 self.finish_search(self.infinite);
-                if let Some(s) = self.searcher.as_mut() {
-                    s.clear();
+                match command {
+                    "ucinewgame" => {
+                        if let Some(s) = self.searcher.as_mut() {
+                            s.clear();
+                        }
+                    }
+                    "setoption" => self.cmd_setoption(&rest),
+                    "position" => self.cmd_position(&rest),
+                    _ => self.cmd_go(&rest),
                 }
-            }
-            "setoption" => {
-                self.finish_search(self.infinite);
-                self.cmd_setoption(&rest);
-            }
-            "position" => {
-                self.finish_search(self.infinite);
-                self.cmd_position(&rest);
-            }
-            "go" => {
-                self.finish_search(self.infinite);
-                self.cmd_go(&rest);
             }
             "stop" => self.finish_search(true),
             "quit" => {
@@ -266,6 +301,7 @@ impl UciEngine {
             if stop {
                 self.stop.store(true, Ordering::Relaxed);
             }
+            self.read_while_searching(&handle);
             match handle.join() {
                 Ok(searcher) => self.searcher = Some(searcher),
                 Err(_) => {
@@ -278,6 +314,35 @@ impl UciEngine {
                         &format!("bestmove {}", fallback.as_deref().unwrap_or("0000")),
                     );
                     self.searcher = Some(Searcher::new(self.hash_mb, self.margins));
+                }
+            }
+        }
+    }
+
+    /// While a command waits for the search on `handle` to end: reads on, acting on `stop` and
+    /// `isready` at once and keeping the other lines for after it; `quit` (or the end of input)
+    /// stops the search at once, and every search the lines before it start stops at once too,
+    /// so the session ends promptly with every command answered.
+    fn read_while_searching(&mut self, handle: &JoinHandle<Searcher>) {
+        let Some(lines) = self.input.as_ref() else {
+            return;
+        };
+        while !handle.is_finished() {
+            match lines.recv_timeout(Duration::from_millis(5)) {
+                Ok(line) => match line.trim() {
+                    "stop" => self.stop.store(true, Ordering::Relaxed),
+                    "quit" => {
+                        self.stop.store(true, Ordering::Relaxed);
+                        self.quitting = true;
+                        self.pending.push_back(line);
+                    }
+                    "isready" => say(&self.out, "readyok"),
+                    _ => self.pending.push_back(line),
+                },
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => {
+                    self.stop.store(true, Ordering::Relaxed);
+                    self.quitting = true;
                 }
             }
         }
@@ -454,7 +519,7 @@ impl UciEngine {
         }
         self.infinite = limits.infinite;
         let mut searcher = self.searcher.take().expect("searcher present when idle");
-        self.stop.store(false, Ordering::Relaxed);
+        self.stop.store(self.quitting, Ordering::Relaxed);
         searcher.set_stop_flag(Some(self.stop.clone()));
         let out = self.out.clone();
         let pos = self.position.clone();
@@ -577,6 +642,16 @@ pub fn parse_go(words: &[&str], turn: Color) -> GoCommand {
                 if number < least {
                     problems.push(format!("go {w} {number}: at least {least}; using {least}"));
                 }
+                // The search's own ceilings, said rather than applied in silence.
+                let most = match w {
+                    "depth" => 100,
+                    "mate" => 50,
+                    "movestogo" => 1000,
+                    _ => i64::MAX,
+                };
+                if number > most {
+                    problems.push(format!("go {w} {number}: at most {most}; using {most}"));
+                }
                 let n = number.max(0) as u64;
                 let ours = |white: &str| (w == white) == (turn == Color::White);
                 match w {
@@ -641,8 +716,28 @@ mod tests {
     fn session(input: &[u8]) -> Vec<String> {
         let out = Shared::default();
         let mut engine = UciEngine::new(Box::new(out.clone()));
-        engine.run(io::BufReader::with_capacity(7, input));
+        engine.run(io::BufReader::with_capacity(
+            7,
+            io::Cursor::new(input.to_vec()),
+        ));
         out.lines()
+    }
+
+    #[test]
+    fn quit_ends_the_session_whatever_waits_before_it() {
+        // A deep search, then commands that wait for it, then quit: every command is answered
+        // (each search stopped at once) and the session ends now, not after depth 30.
+        let start = std::time::Instant::now();
+        let lines =
+            session(b"go depth 30\nposition startpos moves e2e4\ngo depth 1000\nisready\nquit\n");
+        assert!(start.elapsed() < Duration::from_secs(20), "{lines:?}");
+        let bestmoves = lines.iter().filter(|l| l.starts_with("bestmove ")).count();
+        assert_eq!(bestmoves, 2, "{lines:?}");
+        assert!(lines.iter().any(|l| l == "readyok"), "{lines:?}");
+        assert!(
+            lines.contains(&"info string go depth 1000: at most 100; using 100".to_string()),
+            "{lines:?}"
+        );
     }
 
     #[test]

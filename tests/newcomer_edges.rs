@@ -321,3 +321,166 @@ fn a_spin_option_whose_range_overflows_is_named_as_such() {
         "'Big' is a spin option whose default, min or max is missing or not a whole number within 64 bits",
     );
 }
+
+#[test]
+fn a_record_that_contradicts_itself_and_bad_books_are_refused_before_the_work() {
+    let dir = scratch("edges", "record");
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tuned/spsa-suite.json"),
+    )
+    .unwrap();
+    // Only the recorded objective edited: every outcome comes out as recorded, so the record
+    // contradicts itself (exit 2), and no regression is claimed.
+    let mut file: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let value = file["training"]["sets"][0]["objective"]["value"]
+        .as_f64()
+        .unwrap();
+    file["training"]["sets"][0]["objective"]["value"] = (value + 5.0).into();
+    let edited = dir.join("edited.json");
+    std::fs::write(&edited, file.to_string()).unwrap();
+    refused(
+        &["check", edited.to_str().unwrap(), "-q"],
+        &dir,
+        "every position came out as its record says, yet the recorded figures",
+    );
+    // A bad --openings book of check --games fails before the suites are measured.
+    std::fs::write(dir.join("bad.epd"), "garbage\n").unwrap();
+    let original = dir.join("original.json");
+    std::fs::write(&original, &text).unwrap();
+    let out = marginal(
+        &[
+            "check",
+            original.to_str().unwrap(),
+            "--games",
+            "4",
+            "--openings",
+            dir.join("bad.epd").to_str().unwrap(),
+        ],
+        &dir,
+    );
+    let text = said(&out);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(
+        text.contains("bad.epd: no usable opening positions"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("validation ("),
+        "measured before the book was read: {text}"
+    );
+}
+
+#[test]
+fn a_resumed_match_keeps_a_file_that_is_not_its_report_and_twins_are_said() {
+    let dir = scratch("edges", "match");
+    let s = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    first_lines("data/openings/noob_3moves_1k.epd", 6, &dir.join("book.epd"));
+    let (book, pgn, precious) = (s("book.epd"), s("m.pgn"), s("precious.json"));
+    let play = |extra: &[&str]| {
+        let mut args = vec![
+            "match",
+            "--a",
+            "default",
+            "--b",
+            "off",
+            "--games",
+            "2",
+            "--nodes",
+            "300",
+            "-q",
+            "--openings",
+            &book,
+            "--pgn",
+            &pgn,
+        ];
+        args.extend_from_slice(extra);
+        marginal(&args, &dir)
+    };
+    assert_eq!(play(&[]).status.code(), Some(0));
+    std::fs::write(&precious, "{\"format\": \"marginal-suite\"}\n").unwrap();
+    let out = play(&["--resume", "--json", &precious]);
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
+    assert!(
+        said(&out).contains("exists and is not a match report"),
+        "{}",
+        said(&out)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&precious).unwrap(),
+        "{\"format\": \"marginal-suite\"}\n"
+    );
+    // The same set on both sides can only measure 0 Elo: said.
+    let out = marginal(
+        &[
+            "match",
+            "--a",
+            "default",
+            "--b",
+            "default",
+            "--games",
+            "2",
+            "--nodes",
+            "300",
+            "-q",
+            "--openings",
+            &book,
+        ],
+        &dir,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
+    assert!(
+        said(&out).contains("can only measure 0 Elo"),
+        "{}",
+        said(&out)
+    );
+}
+
+#[test]
+fn a_directory_or_file_of_the_users_is_not_taken_for_a_checkpoint_or_a_pgn() {
+    let dir = scratch("edges", "mine");
+    let suite = small_suite(&dir, 30);
+    let s = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    // A directory of the user's given as --checkpoint: refused, its files kept.
+    std::fs::create_dir_all(dir.join("mine")).unwrap();
+    std::fs::write(dir.join("mine/args.json"), "{\"mine\":1}").unwrap();
+    let (out_a, mine, ck) = (s("a.json"), s("mine"), s("ck"));
+    let mut args = tune(suite.to_str().unwrap(), &out_a);
+    args.extend(["--checkpoint", &mine]);
+    refused(&args, &dir, "holds files and is not a checkpoint");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("mine/args.json")).unwrap(),
+        "{\"mine\":1}"
+    );
+    // A checkpoint of another run names the option that differs.
+    let mut first = tune(suite.to_str().unwrap(), &out_a);
+    first.extend(["--checkpoint", &ck]);
+    assert_eq!(marginal(&first, &dir).status.code(), Some(0));
+    let out_b = s("b.json");
+    let mut second = tune(suite.to_str().unwrap(), &out_b);
+    second[9] = "2";
+    second.extend(["--checkpoint", &ck]);
+    refused(&second, &dir, "(--iterations 1 then, 2 now)");
+    // --pgn naming a file that is not a PGN: said so, with no talk of games or --resume.
+    first_lines("data/openings/noob_3moves_1k.epd", 4, &dir.join("book.epd"));
+    let (book, tuned) = (s("book.epd"), s("a.json"));
+    refused(
+        &[
+            "match",
+            "--a",
+            "default",
+            "--b",
+            "off",
+            "--games",
+            "2",
+            "--nodes",
+            "300",
+            "-q",
+            "--openings",
+            &book,
+            "--pgn",
+            &tuned,
+        ],
+        &dir,
+        "exists and is not a PGN",
+    );
+}

@@ -191,16 +191,12 @@ fn bad_configurations_exit_2_with_a_clear_message() {
     let out = marginal(&["tune", "--suites", "no/such.epd"], &dir);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read no/such.epd"));
-    // A corrupt checkpoint is refused, naming it.
+    // A corrupt checkpoint (of this run: it names the run) is refused, naming the file.
     let ckpt = dir.join("c");
-    std::fs::create_dir_all(&ckpt).unwrap();
+    let args = ["--checkpoint", ckpt.to_str().unwrap()];
+    assert_eq!(tune(&dir, &suite, "x.json", &args).status.code(), Some(0));
     std::fs::write(ckpt.join("spsa.json"), "{\"format\": \"marginal-check").unwrap();
-    let out = tune(
-        &dir,
-        &suite,
-        "x.json",
-        &["--checkpoint", ckpt.to_str().unwrap()],
-    );
+    let out = tune(&dir, &suite, "x.json", &args);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(

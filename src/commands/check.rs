@@ -169,20 +169,24 @@ pub fn run(args: CheckArgs) -> Result<()> {
         .build()
         .context("cannot start worker threads")?;
 
+    // The games' books are read before the suites are measured: a bad one fails at once.
+    let books = match args.games {
+        Some(n) => Some(
+            prepared
+                .read_books(&args.openings, whole_pairs(n, "--games"))
+                .map_err(UserError::from_display)?,
+        ),
+        None => None,
+    };
     super::executor::stop_on_interrupt(interrupted_message(&args.file))?;
     print_header(&args, &prepared, threads);
     let now = pool
         .install(|| prepared.measure())
         .map_err(super::executor::exec_error)?;
     measured_something(&prepared, &now)?;
-    let games = match args.games {
-        Some(n) => Some(play(
-            &prepared,
-            &args.openings,
-            whole_pairs(n, "--games"),
-            threads,
-        )?),
-        None => None,
+    let games = match (args.games, books) {
+        (Some(n), Some(books)) => Some(play(&prepared, books, whole_pairs(n, "--games"), threads)),
+        _ => None,
     };
     let report = prepared.judge(&now, games);
     for side in &report.sides {
@@ -262,10 +266,10 @@ fn print_engine(e: &check::EngineCheck) {
 /// Plays the non-regression match with a progress bar.
 fn play(
     prepared: &Prepared,
-    books: &[PathBuf],
+    books: check::GameBooks,
     games: u32,
     threads: usize,
-) -> Result<check::GamesCheck> {
+) -> check::GamesCheck {
     println!(
         "games: tuned against default, at most {} games, SPRT nElo [{}, {}] (alpha {}, beta {}): H0 accepted is a regression",
         games.max(2).div_ceil(2) * 2,
@@ -280,10 +284,17 @@ fn play(
     );
     let result = prepared.play(books, games, threads, &mut |n| bar.set_position(n));
     bar.finish_and_clear();
-    Ok(result.map_err(UserError::from_display)?)
+    result
 }
 
 fn print_side(side: &SideCheck) {
+    if side.positions == 0 {
+        println!(
+            "{}: no positions (the file's split left none), so nothing is judged on this side",
+            side.side
+        );
+        return;
+    }
     println!(
         "{} ({} positions), recorded -> now:",
         side.side, side.positions
@@ -387,6 +398,12 @@ fn verdict(report: &CheckReport) -> Result<()> {
             "note: the games reached no SPRT decision in {} games: no regression shown, none excluded (more --games narrows it)",
             g.report.games
         );
+    }
+    // A record that contradicts its own outcomes is unusable input, not a measured regression.
+    if let Some(f) =
+        (report.findings.iter()).find(|f| f.kind == check::FindingKind::RecordContradicted)
+    {
+        return Err(UserError(format!("{}: {}", report.file, f.message)).into());
     }
     match report.verdict {
         Verdict::Holds => {

@@ -124,7 +124,19 @@ impl ExecutorArgs {
             exe,
             poll: Duration::from_millis(200),
         };
-        let slurm = Slurm::new(config, interrupt_flag()?, Box::new(print_event));
+        let flag = interrupt_flag()?;
+        // An interrupt cancels the job array and waits for it to leave the queue: said at once,
+        // with the way to stop without waiting.
+        let watched = Arc::clone(&flag);
+        std::thread::spawn(move || {
+            while !watched.load(std::sync::atomic::Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            eprintln!(
+                "\ninterrupted: cancelling the Slurm job array (scancel) and waiting, at most a minute, for it to leave the queue; the finished units are kept. Interrupt again to stop at once (the job may then stay queued: see squeue)"
+            );
+        });
+        let slurm = Slurm::new(config, flag, Box::new(print_event));
         slurm
             .check()
             .map_err(|e| UserError(format!("--executor slurm: {e}")))?;
@@ -266,6 +278,9 @@ fn install() -> Result<Arc<AtomicBool>> {
             } else if now.saturating_sub(first.load(Ordering::SeqCst))
                 >= DUPLICATE.as_nanos() as u64
             {
+                const SAID: &[u8] = b"\ninterrupted again: stopped at once; finished work is kept (a rerun resumes it), and a Slurm job being cancelled may still be queued (see squeue)\n";
+                // SAFETY: write(2) on the standard error descriptor is async-signal-safe.
+                let _ = unsafe { libc::write(2, SAID.as_ptr().cast(), SAID.len()) };
                 signal_hook::low_level::exit(i32::from(INTERRUPTED_STATUS));
             }
         };

@@ -288,6 +288,19 @@ fn check_outputs(args: &MatchArgs) -> Result<(), UserError> {
             .is_some_and(|p| std::fs::metadata(p).is_ok_and(|m| m.len() > 0));
     if let Some(out) = &args.json {
         if resuming {
+            // The resumed match writes its own report again; any other file there is kept.
+            let is_match_report = |text: String| {
+                serde_json::from_str::<serde_json::Value>(&text).is_ok_and(|v| {
+                    v["format"] == marginal::scoring::games::matches::MATCH_REPORT_FORMAT
+                })
+            };
+            if !args.force && out.is_file() && !super::read_output(out).is_some_and(is_match_report)
+            {
+                return Err(UserError(format!(
+                    "--json {} exists and is not a match report: marginal does not replace it; give another --json, or add --force to replace it",
+                    out.display()
+                )));
+            }
             super::writable(out, "--json")?;
         } else {
             super::fresh_output(out, "--json", args.force)?;
@@ -427,6 +440,14 @@ pub fn run(args: MatchArgs) -> Result<()> {
         setting_from(&engine_a, &args.a, &[]).map_err(|e| UserError(format!("--a: {e}")))?;
     let margins_b =
         setting_from(&engine_b, &args.b, &[]).map_err(|e| UserError(format!("--b: {e}")))?;
+    if engine_a.signature() == engine_b.signature()
+        && margins_a.uci_options() == margins_b.uci_options()
+    {
+        eprintln!(
+            "warning: --a '{}' and --b '{}' are the same margin set of the same engine: the match can only measure 0 Elo (useful as a check of the statistics, nothing more)",
+            args.a, args.b
+        );
+    }
     let (game, sprt) = game_rules(&args)?;
     let mut positions = read_book(&args, &game)?;
     let concurrency = threads(args.concurrency);

@@ -150,6 +150,7 @@ pub fn run(args: SuiteArgs) -> Result<()> {
     for warning in &score.warnings {
         eprintln!("warning: {warning}");
     }
+    say_same_searches(&score, &margins);
     print_summary(&args, &scorer, &score);
     print_faults(&score);
     if args.verbose {
@@ -349,6 +350,26 @@ fn print_summary(args: &SuiteArgs, scorer: &SuiteScorer, score: &SuiteScore) {
     // An external engine does not say what it pruned.
     if score.engine.is_none() {
         println!("pruned: {}", score.prunes);
+    }
+}
+
+/// Says when an external engine searched every position exactly as in the reference run (the
+/// same move and node count) although the margins differ: it most likely ignores the options
+/// that carry them (an engine that answers `setoption` with "no such option").
+fn say_same_searches(score: &SuiteScore, margins: &marginal::engine::Setting) {
+    let same = |p: &PositionScore| {
+        p.result.fault.is_none()
+            && p.result.nodes == p.reference_nodes
+            && p.result.best_move == p.reference_best_move
+    };
+    if score.engine.is_some()
+        && score.positions.len() >= 3
+        && score.positions.iter().all(same)
+        && margins.uci_options() != score.reference.margins.uci_options()
+    {
+        eprintln!(
+            "warning: every position was searched exactly as in the reference run (same move, same node count) although the margins differ: the engine most likely ignores the options that carry them; check its answers to `setoption` (its info strings) and the option names in its engine file"
+        );
     }
 }
 

@@ -583,6 +583,51 @@ fn say_calibration(args: &TuneArgs, options: &ScorerOptions, found: &Option<Foun
     }
 }
 
+/// The options whose values differ between the run recorded in `dir` (its `args.json`) and
+/// `args`, as ` (--iterations 6 then, 8 now; ...)`; empty when they cannot be told.
+fn changed_arguments(dir: &Path, args: &TuneArgs) -> String {
+    let Some(then) = std::fs::read_to_string(dir.join("args.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+    else {
+        return String::new();
+    };
+    let Ok(now) = serde_json::to_value(args) else {
+        return String::new();
+    };
+    // Options nested in groups (the scoring options) are compared one by one.
+    fn flat(v: &serde_json::Value, out: &mut Vec<(String, String)>) {
+        if let Some(map) = v.as_object() {
+            for (k, v) in map {
+                if v.is_object() {
+                    flat(v, out);
+                } else {
+                    out.push((k.clone(), v.to_string()));
+                }
+            }
+        }
+    }
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    flat(&then, &mut a);
+    flat(&now, &mut b);
+    let changed: Vec<String> = b
+        .iter()
+        .filter_map(|(k, new)| {
+            let old = a
+                .iter()
+                .find(|(o, _)| o == k)
+                .map_or("null", |(_, v)| v.as_str());
+            (old != new && !matches!(k.as_str(), "out" | "force" | "checkpoint" | "resume"))
+                .then(|| format!("--{} {old} then, {new} now", k.replace('_', "-")))
+        })
+        .collect();
+    if changed.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", changed.join("; "))
+    }
+}
+
 /// The run's checkpoint directory, made and holding the run's arguments (which now name it):
 /// an existing --out that is not this run's own is refused first, and an interrupt from here on
 /// says what the directory keeps.
@@ -590,8 +635,19 @@ fn open_checkpoint(mut args: TuneArgs, run_id: &str) -> Result<(TuneArgs, PathBu
     let dir = args.checkpoint_dir(run_id);
     if let Some((path, other)) = marginal::tune::checkpoint::foreign(&dir, run_id) {
         return Err(UserError(format!(
-            "checkpoint {}: belongs to another run ({other}, this one is {run_id}): use the same suites, parameters, limits, solver and seed, or another checkpoint directory",
-            path.display()
+            "checkpoint {}: belongs to another run ({other}, this one is {run_id}){}: rerun with its options to resume it, or give another checkpoint directory",
+            path.display(),
+            changed_arguments(&dir, &args)
+        ))
+        .into());
+    }
+    // A directory of the user's (files, no run file) is not written into.
+    let run_file = dir.join(marginal::tune::checkpoint::RUN_FILE);
+    if !run_file.exists() && std::fs::read_dir(&dir).is_ok_and(|mut d| d.next().is_some()) {
+        return Err(UserError(format!(
+            "--checkpoint {} holds files and is not a checkpoint (it has no '{}' file): marginal does not write into it; name a new or empty directory",
+            dir.display(),
+            marginal::tune::checkpoint::RUN_FILE
         ))
         .into());
     }

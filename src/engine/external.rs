@@ -151,7 +151,9 @@ pub enum Fault {
     #[error("engine crashed ({status}){tail}", status = .0, tail = stderr_tail(.1))]
     Crashed(String, Vec<String>),
     /// No answer within the time allowed.
-    #[error("engine hung: no {what} within {secs:.1} s")]
+    #[error(
+        "engine hung: no {what} within {secs:.1} s (a slow engine gets more time from timeout_ms in its engine file)"
+    )]
     Hung {
         /// What it did not send.
         what: &'static str,

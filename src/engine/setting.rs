@@ -182,6 +182,11 @@ impl EngineDef {
                         "--engine-options: '{}' is a spin option whose default, min or max is missing or not a whole number within 64 bits (-9223372036854775808 to 9223372036854775807): describe it in an engine file with the range to tune",
                         declared.name
                     )
+                } else if declared.kind.is_empty() {
+                    format!(
+                        "--engine-options: the engine declares '{}' without a type, so it is not a spin with default, min and max",
+                        declared.name
+                    )
                 } else {
                     format!(
                         "--engine-options: '{}' is a {} option, not a spin with default, min and max",

@@ -68,6 +68,18 @@ pub fn start(path: &Path, settings: &Settings) -> Result<Opened, RecordError> {
         && meta.is_file()
         && meta.len() > 0
     {
+        // A PGN starts with a tag pair; anything else is some other file, which --resume
+        // cannot continue.
+        let mut first = [0u8; 1];
+        let pgn = File::open(path)
+            .and_then(|mut f| std::io::Read::read(&mut f, &mut first))
+            .is_ok_and(|n| n == 1 && first[0] == b'[');
+        if !pgn {
+            return Err(RecordError(format!(
+                "--pgn {shown} exists and is not a PGN ({} bytes that do not start with a tag pair): marginal does not write over it; name another file",
+                meta.len()
+            )));
+        }
         return Err(RecordError(format!(
             "--pgn {shown} already holds {} bytes of games: marginal does not write over them. \
              Continue that match with --resume, or name another file",
