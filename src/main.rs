@@ -77,7 +77,7 @@ enum Command {
     Uci,
     /// Prints the help of marginal or of one of its commands (as `--help` does).
     Help {
-        /// The command (suite, match, tune, check, export, plot, bench, uci, params).
+        /// The command (suite, match, tune, calibrate, check, work, export, plot, bench, uci, params).
         command: Option<String>,
     },
     /// Lists every margin and switch with its UCI name, alias, default and range.
@@ -176,8 +176,35 @@ fn stdout_open() -> Result<(), UserError> {
     Ok(())
 }
 
+/// A standard error that can never be written (`2>/dev/full`) would stop the command at its
+/// first progress line or warning and lose the results on standard output: it is put on
+/// /dev/null instead, so the results still come (what went to standard error was going
+/// nowhere either way).
+#[cfg(target_os = "linux")]
+fn keep_results_when_stderr_is_full() {
+    use std::os::unix::fs::MetadataExt;
+    use std::os::unix::io::AsRawFd;
+    let (Ok(full), Ok(null)) = (
+        std::fs::metadata("/dev/full"),
+        std::fs::OpenOptions::new().write(true).open("/dev/null"),
+    ) else {
+        return;
+    };
+    // SAFETY: fstat on descriptor 2 writes only into the zeroed struct given.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstat(2, &raw mut st) } == 0
+        && (st.st_mode & libc::S_IFMT) == libc::S_IFCHR
+        && st.st_rdev == full.rdev()
+    {
+        // SAFETY: dup2 of an open descriptor onto 2; `null` stays open until then.
+        unsafe { libc::dup2(null.as_raw_fd(), 2) };
+    }
+}
+
 fn main() -> ExitCode {
     quiet_on_broken_pipe();
+    #[cfg(target_os = "linux")]
+    keep_results_when_stderr_is_full();
     // A negative number is a value (`--nodes -1` is then refused by its parser, naming the
     // range), not an unknown option with clap's tip to write `-- -1`.
     let matches = Cli::command()

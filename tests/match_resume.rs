@@ -529,13 +529,17 @@ fn a_rejected_sprt_exits_1_and_an_accepted_one_0() {
     assert_eq!(out.status.code(), Some(1), "{}{}", out.stdout, out.stderr);
     assert!(
         out.line("SPRT ")
-            .ends_with("H0 accepted: A is not stronger")
+            .ends_with("H0 accepted: A is not stronger (nElo 0 or less)")
     );
     assert!(out.stderr.contains("accepted H0"), "{}", out.stderr);
     let mut args = base.to_vec();
     args.extend(["--sprt=-100,0,0.1,0.1"]);
     let out = run(&dir, "h1", &args);
     assert_eq!(out.status.code(), Some(0), "{}{}", out.stdout, out.stderr);
-    assert!(out.line("SPRT ").ends_with("H1 accepted: A is stronger"));
+    // Bounds below 0 test for no regression: H1 does not say A is stronger.
+    assert!(
+        out.line("SPRT ")
+            .ends_with("H1 accepted: A's nElo is 0 or more (no regression beyond that)")
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -484,3 +484,168 @@ fn a_directory_or_file_of_the_users_is_not_taken_for_a_checkpoint_or_a_pgn() {
         "exists and is not a PGN",
     );
 }
+
+#[test]
+fn edited_tuned_files_and_misplaced_outputs_of_the_seventh_campaign_are_refused() {
+    let dir = scratch("edges", "seventh");
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tuned/spsa-suite.json"),
+    )
+    .unwrap();
+    let file: serde_json::Value = serde_json::from_str(&text).unwrap();
+    // A tuned file without its "margins": damaged, not a margin set named 'tuned'.
+    let mut no_margins = file.clone();
+    no_margins.as_object_mut().unwrap().remove("margins");
+    std::fs::write(dir.join("nomargins.json"), no_margins.to_string()).unwrap();
+    let suite = small_suite(&dir, 5);
+    refused(
+        &[
+            "suite",
+            suite.to_str().unwrap(),
+            "--nodes",
+            "300",
+            "--margins",
+            dir.join("nomargins.json").to_str().unwrap(),
+        ],
+        &dir,
+        "a tuned file without its \"margins\" object",
+    );
+    // A recorded limit no run can have used.
+    let mut limit0 = file.clone();
+    limit0["provenance"]["limit"] = serde_json::json!({"nodes": 0});
+    std::fs::write(dir.join("limit0.json"), limit0.to_string()).unwrap();
+    refused(
+        &["check", dir.join("limit0.json").to_str().unwrap()],
+        &dir,
+        "searches nothing, so no run measured this file",
+    );
+    // An engine command with its arguments in it.
+    std::fs::write(
+        dir.join("spaced.toml"),
+        "command = \"./fake.py ok\"\nparams = [\"futility_margin, FutilityMargin, 125, 0, 1500, 10, 0.002, 1500\"]\n",
+    )
+    .unwrap();
+    refused(
+        &[
+            "suite",
+            suite.to_str().unwrap(),
+            "--depth",
+            "1",
+            "--engine",
+            dir.join("spaced.toml").to_str().unwrap(),
+        ],
+        &dir,
+        "the arguments in args = [...]",
+    );
+    // work --out onto a file that is not a unit's result.
+    std::fs::write(dir.join("unit.json"), "{}").unwrap();
+    let kept = suite.to_str().unwrap();
+    refused(
+        &[
+            "work",
+            dir.join("unit.json").to_str().unwrap(),
+            "--out",
+            kept,
+        ],
+        &dir,
+        "exists and is not a unit's result",
+    );
+    assert!(std::fs::read_to_string(&suite).unwrap().contains(" bm "));
+    // A standard error on a full device costs no result.
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg("exec \"$0\" suite \"$1\" --nodes 300 2>/dev/full")
+        .arg(env!("CARGO_BIN_EXE_marginal"))
+        .arg(&suite)
+        .env("MARGINAL_CACHE_DIR", dir.join("cache"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
+    assert!(said(&out).contains("objective "), "{}", said(&out));
+}
+
+#[test]
+fn outputs_that_meet_each_other_or_the_checkpoint_are_refused_and_idle_rows_said() {
+    let dir = scratch("edges", "meet");
+    let s = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let suite = small_suite(&dir, 30);
+    let suite_arg = suite.to_str().unwrap();
+    // A plot path that links to the tuned file not written yet.
+    std::os::unix::fs::symlink(dir.join("t.json"), dir.join("t.svg")).unwrap();
+    let t = s("t.json");
+    refused(&tune(suite_arg, &t), &dir, "would be the tuned file itself");
+    assert!(!dir.join("t.json").exists());
+    // --out inside, or equal to, the checkpoint directory.
+    let (inside, ck) = (s("ck/args.json"), s("ck"));
+    let mut args = tune(suite_arg, &inside);
+    args.extend(["--checkpoint", &ck]);
+    refused(&args, &dir, "is inside (or is) the checkpoint directory");
+    let ck2 = s("ck2");
+    let mut args = tune(suite_arg, &ck2);
+    args.extend(["--checkpoint", &ck2]);
+    refused(&args, &dir, "is inside (or is) the checkpoint directory");
+    // A match's --json that links to its --pgn (not made yet).
+    first_lines("data/openings/noob_3moves_1k.epd", 4, &dir.join("book.epd"));
+    std::os::unix::fs::symlink(dir.join("m.pgn"), dir.join("m.json")).unwrap();
+    let (book, pgn, json) = (s("book.epd"), s("m.pgn"), s("m.json"));
+    refused(
+        &[
+            "match",
+            "--a",
+            "default",
+            "--b",
+            "off",
+            "--games",
+            "2",
+            "--nodes",
+            "300",
+            "-q",
+            "--openings",
+            &book,
+            "--pgn",
+            &pgn,
+            "--json",
+            &json,
+        ],
+        &dir,
+        "--json",
+    );
+    // A tuned file whose margin does nothing under its switch: said by export and suite.
+    let mut file: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tuned/race-seed1.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    file["margins"]["futility"] = false.into();
+    let off = s("off.json");
+    std::fs::write(&off, file.to_string()).unwrap();
+    for args in [
+        vec!["export", off.as_str(), "--format", "uci"],
+        vec![
+            "suite",
+            suite_arg,
+            "--nodes",
+            "300",
+            "-q",
+            "--margins",
+            off.as_str(),
+        ],
+    ] {
+        let out = marginal(&args, &dir);
+        assert_eq!(out.status.code(), Some(0), "{}", said(&out));
+        assert!(
+            said(&out).contains("futility_margin is 2 but does nothing while futility is off"),
+            "{args:?}: {}",
+            said(&out)
+        );
+    }
+    // `marginal help help` lists every command.
+    let out = marginal(&["help", "help"], &dir);
+    assert!(
+        said(&out).contains("calibrate, check, work"),
+        "{}",
+        said(&out)
+    );
+}

@@ -29,7 +29,7 @@ pub enum RegionError {
     #[error("--region '{0}' is not name=LO..HI")]
     Malformed(String),
     /// No such tunable row.
-    #[error("--region '{text}': {name} is not a tunable row of {engine} (see `marginal params`)")]
+    #[error("--region '{text}': {name} is not a tunable row of {engine} ({hint})")]
     Unknown {
         /// The entry.
         text: String,
@@ -37,6 +37,8 @@ pub enum RegionError {
         name: String,
         /// The engine.
         engine: String,
+        /// Where its rows are listed.
+        hint: String,
     },
     /// Outside the row's range, or empty.
     #[error(
@@ -105,6 +107,7 @@ pub fn region(def: &EngineDef, overrides: &[String]) -> Result<Vec<RegionDim>, R
                 text: text.clone(),
                 name: name.trim().to_string(),
                 engine: def.name.clone(),
+                hint: def.rows_hint(),
             })?;
         let row = &def.rows[dim.index];
         if lo > hi || lo < row.min || hi > row.max {

@@ -101,6 +101,9 @@ pub fn run(args: ExportArgs) -> Result<()> {
     let date = export_date()?;
     let file = TunedFile::read(&args.file).map_err(UserError::from_display)?;
     let source = args.file.to_string_lossy();
+    if file.engine.is_none() {
+        super::say_idle_in_file(&source, &file.setting().margins());
+    }
     let stem = args
         .out
         .as_ref()

@@ -265,6 +265,17 @@ fn check_outputs(args: &MatchArgs) -> Result<(), UserError> {
         super::not_an_input(&record::record_path(pgn), &what, &inputs)?;
     }
     if let (Some(pgn), Some(json)) = (&args.pgn, &args.json) {
+        // The same file however named (a link to the other, or to the settings record).
+        let record = record::record_path(pgn);
+        super::not_an_input(
+            json,
+            "--json",
+            &[
+                ("--pgn", pgn.as_path()),
+                ("--pgn's settings record", record.as_path()),
+            ],
+        )?;
+        super::not_an_input(pgn, "--pgn", &[("--json", json.as_path())])?;
         if pgn == json {
             return Err(UserError(format!(
                 "--pgn {} and --json {} would write the same file: give the report another name",
@@ -740,11 +751,28 @@ fn summary(result: &MatchResult, sprt: Option<&SprtParams>, args: &MatchArgs) {
     );
     if let Some(params) = sprt {
         let (lo, hi) = params.bounds();
+        // What the hypotheses say depends on the bounds: "stronger" only when H0 is that A
+        // is no stronger (elo0 >= 0); below 0 (a non-regression test) H1 says A is not
+        // weaker by more than elo1.
         let verdict = match s.decision {
-            Some(SprtDecision::AcceptH1) => "H1 accepted: A is stronger",
-            Some(SprtDecision::AcceptH0) => "H0 accepted: A is not stronger",
-            _ if result.interrupted => "no decision (interrupted)",
-            _ => "no decision yet",
+            Some(SprtDecision::AcceptH1) if params.elo0 >= 0.0 => {
+                format!("H1 accepted: A is stronger (nElo {} or more)", params.elo1)
+            }
+            Some(SprtDecision::AcceptH1) => format!(
+                "H1 accepted: A's nElo is {} or more (no regression beyond that)",
+                params.elo1
+            ),
+            Some(SprtDecision::AcceptH0) if params.elo0 >= 0.0 => {
+                format!(
+                    "H0 accepted: A is not stronger (nElo {} or less)",
+                    params.elo0
+                )
+            }
+            Some(SprtDecision::AcceptH0) => {
+                format!("H0 accepted: A is weaker (nElo {} or less)", params.elo0)
+            }
+            _ if result.interrupted => "no decision (interrupted)".into(),
+            _ => "no decision yet".into(),
         };
         println!(
             "SPRT nElo [{}, {}], alpha {}, beta {}: LLR {:.3} in ({lo:.3}, {hi:.3}): {verdict}",

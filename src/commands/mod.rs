@@ -230,8 +230,29 @@ pub fn setting_from(
     say_repeated_sets(sets, |name| def.find(name));
     if def.is_builtin() {
         say_idle(spec, sets, &setting.margins());
+        if Path::new(spec).is_file() {
+            say_idle_in_file(spec, &setting.margins());
+        }
     }
     Ok(setting)
+}
+
+/// Says once per row when a margin-set file gives a row of the built-in engine a value other
+/// than its default while the row's technique is switched off in it: the value does nothing
+/// (rows at their defaults under a switch that is off by default say nothing).
+pub fn say_idle_in_file(file: &str, margins: &Margins) {
+    let (values, defaults) = (margins.to_vector(), Margins::default().to_vector());
+    for (name, switch) in marginal::params::GOVERNED_BY {
+        let (Some(row), Some(s)) = (Margins::find(name), Margins::find(switch)) else {
+            continue;
+        };
+        if values[s] == 0 && values[row] != defaults[row] {
+            eprintln!(
+                "warning: {file}: {name} is {} but does nothing while {switch} is off (0) in this set",
+                values[row]
+            );
+        }
+    }
 }
 
 /// Says once per assignment when it gives a value to a row of the built-in engine whose
@@ -686,7 +707,9 @@ pub fn not_an_input(out: &Path, option: &str, inputs: &[(&str, &Path)]) -> Resul
         if let Ok(c) = std::fs::canonicalize(p) {
             return Some(c);
         }
-        // Not there yet: its folder resolved, and its name.
+        // Not there yet: its folder resolved, and its name (a link that points to a file not
+        // made yet is that file).
+        let p = &marginal::formats::link_target(p).unwrap_or_else(|_| p.to_path_buf());
         let dir = p
             .parent()
             .filter(|d| !d.as_os_str().is_empty())

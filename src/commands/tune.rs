@@ -651,6 +651,22 @@ fn open_checkpoint(mut args: TuneArgs, run_id: &str) -> Result<(TuneArgs, PathBu
         ))
         .into());
     }
+    // The tuned file (and its plot) never goes into the checkpoint directory it resumes from.
+    let inside = |p: &Path| {
+        let resolve = |p: &Path| {
+            let p = marginal::formats::link_target(p).unwrap_or_else(|_| p.to_path_buf());
+            std::path::absolute(&p).unwrap_or(p)
+        };
+        resolve(p).starts_with(resolve(&dir))
+    };
+    if inside(&args.out) || inside(&args.out.with_extension("svg")) {
+        return Err(UserError(format!(
+            "--out {} is inside (or is) the checkpoint directory {}: the tuned file would replace the checkpoint's own files; give --out outside it",
+            args.out.display(),
+            dir.display()
+        ))
+        .into());
+    }
     // A rerun or resume of this run (its checkpoint exists) writes the same set again.
     super::fresh_output(&args.out, "--out", args.force || dir.exists())?;
     super::plot_beside(&args.out, "--out", args.force, &inputs(&args))?;

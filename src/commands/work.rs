@@ -44,6 +44,17 @@ fn slurm_cpus() -> Result<Option<usize>, UserError> {
 /// Runs the command.
 pub fn run(args: WorkArgs) -> Result<()> {
     super::not_an_input(&args.out, "--out", &[("the unit", args.unit.as_path())])?;
+    // A rerun of a task replaces its own result; any other file there is kept.
+    if args.out.is_file()
+        && !super::read_output(&args.out)
+            .is_some_and(|t| t.starts_with("{\"format\":\"marginal-result/"))
+    {
+        return Err(UserError(format!(
+            "--out {} exists and is not a unit's result: marginal does not replace it; name another file",
+            args.out.display()
+        ))
+        .into());
+    }
     super::writable(&args.out, "--out")?;
     let text = std::fs::read_to_string(&args.unit)
         .map_err(|e| UserError(format!("cannot read {}: {e}", args.unit.display())))?;

@@ -199,7 +199,9 @@ fn start_error(program: &UciProgram, e: &std::io::Error) -> String {
         );
     }
     let bare = program.command.components().count() == 1;
+    let spaced = program.command.to_string_lossy().contains(' ');
     let hint = match e.kind() {
+        std::io::ErrorKind::NotFound if spaced => " (the command holds a space: if that is a program and its arguments, write the program in command and the arguments in args = [...])".to_string(),
         std::io::ErrorKind::NotFound if bare => format!(
             " (a bare name is looked up on PATH; for a file beside the engine file write ./{command} or its full path)"
         ),
@@ -572,6 +574,15 @@ impl UciProcess {
         self.declared
             .iter()
             .any(|o| o.name.eq_ignore_ascii_case(name))
+    }
+
+    /// The range the engine declared for its spin option `name`, when it declared one.
+    pub fn declared_range(&self, name: &str) -> Option<(i64, i64)> {
+        let o = self
+            .declared
+            .iter()
+            .find(|o| o.name.eq_ignore_ascii_case(name))?;
+        Some((o.min?, o.max?))
     }
 
     /// Sends one line (a command) to the engine.

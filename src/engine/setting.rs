@@ -379,6 +379,17 @@ impl EngineDef {
         matches!(self.program, Program::Builtin)
     }
 
+    /// Where a user finds the names of its rows, for messages: `marginal params` for
+    /// marginal's own engine, the rows themselves for an external one.
+    pub fn rows_hint(&self) -> String {
+        if self.is_builtin() {
+            "see `marginal params`".into()
+        } else {
+            let names: Vec<&str> = self.rows.iter().map(|r| r.name.as_str()).collect();
+            format!("the rows of {}: {}", self.name, names.join(", "))
+        }
+    }
+
     /// The row named `name`: its name or UCI name (ignoring case, `_`, `-`, spaces), or for
     /// the built-in engine also its aliases.
     pub fn find(&self, name: &str) -> Option<usize> {
@@ -677,6 +688,17 @@ impl UciWorker {
                 .options
                 .iter()
                 .any(|(n, _)| n.eq_ignore_ascii_case("Hash"));
+            if let Some((min, max)) = p.declared_range("Hash")
+                && !file_sets_hash
+                && !(min..=max).contains(&(self.hash_mb as i64))
+            {
+                // Sent anyway, an engine may crash on it (Toga II does) and the fault would
+                // name the engine, not the option.
+                return Err(Fault::Start(format!(
+                    "--hash {} MB is outside the range the engine declares for its Hash option ({min} to {max}): give --hash within it",
+                    self.hash_mb
+                )));
+            }
             if p.declares("Hash") && !file_sets_hash {
                 p.send_line(&format!("setoption name Hash value {}", self.hash_mb))?;
                 p.sync()?;

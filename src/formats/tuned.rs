@@ -198,6 +198,16 @@ pub fn parse(path: &Path, text: &str) -> Result<Margins, TunedError> {
                 format!("\"margins\" must be an object, not {other}"),
             ));
         }
+        // A tuned file holds its set under "margins"; only a plain margin-set file is its
+        // own top level.
+        None if top.get("format").and_then(Value::as_str) == Some(TUNED_FORMAT)
+            || top.contains_key("tuned") =>
+        {
+            return Err(invalid(
+                "format",
+                "a tuned file without its \"margins\" object (the set it tuned): the file is damaged; restore it, or tune again".into(),
+            ));
+        }
         None => top,
     };
     let names_something = map

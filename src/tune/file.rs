@@ -540,6 +540,19 @@ impl TunedFile {
                 "\"tuned\" is empty: a tuned file names the parameters it tuned".into(),
             ));
         }
+        // A limit the command line refuses cannot have measured the record.
+        if matches!(
+            file.provenance.limit,
+            SuiteLimit::Nodes(0) | SuiteLimit::Depth(0)
+        ) {
+            return Err(invalid(
+                "limit",
+                format!(
+                    "the recorded limit ({}) searches nothing, so no run measured this file: it was edited or damaged",
+                    file.provenance.limit
+                ),
+            ));
+        }
         for (i, name) in file.tuned.iter().enumerate() {
             if let Some(twin) = file.tuned[..i]
                 .iter()

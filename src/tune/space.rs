@@ -13,8 +13,8 @@ pub const DEFAULT_PARAMS: [&str; 4] = crate::params::SEED_MARGINS;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SpaceError {
     /// No parameter has this name.
-    #[error("unknown parameter '{0}' (see `marginal params`)")]
-    Unknown(String),
+    #[error("unknown parameter '{0}' ({1})")]
+    Unknown(String, String),
     /// The parameter is a switch or has no tuning step.
     #[error("parameter '{0}' is not tunable (it has no SPSA step in the parameter table)")]
     NotTunable(String),
@@ -118,7 +118,7 @@ impl Space {
         for name in names.iter().map(|n| n.trim()).filter(|n| !n.is_empty()) {
             let index = def
                 .find(name)
-                .ok_or_else(|| SpaceError::Unknown(name.into()))?;
+                .ok_or_else(|| SpaceError::Unknown(name.into(), def.rows_hint()))?;
             let spec = &def.rows[index];
             if spec.kind != ParamKind::Spin || spec.step <= 0 {
                 return Err(SpaceError::NotTunable(spec.name.clone()));
@@ -148,7 +148,7 @@ impl Space {
             );
             let index = def
                 .find(name.trim())
-                .ok_or_else(|| SpaceError::Unknown(name.into()))?;
+                .ok_or_else(|| SpaceError::Unknown(name.into(), def.rows_hint()))?;
             let spec = &def.rows[index];
             let dim = dims
                 .iter_mut()
@@ -201,11 +201,9 @@ impl Space {
             let selected: Vec<&mut Dim> = match name {
                 None => self.dims.iter_mut().collect(),
                 Some(name) => {
-                    let index = self
-                        .base
-                        .def()
-                        .find(name)
-                        .ok_or_else(|| SpaceError::Unknown(name.into()))?;
+                    let index = self.base.def().find(name).ok_or_else(|| {
+                        SpaceError::Unknown(name.into(), self.base.def().rows_hint())
+                    })?;
                     let dim = self
                         .dims
                         .iter_mut()
@@ -357,7 +355,7 @@ mod tests {
         let m = Margins::default();
         assert!(matches!(
             Space::new(m, &["nope"], &[]),
-            Err(SpaceError::Unknown(_))
+            Err(SpaceError::Unknown(..))
         ));
         assert!(matches!(
             Space::new(m, &["futility"], &[]),
@@ -410,7 +408,7 @@ mod tests {
         }
         assert!(matches!(
             s.clone().with_schedule(ScheduleEnd::R, &["nope=1"]),
-            Err(SpaceError::Unknown(_))
+            Err(SpaceError::Unknown(..))
         ));
         let one = Space::new(Margins::default(), &["frontier"], &[]).unwrap();
         assert!(matches!(
