@@ -726,11 +726,14 @@ mod tests {
     #[test]
     fn quit_ends_the_session_whatever_waits_before_it() {
         // A deep search, then commands that wait for it, then quit: every command is answered
-        // (each search stopped at once) and the session ends now, not after depth 30.
-        let start = std::time::Instant::now();
+        // and each search is stopped at once, far short of its depth (a search that ran to
+        // depth 30 would have said so).
         let lines =
             session(b"go depth 30\nposition startpos moves e2e4\ngo depth 1000\nisready\nquit\n");
-        assert!(start.elapsed() < Duration::from_secs(20), "{lines:?}");
+        assert!(
+            !lines.iter().any(|l| l.starts_with("info depth 25 ")),
+            "{lines:?}"
+        );
         let bestmoves = lines.iter().filter(|l| l.starts_with("bestmove ")).count();
         assert_eq!(bestmoves, 2, "{lines:?}");
         assert!(lines.iter().any(|l| l == "readyok"), "{lines:?}");

@@ -169,15 +169,7 @@ pub fn run(args: CheckArgs) -> Result<()> {
         .build()
         .context("cannot start worker threads")?;
 
-    // The games' books are read before the suites are measured: a bad one fails at once.
-    let books = match args.games {
-        Some(n) => Some(
-            prepared
-                .read_books(&args.openings, whole_pairs(n, "--games"))
-                .map_err(UserError::from_display)?,
-        ),
-        None => None,
-    };
+    let books = game_books(&args, &prepared)?;
     super::executor::stop_on_interrupt(interrupted_message(&args.file))?;
     print_header(&args, &prepared, threads);
     let now = pool
@@ -264,6 +256,17 @@ fn print_engine(e: &check::EngineCheck) {
 }
 
 /// Plays the non-regression match with a progress bar.
+/// The games' books, read before the suites are measured, so a bad one fails at once.
+fn game_books(args: &CheckArgs, prepared: &Prepared) -> Result<Option<check::GameBooks>> {
+    let Some(n) = args.games else {
+        return Ok(None);
+    };
+    let books = prepared
+        .read_books(&args.openings, whole_pairs(n, "--games"))
+        .map_err(UserError::from_display)?;
+    Ok(Some(books))
+}
+
 fn play(
     prepared: &Prepared,
     books: check::GameBooks,

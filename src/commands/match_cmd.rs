@@ -15,12 +15,12 @@
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use marginal::engine::Setting;
+use marginal::engine::{EngineDef, Setting};
 use marginal::formats::openings;
 use marginal::scoring::games::game::{DrawRule, GameConfig, MoveLimit, ResignRule, Termination};
 use marginal::scoring::games::matches::{
@@ -37,6 +37,56 @@ use super::{
     Failed, Interrupted, UserError, count, depth_arg, engine_def, hash_arg, progress_bar,
     setting_from, threads, threads_arg, whole_pairs,
 };
+
+/// An SPRT's verdict in words. What the hypotheses say depends on the bounds: "stronger" only
+/// when H0 is that A is no stronger (elo0 >= 0); below 0 (a non-regression test) H1 says A
+/// loses at most what elo1 allows.
+fn sprt_verdict(params: &SprtParams, decision: Option<SprtDecision>, interrupted: bool) -> String {
+    match decision {
+        Some(SprtDecision::AcceptH1) if params.elo0 >= 0.0 => {
+            format!("H1 accepted: A is stronger (nElo {} or more)", params.elo1)
+        }
+        Some(SprtDecision::AcceptH1) => format!(
+            "H1 accepted: A's nElo is {} or more (no regression beyond that)",
+            params.elo1
+        ),
+        Some(SprtDecision::AcceptH0) if params.elo0 >= 0.0 => {
+            format!(
+                "H0 accepted: A is not stronger (nElo {} or less)",
+                params.elo0
+            )
+        }
+        Some(SprtDecision::AcceptH0) => {
+            format!("H0 accepted: A is weaker (nElo {} or less)", params.elo0)
+        }
+        _ if interrupted => "no decision (interrupted)".into(),
+        _ => "no decision yet".into(),
+    }
+}
+
+/// Says when A and B are the same margin set of the same engine: the match can only measure 0.
+fn say_twins(args: &MatchArgs, a: (&EngineDef, &Setting), b: (&EngineDef, &Setting)) {
+    if a.0.signature() == b.0.signature() && a.1.uci_options() == b.1.uci_options() {
+        eprintln!(
+            "warning: --a '{}' and --b '{}' are the same margin set of the same engine: the match can only measure 0 Elo (useful as a check of the statistics, nothing more)",
+            args.a, args.b
+        );
+    }
+}
+
+/// Refuses a --json that is the --pgn or its settings record however named (a link to either).
+fn outputs_apart(pgn: &Path, json: &Path) -> Result<(), UserError> {
+    let record = record::record_path(pgn);
+    super::not_an_input(
+        json,
+        "--json",
+        &[
+            ("--pgn", pgn),
+            ("--pgn's settings record", record.as_path()),
+        ],
+    )?;
+    super::not_an_input(pgn, "--pgn", &[("--json", json)])
+}
 
 /// Arguments of `marginal match`.
 #[derive(Args)]
@@ -265,17 +315,7 @@ fn check_outputs(args: &MatchArgs) -> Result<(), UserError> {
         super::not_an_input(&record::record_path(pgn), &what, &inputs)?;
     }
     if let (Some(pgn), Some(json)) = (&args.pgn, &args.json) {
-        // The same file however named (a link to the other, or to the settings record).
-        let record = record::record_path(pgn);
-        super::not_an_input(
-            json,
-            "--json",
-            &[
-                ("--pgn", pgn.as_path()),
-                ("--pgn's settings record", record.as_path()),
-            ],
-        )?;
-        super::not_an_input(pgn, "--pgn", &[("--json", json.as_path())])?;
+        outputs_apart(pgn, json)?;
         if pgn == json {
             return Err(UserError(format!(
                 "--pgn {} and --json {} would write the same file: give the report another name",
@@ -451,14 +491,7 @@ pub fn run(args: MatchArgs) -> Result<()> {
         setting_from(&engine_a, &args.a, &[]).map_err(|e| UserError(format!("--a: {e}")))?;
     let margins_b =
         setting_from(&engine_b, &args.b, &[]).map_err(|e| UserError(format!("--b: {e}")))?;
-    if engine_a.signature() == engine_b.signature()
-        && margins_a.uci_options() == margins_b.uci_options()
-    {
-        eprintln!(
-            "warning: --a '{}' and --b '{}' are the same margin set of the same engine: the match can only measure 0 Elo (useful as a check of the statistics, nothing more)",
-            args.a, args.b
-        );
-    }
+    say_twins(&args, (&engine_a, &margins_a), (&engine_b, &margins_b));
     let (game, sprt) = game_rules(&args)?;
     let mut positions = read_book(&args, &game)?;
     let concurrency = threads(args.concurrency);
@@ -751,29 +784,7 @@ fn summary(result: &MatchResult, sprt: Option<&SprtParams>, args: &MatchArgs) {
     );
     if let Some(params) = sprt {
         let (lo, hi) = params.bounds();
-        // What the hypotheses say depends on the bounds: "stronger" only when H0 is that A
-        // is no stronger (elo0 >= 0); below 0 (a non-regression test) H1 says A is not
-        // weaker by more than elo1.
-        let verdict = match s.decision {
-            Some(SprtDecision::AcceptH1) if params.elo0 >= 0.0 => {
-                format!("H1 accepted: A is stronger (nElo {} or more)", params.elo1)
-            }
-            Some(SprtDecision::AcceptH1) => format!(
-                "H1 accepted: A's nElo is {} or more (no regression beyond that)",
-                params.elo1
-            ),
-            Some(SprtDecision::AcceptH0) if params.elo0 >= 0.0 => {
-                format!(
-                    "H0 accepted: A is not stronger (nElo {} or less)",
-                    params.elo0
-                )
-            }
-            Some(SprtDecision::AcceptH0) => {
-                format!("H0 accepted: A is weaker (nElo {} or less)", params.elo0)
-            }
-            _ if result.interrupted => "no decision (interrupted)".into(),
-            _ => "no decision yet".into(),
-        };
+        let verdict = sprt_verdict(params, s.decision, result.interrupted);
         println!(
             "SPRT nElo [{}, {}], alpha {}, beta {}: LLR {:.3} in ({lo:.3}, {hi:.3}): {verdict}",
             params.elo0,
