@@ -953,3 +953,54 @@ fn a_program_that_is_not_a_uci_engine_is_named_with_what_it_said() {
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// An engine that ignores the option carrying its margin searches alike under every set: the
+/// check says so (as suite does against its reference), since it measured nothing of the set.
+#[test]
+fn a_check_whose_engine_ignores_its_margins_says_so() {
+    let dir = scratch("faults", "check-ignored");
+    let engine = dir.join("deaf.toml");
+    // The fake engine's `Margin` changes nothing; `off` sets it to 0, the defaults to 100.
+    std::fs::write(
+        &engine,
+        format!(
+            "name = \"fake deaf\"\ncommand = {:?}\nargs = [\"good\", \"0\", {:?}]\ntimeout_ms = {SHORT_MS}\nparams = [\"margin, Margin, 100, 0, 500, 10, 0.002, 0\"]\n",
+            fake_engine().to_str().unwrap(),
+            dir.to_str().unwrap(),
+        ),
+    )
+    .unwrap();
+    let suite = common::small_suite(&dir, 6);
+    let tuned = dir.join("t.json");
+    let args = [
+        "tune",
+        "--engine",
+        path(&engine),
+        "--suites",
+        path(&suite),
+        "--solver",
+        "spsa",
+        "--iterations",
+        "1",
+        "--nodes",
+        "300",
+        "--out",
+        path(&tuned),
+    ];
+    finish(&dir, "tune", spawn(&dir, "tune", &args)).assert_success();
+    let run = finish(
+        &dir,
+        "check",
+        spawn(&dir, "check", &["check", path(&tuned)]),
+    );
+    assert!(
+        run.stderr.contains(
+            "every position was searched alike under the tuned set, the defaults and everything off"
+        ) && run.stderr.contains("ignores the options that carry them"),
+        "{}{}",
+        run.stdout,
+        run.stderr
+    );
+    assert_none_left(&dir);
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -128,6 +128,32 @@ fn measured_something(
     )))
 }
 
+/// Says when an external engine searched every position of both sides exactly alike under the
+/// tuned set, the defaults and everything off although their margins differ: it most likely
+/// ignores the options that carry them, so the check measures nothing of the file's set.
+fn say_same_searches(prepared: &marginal::check::Prepared, now: &marginal::check::Measurement) {
+    if prepared.def.is_builtin() {
+        return;
+    }
+    let sides = [&now.training, &now.validation];
+    // A side without positions (a small file's split) has nothing to compare.
+    let all_alike = sides.iter().filter(|side| side.positions > 0).all(|side| {
+        let tuned = side.set("tuned");
+        side.sets.iter().all(|set| {
+            tuned.is_some_and(|t| t.positions == set.positions && !set.positions.is_empty())
+        })
+    });
+    let margins: Vec<_> = now.training.sets.iter().map(|s| &s.margins).collect();
+    let differ = margins.windows(2).any(|w| w[0] != w[1]);
+    let positions: usize = sides.iter().map(|s| s.positions).sum();
+    if all_alike && differ && positions >= 3 {
+        eprintln!(
+            "{}",
+            super::ignored_options("alike under the tuned set, the defaults and everything off")
+        );
+    }
+}
+
 /// Changed positions printed per side (the JSON report has them all).
 const SHOWN: usize = 12;
 
@@ -176,6 +202,7 @@ pub fn run(args: CheckArgs) -> Result<()> {
         .install(|| prepared.measure())
         .map_err(super::executor::exec_error)?;
     measured_something(&prepared, &now)?;
+    say_same_searches(&prepared, &now);
     let games = match (args.games, books) {
         (Some(n), Some(books)) => Some(play(&prepared, books, whole_pairs(n, "--games"), threads)),
         _ => None,

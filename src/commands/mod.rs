@@ -528,6 +528,15 @@ pub fn say_odd_suites(paths: &[PathBuf], suites: &[&marginal::scoring::suite::Lo
     }
 }
 
+/// The warning for an external engine that searched every position `how` (alike: the same move
+/// and node count) although the margins differ: it most likely ignores the options
+/// that carry them (an engine that answers `setoption` with "no such option").
+pub fn ignored_options(how: &str) -> String {
+    format!(
+        "warning: every position was searched {how} (same move, same node count) although the margins differ: the engine most likely ignores the options that carry them; check its answers to `setoption` (its info strings) and the option names in its engine file"
+    )
+}
+
 /// An engine that faulted on every position of a run (the reference run: the first search a
 /// suite scorer makes) searched nothing: the command stops with exit 2, naming the engine and
 /// its first fault, before any figure is made from it.

@@ -368,7 +368,8 @@ fn say_same_searches(score: &SuiteScore, margins: &marginal::engine::Setting) {
         && margins.uci_options() != score.reference.margins.uci_options()
     {
         eprintln!(
-            "warning: every position was searched exactly as in the reference run (same move, same node count) although the margins differ: the engine most likely ignores the options that carry them; check its answers to `setoption` (its info strings) and the option names in its engine file"
+            "{}",
+            super::ignored_options("exactly as in the reference run")
         );
     }
 }
