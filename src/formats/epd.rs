@@ -167,6 +167,15 @@ pub enum EpdError {
         /// `checkmate` or `stalemate`.
         how: &'static str,
     },
+    /// The halfmove clock has reached the fifty-move rule's 100: the draw can be claimed at
+    /// once, so the search answers a drawn game, not the position.
+    #[error(
+        "halfmove clock {halfmoves}: at 100 or more the fifty-move rule lets either side claim the draw, so a search scores the position as drawn; set the clock field to 0 (or leave both clock fields out)"
+    )]
+    FiftyMoves {
+        /// The clock as given.
+        halfmoves: u32,
+    },
     /// A `c0` list of move=points pairs has an entry that is not one.
     #[error(
         "c0 entry '{entry}' is not move=points (such as f5=10) while the others are: fix or remove it"
@@ -222,6 +231,11 @@ pub fn parse_line(text: &str, line: usize) -> Result<Option<EpdRecord>, EpdError
             } else {
                 "stalemate"
             },
+        });
+    }
+    if shakmaty::Position::halfmoves(&position) >= 100 {
+        return Err(EpdError::FiftyMoves {
+            halfmoves: shakmaty::Position::halfmoves(&position),
         });
     }
     let (operations, annotation) = parse_operations(rest)?;
@@ -572,6 +586,22 @@ fn interpret(pos: &Chess, ops: &[Operation<'_>]) -> Result<Interpreted, EpdError
             _ => {}
         }
     }
+    // A c9 of UCI moves without a c0 to pair with still names moves of the position: each must
+    // be legal (a c9 of other text is a comment).
+    if find("c0").is_none()
+        && let Some(words) = find("c9").and_then(uci_words)
+        && let Some(bad) = words.iter().find(|w| {
+            UciMove::from_ascii(w.as_bytes())
+                .ok()
+                .and_then(|uci| uci.to_move(pos).ok())
+                .is_none()
+        })
+    {
+        return Err(EpdError::IllegalMove {
+            mv: (*bad).to_owned(),
+            opcode: "c9".to_owned(),
+        });
+    }
     // A position scored by its c0 points must not say otherwise in bm: each best move is one of
     // the c0 moves with the most points.
     if let Some(top) = out.points.iter().map(|(_, p)| *p).max()
@@ -760,6 +790,16 @@ fn points_pairs(text: &str) -> Result<Option<Vec<(&str, u32)>>, String> {
     }
 }
 
+/// The words of a `c9` made only of UCI moves (`None` for a `c9` of other text: a comment).
+fn uci_words<'t>(op: &'t Operation<'_>) -> Option<Vec<&'t str>> {
+    let words: Vec<&str> = op.text.split(is_junk).filter(|w| !w.is_empty()).collect();
+    let moves = !words.is_empty()
+        && words
+            .iter()
+            .all(|w| UciMove::from_ascii(w.as_bytes()).is_ok());
+    moves.then_some(words)
+}
+
 /// Resolves `c0` move/points pairs. A `c9` made only of UCI moves is the
 /// same list in UCI notation: it must have the same length, each of its
 /// moves must be legal and agree with the `c0` move at the same index, and
@@ -769,14 +809,7 @@ fn resolve_points(
     pairs: &[(&str, u32)],
     c9: Option<&Operation<'_>>,
 ) -> Result<Vec<(Move, u32)>, EpdError> {
-    let c9_words: Option<Vec<&str>> = c9
-        .map(|op| op.text.split(is_junk).filter(|w| !w.is_empty()).collect())
-        .filter(|words: &Vec<&str>| {
-            !words.is_empty()
-                && words
-                    .iter()
-                    .all(|w| UciMove::from_ascii(w.as_bytes()).is_ok())
-        });
+    let c9_words = c9.and_then(uci_words);
     if let Some(words) = &c9_words
         && words.len() != pairs.len()
     {
@@ -1039,6 +1072,27 @@ mod tests {
         assert!(e.to_string().contains("(stalemate)"), "{e}");
         let e = error("7k/6Q1/6K1/8/8/8/8/8 b - - bm Kh7;");
         assert!(e.to_string().contains("(checkmate)"), "{e}");
+    }
+
+    #[test]
+    fn a_clock_past_the_fifty_move_rule_is_refused() {
+        let e = error("4k3/8/8/8/8/8/4P3/4K3 w - - 99999 1 bm e4;");
+        assert!(e.to_string().starts_with("halfmove clock 99999: "), "{e}");
+        assert_eq!(
+            record("4k3/8/8/8/8/8/4P3/4K3 w - - 99 60 bm e4;")
+                .position
+                .halfmoves(),
+            99
+        );
+    }
+
+    #[test]
+    fn a_c9_without_c0_names_legal_moves() {
+        let e = error(r#"4k3/8/8/8/8/8/8/4K3 w - - bm Kd1; c9 "e2e4";"#);
+        assert_eq!(e.to_string(), "illegal move 'e2e4' in c9");
+        // Legal moves, or a c9 that is a comment, pass.
+        record(r#"4k3/8/8/8/8/8/8/4K3 w - - bm Kd1; c9 "e1d1 e1f1";"#);
+        record(r#"4k3/8/8/8/8/8/8/4K3 w - - bm Kd1; c9 "a remark";"#);
     }
 
     #[test]

@@ -73,7 +73,8 @@ impl Repeats {
     }
 }
 
-/// A position whose FEN an earlier line already gave.
+/// A position an earlier line already gave (the same placement, side, castling, en passant
+/// and halfmove clock, however its FEN was written: `... w - -` is `... w - - 0 1`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Repeat {
     /// The repeating line's file.
@@ -84,8 +85,20 @@ pub struct Repeat {
     pub first_suite: String,
     /// That line.
     pub first_line: usize,
-    /// The FEN.
+    /// The FEN of the first line, as written there.
     pub fen: String,
+}
+
+/// What makes two lines the same search: the position's FEN as shakmaty writes it (clocks
+/// filled in, an en passant square only where a capture is legal), without the fullmove
+/// number, which no search reads.
+fn same_search_key(position: &shakmaty::Chess) -> String {
+    let fen = shakmaty::fen::Fen::from_position(position, shakmaty::EnPassantMode::Legal);
+    let text = fen.to_string();
+    match text.rsplit_once(' ') {
+        Some((key, _fullmove)) => key.to_string(),
+        None => text,
+    }
 }
 
 /// Parsed suites, flattened into one position list.
@@ -110,23 +123,24 @@ impl LoadedSuites {
     /// [`Repeats::Once`], leaves them out (each file's count too) and marks the content hash.
     fn apply(&mut self, rule: Repeats) {
         self.rule = rule;
-        let mut first: std::collections::HashMap<String, (String, usize)> =
+        // The first line of each position: its file, line and FEN as written.
+        let mut first: std::collections::HashMap<String, (String, usize, String)> =
             std::collections::HashMap::new();
         let mut keep = Vec::with_capacity(self.positions.len());
         for p in &self.positions {
-            let fen = &p.record.fen;
-            let twin = first.get(fen.as_str()).cloned();
+            let key = same_search_key(&p.record.position);
+            let twin = first.get(key.as_str()).cloned();
             keep.push(twin.is_none() || rule == Repeats::Each);
             match twin {
-                Some((first_suite, first_line)) => self.repeats.push(Repeat {
+                Some((first_suite, first_line, fen)) => self.repeats.push(Repeat {
                     suite: p.suite.clone(),
                     line: p.record.line,
                     first_suite,
                     first_line,
-                    fen: fen.clone(),
+                    fen,
                 }),
                 None => {
-                    first.insert(fen.clone(), (p.suite.clone(), p.record.line));
+                    first.insert(key, (p.suite.clone(), p.record.line, p.record.fen.clone()));
                 }
             }
         }
@@ -302,7 +316,7 @@ mod tests {
     use super::*;
 
     /// Two suite files in a fresh directory: the first with a position repeated within it, the
-    /// second repeating one of the first's.
+    /// second repeating one of the first's (written with its clocks).
     fn two_files(name: &str) -> Vec<PathBuf> {
         let dir = std::env::temp_dir().join(format!("marginal-load-{name}-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
@@ -314,7 +328,10 @@ mod tests {
         let first = dir.join("first.epd");
         let second = dir.join("second.epd");
         std::fs::write(&first, format!("{a}\n{b}\n{a}\n")).unwrap();
-        std::fs::write(&second, format!("{c}\n{b}\n")).unwrap();
+        // The second file gives `b` with the clocks the first leaves out (the defaults, and a
+        // fullmove number no search reads): the same position.
+        let b_with_clocks = b.replace(" - - ", " - - 0 12 ");
+        std::fs::write(&second, format!("{c}\n{b_with_clocks}\n")).unwrap();
         vec![first, second]
     }
 
