@@ -129,7 +129,7 @@ pub enum CheckError {
     },
     /// A suite or book file's content is not what the file was measured on.
     #[error(
-        "{path}: {what} {file} changed since the file was written: content hash {now}, recorded {recorded}"
+        "{path}: {what} {file} changed since the file was written: content hash {now}, recorded {recorded}; the recorded figures are of the file as it was, position by position, so neither check nor check --update can judge it: restore that file (`git checkout -- {file}` if it is tracked), or tune again on it as it is now"
     )]
     Changed {
         /// The tuned file.
@@ -274,6 +274,67 @@ fn how_to_give(record: &EngineRecord) -> String {
     }
 }
 
+/// Why `def` is not the engine `record` describes, when it is not: a row of the record it
+/// lacks, or one it sends through another UCI option (the file's values would go to other
+/// options, or to none), said row by row with both engines' names and files and the fix (the
+/// engine file the record names, or a tune of this engine). A changed description of the
+/// same engine (its timeout, its options, a row's range) carries every row: None, and the
+/// check judges it by the statistics.
+pub fn another_engine(record: &EngineRecord, def: &EngineDef, tuned: &[String]) -> Option<String> {
+    let given = def.source.as_deref().unwrap_or(&def.name);
+    let differences: Vec<String> = record
+        .rows
+        .iter()
+        .filter_map(|row| {
+            let which = if tuned.contains(&row.name) {
+                "tuned row"
+            } else {
+                "row"
+            };
+            match def.rows.iter().find(|r| r.answers_to(&row.name)) {
+                None => Some(format!(
+                    "{which} '{}' (UCI option '{}') is not a row of {given}",
+                    row.name, row.uci_name
+                )),
+                Some(r) if !r.uci_name.eq_ignore_ascii_case(&row.uci_name) => Some(format!(
+                    "{which} '{}' is the UCI option '{}' in {} but '{}' in {given}",
+                    row.name, row.uci_name, record.source, r.uci_name
+                )),
+                Some(_) => None,
+            }
+        })
+        .collect();
+    if differences.is_empty() {
+        return None;
+    }
+    let names = if def.name == record.name {
+        String::new()
+    } else {
+        format!(
+            "; and it names another engine: '{}', the file's is '{}'",
+            def.name, record.name
+        )
+    };
+    let again = if record.source.starts_with("--engine-cmd ") {
+        how_to_give(record)
+    } else {
+        format!("--engine {}", record.source)
+    };
+    Some(format!(
+        "it was tuned for the engine '{}' ({}), whose rows {given} does not carry: {}{names}. Its values are not margins of '{}': check the file with {again} (the engine it records), or tune '{}' for margins of its own (marginal tune {})",
+        record.name,
+        record.source,
+        differences.join("; "),
+        def.name,
+        def.name,
+        if given.starts_with("--engine-cmd ") {
+            given.to_string()
+        } else {
+            format!("--engine {given}")
+        }
+    ))
+}
+
 fn hex(hash: u64) -> String {
     format!("{hash:016x}")
 }
@@ -359,6 +420,12 @@ pub fn prepare(
             });
         }
         (Some(record), Some(def)) => {
+            if let Some(message) = another_engine(record, &def, &file.tuned) {
+                return Err(CheckError::Engine {
+                    path: name,
+                    message,
+                });
+            }
             if let Some(missing) = file.tuned.iter().find(|n| def.find(n).is_none()) {
                 return Err(CheckError::Engine {
                     path: name,

@@ -29,8 +29,16 @@ struct Cli {
     /// Give up on an external engine after N faults in a row (crash, hang, illegal move,
     /// garbage): the run stops with exit 2 naming the engine and its last fault, instead of
     /// paying a timeout for every position or game left (0: never give up).
-    #[arg(long, global = true, value_name = "N", default_value_t = marginal::engine::external::DEFAULT_MAX_FAULTS)]
+    #[arg(long, global = true, value_name = "N", default_value_t = marginal::engine::external::DEFAULT_MAX_FAULTS, value_parser = max_faults_arg)]
     max_faults: usize,
+}
+
+/// `--max-faults`: a whole number of faults in a row, 0 for never giving up (worded as the
+/// other counts are: the value, what is expected).
+fn max_faults_arg(text: &str) -> Result<usize, String> {
+    commands::count::<usize, 0>(text).map_err(|e| {
+        format!("{e}: give the faults in a row to allow, a whole number (0: never give up)")
+    })
 }
 
 #[derive(Subcommand)]

@@ -343,8 +343,11 @@ fn bad_input_is_refused_naming_the_value() {
     case(&["--region", "frontier=10..99999"], "frontier=10..99999");
     case(&["--region", "null_move_r=1..3"], "not a tunable row");
     case(&["--objectives", "suite,suite"], "given twice");
-    case(&["--objectives", "speed"], "not suite, quality or mates");
-    case(&["--objectives", "suite:nodes=0"], "positive integer");
+    case(&["--objectives", "speed"], "'speed' is not an objective");
+    case(
+        &["--objectives", "suite:nodes=0"],
+        "nodes=0 is out of range",
+    );
     let tiny = dir.join("tiny.epd");
     std::fs::write(
         &tiny,
@@ -501,4 +504,241 @@ fn on_a_slurm_cluster_it_gives_the_local_report() {
         report(&dir.join("slurm.json"))
     );
     assert!(common::slurm::queue_empty());
+}
+
+/// The arguments of a tiny calibration (4 sets, 4 games a set at 500 nodes, the suite
+/// objective on 20 WAC positions): few pairs, so degenerate pentanomials.
+fn tiny(dir: &Path, out: &str, state: &Path) -> Vec<String> {
+    let suite = small_suite(dir, 20);
+    [
+        "calibrate",
+        "--sets",
+        "4",
+        "--games",
+        "4",
+        "--nodes",
+        "500",
+        "--objectives",
+        "suite",
+        "--suite",
+        suite.to_str().unwrap(),
+        "--resamples",
+        "100",
+        "--concurrency",
+        "2",
+        "--out",
+        dir.join(out).to_str().unwrap(),
+        "--state",
+        state.to_str().unwrap(),
+        "-q",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
+
+/// E060: with a pair or two a set, every Elo interval the report and the table give holds the
+/// set's Elo; an end at a 0% or 100% score is null (`n/a`), never 0; an interval is never of
+/// zero width (but the defaults', 0 by definition), e.g. [LL, WW] (nElo +-340) has no Elo ends.
+#[test]
+fn few_games_give_elo_intervals_that_hold_the_elo_or_are_null() {
+    let dir = scratch("calibrate", "intervals");
+    let out = run(&tiny(&dir, "x.json", &dir.join("state")), &dir);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = report(&dir.join("x.json"));
+    let mut degenerate = 0;
+    for s in r["sets"].as_array().unwrap() {
+        let defaults = s["origin"] == "defaults";
+        let mut all: Vec<&Value> = s["books"].as_array().unwrap().iter().collect();
+        all.extend([&s["pooled"], &s["even"], &s["odd"]]);
+        for g in all {
+            let elo = g["elo"].as_f64().unwrap();
+            let [lo, hi] = [0, 1].map(|i| g["elo_interval"][i].as_f64());
+            assert!(
+                lo.is_none_or(|l| l <= elo) && hi.is_none_or(|h| h >= elo),
+                "{g}"
+            );
+            if let (Some(l), Some(h), false) = (lo, hi, defaults) {
+                assert!(l < elo && elo < h, "zero-width or misplaced: {g}");
+            }
+            let p: Vec<u64> = serde_json::from_value(g["pentanomial"].clone()).unwrap();
+            let pairs: u64 = p.iter().sum();
+            if !defaults && p.iter().filter(|&&c| c > 0).count() == 1 {
+                // Every pair alike: no spread, no interval.
+                assert_eq!((lo, hi), (None, None), "{g}");
+                degenerate += 1;
+            }
+            if p == [1, 0, 0, 0, 1] {
+                assert_eq!((lo, hi), (None, None), "{g}");
+                let nelo = g["nelo_interval"][1].as_f64().unwrap();
+                assert!((nelo - 340.48).abs() < 0.01, "{g}");
+            }
+            if p[4] > 0 && p[4] * 2 >= pairs && pairs <= 2 {
+                assert_eq!(hi, None, "an end past 100%: {g}");
+            }
+        }
+    }
+    assert!(degenerate > 0, "the case is exercised: {r}");
+    // The table: only the defaults' row has a zero-width interval.
+    for line in stdout.lines().filter(|l| l.contains(" [")) {
+        assert!(
+            line.starts_with("default ") || !line.contains("[+0, +0]"),
+            "{stdout}"
+        );
+    }
+}
+
+/// C055: a --state directory holding the user's files is refused (exit 2, naming it, what it
+/// holds and the fix) and left as it was; an empty one is used, and a calibration's own state
+/// directory resumes.
+#[test]
+fn a_state_directory_of_other_files_is_refused_and_a_calibrations_resumes() {
+    let dir = scratch("calibrate", "state");
+    let user = dir.join("mine");
+    std::fs::create_dir_all(user.join("photos")).unwrap();
+    std::fs::write(user.join("notes.txt"), "mine\n").unwrap();
+    let out = run(&tiny(&dir, "x.json", &user), &dir);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    for part in [
+        &format!("--state {}", user.display()),
+        "holds files and is not a calibration's state directory",
+        "it holds 'notes.txt' and 'photos/'",
+        "give a new or empty directory, or the --state directory of the same calibration",
+    ] {
+        assert!(stderr.contains(part), "{part}: {stderr}");
+    }
+    let mut left: Vec<String> = std::fs::read_dir(&user)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["notes.txt", "photos"]);
+    assert!(!dir.join("x.json").exists());
+    // An empty directory is used; run again, the same calibration resumes from it.
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let first = run(&tiny(&dir, "x.json", &empty), &dir);
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    assert!(empty.join("identity.json").exists());
+    let again = run(&tiny(&dir, "x.json", &empty), &dir);
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&again.stdout).contains("resuming from"),
+        "{}",
+        String::from_utf8_lossy(&again.stdout)
+    );
+}
+
+/// B103: each malformed --objectives entry is refused (exit 2) with its actual problem.
+#[test]
+fn malformed_objectives_are_refused_with_their_actual_problem() {
+    let dir = scratch("calibrate", "objectives");
+    for (spec, expect) in [
+        (
+            "suite:depth=3:nodes=5",
+            "'depth=3:nodes=5' is more than one limit: an objective takes one, nodes=N or depth=D",
+        ),
+        ("suite:depth=3 nodes=5", "is more than one limit"),
+        (
+            "suite:depth=3,nodes=5",
+            "'nodes=5' is a limit without its objective: write KIND:nodes=5",
+        ),
+        ("suite:", "nothing after ':'"),
+        ("suite:nodes", "'nodes' has no value: nodes=N"),
+        (
+            "suite:nodes=",
+            "'nodes=' has no value: nodes=N takes a whole number of nodes, at least 1",
+        ),
+        (
+            "suite:nodes=abc",
+            "'abc' is not a whole number: nodes=N takes a whole number",
+        ),
+        (
+            "suite:nodes=0",
+            "nodes=0 is out of range: nodes=N takes a whole number of nodes, at least 1",
+        ),
+        ("suite:nodes=-5", "nodes=-5 is out of range"),
+        (
+            "suite:depth=101",
+            "depth=101 is out of range: depth=D takes a whole number of plies, 1 to 100",
+        ),
+        (
+            "suite:time=5",
+            "'time' is not a limit: give nodes=N or depth=D",
+        ),
+        (
+            "speed",
+            "'speed' is not an objective: the kinds are suite, quality and mates",
+        ),
+        ("speed:nodes=abc", "'speed' is not an objective"),
+        (":nodes=5", "no objective before ':': give KIND"),
+        ("suite,,mates", "no objective (a comma too many?)"),
+    ] {
+        let args = with(
+            tiny(&dir, "x.json", &dir.join("state")),
+            "--objectives",
+            spec,
+        );
+        let out = run(&args, &dir);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{spec}: {stderr}");
+        assert!(stderr.contains("--objectives '"), "{spec}: {stderr}");
+        assert!(stderr.contains(expect), "{spec}: {stderr}");
+        assert!(!stderr.contains("positive integer"), "{spec}: {stderr}");
+    }
+}
+
+/// B124/B126: --max-faults takes a whole number; anything else is refused as the other counts
+/// are, naming the value and what is expected (0 too), without Rust's words.
+#[test]
+fn max_faults_that_is_not_a_whole_number_is_refused_plainly() {
+    let dir = scratch("calibrate", "max-faults");
+    for (args, expect) in [
+        (
+            &["--max-faults", "abc", "params"][..],
+            "'abc' is not a whole number",
+        ),
+        (
+            &["--max-faults=-1", "params"],
+            "-1 is too small: at least 0",
+        ),
+        (
+            &["params", "--max-faults", "1.5"],
+            "'1.5' is not a whole number",
+        ),
+        (&["params", "--max-faults", ""], "'' is not a whole number"),
+        (
+            &["params", "--max-faults", "99999999999999999999999"],
+            "99999999999999999999999 is too large",
+        ),
+    ] {
+        let out = marginal(args, &dir);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        for part in ["--max-faults", expect, "a whole number (0: never give up)"] {
+            assert!(stderr.contains(part), "{args:?}: {part}: {stderr}");
+        }
+        assert!(
+            !stderr.contains("invalid digit") && !stderr.contains("target type"),
+            "{stderr}"
+        );
+    }
+    for ok in ["0", "3"] {
+        let out = marginal(&["--max-faults", ok, "params"], &dir);
+        assert_eq!(out.status.code(), Some(0), "{ok}");
+    }
 }

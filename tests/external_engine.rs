@@ -965,3 +965,375 @@ fn an_engine_that_crashes_on_go_is_reported_and_its_reference_not_cached() {
     assert_eq!(cached, 0, "a faulted reference was cached");
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// Writes an executable shell script `dir/name` with `body` after the `#!/bin/sh` line.
+fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{body}")).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+/// A file tuned for one engine, checked with another whose rows are not its rows (another UCI
+/// option for a row, a row it lacks): exit 2 naming both engines and files and the fix, never
+/// a measurement called a changed description and a regression. The same engine described
+/// anew (its timeout, another name) keeps the statistics' path.
+#[test]
+fn check_refuses_a_file_of_another_engine_and_judges_a_changed_one_by_the_statistics() {
+    let t = tuned();
+    // Another engine: Toga's option names for two of the rows, none for the other two. It
+    // answers the handshake only: nothing may be searched with it.
+    let other = script(
+        &t.dir,
+        "other.sh",
+        "while read line; do\n  case \"$line\" in\n    uci) echo 'id name other'; echo 'option name Futility Margin type spin default 100 min 0 max 1500'; echo 'option name Delta Margin type spin default 50 min 0 max 1500'; echo uciok ;;\n    isready) echo readyok ;;\n    go*) exit 3 ;;\n    quit) exit 0 ;;\n  esac\ndone\n",
+    );
+    let other_file = t.dir.join("other.toml");
+    std::fs::write(
+        &other_file,
+        format!(
+            "name = \"Other engine\"\ncommand = \"{}\"\nparams = [\n  \"futility_margin, Futility Margin, 100, 0, 1500, 10, 0.002, 100\",\n  \"delta_margin, Delta Margin, 50, 0, 1500, 10, 0.002, 50\",\n]\n",
+            other.display()
+        ),
+    )
+    .unwrap();
+    let (out, report) = check(&t.file, &["--engine", text(&other_file)], "other.json");
+    user_error(
+        &out,
+        &[
+            &format!(
+                "it was tuned for the engine '{ENGINE_NAME}' ({})",
+                text(&t.engine)
+            ),
+            &format!(
+                "tuned row 'futility_margin' is the UCI option 'FutilityMargin' in {} but 'Futility Margin' in {}",
+                text(&t.engine),
+                text(&other_file)
+            ),
+            "tuned row 'delta_margin' is the UCI option 'DeltaMargin'",
+            &format!(
+                "tuned row 'razor_margin' (UCI option 'RazorMargin') is not a row of {}",
+                text(&other_file)
+            ),
+            &format!("it names another engine: 'Other engine', the file's is '{ENGINE_NAME}'"),
+            &format!("check the file with --engine {}", text(&t.engine)),
+            &format!("marginal tune --engine {}", text(&other_file)),
+        ],
+        "check with another engine",
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!stdout.contains("verdict"), "{stdout}");
+    assert!(report.is_none(), "a report was written");
+    // The same engine under another name and with another timeout: its rows carry the file's,
+    // so it is measured, judged by the statistics, and holds; the name is said.
+    let described = t.dir.join("described.toml");
+    let description = std::fs::read_to_string(&t.engine).unwrap();
+    std::fs::write(
+        &described,
+        description.replace(
+            &format!("name = \"{ENGINE_NAME}\"\n"),
+            "name = \"marginal, renamed\"\ntimeout_ms = 20000\n",
+        ),
+    )
+    .unwrap();
+    let (out, report) = check(&t.file, &["--engine", text(&described)], "described.json");
+    let stdout = succeeded(&out, "check with the engine described anew");
+    assert!(stdout.contains("judging by the statistics"), "{stdout}");
+    assert!(stdout.contains("verdict: holds"), "{stdout}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("names its engine 'marginal, renamed' but carries the file's rows"),
+        "{stderr}"
+    );
+    assert_eq!(report.unwrap().verdict, Verdict::Holds);
+}
+
+/// A tune's checkpoint records the engine it started with: after an edit of the engine file a
+/// resume, and a rerun of the same command, say that the engine file changed (not "another
+/// run"), with --engine to resume with it as it is now; a resume says which engine it took.
+#[test]
+fn a_changed_engine_file_is_said_on_resume_and_rerun_of_a_tune() {
+    let dir = scratch("external", "resume-changed");
+    let engine = engine_file(&dir);
+    let suite = small_suite(&dir, 12);
+    let mut args = TUNE.to_vec();
+    args.extend(["--engine", text(&engine)]);
+    let tune = |args: &[&str]| common::tune(&dir, &suite, 500, "t.json", args);
+    succeeded(&tune(&args), "tune");
+    let ckpt = common::checkpoint(&dir, "t");
+    let run = std::fs::read_to_string(ckpt.join("run")).unwrap();
+    let resume = |extra: &[&str]| {
+        let mut all = vec!["tune", "--resume", text(&ckpt)];
+        all.extend_from_slice(extra);
+        marginal(&all, &dir)
+    };
+    // Unchanged: the resume names the engine it took from the record.
+    let stdout = succeeded(&resume(&[]), "resume");
+    assert!(
+        stdout.contains(&format!(
+            "engine: {ENGINE_NAME} ({}), as the checkpoint records it",
+            text(&engine)
+        )),
+        "{stdout}"
+    );
+    // The engine file edited (its timeout): the resume is refused, naming the file, the change
+    // and the flag that overrides.
+    let description = std::fs::read_to_string(&engine).unwrap();
+    std::fs::write(
+        &engine,
+        description.replace(
+            "args = [\"uci\"]\n",
+            "args = [\"uci\"]\ntimeout_ms = 20000\n",
+        ),
+    )
+    .unwrap();
+    let changed = format!(
+        "the engine file {} changed since the run started",
+        text(&engine)
+    );
+    let refused = [changed.as_str(), &format!("add --engine {}", text(&engine))];
+    user_error(&resume(&[]), &refused, "resume after the edit");
+    // The same from a checkpoint written before the engine was recorded there: the tuned
+    // file the run wrote records it.
+    let record = ckpt.join("engine.json");
+    let kept = std::fs::read(&record).unwrap();
+    std::fs::remove_file(&record).unwrap();
+    user_error(&resume(&[]), &refused, "resume of an older checkpoint");
+    std::fs::write(&record, kept).unwrap();
+    // The same command again: its --out exists, and the change is said with it.
+    user_error(
+        &tune(&args),
+        &[
+            "--out",
+            "this same command wrote it",
+            &changed,
+            "add --force",
+        ],
+        "rerun after the edit",
+    );
+    // Without its --out (an interrupted run): a new run, saying where the old one is.
+    std::fs::rename(dir.join("t.json"), dir.join("old.json")).unwrap();
+    let out = tune(&args);
+    succeeded(&out, "rerun without --out");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "note: checkpoint {} holds this same command's run, but {changed}",
+            text(&ckpt)
+        )) && stderr.contains(&format!(
+            "marginal tune --resume {} --engine {}",
+            text(&ckpt),
+            text(&engine)
+        )),
+        "{stderr}"
+    );
+    // --engine overrides: the run resumes with the file as it is now, as the same run.
+    let out = resume(&["--engine", text(&engine)]);
+    let stdout = succeeded(&out, "resume --engine");
+    assert!(
+        stdout.contains(&format!(
+            "engine: {ENGINE_NAME} ({}), given with --engine: taken as it is now",
+            text(&engine)
+        )),
+        "{stdout}"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("resuming with it as it is now"), "{stderr}");
+    assert!(!stderr.contains("ignored"), "{stderr}");
+    let file = TunedFile::read(&dir.join("t.json")).unwrap();
+    assert_eq!(file.provenance.run, run.trim());
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// An engine command that ends with exit status 0 before `uciok` (a program that is no UCI
+/// engine, or one run to do something else) is said to have ended, not crashed, with the
+/// question the not-UCI handshake asks; one that ends with status 0 in a search ended too,
+/// while a nonzero status stays a crash.
+#[test]
+fn an_engine_that_ends_with_status_0_is_said_to_have_ended_not_crashed() {
+    let dir = scratch("external", "ended");
+    let bk = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/suites/bk.epd");
+    let row = "futility_margin, FutilityMargin, 125, 0, 1500, 10, 0.002, 125";
+    let suite_with = |engine: &[&str]| {
+        let mut all = vec![
+            "suite",
+            text(&bk),
+            "--nodes",
+            "200",
+            "--no-cache",
+            "--max-faults",
+            "0",
+        ];
+        all.extend_from_slice(engine);
+        marginal(&all, &dir)
+    };
+    let hint = "is it a UCI engine (does it need an argument such as `uci`)?";
+    // Exits at once.
+    let at_once = dir.join("true.toml");
+    std::fs::write(
+        &at_once,
+        format!("command = \"/bin/true\"\nparams = [\"{row}\"]\n"),
+    )
+    .unwrap();
+    let out = suite_with(&["--engine", text(&at_once)]);
+    user_error(
+        &out,
+        &[
+            "true.toml: engine ended (exit status 0) before answering `uci` with `uciok`",
+            hint,
+        ],
+        "/bin/true",
+    );
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("crashed"));
+    // Runs something else (a benchmark) and exits 0, given by its command line.
+    let bench = script(
+        &dir,
+        "bench.sh",
+        "echo 'Position: 1/1'\necho 'bestmove e2e4'\necho 'Nodes searched  : 3467381' >&2\n",
+    );
+    let command = format!("{} bench", bench.display());
+    let out = suite_with(&[
+        "--engine-cmd",
+        &command,
+        "--engine-options",
+        "FutilityMargin",
+    ]);
+    user_error(
+        &out,
+        &[
+            "engine ended (exit status 0) before answering `uci` with `uciok`, its output ended: 'bestmove e2e4', its stderr ended: 'Nodes searched  : 3467381'",
+            hint,
+        ],
+        "a benchmark run",
+    );
+    // Ends with status 0 on `go`, then with status 3: ended, then crashed.
+    for (status, want) in [
+        (
+            "0",
+            "first: engine ended (exit status 0) before sending `bestmove`",
+        ),
+        ("3", "first: engine crashed (exit status: 3)"),
+    ] {
+        let quitter = script(
+            &dir,
+            &format!("quit{status}.sh"),
+            &format!(
+                "while read line; do\n  case \"$line\" in\n    uci) echo 'option name FutilityMargin type spin default 125 min 0 max 1500'; echo uciok ;;\n    isready) echo readyok ;;\n    go*) exit {status} ;;\n  esac\ndone\n"
+            ),
+        );
+        let file = dir.join(format!("quit{status}.toml"));
+        std::fs::write(
+            &file,
+            format!(
+                "command = \"{}\"\nparams = [\"{row}\"]\n",
+                quitter.display()
+            ),
+        )
+        .unwrap();
+        user_error(
+            &suite_with(&["--engine", text(&file)]),
+            &[want],
+            "ends on go",
+        );
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Every typed key of an engine file with a value of the wrong type or range is said with
+/// its file and line, the key, the value and what it takes: never in serde's terms.
+#[test]
+fn engine_file_values_of_the_wrong_type_name_the_key_the_value_and_what_it_takes() {
+    let dir = scratch("external", "types");
+    let bk = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/suites/bk.epd");
+    let row = "\"futility_margin, FutilityMargin, 125, 0, 1500, 10, 0.002, 125\"";
+    let cases = [
+        (
+            "timeout_ms = -5",
+            "timeout_ms = -5: expected a whole number of milliseconds, at least 1",
+        ),
+        (
+            "timeout_ms = \"500\"",
+            "timeout_ms = \"500\": expected a whole number of milliseconds",
+        ),
+        (
+            "timeout_ms = 2.5",
+            "timeout_ms = 2.5: expected a whole number of milliseconds",
+        ),
+        (
+            "timeout_ms = 9000000000000000000",
+            "timeout_ms = 9000000000000000000: expected a whole number of milliseconds, at least 1 and at most 86400000",
+        ),
+        ("fresh = \"yes\"", "fresh = \"yes\": expected true or false"),
+        (
+            "deterministic = 1",
+            "deterministic = 1: expected true or false",
+        ),
+        ("name = 3", "name = 3: expected a string, the engine's name"),
+        (
+            "dir = false",
+            "dir = false: expected a string, the engine's working directory",
+        ),
+        (
+            "args = \"uci\"",
+            "args = \"uci\": expected a list of strings, e.g. args = [\"uci\"]",
+        ),
+        (
+            "args = [\"uci\", 3]",
+            "args: element 2 is 3: expected a list of strings",
+        ),
+        (
+            "options = 4",
+            "options = 4: expected a table of UCI options",
+        ),
+        (
+            "reference_options = [1]",
+            "reference_options = [1]: expected a table of UCI options",
+        ),
+        (
+            "options = { Hash = [16] }",
+            "[options] Hash = [16]: expected a string, number or boolean",
+        ),
+    ];
+    for (i, (line, want)) in cases.iter().enumerate() {
+        let file = dir.join(format!("e{i}.toml"));
+        // The bad key on line 3.
+        std::fs::write(
+            &file,
+            format!("command = \"/bin/true\"\nparams = [{row}]\n{line}\n"),
+        )
+        .unwrap();
+        let out = marginal(&["suite", text(&bk), "--engine", text(&file)], &dir);
+        let needle = format!("e{i}.toml:3: {want}");
+        user_error(&out, &[&needle], line);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !stderr.contains("invalid") && !stderr.contains("u64"),
+            "{stderr}"
+        );
+    }
+    // The lists of rows and the command: their lines too.
+    for (i, (text_, want)) in [
+        (
+            "command = [\"x\"]\n".to_string(),
+            ":1: command = [\"x\"]: expected a string, the engine's program",
+        ),
+        (
+            format!("command = \"x\"\nparams = {row}\n"),
+            ":2: params = \"futility_margin, FutilityMargin",
+        ),
+        (
+            "command = \"x\"\nparams = [1]\n".to_string(),
+            ":2: params: element 1 is 1: expected a list of rows, each a string \"name, uci option",
+        ),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let file = dir.join(format!("c{i}.toml"));
+        std::fs::write(&file, text_).unwrap();
+        let out = marginal(&["suite", text(&bk), "--engine", text(&file)], &dir);
+        user_error(&out, &[&format!("c{i}.toml{want}")], text_);
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}

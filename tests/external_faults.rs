@@ -226,6 +226,17 @@ fn assert_suite_faults(mode: &str, good: u32, positions: usize, faulted: usize, 
     }
     assert_eq!(report["faults"], faulted);
     assert!(report.get("reference_faults").is_none(), "{report}");
+    if faulted < positions {
+        // The comparisons with the reference cover the positions both runs searched: the fake
+        // engine plays the same move in both, so it agrees on all of them (a fault is no
+        // disagreement), and the table says how many were compared.
+        assert_eq!(report["objective"]["agreement"], 100.0, "{report}");
+        let compared = format!(
+            "nodes, ratio, agree and |dscore| compare the {} position(s) both runs searched; the {faulted} with a fault",
+            positions - faulted
+        );
+        assert!(run.stdout.contains(&compared), "{}", run.stdout);
+    }
     run.assert_prints(&format!(
         "run: engine faults on {faulted} of {positions} positions (each scored unsolved; the engine was restarted):"
     ));
@@ -456,6 +467,12 @@ fn assert_match_faults(mode: &str, good: u32, moves: u32, reason: &str) {
         "{pgn}"
     );
     run.assert_prints("games lost to engine faults: A 2, B 0");
+    assert!(
+        run.stderr
+            .contains("warning: 2 of the 2 games (100%) were lost to engine faults"),
+        "{}",
+        run.stderr
+    );
     if reasons[0] == reasons[1] {
         run.assert_prints(&format!("  A: {} (2 games)", reasons[0]));
     }
@@ -982,8 +999,8 @@ fn a_check_whose_engine_ignores_its_margins_says_so() {
         "spsa",
         "--iterations",
         "1",
-        "--nodes",
-        "300",
+        "--depth",
+        "2",
         "--out",
         path(&tuned),
     ];

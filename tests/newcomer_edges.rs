@@ -649,3 +649,81 @@ fn outputs_that_meet_each_other_or_the_checkpoint_are_refused_and_idle_rows_said
         said(&out)
     );
 }
+
+/// The eighth campaign's classes: a split that leaves no validation position prints no table
+/// for it; a suite edited after a tune is refused with the way forward; a node-limited
+/// external engine is not said to ignore its options (every search spends the budget).
+#[test]
+fn empty_sides_edited_suites_and_node_budgets_are_said_as_they_are() {
+    let dir = scratch("edges", "eighth");
+    let suite = small_suite(&dir, 3);
+    let suite_arg = suite.to_str().unwrap();
+    let t = dir.join("t.json");
+    let out = marginal(&tune(suite_arg, t.to_str().unwrap()), &dir);
+    let text = said(&out);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("validation: no positions (the split left none)")
+            && !text.contains("validation (0 positions)"),
+        "{text}"
+    );
+    // The suite edited after the tune: check names the way forward.
+    let mut lines = std::fs::read_to_string(&suite).unwrap();
+    lines.push_str("# an added comment\n");
+    std::fs::write(&suite, lines).unwrap();
+    refused(
+        &["check", t.to_str().unwrap()],
+        &dir,
+        "restore that file (`git checkout -- ",
+    );
+    // marginal's own engine over UCI at a node budget: equal node counts say nothing.
+    let cmd = format!("{} uci", env!("CARGO_BIN_EXE_marginal"));
+    let args = [
+        "suite",
+        suite_arg,
+        "--engine-cmd",
+        &cmd,
+        "--engine-options",
+        "FutilityMargin,DeltaMargin=0",
+        "--nodes",
+        "500",
+        "-q",
+    ];
+    let out = marginal(&args, &dir);
+    assert!(out.status.success(), "{}", said(&out));
+    assert!(
+        !said(&out).contains("ignores the options"),
+        "{}",
+        said(&out)
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A resumed tune says a log line cut by a kill was dropped, and --resume of a directory that
+/// is no checkpoint says so instead of naming a missing file.
+#[test]
+fn a_resume_says_what_it_dropped_and_what_is_no_checkpoint() {
+    let dir = scratch("edges", "resume-cut");
+    let suite = small_suite(&dir, 12);
+    let (t, ck) = (dir.join("t.json"), dir.join("ck"));
+    let mut args = tune(suite.to_str().unwrap(), t.to_str().unwrap());
+    args.extend(["--checkpoint", ck.to_str().unwrap()]);
+    assert!(marginal(&args, &dir).status.success());
+    let log = ck.join("evaluations.jsonl");
+    let text = std::fs::read(&log).unwrap();
+    std::fs::write(&log, &text[..text.len() - 10]).unwrap();
+    std::fs::remove_file(&t).unwrap();
+    let out = marginal(&["tune", "--resume", ck.to_str().unwrap(), "-q"], &dir);
+    assert!(out.status.success(), "{}", said(&out));
+    assert!(
+        said(&out).contains("evaluations.jsonl: its last line was cut short"),
+        "{}",
+        said(&out)
+    );
+    refused(
+        &["tune", "--resume", dir.to_str().unwrap()],
+        &dir,
+        "not a tune checkpoint (no args.json in it)",
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -118,6 +118,13 @@ fn quiet_drops_the_progress_and_keeps_the_results() {
     assert!(!stderr.contains("/8 games"), "{stderr}");
     let (_, stderr) = run(&game, &cache);
     assert!(stderr.contains("/8 games"), "{stderr}");
+    // Plain lines: no bar drawn in text.
+    assert!(
+        (stderr.lines())
+            .filter(|l| l.contains("/8 games"))
+            .all(|l| !l.contains('[') && !l.contains(']')),
+        "{stderr}"
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -129,7 +136,7 @@ fn suite_and_check_say_what_an_interrupt_kept() {
     for (args, said) in [
         (
             &["suite", "data/suites/ecm.epd", "--nodes", "50000"][..],
-            "interrupted: a suite run keeps no partial score",
+            "interrupted: a suite run keeps no partial work: its reference run, if it had finished, is cached in",
         ),
         (
             &["check", "tuned/race-seed1.json", "--games", "400"][..],

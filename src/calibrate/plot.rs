@@ -34,13 +34,19 @@ fn padded(lo: f64, hi: f64) -> (f64, f64) {
     }
 }
 
+/// A set in a scatter: its objective value, its Elo, its interval's ends (`None`: not
+/// defined) and whether it is the defaults.
+type Point = (f64, f64, Option<f64>, Option<f64>, bool);
+
 /// Objective `o`'s scatter as SVG text.
 ///
 /// # Errors
 /// Drawing failed (it does not for finite data).
 pub fn svg(report: &Report, o: usize) -> Result<String, PlotError> {
     let obj = &report.objectives[o];
-    let points: Vec<(f64, f64, f64, f64, bool)> = report
+    // An interval end that is not defined (infinite, or no spread) is `None`: its bar runs to
+    // the edge of the picture.
+    let points: Vec<Point> = report
         .sets
         .iter()
         .filter(|s| s.objectives[o].is_finite())
@@ -62,7 +68,8 @@ pub fn svg(report: &Report, o: usize) -> Result<String, PlotError> {
     let (y0, y1) = points
         .iter()
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
-            (a.min(p.2).min(p.1), b.max(p.3).max(p.1))
+            let (lo, hi) = (p.2.unwrap_or(p.1), p.3.unwrap_or(p.1));
+            (a.min(lo).min(p.1), b.max(hi).max(p.1))
         });
     let (x0, x1) = padded(x0, x1);
     let (y0, y1) = padded(y0, y1);
@@ -94,11 +101,10 @@ pub fn svg(report: &Report, o: usize) -> Result<String, PlotError> {
             .draw()
             .map_err(err)?;
         chart
-            .draw_series(
-                points
-                    .iter()
-                    .map(|p| PathElement::new(vec![(p.0, p.2), (p.0, p.3)], BAR.stroke_width(2))),
-            )
+            .draw_series(points.iter().map(|p| {
+                let (lo, hi) = (p.2.unwrap_or(y0), p.3.unwrap_or(y1));
+                PathElement::new(vec![(p.0, lo), (p.0, hi)], BAR.stroke_width(2))
+            }))
             .map_err(err)?;
         if let Some(line) = obj.line {
             let f = |x: f64| line.intercept + line.slope * x;

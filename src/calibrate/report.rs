@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::rank::{self, Bootstrap, Interval, Line};
 use super::store::{ObjectiveLine, PairLine};
 use super::{Config, RegionDim};
-use crate::scoring::games::stats::{EloEstimate, Pentanomial, finite};
+use crate::scoring::games::stats::{EloSummary, Pentanomial};
 
 /// The `format` of a report.
 pub const FORMAT: &str = "marginal-calibration/1";
@@ -20,14 +20,17 @@ pub struct Games {
     pub games: u64,
     /// Pentanomial pair counts `[LL, LD, WL+DD, WD, WW]` (the set's view).
     pub pentanomial: [u64; 5],
-    /// Elo (pentanomial model); 0 for the defaults against themselves.
+    /// Elo (pentanomial model); 0 for the defaults against themselves, and (not defined) for a
+    /// set that won or lost every pair.
     pub elo: f64,
-    /// 95% interval.
-    pub elo_interval: [f64; 2],
-    /// Normalized Elo.
-    pub nelo: f64,
-    /// Its 95% interval.
-    pub nelo_interval: [f64; 2],
+    /// 95% interval, each end `None` (`null`) where it is not defined: an end at a 0% or 100%
+    /// score (infinite Elo), or both when every pair scored the same (no spread, so no
+    /// interval); else it holds `elo`. `[0, 0]` for the defaults against themselves.
+    pub elo_interval: [Option<f64>; 2],
+    /// Normalized Elo (`None`: every pair scored the same).
+    pub nelo: Option<f64>,
+    /// Its 95% interval (`None` ends: every pair scored the same).
+    pub nelo_interval: [Option<f64>; 2],
     /// Share of games drawn.
     pub draw_rate: f64,
 }
@@ -36,16 +39,17 @@ impl Games {
     /// The figures of pairs counted in `p`, `draws` of their games drawn (a pentanomial cannot
     /// tell a drawn pair from a won-and-lost one, so the draws are counted from the games).
     fn from_pentanomial(p: &Pentanomial, draws: u64) -> Games {
-        let e: EloEstimate = p.estimate();
+        // The statistics that are defined, as `marginal match` reports them: an infinite end,
+        // or an interval without spread, is not written as a number.
+        let e = EloSummary::from(p.estimate());
         let wdl = p.to_wdl();
-        let or0 = |x: f64| finite(x).unwrap_or(0.0);
         Games {
             games: wdl.total_games(),
             pentanomial: p.counts(),
-            elo: or0(e.elo),
-            elo_interval: [or0(e.lower), or0(e.upper)],
-            nelo: or0(e.nelo),
-            nelo_interval: [or0(e.nelo_lower), or0(e.nelo_upper)],
+            elo: e.elo.unwrap_or(0.0),
+            elo_interval: [e.lower, e.upper],
+            nelo: e.nelo,
+            nelo_interval: [e.nelo_lower, e.nelo_upper],
             draw_rate: draws as f64 / wdl.total_games().max(1) as f64,
         }
     }
@@ -56,9 +60,9 @@ impl Games {
             games: 0,
             pentanomial: [0; 5],
             elo: 0.0,
-            elo_interval: [0.0, 0.0],
-            nelo: 0.0,
-            nelo_interval: [0.0, 0.0],
+            elo_interval: [Some(0.0); 2],
+            nelo: Some(0.0),
+            nelo_interval: [Some(0.0); 2],
             draw_rate: 0.0,
         }
     }
@@ -475,4 +479,54 @@ pub fn read(path: &Path) -> Result<Report, ReadError> {
         path: shown,
         why: e.to_string(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A set's games as the report writes them, for few pairs: every end that is defined holds
+    /// the Elo, an end at a 0% or 100% score is null (never 0), and an interval is null rather
+    /// than of zero width when every pair scored the same.
+    #[test]
+    fn games_intervals_hold_the_elo_and_are_null_where_not_defined() {
+        let games =
+            |counts: [u64; 5]| Games::from_pentanomial(&Pentanomial::from_counts(counts), 0);
+        // One pair lost twice, one won twice: the pairs differ widely, nothing bounds the Elo.
+        let split = games([1, 0, 0, 0, 1]);
+        assert_eq!((split.elo, split.elo_interval), (0.0, [None, None]));
+        let [lo, hi] = split.nelo_interval.map(Option::unwrap);
+        assert!(
+            (hi - 340.48).abs() < 0.01 && (lo + hi).abs() < 1e-9,
+            "{lo} {hi}"
+        );
+        // A drawn (or won-and-lost) pair and a won pair: +190.8, the upper end past 100%.
+        let high = games([0, 0, 1, 0, 1]);
+        assert!((high.elo - 190.85).abs() < 0.01);
+        let [lo, hi] = high.elo_interval;
+        assert!(lo.is_some_and(|l| (l + 67.89).abs() < 0.01), "{lo:?}");
+        assert_eq!(hi, None);
+        // Every pair alike: no spread, so no interval (and no nElo), not [x, x].
+        for alike in [
+            [0, 0, 2, 0, 0],
+            [0, 0, 0, 3, 0],
+            [0, 0, 0, 0, 2],
+            [2, 0, 0, 0, 0],
+        ] {
+            let g = games(alike);
+            assert_eq!(g.elo_interval, [None, None], "{alike:?}");
+            assert_eq!((g.nelo, g.nelo_interval), (None, [None, None]), "{alike:?}");
+        }
+        // Nulls go to JSON and come back; a report written before (numbers) still reads.
+        let json = serde_json::to_value(&high).unwrap();
+        assert_eq!(json["elo_interval"][1], serde_json::Value::Null);
+        assert_eq!(serde_json::from_value::<Games>(json).unwrap(), high);
+        let old = serde_json::json!({"games": 4, "pentanomial": [0, 1, 0, 1, 0], "elo": 0.0,
+            "elo_interval": [-150.5, 150.5], "nelo": 0.0, "nelo_interval": [-200.0, 200.0],
+            "draw_rate": 0.5});
+        let old: Games = serde_json::from_value(old).unwrap();
+        assert_eq!(old.elo_interval, [Some(-150.5), Some(150.5)]);
+        // The defaults against themselves: exactly 0, by definition.
+        assert_eq!(Games::zero().elo_interval, [Some(0.0); 2]);
+    }
 }

@@ -142,6 +142,63 @@ pub enum StoreError {
         /// The first difference.
         what: String,
     },
+    /// The directory holds files and is no calibration's state directory (no identity.json):
+    /// the user's own files, never written among.
+    #[error(
+        "--state {path} holds files and is not a calibration's state directory (it has no identity.json; it holds {holds}): marginal does not write its state among them; give a new or empty directory, or the --state directory of the same calibration to resume it"
+    )]
+    NotAStore {
+        /// The directory.
+        path: PathBuf,
+        /// What it holds, for people: a few names, and how many more.
+        holds: String,
+    },
+}
+
+/// The files a calibration's state directory holds (`identity.json.tmp` while it is written).
+const STORE_FILES: [&str; 6] = [
+    "identity.json",
+    "identity.json.tmp",
+    "lock",
+    "objectives.jsonl",
+    "pairs.jsonl",
+    "runs.jsonl",
+];
+
+/// Refuses `dir` when it holds anything but a calibration's own files and has no
+/// `identity.json`: a directory of the user's is never written into. A missing or empty
+/// directory, or a calibration's (to resume, or refused by [`Store::open`] if another's), is
+/// fine; so is one that cannot be read (opening it then says why).
+///
+/// # Errors
+/// [`StoreError::NotAStore`], naming a few of the files it holds.
+pub fn check_dir(dir: &Path) -> Result<(), StoreError> {
+    if dir.join("identity.json").exists() {
+        return Ok(());
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(());
+    };
+    let mut foreign: Vec<String> = entries
+        .flatten()
+        .filter(|e| !STORE_FILES.iter().any(|f| e.file_name() == **f))
+        .map(|e| {
+            let slash = if e.path().is_dir() { "/" } else { "" };
+            format!("'{}{slash}'", e.file_name().to_string_lossy())
+        })
+        .collect();
+    if foreign.is_empty() {
+        return Ok(());
+    }
+    foreign.sort();
+    let holds = match foreign.len() {
+        n @ 1..=3 => foreign.join(if n == 2 { " and " } else { ", " }),
+        n => format!("{} and {} more", foreign[..3].join(", "), n - 3),
+    };
+    Err(StoreError::NotAStore {
+        path: dir.to_path_buf(),
+        holds,
+    })
 }
 
 /// An open store: what was finished before, and the files to append to.
@@ -213,8 +270,10 @@ impl Store {
     /// JSON of everything that decides its results).
     ///
     /// # Errors
-    /// The directory cannot be written, or holds another calibration.
+    /// The directory cannot be written, holds another calibration, or holds files and is no
+    /// calibration's ([`check_dir`]).
     pub fn open(dir: &Path, identity: &serde_json::Value) -> Result<Store, StoreError> {
+        check_dir(dir)?;
         std::fs::create_dir_all(dir).map_err(io(dir))?;
         let lock_path = dir.join("lock");
         let lock = OpenOptions::new()
@@ -347,6 +406,41 @@ mod tests {
         let d = std::env::temp_dir().join(format!("marginal-store-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&d);
         d
+    }
+
+    #[test]
+    fn a_directory_of_other_files_is_never_opened() {
+        let d = dir("foreign-files");
+        let id = json!({"a": 1});
+        // Missing, empty, or holding only a calibration's files (killed before its identity
+        // was written): used.
+        check_dir(&d).unwrap();
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join("lock"), "").unwrap();
+        drop(Store::open(&d, &id).unwrap());
+        // A calibration's directory stays usable whatever else lands in it.
+        std::fs::write(d.join("README"), "mine").unwrap();
+        drop(Store::open(&d, &id).unwrap());
+        let _ = std::fs::remove_dir_all(&d);
+        // The user's files: refused, naming a few, and nothing is written.
+        std::fs::create_dir_all(d.join("sub")).unwrap();
+        for f in ["a.txt", "b.txt", "c.txt", "d.txt"] {
+            std::fs::write(d.join(f), "mine").unwrap();
+        }
+        let Err(e @ StoreError::NotAStore { .. }) = Store::open(&d, &id) else {
+            panic!("a directory of other files must be refused");
+        };
+        let text = e.to_string();
+        assert!(
+            text.contains("it holds 'a.txt', 'b.txt', 'c.txt' and 2 more)"),
+            "{text}"
+        );
+        assert!(
+            text.starts_with(&format!("--state {} holds files", d.display())),
+            "{text}"
+        );
+        assert!(!d.join("lock").exists() && !d.join("identity.json").exists());
+        let _ = std::fs::remove_dir_all(&d);
     }
 
     #[test]

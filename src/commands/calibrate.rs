@@ -12,11 +12,12 @@ use marginal::calibrate::{
     self, Book, Bootstrap, CalibrateError, CalibrationSet, Config, Event, MIN_SETS, Report, design,
     plot,
 };
-use marginal::engine::{EngineDef, Setting};
+use marginal::engine::{EngineDef, MAX_DEPTH, Setting};
 use marginal::formats::{Fnv, openings, write_atomic};
 use marginal::scoring::cheap::{CheapObjective, QualityObjective, SuiteObjective};
 use marginal::scoring::exec::Runner;
 use marginal::scoring::games::game::{GameConfig, MoveLimit};
+use marginal::scoring::games::stats::Shown;
 use marginal::scoring::quality::MoveQuality;
 use marginal::scoring::suite::{
     Repeats, RunConfig, ScorerOptions, SuiteLimit, SuiteScorer, default_cache_dir, load_suites,
@@ -123,33 +124,78 @@ pub struct CalibrateArgs {
     executor: ExecutorArgs,
 }
 
-/// One `--objectives` entry.
+/// One `--objectives` entry: KIND, KIND:nodes=N or KIND:depth=D.
 fn parse_objective(text: &str, default: SuiteLimit) -> Result<(String, SuiteLimit), UserError> {
-    let bad = |why: &str| UserError(format!("--objectives '{text}': {why}"));
-    let (kind, limit) = match text.trim().split_once(':') {
-        None => (text.trim(), default),
-        Some((kind, limit)) => {
-            let (key, value) = limit
-                .split_once('=')
-                .ok_or_else(|| bad("the limit is not nodes=N or depth=D"))?;
-            let n: u64 = value
-                .trim()
-                .parse()
-                .ok()
-                .filter(|n| *n > 0)
-                .ok_or_else(|| bad("the limit is not a positive integer"))?;
-            let limit = match key.trim() {
-                "nodes" => SuiteLimit::Nodes(n),
-                "depth" if n <= 100 => SuiteLimit::Depth(n as u32),
-                "depth" => return Err(bad("depth is at most 100")),
-                _ => return Err(bad("the limit is not nodes=N or depth=D")),
-            };
-            (kind.trim(), limit)
-        }
+    let bad = |why: String| UserError(format!("--objectives '{text}': {why}"));
+    let (kind, limit) = match text.split_once(':') {
+        None => (text.trim(), None),
+        Some((kind, limit)) => (kind.trim(), Some(limit.trim())),
     };
-    match kind {
-        "suite" | "quality" | "mates" => Ok((kind.to_string(), limit)),
-        _ => Err(bad("the kind is not suite, quality or mates")),
+    if !matches!(kind, "suite" | "quality" | "mates") {
+        return Err(bad(if kind.is_empty() {
+            format!(
+                "no objective{}: give KIND, KIND:nodes=N or KIND:depth=D, KIND one of suite, quality, mates (comma-separated)",
+                if limit.is_some() {
+                    " before ':'"
+                } else {
+                    " (a comma too many?)"
+                }
+            )
+        } else if kind.contains('=') {
+            format!(
+                "'{kind}' is a limit without its objective: write KIND:{kind}, KIND one of suite, quality, mates (a comma starts the next objective, and each takes one limit)"
+            )
+        } else {
+            format!("'{kind}' is not an objective: the kinds are suite, quality and mates")
+        }));
+    }
+    let limit = match limit {
+        None => default,
+        Some(limit) => parse_limit(limit).map_err(bad)?,
+    };
+    Ok((kind.to_string(), limit))
+}
+
+/// The limit of an `--objectives` entry, after its ':': one of nodes=N and depth=D.
+fn parse_limit(text: &str) -> Result<SuiteLimit, String> {
+    const FORMS: &str = "nodes=N or depth=D";
+    if text.is_empty() {
+        return Err(format!(
+            "nothing after ':': give one limit, {FORMS}, or leave out the ':' for the games' limit"
+        ));
+    }
+    if text.matches('=').count() > 1 {
+        return Err(format!(
+            "'{text}' is more than one limit: an objective takes one, {FORMS} (to measure it at both, list it twice: KIND:depth=D,KIND:nodes=N)"
+        ));
+    }
+    let Some((key, value)) = text.split_once('=') else {
+        return Err(match text {
+            "nodes" | "depth" => format!("'{text}' has no value: {text}=N"),
+            _ => format!("'{text}' is not a limit: give {FORMS}"),
+        });
+    };
+    let (key, value) = (key.trim(), value.trim());
+    let (max, takes) = match key {
+        "nodes" => (
+            u64::MAX,
+            "nodes=N takes a whole number of nodes, at least 1".to_string(),
+        ),
+        "depth" => (
+            u64::from(MAX_DEPTH),
+            format!("depth=D takes a whole number of plies, 1 to {MAX_DEPTH}"),
+        ),
+        _ => return Err(format!("'{key}' is not a limit: give {FORMS}")),
+    };
+    match value.parse::<i128>() {
+        Ok(n) if (1..=i128::from(max)).contains(&n) => Ok(if key == "nodes" {
+            SuiteLimit::Nodes(n as u64)
+        } else {
+            SuiteLimit::Depth(n as u32)
+        }),
+        Ok(_) => Err(format!("{key}={value} is out of range: {takes}")),
+        Err(_) if value.is_empty() => Err(format!("'{key}=' has no value: {takes}")),
+        Err(_) => Err(format!("'{value}' is not a whole number: {takes}")),
     }
 }
 
@@ -263,18 +309,21 @@ fn objectives(
     } else {
         args.objectives.clone()
     };
+    // Every entry is checked before any is prepared (a reference run can take minutes).
+    let mut seen: Vec<(String, SuiteLimit)> = Vec::new();
+    for spec in &specs {
+        let parsed = parse_objective(spec, default)?;
+        if seen.contains(&parsed) {
+            return Err(UserError(format!("--objectives: '{spec}' is given twice")).into());
+        }
+        seen.push(parsed);
+    }
     if let Some(said) = unused_objective_options(args, &specs) {
         eprintln!("warning: {said}");
     }
     let mut out: Vec<Box<dyn CheapObjective>> = Vec::new();
-    let mut seen: Vec<(String, SuiteLimit)> = Vec::new();
     let rule = super::repeats_rule(args.count_repeats);
-    for spec in &specs {
-        let (kind, limit) = parse_objective(spec, default)?;
-        if seen.contains(&(kind.clone(), limit)) {
-            return Err(UserError(format!("--objectives: '{spec}' is given twice")).into());
-        }
-        seen.push((kind.clone(), limit));
+    for (kind, limit) in seen {
         if !super::quiet() {
             eprintln!("preparing objective {kind} at {limit} (reference runs are cached)");
         }
@@ -506,6 +555,7 @@ fn prepare(args: &CalibrateArgs, def: &Arc<EngineDef>) -> Result<(Config, rayon:
     let (limit, objective_limit) = limits(args)?;
     let region = design::region(def, &args.region).map_err(UserError::from_display)?;
     let sets = sets(args, def, &region)?;
+    check_state(args)?;
     super::not_an_input(&args.out, "--out", &inputs(args))?;
     // A device (/dev/null) is written through; only a regular file is read to see what it is.
     if args.out.is_file() && calibrate::report::read(&args.out).is_err() {
@@ -559,13 +609,6 @@ fn prepare(args: &CalibrateArgs, def: &Arc<EngineDef>) -> Result<(Config, rayon:
         state_dir: PathBuf::new(),
         executor,
     };
-    if let Some(state) = args.state.as_ref().filter(|s| s.exists() && !s.is_dir()) {
-        return Err(UserError(format!(
-            "--state {}: it is a file, not a directory: give a directory (it is created if missing)",
-            state.display()
-        ))
-        .into());
-    }
     let state_dir = args.state.clone().unwrap_or_else(|| {
         let mut hash = Fnv::new();
         hash.write(config.identity().to_string().as_bytes());
@@ -578,6 +621,24 @@ fn prepare(args: &CalibrateArgs, def: &Arc<EngineDef>) -> Result<(Config, rayon:
     };
     print_header(def, &config);
     Ok((config, pool))
+}
+
+/// Refuses a --state that cannot hold this calibration's work, before any work: a file, or a
+/// directory of other files (the state directory of a calibration is fine: the same one
+/// resumes, another's is refused when it is opened).
+fn check_state(args: &CalibrateArgs) -> Result<()> {
+    let Some(state) = &args.state else {
+        return Ok(());
+    };
+    if state.exists() && !state.is_dir() {
+        return Err(UserError(format!(
+            "--state {}: it is a file, not a directory: give a directory (it is created if missing)",
+            state.display()
+        ))
+        .into());
+    }
+    calibrate::store::check_dir(state).map_err(UserError::from_display)?;
+    Ok(())
 }
 
 /// The games' per-move limit (--tc, --depth or --nodes, default 5,000 nodes) and the
@@ -625,15 +686,12 @@ fn elo_text(g: &marginal::calibrate::report::Games) -> String {
     }
 }
 
-/// A set's 95% interval as the table shows it: `[n/a]` where it is not defined (too few
-/// pairs, or every pair alike: the report's JSON holds 0 there).
+/// A set's 95% interval as the table shows it: each end `n/a` where it is not defined (the
+/// report's JSON holds null there: an end at a 0% or 100% score, or both while every pair
+/// scored the same).
 fn interval_text(g: &marginal::calibrate::report::Games) -> String {
-    let [lower, upper] = g.elo_interval;
-    if elo_text(g) == "n/a" || lower > g.elo || upper < g.elo {
-        "[n/a]".to_string()
-    } else {
-        format!("[{lower:+.0}, {upper:+.0}]")
-    }
+    let [lower, upper] = g.elo_interval.map(Shown);
+    format!("[{lower:+.0}, {upper:+.0}]")
 }
 
 /// What the calibration will do: the engine, the sets, the objectives and the games.

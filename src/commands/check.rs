@@ -72,7 +72,23 @@ fn engine(
 ) -> Result<Option<std::sync::Arc<marginal::engine::EngineDef>>> {
     let given = args.engine.engine.is_some() || args.engine.engine_cmd.is_some();
     if given {
-        return Ok(Some(args.engine.def()?));
+        let def = args.engine.def()?;
+        // Another name on the same rows: said, then checked as the same engine described
+        // anew (rows that differ are refused by prepare).
+        if let Some(record) = &file.engine
+            && record.name != def.name
+            && check::another_engine(record, &def, &file.tuned).is_none()
+        {
+            eprintln!(
+                "warning: {}: tuned for the engine '{}' ({}); {} names its engine '{}' but carries the file's rows and UCI options, so it is checked as that engine described anew (judging by the statistics)",
+                args.file.display(),
+                record.name,
+                record.source,
+                def.source.as_deref().unwrap_or(&def.name),
+                def.name
+            );
+        }
+        return Ok(Some(def));
     }
     let Some(record) = &file.engine else {
         return Ok(None);
@@ -128,11 +144,16 @@ fn measured_something(
     )))
 }
 
-/// Says when an external engine searched every position of both sides exactly alike under the
-/// tuned set, the defaults and everything off although their margins differ: it most likely
+/// Says when an external engine searched every position of both sides to a fixed depth alike
+/// under the tuned set, the defaults and everything off although their margins differ: it most likely
 /// ignores the options that carry them, so the check measures nothing of the file's set.
 fn say_same_searches(prepared: &marginal::check::Prepared, now: &marginal::check::Measurement) {
-    if prepared.def.is_builtin() {
+    // At a node budget every search spends the budget, so equal node counts say nothing.
+    let depth = matches!(
+        prepared.options.config.limit,
+        marginal::scoring::suite::SuiteLimit::Depth(_)
+    );
+    if prepared.def.is_builtin() || !depth {
         return;
     }
     let sides = [&now.training, &now.validation];

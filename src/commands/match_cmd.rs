@@ -745,6 +745,15 @@ fn print_faults(result: &MatchResult) {
             if games == 1 { "" } else { "s" }
         );
     }
+    // More than a tenth of the games decided by faults: the Elo measures the faults.
+    let games = 2 * result.stats.pentanomial.total_pairs();
+    if games > 0 && 10 * (a + b) > games {
+        eprintln!(
+            "warning: {} of the {games} games ({:.0}%) were lost to engine faults: the Elo measures the faults as much as the margins; fix the engine (the reasons are above) before reading it",
+            a + b,
+            100.0 * (a + b) as f64 / games as f64
+        );
+    }
 }
 
 /// Prints the result: counts, pentanomial, Elo and nElo with their intervals and LOS (`n/a`

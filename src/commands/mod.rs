@@ -783,13 +783,18 @@ pub fn progress_bar(len: u64, template: &str) -> ProgressBar {
     if quiet() {
         return ProgressBar::hidden();
     }
-    let style = ProgressStyle::with_template(template)
-        .unwrap_or_else(|_| ProgressStyle::default_bar())
-        .progress_chars("=> ");
     // A terminal that cannot move the cursor (TERM=dumb, as in Emacs shells) gets the plain
     // lines too.
     let dumb = std::env::var("TERM").is_ok_and(|t| t == "dumb");
     let on_terminal = !dumb && std::io::stdout().is_terminal() && std::io::stderr().is_terminal();
+    let template = if on_terminal {
+        template.to_string()
+    } else {
+        plain_template(template)
+    };
+    let style = ProgressStyle::with_template(&template)
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> ");
     let target = if on_terminal {
         ProgressDrawTarget::stderr()
     } else {
@@ -798,6 +803,21 @@ pub fn progress_bar(len: u64, template: &str) -> ProgressBar {
     let bar = ProgressBar::with_draw_target(Some(len), target);
     bar.set_style(style);
     bar
+}
+
+/// A bar's template as a plain line: the bar itself (`[{bar:N}]`) left out and the rate (a
+/// float of indicatif's, `173.4142/s`) given as the share done.
+fn plain_template(template: &str) -> String {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(start) = rest.find("[{bar") {
+        out.push_str(&rest[..start]);
+        rest = rest[start..]
+            .find("}]")
+            .map_or("", |end| rest[start + end + 2..].trim_start());
+    }
+    out.push_str(rest);
+    out.replace("{per_sec}", "({percent}%)")
 }
 
 /// Seconds between two progress lines outside a terminal.
@@ -873,6 +893,18 @@ pub fn parsed_alone<T: clap::Args>(command: &str, args: &[&str]) -> Option<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_progress_lines_draw_no_bar() {
+        assert_eq!(
+            plain_template("{msg:>10} [{bar:40}] {pos}/{len} {per_sec} eta {eta}"),
+            "{msg:>10} {pos}/{len} ({percent}%) eta {eta}"
+        );
+        assert_eq!(
+            plain_template("[{bar:30}] {pos}/{len} games {msg}"),
+            "{pos}/{len} games {msg}"
+        );
+    }
 
     #[test]
     fn margin_specs_resolve() {

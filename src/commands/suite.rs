@@ -278,11 +278,11 @@ fn say_and_watch(
     if !args.executor.is_slurm() {
         super::executor::stop_on_interrupt(match &options.cache_dir {
             Some(dir) => format!(
-                "interrupted: a suite run keeps no partial score; a reference run that finished is cached in {} and not searched again: rerun the same command",
+                "interrupted: a suite run keeps no partial work: its reference run, if it had finished, is cached in {} and not searched again, and if it had not, a rerun searches it from the start; rerun the same command",
                 dir.display()
             ),
             None => {
-                "interrupted: a suite run keeps no partial score: rerun the same command".into()
+                "interrupted: a suite run keeps no partial work (no cache is kept with --no-cache): rerun the same command".into()
             }
         })?;
     }
@@ -353,8 +353,8 @@ fn print_summary(args: &SuiteArgs, scorer: &SuiteScorer, score: &SuiteScore) {
     }
 }
 
-/// Says when an external engine searched every position exactly as in the reference run (the
-/// same move and node count) although the margins differ: it most likely ignores the options
+/// Says when an external engine searched every position to a fixed depth exactly as in the
+/// reference run (the same move and node count) although the margins differ: it most likely ignores the options
 /// that carry them (an engine that answers `setoption` with "no such option").
 fn say_same_searches(score: &SuiteScore, margins: &marginal::engine::Setting) {
     let same = |p: &PositionScore| {
@@ -362,7 +362,9 @@ fn say_same_searches(score: &SuiteScore, margins: &marginal::engine::Setting) {
             && p.result.nodes == p.reference_nodes
             && p.result.best_move == p.reference_best_move
     };
+    // At a node budget every search spends the budget, so equal node counts say nothing.
     if score.engine.is_some()
+        && matches!(score.limit, marginal::scoring::suite::SuiteLimit::Depth(_))
         && score.positions.len() >= 3
         && score.positions.iter().all(same)
         && margins.uci_options() != score.reference.margins.uci_options()
@@ -473,6 +475,17 @@ fn print_faults(score: &SuiteScore) {
             .filter_map(|p| Some((&p.result, p.reference_fault.as_deref()?)))
             .collect(),
     );
+    let unmatched = score
+        .positions
+        .iter()
+        .filter(|p| p.result.fault.is_some() || p.reference_fault.is_some())
+        .count();
+    if unmatched > 0 {
+        println!(
+            "nodes, ratio, agree and |dscore| compare the {} position(s) both runs searched; the {unmatched} with a fault in either run count in the speed part as the reference's speed (ratio 1)",
+            score.positions.len() - unmatched
+        );
+    }
     if score.overshot > 0 {
         println!();
         println!(

@@ -16,6 +16,7 @@ use marginal::scoring::suite::{
     LoadedSuites, Repeats, RunConfig, ScorerOptions, SuiteLimit, SuiteScorer, default_cache_dir,
 };
 use marginal::tune::SplitError;
+use marginal::tune::checkpoint;
 use marginal::tune::cost::{SuiteCost, log_path};
 use marginal::tune::file::{Side, SuiteSource, SuiteSources, TunedFile};
 use marginal::tune::games::GamesProblem;
@@ -168,10 +169,19 @@ pub struct TuneArgs {
     /// same command resumes from it.
     #[arg(long)]
     checkpoint: Option<PathBuf>,
-    /// Resume the run whose checkpoint directory this is, with its recorded arguments.
+    /// Resume the run whose checkpoint directory this is, with its recorded arguments. When
+    /// the run's engine file changed since the run started (its description digest, which
+    /// the checkpoint records), the resume is refused; `--resume DIR --engine FILE` (the
+    /// file the run records) resumes with the engine file as it is now, as `check --engine`
+    /// checks with it.
     #[arg(long, value_name = "DIR")]
     #[serde(skip)]
     resume: Option<PathBuf>,
+    /// Set by `--resume DIR --engine FILE`: the engine file is taken as it is now, though it
+    /// changed since the run started.
+    #[arg(skip)]
+    #[serde(skip)]
+    engine_as_is: bool,
     /// What to optimise: `suite` (the suite objective on the training positions) or `games`
     /// (self-play at --nodes per move, default 5,000: each SPSA iteration plays theta+
     /// against theta- for --pairs game pairs on the next openings of the shuffled book, and
@@ -628,10 +638,179 @@ fn changed_arguments(dir: &Path, args: &TuneArgs) -> String {
     }
 }
 
+/// `--resume DIR --engine FILE`: the run's engine file taken as it is now, though it changed
+/// since the run started (set in `recorded`). Returns the arguments given less --engine, whose
+/// other options a resume ignores.
+fn engine_override(args: &TuneArgs, recorded: &mut TuneArgs) -> TuneArgs {
+    let mut given = args.clone();
+    if let Some(engine) = given.engine.engine.take() {
+        recorded.engine.engine = Some(engine);
+        recorded.engine_as_is = true;
+    }
+    given
+}
+
+/// A resumed run of an external engine says which engine it took: the one its checkpoint
+/// records (as `check` says "as the tuned file records it"), or the file given with --engine.
+fn say_resumed_engine(args: &TuneArgs, def: &EngineDef) {
+    if args.resume.is_none() || def.is_builtin() {
+        return;
+    }
+    let source = def.source.as_deref().unwrap_or_default();
+    if args.engine_as_is {
+        println!(
+            "engine: {} ({source}), given with --engine: taken as it is now",
+            def.name
+        );
+    } else {
+        println!(
+            "engine: {} ({source}), as the checkpoint records it",
+            def.name
+        );
+    }
+}
+
+/// The engine the run in `dir` (run `run`) started with: as the checkpoint records it, else
+/// (a checkpoint written before it was) as the run's tuned file `out` records it.
+fn engine_then(dir: &Path, run: &str, out: &Path) -> Option<checkpoint::RecordedEngine> {
+    checkpoint::recorded_engine(dir).or_else(|| {
+        let file = TunedFile::read(out).ok()?;
+        let record = file.engine.filter(|_| file.provenance.run == run)?;
+        Some(checkpoint::RecordedEngine {
+            name: record.name,
+            source: Some(record.source),
+            signature: record.signature,
+        })
+    })
+}
+
+/// The checkpoints a run may have left of this command line: the one resumed or given with
+/// --checkpoint, else every default one of the same --out (`tune-STEM-RUN`).
+fn checkpoints_of(args: &TuneArgs) -> Vec<PathBuf> {
+    if let Some(dir) = &args.checkpoint {
+        return vec![dir.clone()];
+    }
+    let stem = args.out.file_stem().unwrap_or_default().to_string_lossy();
+    let prefix = format!("tune-{stem}-");
+    let Ok(entries) = std::fs::read_dir(default_cache_dir()) else {
+        return Vec::new();
+    };
+    let mut dirs: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .and_then(|n| n.strip_prefix(&prefix))
+                .is_some_and(|run| run.len() == 16 && run.bytes().all(|b| b.is_ascii_hexdigit()))
+        })
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+/// The run's identity ([`run_id`]), with an engine file that changed since a checkpoint of
+/// this same command line was started said as such rather than as another run: a resume is
+/// refused naming the file and `--engine` (given, it resumes with the file as it is now,
+/// keeping the run's identity); a rerun whose --out that run wrote is refused naming the
+/// change and --force; a rerun of an interrupted one starts afresh and says where the old one
+/// is and how to resume it.
+fn run_identity(
+    args: &TuneArgs,
+    def: &EngineDef,
+    train: &LoadedSuites,
+    validation: &LoadedSuites,
+) -> Result<String> {
+    let id = run_id(args, def, None, train, validation)?;
+    let Some(file) = def
+        .source
+        .as_deref()
+        .filter(|s| !s.starts_with("--engine-cmd"))
+    else {
+        return Ok(id);
+    };
+    let now = def.signature();
+    for dir in checkpoints_of(args) {
+        let Some(then) = checkpoint::recorded_run(&dir).filter(|then| *then != id) else {
+            continue;
+        };
+        let Some(engine) = engine_then(&dir, &then, &args.out).filter(|e| e.signature != now)
+        else {
+            continue;
+        };
+        if run_id(args, def, Some(&engine.signature), train, validation)? != then {
+            continue;
+        }
+        let changed = format!(
+            "the engine file {file} changed since the run started (description digest {now}, {} then)",
+            engine.signature
+        );
+        if args.engine_as_is {
+            eprintln!(
+                "warning: {changed}: resuming with it as it is now, as --engine asks (the evaluations logged before were measured with it as it was)"
+            );
+            return Ok(then);
+        }
+        let resume = format!("marginal tune --resume {} --engine {file}", dir.display());
+        if args.resume.is_some() {
+            return Err(UserError(format!(
+                "--resume {}: {changed}: add --engine {file} to resume with it as it is now, or start a new run without --resume",
+                dir.display()
+            ))
+            .into());
+        }
+        if args.checkpoint.is_some() {
+            return Err(UserError(format!(
+                "--checkpoint {}: {changed}: `{resume}` goes on with it as it is now; or give another --checkpoint to start afresh",
+                dir.display()
+            ))
+            .into());
+        }
+        if args.out.is_file() && !args.force {
+            return Err(UserError(format!(
+                "--out {} exists: this same command wrote it (checkpoint {}), but {changed}, so this is a new run: add --force to tune again with it as it is now and replace {}, or give another --out",
+                args.out.display(),
+                dir.display(),
+                args.out.display()
+            ))
+            .into());
+        }
+        eprintln!(
+            "note: checkpoint {} holds this same command's run, but {changed}, so this run starts afresh; to go on from that one instead: {resume}",
+            dir.display()
+        );
+        break;
+    }
+    Ok(id)
+}
+
+/// Records in the checkpoint `dir` the engine the run starts with, once (a run resumed with
+/// its engine file changed keeps the record of what it started with), so that a changed
+/// engine file is said as such ([`run_identity`]).
+fn record_engine(args: &TuneArgs, dir: &Path, def: &EngineDef) -> Result<()> {
+    if args.engine_as_is || checkpoint::recorded_engine(dir).is_some() {
+        return Ok(());
+    }
+    let engine = checkpoint::RecordedEngine {
+        name: def.name.clone(),
+        source: def.source.clone(),
+        signature: def.signature(),
+    };
+    checkpoint::record_engine(dir, &engine).with_context(|| {
+        format!(
+            "cannot write {}",
+            dir.join(checkpoint::ENGINE_FILE).display()
+        )
+    })
+}
+
 /// The run's checkpoint directory, made and holding the run's arguments (which now name it):
 /// an existing --out that is not this run's own is refused first, and an interrupt from here on
 /// says what the directory keeps.
-fn open_checkpoint(mut args: TuneArgs, run_id: &str) -> Result<(TuneArgs, PathBuf)> {
+fn open_checkpoint(
+    mut args: TuneArgs,
+    run_id: &str,
+    def: &EngineDef,
+) -> Result<(TuneArgs, PathBuf)> {
     let dir = args.checkpoint_dir(run_id);
     if let Some((path, other)) = marginal::tune::checkpoint::foreign(&dir, run_id) {
         return Err(UserError(format!(
@@ -675,6 +854,7 @@ fn open_checkpoint(mut args: TuneArgs, run_id: &str) -> Result<(TuneArgs, PathBu
     let run_file = dir.join(marginal::tune::checkpoint::RUN_FILE);
     write_atomic(&run_file, format!("{run_id}\n").as_bytes())
         .with_context(|| format!("cannot write {}", run_file.display()))?;
+    record_engine(&args, &dir, def)?;
     args.checkpoint = Some(dir.clone());
     let grace = match args.executor.executor {
         ExecutorKind::Local => std::time::Duration::ZERO,
@@ -923,8 +1103,14 @@ fn resolve(args: TuneArgs) -> Result<(TuneArgs, Arc<EngineDef>, Space)> {
     let args = match &args.resume {
         Some(dir) => {
             let path = dir.join("args.json");
-            let text = std::fs::read_to_string(&path)
-                .map_err(|e| UserError(format!("--resume: cannot read {}: {e}", path.display())))?;
+            let text = std::fs::read_to_string(&path).map_err(|e| match e.kind() {
+                // A directory (or nothing) without the record every checkpoint starts with.
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory => UserError(format!(
+                    "--resume {}: not a tune checkpoint (no args.json in it): give the directory a tune named in its header or interrupt message (under .marginal-cache/tune-*, or its --checkpoint)",
+                    dir.display()
+                )),
+                _ => UserError(format!("--resume: cannot read {}: {e}", path.display())),
+            })?;
             let mut recorded: TuneArgs = serde_json::from_str(&text).map_err(|e| {
                 UserError(format!(
                     "--resume: {}:{}: not a tune checkpoint: {e}",
@@ -932,10 +1118,17 @@ fn resolve(args: TuneArgs) -> Result<(TuneArgs, Arc<EngineDef>, Space)> {
                     e.line()
                 ))
             })?;
-            say_ignored_with_resume(&args, dir);
+            say_ignored_with_resume(&engine_override(&args, &mut recorded), dir);
+            for log in marginal::tune::checkpoint::cut_logs(dir) {
+                eprintln!(
+                    "warning: {}: its last line was cut short (the run was killed while writing it): that record is dropped, and its work is done again if the run needs it",
+                    log.display()
+                );
+            }
             recorded.threads = args.threads;
             recorded.executor = args.executor.clone();
             recorded.checkpoint = Some(dir.clone());
+            recorded.resume = Some(dir.clone());
             recorded
         }
         None => args,
@@ -943,6 +1136,7 @@ fn resolve(args: TuneArgs) -> Result<(TuneArgs, Arc<EngineDef>, Space)> {
     let mut args = args;
     args.solver = Some(args.solver());
     let def = args.engine.def()?;
+    say_resumed_engine(&args, &def);
     if args.params.is_empty() {
         args.params = if def.is_builtin() {
             DEFAULT_PARAMS.map(String::from).to_vec()
@@ -1105,8 +1299,8 @@ fn prepare(args: TuneArgs) -> Result<Prepared> {
     };
     let found_calibration = find_calibration(&args, &options, &def)?;
     say_calibration(&args, &options, &found_calibration);
-    let run_id = run_id(&args, &def, &train, &validation)?;
-    let (args, dir) = open_checkpoint(args, &run_id)?;
+    let run_id = run_identity(&args, &def, &train, &validation)?;
+    let (args, dir) = open_checkpoint(args, &run_id, &def)?;
     println!(
         "marginal tune: {}{}, seed {}, tuning {space}",
         args.solver().label(),
@@ -1375,10 +1569,12 @@ const DEFAULT_GAIN: f64 = 100.0;
 const FEWEST_VALIDATION: usize = 30;
 
 /// A digest of everything that determines the run's result: checkpoints of another run are
-/// refused.
+/// refused. `signature`, when given, stands for an external engine's own (the identity the
+/// run would have had with the engine's description as it was then).
 fn run_id(
     args: &TuneArgs,
     def: &EngineDef,
+    signature: Option<&str>,
     train: &LoadedSuites,
     validation: &LoadedSuites,
 ) -> Result<String, serde_json::Error> {
@@ -1396,12 +1592,16 @@ fn run_id(
     if def.is_builtin() {
         h.write(&bench::signature().to_le_bytes());
     } else {
-        h.write(def.signature().as_bytes());
+        h.write(signature.map_or(def.signature(), String::from).as_bytes());
     }
     Ok(format!("{:016x}", h.finish()))
 }
 
 fn print_side(name: &str, side: &Side, paired: &PairedComparison) {
+    if side.positions == 0 {
+        println!("{name}: no positions (the split left none), so no set is judged on this side");
+        return;
+    }
     println!("{name} ({} positions):", side.positions);
     println!(
         "  {:<8} {:>9} {:>8} {:>12} {:>7} {:>9}",

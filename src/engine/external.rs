@@ -150,6 +150,18 @@ pub enum Fault {
     /// standard error (empty when none), so the message says why.
     #[error("engine crashed ({status}){tail}", status = .0, tail = stderr_tail(.1))]
     Crashed(String, Vec<String>),
+    /// The process ended by itself with exit status 0 before the answer awaited: not a crash
+    /// but a program that did something else and quit (not a UCI engine, or one run with the
+    /// wrong arguments, such as `stockfish bench`).
+    #[error("{}", ended_message(.awaited, .said, .stderr))]
+    Ended {
+        /// The answer awaited (`uciok`, `readyok`, `bestmove`).
+        awaited: &'static str,
+        /// The last lines it wrote on its standard output that are not UCI.
+        said: Vec<String>,
+        /// The last lines it wrote on its standard error.
+        stderr: Vec<String>,
+    },
     /// No answer within the time allowed.
     #[error(
         "engine hung: no {what} within {secs:.1} s (a slow engine gets more time from timeout_ms in its engine file)"
@@ -164,7 +176,7 @@ pub enum Fault {
     /// that are not UCI (the last few kept): most likely not a UCI engine, or one that needs
     /// arguments.
     #[error(
-        "engine sent no uciok within {secs:.1} s, only lines that are not UCI: {}; is it a UCI engine (does it need an argument such as `uci`)?",
+        "engine sent no uciok within {secs:.1} s, only lines that are not UCI: {}; {NOT_UCI_HINT}",
         quoted(.said)
     )]
     NotUci {
@@ -219,6 +231,31 @@ fn start_error(program: &UciProgram, e: &std::io::Error) -> String {
         _ => String::new(),
     };
     format!("{command}: {e}{hint}")
+}
+
+/// What an engine that is not speaking UCI is asked about, by every message that finds it so.
+pub const NOT_UCI_HINT: &str = "is it a UCI engine (does it need an argument such as `uci`)?";
+
+/// [`Fault::Ended`]'s message: the exit status 0, before which answer, what it wrote, and the
+/// question to ask of it (before `uciok`: whether it is a UCI engine at all).
+fn ended_message(awaited: &str, said: &[String], stderr: &[String]) -> String {
+    let before = match awaited {
+        "uciok" => "answering `uci` with `uciok`".to_string(),
+        other => format!("sending `{other}`"),
+    };
+    // Its last line is enough to tell what it ran (a benchmark's, a usage line).
+    let wrote = said.last().map_or(String::new(), |last| {
+        format!(", its output ended: {}", quoted(std::slice::from_ref(last)))
+    });
+    let hint = if awaited == "uciok" {
+        NOT_UCI_HINT
+    } else {
+        "a UCI engine runs until it is sent `quit`: do its arguments (args) make it do something else?"
+    };
+    format!(
+        "engine ended (exit status 0) before {before}{wrote}{}; {hint}",
+        stderr_tail(stderr)
+    )
 }
 
 /// `, its stderr ended: 'a' | 'b'` for the last lines an engine wrote there, or nothing.
@@ -534,16 +571,36 @@ impl UciProcess {
             name: None,
             declared: Vec::new(),
         };
-        process.send("uci")?;
-        let deadline = Instant::now() + process.grace;
+        // A program that ended already is still read to the end of what it wrote (which says
+        // what it is), for a moment only.
+        let sent = process.send("uci");
+        let deadline = Instant::now()
+            + if sent.is_ok() {
+                process.grace
+            } else {
+                Duration::from_millis(200)
+            };
         // Lines that are not UCI, the last few: said if no uciok comes.
         let mut said: std::collections::VecDeque<String> = std::collections::VecDeque::new();
         loop {
             let line = match process.next_line(deadline, "uciok") {
+                Err(Fault::Hung { .. }) if sent.is_err() => {
+                    return Err(sent.expect_err("the send failed"));
+                }
                 Err(Fault::Hung { secs, .. }) if !said.is_empty() => {
                     return Err(Fault::NotUci {
                         said: said.into(),
                         secs,
+                    });
+                }
+                // Quit by itself: with what it wrote instead of UCI.
+                Err(Fault::Ended {
+                    awaited, stderr, ..
+                }) => {
+                    return Err(Fault::Ended {
+                        awaited,
+                        said: said.into(),
+                        stderr,
                     });
                 }
                 other => other?,
@@ -596,16 +653,25 @@ impl UciProcess {
     fn send(&mut self, line: &str) -> Result<(), Fault> {
         writeln!(self.stdin, "{line}")
             .and_then(|()| self.stdin.flush())
-            .map_err(|_| self.crashed())
+            .map_err(|_| {
+                // The answer this line would have been waited for with.
+                let awaited = match line.split_whitespace().next() {
+                    Some("uci") => "uciok",
+                    Some("isready" | "setoption" | "ucinewgame") => "readyok",
+                    _ => "bestmove",
+                };
+                self.crashed(awaited)
+            })
     }
 
-    /// The process has gone: how it ended.
-    fn crashed(&self) -> Fault {
+    /// The process has gone while `awaited` was to come: how it ended. Exit status 0 is no
+    /// crash but a program that quit by itself ([`Fault::Ended`]).
+    fn crashed(&self, awaited: &'static str) -> Fault {
         let status = self.child.lock().ok().and_then(|mut c| {
             // Give it a moment to be reaped after closing its output.
             for _ in 0..50 {
                 if let Ok(Some(s)) = c.try_wait() {
-                    return Some(s.to_string());
+                    return Some(s);
                 }
                 std::thread::sleep(Duration::from_millis(2));
             }
@@ -622,16 +688,21 @@ impl UciProcess {
             .lock()
             .map(|t| t.iter().cloned().collect())
             .unwrap_or_default();
-        Fault::Crashed(
-            status.unwrap_or_else(|| "it closed its output".into()),
-            tail,
-        )
+        match status {
+            Some(s) if s.success() => Fault::Ended {
+                awaited,
+                said: Vec::new(),
+                stderr: tail,
+            },
+            Some(s) => Fault::Crashed(s.to_string(), tail),
+            None => Fault::Crashed("it closed its output".into(), tail),
+        }
     }
 
     fn next_line(&mut self, deadline: Instant, what: &'static str) -> Result<String, Fault> {
         match receive(&self.lines, deadline) {
             Ok(line) => Ok(line),
-            Err(RecvTimeoutError::Disconnected) => Err(self.crashed()),
+            Err(RecvTimeoutError::Disconnected) => Err(self.crashed(what)),
             Err(RecvTimeoutError::Timeout) => Err(Fault::Hung {
                 what,
                 secs: self.grace.as_secs_f64(),

@@ -106,6 +106,122 @@ struct Raw {
     params: Vec<toml::Spanned<String>>,
 }
 
+/// The most `timeout_ms` may be: a day (a longer wait would overflow the clock's deadline
+/// arithmetic, and no search needs more grace than that).
+pub const MAX_TIMEOUT_MS: u64 = 86_400_000;
+
+/// What each typed key of an engine file takes, as its messages say it.
+const EXPECTED: [(&str, &str); 10] = [
+    (
+        "name",
+        "a string, the engine's name, e.g. name = \"Toga II 3.0\"",
+    ),
+    (
+        "command",
+        "a string, the engine's program, e.g. command = \"/usr/games/toga2\"",
+    ),
+    ("args", "a list of strings, e.g. args = [\"uci\"]"),
+    (
+        "dir",
+        "a string, the engine's working directory, e.g. dir = \".\"",
+    ),
+    (
+        "timeout_ms",
+        "a whole number of milliseconds, at least 1 and at most 86400000 (default 10000)",
+    ),
+    ("fresh", "true or false"),
+    ("deterministic", "true or false"),
+    (
+        "params",
+        "a list of rows, each a string \"name, uci option, default, min, max, step, r_end, off\"",
+    ),
+    (
+        "options",
+        "a table of UCI options: a line [options], then Name = value lines",
+    ),
+    (
+        "reference_options",
+        "a table of UCI options: a line [reference_options], then Name = value lines",
+    ),
+];
+
+/// A value as the file writes it, for messages: `-5`, `"yes"`, `[1, 2]`.
+fn as_written(value: &toml::Value) -> String {
+    fn text(value: &toml::Value) -> String {
+        match value {
+            toml::Value::String(s) => format!("{s:?}"),
+            toml::Value::Integer(i) => i.to_string(),
+            toml::Value::Float(f) => format!("{f:?}"),
+            toml::Value::Boolean(b) => b.to_string(),
+            toml::Value::Datetime(d) => d.to_string(),
+            toml::Value::Array(a) => {
+                format!("[{}]", a.iter().map(text).collect::<Vec<_>>().join(", "))
+            }
+            toml::Value::Table(t) => {
+                let entries: Vec<String> = t
+                    .iter()
+                    .map(|(k, v)| format!("{k} = {}", text(v)))
+                    .collect();
+                format!("{{ {} }}", entries.join(", "))
+            }
+        }
+    }
+    excerpt(&text(value))
+}
+
+/// Checks the type of every known key (unknown keys are left to the parser, which names them),
+/// so a wrong one is said with the key, the value and what it takes rather than in serde's
+/// terms: `timeout_ms = -5: expected a whole number of milliseconds, at least 1 ...`.
+/// Returns the line and the message of the first wrong one.
+fn check_types(text: &str) -> Result<(), (Option<usize>, String)> {
+    type Top = std::collections::BTreeMap<String, toml::Spanned<toml::Value>>;
+    // Syntax errors are the parser's to report (with their line).
+    let Ok(top) = toml::from_str::<Top>(text) else {
+        return Ok(());
+    };
+    fn strings(v: &toml::Value) -> Option<Option<(usize, &toml::Value)>> {
+        v.as_array()
+            .map(|a| a.iter().position(|x| !x.is_str()).map(|i| (i, &a[i])))
+    }
+    for (key, expected) in EXPECTED {
+        let Some(spanned) = top.get(key) else {
+            continue;
+        };
+        let value = spanned.get_ref();
+        let line = Some(line_of(text, spanned.span().start));
+        let wrong = match key {
+            "name" | "command" | "dir" => !value.is_str(),
+            "timeout_ms" => value
+                .as_integer()
+                .is_none_or(|ms| !(0..=MAX_TIMEOUT_MS as i64).contains(&ms)),
+            "fresh" | "deterministic" => !value.is_bool(),
+            "options" | "reference_options" => !value.is_table(),
+            // Lists: the list itself, then the first element that is not a string.
+            _ => match strings(value) {
+                None => true,
+                Some(None) => false,
+                Some(Some((i, element))) => {
+                    return Err((
+                        line,
+                        format!(
+                            "{key}: element {} is {}: expected {expected}",
+                            i + 1,
+                            as_written(element)
+                        ),
+                    ));
+                }
+            },
+        };
+        if wrong {
+            return Err((
+                line,
+                format!("{key} = {}: expected {expected}", as_written(value)),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// 1-based line of byte `offset` in `text`.
 fn line_of(text: &str, offset: usize) -> usize {
     text.as_bytes()[..offset.min(text.len())]
@@ -216,6 +332,7 @@ impl EngineFile {
             line,
             message,
         };
+        check_types(text).map_err(|(line, message)| fail(line, message))?;
         let raw: Raw = toml::from_str(text).map_err(|e| {
             let line = e.span().map(|s| line_of(text, s.start));
             fail(line, e.message().trim().to_string())
@@ -254,7 +371,8 @@ impl EngineFile {
                             fail(
                                 Some(line_of(text, v.span().start)),
                                 format!(
-                                    "[{key}] {k}: a value must be a string, number or boolean{hint}"
+                                    "[{key}] {k} = {}: expected a string, number or boolean{hint}",
+                                    as_written(v.get_ref())
                                 ),
                             )
                         })
@@ -429,15 +547,26 @@ OwnBook = false
                 "command = \"x\"\n\ntimeout_ms = 0\n".to_string(),
                 ":3: timeout_ms 0: an engine would count as hung",
             ),
-            ("command = \"x\"\nparams = [1]".to_string(), ":2:"),
+            (
+                "command = \"x\"\nparams = [1]".to_string(),
+                ":2: params: element 1 is 1: expected a list of rows",
+            ),
+            (
+                "command = \"x\"\n\ntimeout_ms = -5\n".to_string(),
+                ":3: timeout_ms = -5: expected a whole number of milliseconds, at least 1",
+            ),
+            (
+                "command = \"x\"\nfresh = \"yes\"\n".to_string(),
+                ":2: fresh = \"yes\": expected true or false",
+            ),
             (
                 TOGA.replace("Hash = 16", "Hash = [16]"),
-                ":10: [options] Hash: a value must be",
+                ":10: [options] Hash = [16]: expected a string, number or boolean",
             ),
             (
                 "command = \"x\"\n[options]\nHash = 1\nparams = [\"a, A, 1, 0, 5, 1, 0.002, 1\"]\n"
                     .to_string(),
-                ":4: [options] params: a value must be a string, number or boolean (params belongs before",
+                ":4: [options] params = [\"a, A, 1, 0, 5, 1, 0.002, 1\"]: expected a string, number or boolean (params belongs before",
             ),
         ];
         for (text, want) in cases {

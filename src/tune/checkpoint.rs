@@ -111,6 +111,44 @@ impl<S: Serialize + DeserializeOwned, I: Serialize + DeserializeOwned> Checkpoin
 /// The file in a run's checkpoint directory that names the run it belongs to.
 pub const RUN_FILE: &str = "run";
 
+/// The file in a run's checkpoint directory that records the engine the run started with.
+pub const ENGINE_FILE: &str = "engine.json";
+
+/// The engine a run started with, as its checkpoint records it: a changed engine file is then
+/// said as such on a resume or a rerun, rather than as another run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordedEngine {
+    /// Its name.
+    pub name: String,
+    /// Its engine file (or `--engine-cmd ...`); absent for marginal's own engine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// Its signature then (an external engine's description digest, hex).
+    pub signature: String,
+}
+
+/// Records in `dir` the engine the run starts with ([`ENGINE_FILE`]).
+///
+/// # Errors
+/// The file cannot be written.
+pub fn record_engine(dir: &Path, engine: &RecordedEngine) -> std::io::Result<()> {
+    let text = serde_json::to_string_pretty(engine).map_err(std::io::Error::other)?;
+    write_atomic(&dir.join(ENGINE_FILE), format!("{text}\n").as_bytes())
+}
+
+/// The engine `dir` records its run started with; None when it records none (a checkpoint
+/// written before it was recorded) or the record cannot be read.
+pub fn recorded_engine(dir: &Path) -> Option<RecordedEngine> {
+    let text = std::fs::read(dir.join(ENGINE_FILE)).ok()?;
+    serde_json::from_slice(&text).ok()
+}
+
+/// The run `dir` belongs to, as its [`RUN_FILE`] names it.
+pub fn recorded_run(dir: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(dir.join(RUN_FILE)).ok()?;
+    Some(text.trim().to_string()).filter(|r| !r.is_empty())
+}
+
 /// A checkpoint in `dir` that belongs to another run than `run`: its path and its run (the
 /// directory's [`RUN_FILE`], or a solver checkpoint in it). A run refuses such a directory
 /// before it writes anything there or says it resumes.
@@ -182,6 +220,21 @@ pub fn read_log<T: DeserializeOwned>(path: &Path) -> std::io::Result<Vec<T>> {
     Ok(records)
 }
 
+/// The logs (`*.jsonl`) in a checkpoint directory whose last line was cut short (a run killed
+/// while writing it): [`read_log`] drops that line, and a resumed run says so.
+pub fn cut_logs(dir: &Path) -> Vec<PathBuf> {
+    let mut cut: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .filter(|p| std::fs::read(p).is_ok_and(|b| b.last().is_some_and(|&l| l != b'\n')))
+        .collect();
+    cut.sort();
+    cut
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,12 +249,37 @@ mod tests {
         std::fs::write(&path, "1\n2\n\n3\n[4").unwrap();
         assert_eq!(read_log::<u32>(&path).unwrap(), [1, 2, 3]);
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "1\n2\n\n3\n");
+        // Before it is read, the cut is found (and said by a resumed run).
+        std::fs::write(&path, "1\n[2").unwrap();
+        assert_eq!(cut_logs(&dir), std::slice::from_ref(&path));
+        read_log::<u32>(&path).unwrap();
+        assert!(cut_logs(&dir).is_empty());
         // A whole line that is not a record: named, not skipped.
         std::fs::write(&path, "1\n{garbage\n3\n").unwrap();
         let e = read_log::<u32>(&path).unwrap_err();
         assert_eq!(e.kind(), std::io::ErrorKind::InvalidData);
         assert!(e.to_string().contains("log.jsonl:2: not a record"), "{e}");
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_engine_and_the_run_a_checkpoint_records_read_back() {
+        let dir = std::env::temp_dir().join(format!("marginal-engine-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        assert_eq!(recorded_engine(&dir), None);
+        assert_eq!(recorded_run(&dir), None);
+        let engine = RecordedEngine {
+            name: "Toga II 3.0".into(),
+            source: Some("engines/toga2.toml".into()),
+            signature: "0123456789abcdef".into(),
+        };
+        record_engine(&dir, &engine).unwrap();
+        assert_eq!(recorded_engine(&dir), Some(engine));
+        std::fs::write(dir.join(RUN_FILE), "fa171b6ce3b6ac73\n").unwrap();
+        assert_eq!(recorded_run(&dir).as_deref(), Some("fa171b6ce3b6ac73"));
+        // The record is no solver checkpoint: it never makes the directory another run's.
+        assert_eq!(foreign(&dir, "fa171b6ce3b6ac73"), None);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -61,21 +61,26 @@ pub struct Objective {
     pub points: u64,
     /// Points available.
     pub max_points: u64,
-    /// Total nodes.
+    /// Total nodes, over the positions both this run and the reference searched (all of them
+    /// unless an external engine faulted).
     pub nodes: u64,
-    /// Total nodes of the reference run.
+    /// Total nodes of the reference run, over the same positions.
     pub reference_nodes: u64,
     /// `nodes / reference_nodes`.
     pub node_ratio: f64,
-    /// Percent of positions where the best move equals the reference's.
+    /// Percent of the positions both runs searched where the best move equals the reference's.
     pub agreement: f64,
-    /// Mean absolute score difference from the reference, eval units (scores clamped to
-    /// +-[`SCORE_CAP`]).
+    /// Mean absolute score difference from the reference over the positions both runs
+    /// searched, eval units (scores clamped to +-[`SCORE_CAP`]).
     pub score_difference: f64,
-    /// Positions an external engine faulted on (each scored unsolved at the reference's
-    /// nodes); absent when none.
+    /// Positions an external engine faulted on (each scored unsolved, its speed the
+    /// reference's); absent when none.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub faults: usize,
+    /// Positions the engine faulted on in the reference run (their speed counts as the
+    /// reference's, and they are left out of the comparisons); absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reference_faults: usize,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -109,18 +114,27 @@ pub fn evaluate(
     let mut log_ratio = 0.0;
     let mut agree = 0usize;
     let mut score_diff = 0.0;
+    // Comparisons with the reference only where both runs searched: a fault leaves no move,
+    // score or node count to compare (its speed counts as the reference's, ratio 1).
+    let mut both = 0usize;
+    let (mut nodes, mut reference_nodes) = (0u64, 0u64);
     for (r, base) in results.iter().zip(reference) {
         let ref_nodes = base.nodes.max(1) as f64;
         let f = ((1.0 + r.found_at as f64).ln() / (1.0 + ref_nodes).ln()).clamp(0.0, 1.0);
         credit += r.credit() * (1.0 - params.early * f);
+        if r.fault.is_some() || base.fault.is_some() {
+            continue;
+        }
+        both += 1;
+        nodes += r.nodes;
+        reference_nodes += base.nodes;
         log_ratio += (r.nodes.max(1) as f64 / ref_nodes).log2();
         agree += usize::from(r.best_move == base.best_move);
         score_diff += f64::from((clamp_score(r.score) - clamp_score(base.score)).abs());
     }
     let accuracy = 100.0 * credit / n;
     let speed = -log_ratio / n;
-    let nodes: u64 = results.iter().map(|r| r.nodes).sum();
-    let reference_nodes: u64 = reference.iter().map(|r| r.nodes).sum();
+    let compared = both.max(1) as f64;
     Objective {
         value: accuracy + params.weight * speed,
         accuracy,
@@ -132,9 +146,10 @@ pub fn evaluate(
         nodes,
         reference_nodes,
         node_ratio: nodes as f64 / reference_nodes.max(1) as f64,
-        agreement: 100.0 * agree as f64 / n,
-        score_difference: score_diff / n,
+        agreement: 100.0 * agree as f64 / compared,
+        score_difference: score_diff / compared,
         faults: results.iter().filter(|r| r.fault.is_some()).count(),
+        reference_faults: reference.iter().filter(|r| r.fault.is_some()).count(),
     }
 }
 

@@ -386,6 +386,53 @@ fn interval_ends_outside_unit_score_map_to_infinity() {
     assert!(e.nelo_upper.is_finite());
 }
 
+/// Few pairs (what a calibration or a short match reports): the variance is the pairs' own, so
+/// one pair lost twice and one won twice has a wide interval, not a zero-width one; every end
+/// that is defined brackets the estimate, and an end at a 0% or 100% score is not defined.
+#[test]
+fn few_pairs_give_intervals_that_hold_the_estimate() {
+    // [LL, WW]: pair scores 0 and 1, mean ½, variance ¼ (σ = ½), so the score interval
+    // ½ ± 1.96·½/√2 runs past 0 and 1: both Elo ends infinite, nElo ±340.
+    let split = Pentanomial::from_counts([1, 0, 0, 0, 1]).estimate();
+    assert!(split.has_spread());
+    assert_eq!(
+        (split.elo, split.lower, split.upper),
+        (0.0, -f64::INFINITY, f64::INFINITY)
+    );
+    // (½ + z·½/√2 − ½) / (√2·½) · 800/ln 10 = z/2 · 800/ln 10.
+    assert_close(split.nelo_upper, Z_975 / 2.0 * NELO_PER_T, TOL);
+    assert_close(split.nelo_upper, 340.48061728594234, 1e-9);
+    let s = EloSummary::from(split);
+    assert_eq!((s.elo, s.lower, s.upper), (Some(0.0), None, None));
+    assert_close(s.nelo_lower.unwrap(), -split.nelo_upper, TOL);
+    assert_eq!(s.nelo_upper, Some(split.nelo_upper));
+    // [WL+DD, WW]: score ¾ (Elo +190.85), its upper end past 100%: null, not 0.
+    let high = EloSummary::from(Pentanomial::from_counts([0, 0, 1, 0, 1]).estimate());
+    assert_close(high.elo.unwrap(), 190.848501887865, TOL);
+    assert_close(high.lower.unwrap(), -67.88940991190476, 1e-9);
+    assert_eq!(high.upper, None);
+    // Every count of up to 4 pairs: defined ends hold the estimate and never meet.
+    let mut checked = 0;
+    for code in 1..5u64.pow(5) {
+        let p: [u64; 5] = std::array::from_fn(|i| code / 5u64.pow(i as u32) % 5);
+        if p.iter().sum::<u64>() > 4 {
+            continue;
+        }
+        checked += 1;
+        let s = EloSummary::from(Pentanomial::from_counts(p).estimate());
+        let Some(elo) = s.elo else {
+            assert_eq!((s.lower, s.upper), (None, None), "{p:?}");
+            continue;
+        };
+        assert!(s.lower.is_none_or(|l| l < elo), "{p:?}: {s:?}");
+        assert!(s.upper.is_none_or(|u| u > elo), "{p:?}: {s:?}");
+        if let (Some(lo), Some(n), Some(hi)) = (s.nelo_lower, s.nelo, s.nelo_upper) {
+            assert!(lo < n && n < hi, "{p:?}: {s:?}");
+        }
+    }
+    assert_eq!(checked, 125);
+}
+
 #[test]
 fn zero_pairs() {
     let empty = Pentanomial::default();
