@@ -749,6 +749,20 @@ fn a_tune_whose_engine_faults_on_every_search_fails_naming_it() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// `tune` of one SPSA iteration with `engine` on `suite` at `limit`, writing `out`.
+fn one_spsa_step<'a>(
+    engine: &'a Path,
+    suite: &'a Path,
+    limit: [&'a str; 2],
+    out: &'a Path,
+) -> Vec<&'a str> {
+    let mut args = vec!["tune", "--engine", path(engine), "--suites", path(suite)];
+    args.extend(["--solver", "spsa", "--iterations", "1"]);
+    args.extend(limit);
+    args.extend(["--out", path(out)]);
+    args
+}
+
 #[test]
 fn a_check_whose_engine_faults_on_every_search_gives_no_verdict() {
     let dir = scratch("faults", "check-all");
@@ -757,21 +771,7 @@ fn a_check_whose_engine_faults_on_every_search_gives_no_verdict() {
     let good = write("good.toml", 1_000_000);
     let suite = common::small_suite(&dir, 12);
     let tuned = dir.join("t.json");
-    let args = [
-        "tune",
-        "--engine",
-        path(&good),
-        "--suites",
-        path(&suite),
-        "--solver",
-        "spsa",
-        "--iterations",
-        "1",
-        "--nodes",
-        "300",
-        "--out",
-        path(&tuned),
-    ];
+    let args = one_spsa_step(&good, &suite, ["--nodes", "300"], &tuned);
     let run = finish(&dir, "tune", spawn(&dir, "tune", &args));
     run.assert_success();
     // ...and checked with one that crashes on its first search.
@@ -989,21 +989,7 @@ fn a_check_whose_engine_ignores_its_margins_says_so() {
     .unwrap();
     let suite = common::small_suite(&dir, 6);
     let tuned = dir.join("t.json");
-    let args = [
-        "tune",
-        "--engine",
-        path(&engine),
-        "--suites",
-        path(&suite),
-        "--solver",
-        "spsa",
-        "--iterations",
-        "1",
-        "--depth",
-        "2",
-        "--out",
-        path(&tuned),
-    ];
+    let args = one_spsa_step(&engine, &suite, ["--depth", "2"], &tuned);
     finish(&dir, "tune", spawn(&dir, "tune", &args)).assert_success();
     let run = finish(
         &dir,

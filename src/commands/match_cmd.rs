@@ -476,14 +476,19 @@ fn labelled(spec: &str, def: &marginal::engine::EngineDef) -> String {
     }
 }
 
-/// Runs the command.
-pub fn run(args: MatchArgs) -> Result<()> {
-    check_outputs(&args)?;
+/// `--concurrency` does nothing on Slurm, where the job array's tasks play the games.
+fn say_idle_concurrency(args: &MatchArgs) {
     if args.executor.is_slurm() && args.concurrency.is_some() {
         eprintln!(
             "warning: --concurrency: with --executor slurm the games run in the job array's tasks (a pair per CPU: --shards x --cpus-per-task a batch), so it does nothing here"
         );
     }
+}
+
+/// Runs the command.
+pub fn run(args: MatchArgs) -> Result<()> {
+    check_outputs(&args)?;
+    say_idle_concurrency(&args);
     let engine_a = engine_def(args.a_engine.as_deref(), None, &[])?;
     let engine_b = engine_def(args.b_engine.as_deref(), None, &[])?;
     let labels = (labelled(&args.a, &engine_a), labelled(&args.b, &engine_b));
