@@ -321,7 +321,7 @@ pub fn another_engine(record: &EngineRecord, def: &EngineDef, tuned: &[String]) 
         format!("--engine {}", record.source)
     };
     Some(format!(
-        "it was tuned for the engine '{}' ({}), whose rows {given} does not carry: {}{names}. Its values are not margins of '{}': check the file with {again} (the engine it records), or tune '{}' for margins of its own (marginal tune {})",
+        "it was tuned for the engine '{}' ({}), whose rows {given} does not carry: {}{names}. Its values are not margins of '{}': use the file with the engine it records ({again}; in match --a-engine or --b-engine), or tune '{}' for margins of its own (marginal tune {})",
         record.name,
         record.source,
         differences.join("; "),

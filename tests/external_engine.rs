@@ -1017,7 +1017,7 @@ fn check_refuses_a_file_of_another_engine_and_judges_a_changed_one_by_the_statis
                 text(&other_file)
             ),
             &format!("it names another engine: 'Other engine', the file's is '{ENGINE_NAME}'"),
-            &format!("check the file with --engine {}", text(&t.engine)),
+            &format!("the engine it records (--engine {};", text(&t.engine)),
             &format!("marginal tune --engine {}", text(&other_file)),
         ],
         "check with another engine",
@@ -1025,6 +1025,61 @@ fn check_refuses_a_file_of_another_engine_and_judges_a_changed_one_by_the_statis
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(!stdout.contains("verdict"), "{stdout}");
     assert!(report.is_none(), "a report was written");
+    // suite and match take a margin set from the file with the same refusal, before any search
+    // (the other engine crashes on `go`).
+    let book = t.dir.join("book.epd");
+    std::fs::write(
+        &book,
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n",
+    )
+    .unwrap();
+    for (args, what) in [
+        (
+            vec![
+                "suite",
+                text(&t.suite),
+                "--margins",
+                text(&t.file),
+                "--engine",
+                text(&other_file),
+            ],
+            "suite --margins with another engine",
+        ),
+        (
+            vec![
+                "match",
+                "--a",
+                text(&t.file),
+                "--a-engine",
+                text(&other_file),
+                "--b",
+                "default",
+                "--b-engine",
+                text(&other_file),
+                "--openings",
+                text(&book),
+                "--games",
+                "2",
+                "--nodes",
+                "500",
+            ],
+            "match --a with another engine",
+        ),
+    ] {
+        let out = marginal(&args, &t.dir);
+        user_error(
+            &out,
+            &[
+                text(&t.file),
+                &format!(
+                    "tuned row 'futility_margin' is the UCI option 'FutilityMargin' in {} but 'Futility Margin' in {}",
+                    text(&t.engine),
+                    text(&other_file)
+                ),
+            ],
+            what,
+        );
+    }
     // The same engine under another name and with another timeout: its rows carry the file's,
     // so it is measured, judged by the statistics, and holds; the name is said.
     let described = t.dir.join("described.toml");

@@ -185,6 +185,14 @@ pub fn resolve_for(def: &Arc<EngineDef>, spec: &str) -> Result<Setting, UserErro
                     def.name
                 )));
             }
+            // A file of another engine whose rows happen to resolve would set other options.
+            if let Some(message) = file
+                .engine
+                .as_ref()
+                .and_then(|record| marginal::check::another_engine(record, def, &file.tuned))
+            {
+                return Err(UserError(format!("{spec}: {message}")));
+            }
             file.margins
                 .resolve(def)
                 .map_err(|e| UserError(format!("{spec}: {e}")))
