@@ -136,7 +136,7 @@ fn suite_and_check_say_what_an_interrupt_kept() {
     for (args, said) in [
         (
             &["suite", "data/suites/ecm.epd", "--nodes", "50000"][..],
-            "interrupted: a suite run keeps no partial work: its reference run, if it had finished, is cached in",
+            "interrupted: every position searched (of the reference run and of the set's) is kept in",
         ),
         (
             &["check", "tuned/race-seed1.json", "--games", "400"][..],
@@ -159,5 +159,69 @@ fn suite_and_check_say_what_an_interrupt_kept() {
         assert_eq!(out.status.code(), Some(130), "{args:?}: {stderr}");
         assert!(stderr.contains(said), "{args:?}: {stderr}");
     }
+    let _ = std::fs::remove_dir_all(cache);
+}
+
+/// A suite interrupted in its reference run keeps the positions it searched: the same command
+/// says it resumes, searches only the rest, and prints the figures of a run in one go.
+#[test]
+fn an_interrupted_suite_resumes_with_the_same_figures() {
+    let cache = std::env::temp_dir().join(format!("marginal-resume-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&cache);
+    let args = ["suite", "data/suites/wac.epd", "--nodes", "100000", "-q"];
+    let suite = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_marginal"))
+            .args(args.iter().chain(extra))
+            .env("MARGINAL_CACHE_DIR", &cache)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    // The figures, less the line of timings.
+    let figures = |stdout: &[u8]| -> Vec<String> {
+        String::from_utf8_lossy(stdout)
+            .lines()
+            .filter(|l| !l.contains("positions/s") && !l.starts_with("reference '"))
+            .map(str::to_string)
+            .collect()
+    };
+    let whole = suite(&["--no-cache"]).wait_with_output().unwrap();
+    assert_eq!(whole.status.code(), Some(0));
+    let child = suite(&[]);
+    // The reference run of 300 positions at 100,000 nodes takes seconds: interrupt it when
+    // some of its positions are in the cache.
+    let journal = || {
+        std::fs::read_dir(&cache)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .find(|e| e.file_name().to_string_lossy().ends_with(".partial.jsonl"))
+            .and_then(|e| std::fs::read_to_string(e.path()).ok())
+            .map_or(0, |t| t.lines().count())
+    };
+    while journal() < 5 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    let kept = journal();
+    assert!(kept >= 5, "{kept}");
+    let resumed = suite(&[]).wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&resumed.stderr);
+    assert_eq!(resumed.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("resuming the reference run: ")
+            && stderr.contains(" of 300 positions were kept from an interrupted run"),
+        "{stderr}"
+    );
+    assert_eq!(figures(&resumed.stdout), figures(&whole.stdout));
+    assert_eq!(
+        journal(),
+        0,
+        "the journals are removed once the run is scored"
+    );
     let _ = std::fs::remove_dir_all(cache);
 }

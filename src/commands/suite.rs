@@ -145,7 +145,7 @@ pub fn run(args: SuiteArgs) -> Result<()> {
         .context("cannot start worker threads")?;
     print_header(&args, &def, &suites, &options.config);
 
-    let (scorer, score, elapsed) =
+    let (scorer, score, elapsed, kept) =
         pool.install(|| measure(&args, &def, suites, options, &margins))?;
     for warning in &score.warnings {
         eprintln!("warning: {warning}");
@@ -156,14 +156,20 @@ pub fn run(args: SuiteArgs) -> Result<()> {
     if args.verbose {
         print_positions(&score.positions);
     }
-    let n = score.positions.len();
+    let n = score.positions.len() - kept;
     let rate = n as f64 / elapsed.max(1e-9);
     let on = if args.executor.is_slurm() {
         "Slurm".to_string()
     } else {
         format!("{threads} thread(s)")
     };
-    println!("{n} positions in {elapsed:.2} s: {rate:.1} positions/s on {on}");
+    if kept == 0 {
+        println!("{n} positions in {elapsed:.2} s: {rate:.1} positions/s on {on}");
+    } else {
+        println!(
+            "{n} positions searched in {elapsed:.2} s: {rate:.1} positions/s on {on} ({kept} more kept from the interrupted run)"
+        );
+    }
 
     if let Some(path) = &args.json {
         let report = Report {
@@ -214,15 +220,15 @@ fn check_json_output(args: &SuiteArgs) -> Result<(), UserError> {
     super::fresh_output(out, "--json", args.force)
 }
 
-/// The reference run, then the set's, with a progress bar: the scorer, the score and the
-/// seconds the set's run took.
+/// The reference run, then the set's, with a progress bar: the scorer, the score, the
+/// seconds the set's run took and how many of its positions an interrupted run had kept.
 fn measure(
     args: &SuiteArgs,
     def: &EngineDef,
     suites: LoadedSuites,
     options: ScorerOptions,
     margins: &marginal::engine::Setting,
-) -> Result<(SuiteScorer, SuiteScore, f64)> {
+) -> Result<(SuiteScorer, SuiteScore, f64, usize)> {
     let bar = progress_bar(
         suites.positions.len() as u64,
         "{msg:>10} [{bar:40}] {pos}/{len} {per_sec} eta {eta}",
@@ -246,12 +252,27 @@ fn measure(
         bar.finish_and_clear();
         return Err(e.into());
     }
+    let total = scorer.reference().len();
+    say_kept(&bar, "the reference run", scorer.reference_kept(), total);
     bar.reset();
     let start = Instant::now();
-    let score = scorer.score(margins).map_err(exec_error)?;
+    let (score, kept) = scorer.score_kept(margins).map_err(exec_error)?;
     let elapsed = start.elapsed().as_secs_f64();
     bar.finish_and_clear();
-    Ok((scorer, score, elapsed))
+    say_kept(&bar, "the set's run", kept, total);
+    Ok((scorer, score, elapsed, kept))
+}
+
+/// Says that a run took up where an interrupted one stopped.
+fn say_kept(bar: &indicatif::ProgressBar, what: &str, kept: usize, total: usize) {
+    if kept > 0 {
+        bar.suspend(|| {
+            eprintln!(
+                "resuming {what}: {kept} of {total} positions were kept from an interrupted run; searching the other {}",
+                total - kept
+            );
+        });
+    }
 }
 
 /// Before the work: says when the reference searches with the set's own values (the speed
@@ -278,11 +299,11 @@ fn say_and_watch(
     if !args.executor.is_slurm() {
         super::executor::stop_on_interrupt(match &options.cache_dir {
             Some(dir) => format!(
-                "interrupted: a suite run keeps no partial work: its reference run, if it had finished, is cached in {} and not searched again, and if it had not, a rerun searches it from the start; rerun the same command",
+                "interrupted: every position searched (of the reference run and of the set's) is kept in {}; rerun the same command to search only the rest",
                 dir.display()
             ),
             None => {
-                "interrupted: a suite run keeps no partial work (no cache is kept with --no-cache): rerun the same command".into()
+                "interrupted: nothing is kept with --no-cache: rerun the same command (without --no-cache, the positions searched are kept)".into()
             }
         })?;
     }

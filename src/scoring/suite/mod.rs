@@ -7,6 +7,7 @@
 //! an optional progress callback), computes the reference once, and scores any number of
 //! candidates without printing.
 
+pub mod journal;
 pub mod load;
 pub mod mate;
 pub mod objective;
@@ -80,6 +81,7 @@ pub struct SuiteScorer {
     reference: Vec<PositionResult>,
     reference_cached: bool,
     reference_stored: bool,
+    reference_kept: usize,
     reference_costs: Vec<u64>,
     warnings: Vec<String>,
     progress: Option<Box<Progress>>,
@@ -213,6 +215,7 @@ impl SuiteScorer {
             reference: reference.results,
             reference_cached: reference.cached,
             reference_stored: reference.stored,
+            reference_kept: reference.kept,
             warnings: reference.warnings,
             progress,
         })
@@ -242,6 +245,55 @@ impl SuiteScorer {
     /// without a cache, after faults, or when it could not be written).
     pub fn reference_stored(&self) -> bool {
         self.reference_stored
+    }
+
+    /// How many of the reference's positions were taken from an interrupted run of it rather
+    /// than searched by this one (run here with a cache; 0 when read whole from the cache).
+    pub fn reference_kept(&self) -> usize {
+        self.reference_kept
+    }
+
+    /// As [`SuiteScorer::score`], keeping each position as it finishes in the cache directory
+    /// (run here, with a cache): an interrupted run of the same setting is taken up where it
+    /// stopped, and its positions kept are counted in the second value. Once scored, the
+    /// positions kept are removed. Without a cache, or with an executor, as `score` (0 kept).
+    ///
+    /// # Errors
+    /// The executor could not run the positions.
+    pub fn score_kept(&self, margins: &Setting) -> Result<(SuiteScore, usize), ExecError> {
+        let (None, Some(dir)) = (&self.options.executor, &self.options.cache_dir) else {
+            return Ok((self.score(margins)?, 0));
+        };
+        let key = reference::reference_key(&self.suites, margins, &self.options.config);
+        let path = dir.join(format!("run-{key:016x}.partial.jsonl"));
+        let on_done = self.candidate_progress(self.suites.positions.len());
+        let run = journal::run_kept(
+            &self.suites.positions,
+            margins,
+            &self.options.config,
+            Some(&self.reference_costs),
+            &path,
+            &on_done,
+        );
+        crate::scoring::exec::gave_up([margins])?;
+        let score = self.score_results(margins, run.results);
+        let _ = std::fs::remove_file(&path);
+        Ok((score, run.kept))
+    }
+
+    /// The progress callback of a candidate run of `total` positions, counting them as they
+    /// finish.
+    fn candidate_progress(&self, total: usize) -> impl Fn() + Sync + '_ {
+        let done = AtomicUsize::new(0);
+        move || {
+            if let Some(p) = &self.progress {
+                p(
+                    Phase::Candidate,
+                    done.fetch_add(1, Ordering::Relaxed) + 1,
+                    total,
+                );
+            }
+        }
     }
 
     /// Runs `margins` over every position and scores it against the reference.
@@ -330,17 +382,7 @@ impl SuiteScorer {
                     None => (&self.suites.positions[..], &self.reference_costs[..]),
                     Some((p, c)) => (&p[..], &c[..]),
                 };
-                let total = positions.len();
-                let done = AtomicUsize::new(0);
-                let on_done = || {
-                    if let Some(p) = &self.progress {
-                        p(
-                            Phase::Candidate,
-                            done.fetch_add(1, Ordering::Relaxed) + 1,
-                            total,
-                        );
-                    }
-                };
+                let on_done = self.candidate_progress(positions.len());
                 run::run(
                     positions,
                     setting,

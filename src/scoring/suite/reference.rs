@@ -7,6 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::journal;
 use super::load::LoadedSuites;
 use super::run::{self, PositionResult, RunConfig};
 use crate::engine::Setting;
@@ -45,6 +46,9 @@ pub struct Reference {
     pub cached: bool,
     /// Whether the cache holds them now (read from it, or written to it by this run).
     pub stored: bool,
+    /// How many positions were taken from an interrupted run of the same reference (kept as
+    /// they finished) rather than searched by this one.
+    pub kept: usize,
     /// Problems with the cache.
     pub warnings: Vec<String>,
 }
@@ -79,12 +83,22 @@ pub fn reference_run(
             results,
             cached: true,
             stored: true,
+            kept: 0,
             warnings: Vec::new(),
         });
     }
-    let results = match executor {
-        None => run::run(&suites.positions, setting, config, None, on_done),
-        Some(executor) => {
+    // Run here with a cache, the positions are kept as they finish: an interrupted reference
+    // run is taken up where it stopped.
+    let journal = path.as_ref().map(|p| p.with_extension("partial.jsonl"));
+    let mut kept = 0;
+    let results = match (executor, &journal) {
+        (None, Some(journal)) => {
+            let run = journal::run_kept(&suites.positions, setting, config, None, journal, on_done);
+            kept = run.kept;
+            run.results
+        }
+        (None, None) => run::run(&suites.positions, setting, config, None, on_done),
+        (Some(executor), _) => {
             let job = Job::Suite(SuiteJob {
                 setting: setting.clone(),
                 config: *config,
@@ -102,14 +116,24 @@ pub fn reference_run(
     let faults = results.iter().filter(|r| r.fault.is_some()).count();
     if faults > 0 {
         warnings.push(format!(
-            "the reference run is not cached: the engine faulted on {faults} position(s)"
+            "the reference run is not cached: the engine faulted on {faults} position(s){}",
+            if executor.is_none() && journal.is_some() {
+                " (the others are kept: a rerun searches only these)"
+            } else {
+                ""
+            }
         ));
     } else if let Some(path) = &path {
         let written = serde_json::to_vec(&results)
             .map_err(std::io::Error::other)
             .and_then(|bytes| write_atomic(path, &bytes));
         match written {
-            Ok(()) => stored = true,
+            Ok(()) => {
+                stored = true;
+                if let Some(journal) = &journal {
+                    let _ = std::fs::remove_file(journal);
+                }
+            }
             Err(e) => warnings.push(format!(
                 "cannot write reference cache {}: {e}",
                 path.display()
@@ -120,6 +144,7 @@ pub fn reference_run(
         results,
         cached: false,
         stored,
+        kept,
         warnings,
     })
 }

@@ -233,6 +233,18 @@ pub fn run(
     cost_hint: Option<&[u64]>,
     on_done: &(dyn Fn() + Sync),
 ) -> Vec<PositionResult> {
+    run_each(positions, setting, config, cost_hint, &|_, _| on_done())
+}
+
+/// As [`run`], with `on_result` given each finished position's index and result as it
+/// finishes (in no fixed order), before the run ends.
+pub fn run_each(
+    positions: &[SuitePosition],
+    setting: &Setting,
+    config: &RunConfig,
+    cost_hint: Option<&[u64]>,
+    on_result: &(dyn Fn(usize, &PositionResult) + Sync),
+) -> Vec<PositionResult> {
     let mut order: Vec<usize> = (0..positions.len()).collect();
     let costs = cost_hint.filter(|c| c.len() == positions.len());
     if let Some(costs) = costs {
@@ -254,7 +266,7 @@ pub fn run(
             if let Ok(mut p) = pool.lock() {
                 p.push(worker);
             }
-            on_done();
+            on_result(i, &result);
             (i, result)
         })
         .collect();

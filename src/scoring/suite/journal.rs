@@ -1,0 +1,179 @@
+//! A run's finished positions on disk as it goes, one JSON line each, so that an interrupted
+//! run keeps them and the next run of the same setting searches only the rest.
+//!
+//! Every position is searched by a cleared worker, so its result does not depend on which
+//! positions were searched before it, nor in which process: a run resumed from a journal gives
+//! the results of a run in one go. A position an engine faulted on is not written (a fault is
+//! an accident of that run), and a line cut by a kill is skipped, so its position is searched
+//! again.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::Path;
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+
+use super::run::{self, PositionResult, RunConfig, SuitePosition};
+use crate::engine::Setting;
+
+/// One line of a journal.
+#[derive(Serialize, Deserialize)]
+struct Line {
+    index: usize,
+    result: PositionResult,
+}
+
+/// A run through a journal: its results in position order, and how many of them were read
+/// from the journal rather than searched.
+pub struct Kept {
+    /// Every position's result, in position order.
+    pub results: Vec<PositionResult>,
+    /// How many came from the journal of an earlier, unfinished run.
+    pub kept: usize,
+}
+
+/// The finished positions a journal holds, by index (`None`: not there), and whether its last
+/// line was cut (no newline at the end). A missing or unreadable journal holds none; a line
+/// that does not parse (cut by a kill), an index out of range, or a fault is skipped.
+fn read(path: &Path, len: usize) -> (Vec<Option<PositionResult>>, bool) {
+    let mut slots = vec![None; len];
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return (slots, false);
+    };
+    let cut = !text.is_empty() && !text.ends_with('\n');
+    for line in text.lines() {
+        if let Ok(Line { index, result }) = serde_json::from_str::<Line>(line)
+            && index < len
+            && result.fault.is_none()
+        {
+            slots[index] = Some(result);
+        }
+    }
+    (slots, cut)
+}
+
+/// The journal opened for appending, its directory made when missing, and a line cut by a
+/// kill ended (so the next line is not glued to it); `None` when it cannot be (the run goes
+/// on without keeping its positions).
+fn open(path: &Path, cut: bool) -> Option<File> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).ok()?;
+    }
+    let mut file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .ok()?;
+    if cut {
+        file.write_all(b"\n").ok()?;
+    }
+    Some(file)
+}
+
+/// Runs `setting` over `positions` as [`run::run`] does, keeping each finished position in the
+/// journal at `path` as it finishes and taking those an earlier run kept there. `on_done` is
+/// called once per position, kept ones first. The journal stays when the run ends: the caller
+/// removes it once the results are safe elsewhere (or keeps it, to be resumed again).
+pub fn run_kept(
+    positions: &[SuitePosition],
+    setting: &Setting,
+    config: &RunConfig,
+    cost_hint: Option<&[u64]>,
+    path: &Path,
+    on_done: &(dyn Fn() + Sync),
+) -> Kept {
+    let (mut slots, cut) = read(path, positions.len());
+    let todo: Vec<usize> = (0..positions.len())
+        .filter(|&i| slots[i].is_none())
+        .collect();
+    let kept = positions.len() - todo.len();
+    for _ in 0..kept {
+        on_done();
+    }
+    // Opened at the first position to keep: a run that keeps none leaves no file.
+    let file: Mutex<Option<Option<File>>> = Mutex::new(None);
+    let rest: Vec<SuitePosition> = todo.iter().map(|&i| positions[i].clone()).collect();
+    let hint: Option<Vec<u64>> = cost_hint
+        .filter(|c| c.len() == positions.len())
+        .map(|c| todo.iter().map(|&i| c[i]).collect());
+    let on_result = |j: usize, result: &PositionResult| {
+        if result.fault.is_none()
+            && let Ok(mut line) = serde_json::to_string(&Line {
+                index: todo[j],
+                result: result.clone(),
+            })
+            && let Ok(mut file) = file.lock()
+            && let Some(file) = file.get_or_insert_with(|| open(path, cut))
+        {
+            line.push('\n');
+            // One write of the whole line: a kill leaves at most the last line cut, and a
+            // journal that cannot be written only keeps less.
+            let _ = file.write_all(line.as_bytes());
+        }
+        on_done();
+    };
+    let searched = run::run_each(&rest, setting, config, hint.as_deref(), &on_result);
+    for (j, result) in searched.into_iter().enumerate() {
+        slots[todo[j]] = Some(result);
+    }
+    Kept {
+        results: slots.into_iter().flatten().collect(),
+        kept,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::EngineDef;
+    use crate::scoring::suite::load::load_suites;
+    use crate::scoring::suite::{Repeats, SuiteLimit};
+
+    fn positions(n: usize) -> Vec<SuitePosition> {
+        let suites = load_suites(
+            &[std::path::PathBuf::from(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/data/suites/wac.epd"
+            ))],
+            false,
+            Repeats::Once,
+        )
+        .unwrap();
+        suites.positions.into_iter().take(n).collect()
+    }
+
+    /// A run cut short (here: its journal holding some positions, one line of them cut by a
+    /// kill) and resumed gives exactly the results of one run in one go, and searches only
+    /// the positions it did not keep.
+    #[test]
+    fn a_resumed_run_searches_only_the_rest_and_gives_the_same_results() {
+        let positions = positions(12);
+        let setting = Setting::defaults(&EngineDef::builtin());
+        let config = RunConfig {
+            limit: SuiteLimit::Nodes(3000),
+            ..RunConfig::default()
+        };
+        let whole = run::run(&positions, &setting, &config, None, &|| {});
+        let dir = std::env::temp_dir().join(format!("marginal-journal-{}", std::process::id()));
+        let path = dir.join("run.partial.jsonl");
+        let _ = std::fs::remove_dir_all(&dir);
+        let first = run_kept(&positions[..5], &setting, &config, None, &path, &|| {});
+        assert_eq!(first.kept, 0);
+        // A kill in the middle of the fifth line.
+        let text = std::fs::read_to_string(&path).unwrap();
+        let cut = text.len() - text.lines().last().unwrap().len() / 2 - 1;
+        std::fs::write(&path, &text[..cut]).unwrap();
+        let searched = std::sync::atomic::AtomicUsize::new(0);
+        let resumed = run_kept(&positions, &setting, &config, None, &path, &|| {
+            searched.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        });
+        assert_eq!(resumed.kept, 4, "four whole lines were kept");
+        assert_eq!(searched.into_inner(), 12, "on_done once per position");
+        assert_eq!(resumed.results, whole);
+        // Now every position is in the journal: nothing is searched again.
+        let again = run_kept(&positions, &setting, &config, None, &path, &|| {});
+        assert_eq!((again.kept, again.results), (12, whole));
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}
