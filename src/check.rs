@@ -1037,7 +1037,10 @@ fn judge_side(side: &SideCheck, engine: &EngineCheck, findings: &mut Vec<Finding
     if engine.same {
         for set in &side.sets {
             let moved = side.changed.iter().filter(|c| c.set == set.name).count();
-            if moved == 0 && set.recorded != set.now {
+            // With no position of any set moved, the figures must come out as recorded; once
+            // one moved (the reference's, say, after an engine fault), an unmoved set's
+            // objective moves with it, and the moved set is the finding.
+            if moved == 0 && side.changed.is_empty() && set.recorded != set.now {
                 add(
                     FindingKind::RecordContradicted,
                     format!(

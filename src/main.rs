@@ -251,7 +251,8 @@ fn main() -> ExitCode {
 
 /// Says when --max-faults is given where no external engine runs: to a command that never
 /// runs one (params, bench, export, plot, uci, help), or to suite, match, tune or calibrate
-/// without an engine option (the built-in engine does not fault).
+/// without an engine option, or to check of a file of the built-in engine (the built-in
+/// engine does not fault).
 fn say_idle_max_faults(matches: &clap::ArgMatches) {
     let Some((name, sub)) = matches.subcommand() else {
         return;
@@ -270,7 +271,8 @@ fn say_idle_max_faults(matches: &clap::ArgMatches) {
         eprintln!(
             "warning: --max-faults: `marginal {name}` runs no external engine, so it does nothing here"
         );
-    } else if matches!(name, "suite" | "match" | "tune" | "calibrate")
+    } else if (matches!(name, "suite" | "match" | "tune" | "calibrate")
+        || (name == "check" && !tuned_for_an_external_engine(sub)))
         && !["engine", "engine_cmd", "a_engine", "b_engine"]
             .iter()
             .any(|id| given(sub, id))
@@ -279,6 +281,18 @@ fn say_idle_max_faults(matches: &clap::ArgMatches) {
             "warning: --max-faults: `marginal {name}` runs the built-in engine here (no --engine), which does not fault, so it does nothing"
         );
     }
+}
+
+/// Whether `check`'s tuned file records an external engine (which check then runs without
+/// --engine). A file that cannot be read counts as one: check names its problem itself.
+fn tuned_for_an_external_engine(check: &clap::ArgMatches) -> bool {
+    let Ok(Some(file)) = check.try_get_one::<std::path::PathBuf>("file") else {
+        return true;
+    };
+    std::fs::read_to_string(file)
+        .ok()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .is_none_or(|doc| doc.get("engine").is_some())
 }
 
 /// The exit status of a failed command, one scheme for every command (docs/faq.md, "Exit codes"):

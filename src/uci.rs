@@ -280,7 +280,11 @@ impl UciEngine {
                 return false;
             }
             "d" => self.cmd_d(),
-            "debug" | "register" | "ponderhit" => {}
+            "debug" | "register" => {}
+            "ponderhit" => info(
+                &self.out,
+                "ponderhit: nothing to do (go ponder is not supported: that search was a normal one)",
+            ),
             other => info(
                 &self.out,
                 &format!(
@@ -615,7 +619,10 @@ pub fn parse_go(words: &[&str], turn: Color) -> GoCommand {
         i += 1;
         match w {
             "infinite" => limits.infinite = true,
-            "ponder" => {}
+            "ponder" => problems.push(
+                "go ponder is not supported (no Ponder option): searching normally, bestmove when done"
+                    .into(),
+            ),
             "searchmoves" => {
                 // Its moves run to the next keyword.
                 i += words[i..]
@@ -792,6 +799,15 @@ mod tests {
         let go = parse_go(&["searchmoves", "e2e4", "nodes", "300"], Color::White);
         assert_eq!(go.limits, Limits::nodes(300));
         assert_eq!(go.problems.len(), 1);
+        // go ponder: said, and the rest of the command searched as given.
+        let go = parse_go(&["ponder", "nodes", "300"], Color::White);
+        assert_eq!(go.limits, Limits::nodes(300));
+        assert_eq!(
+            go.problems,
+            [
+                "go ponder is not supported (no Ponder option): searching normally, bestmove when done"
+            ]
+        );
         // Values below a parameter's least are said and raised to it.
         for (words, limits, problem) in [
             (

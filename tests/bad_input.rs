@@ -1419,6 +1419,18 @@ fn odd_inputs_of_the_second_campaign_are_said() {
         &dir,
         &["--max-faults: `marginal suite` runs the built-in engine here"],
     );
+    // check of a file of the built-in engine runs no external engine either.
+    warns(
+        &[
+            "check",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/tuned/spsa-suite.json"),
+            "--max-faults",
+            "2",
+            "-q",
+        ],
+        &dir,
+        &["--max-faults: `marginal check` runs the built-in engine here"],
+    );
     warns(
         &[
             "suite",

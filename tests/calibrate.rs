@@ -144,6 +144,12 @@ fn a_calibration_reports_every_objective_and_repeats_by_seed() {
         stdout.contains("pooled Elo") && stdout.contains("ceiling on rho"),
         "{stdout}"
     );
+    // The defaults are the yardstick, not a measured 0 with an interval of no width.
+    let default_row = stdout.lines().find(|l| l.starts_with("default ")).unwrap();
+    assert!(
+        default_row.trim_end().ends_with("0 (not played)") && !default_row.contains('['),
+        "{stdout}"
+    );
     // The same seed in a fresh state directory: the same report.
     let out = run(&small(&dir, "b.json", "state-b", "suite,quality"), &dir);
     assert!(out.status.success());

@@ -1392,3 +1392,41 @@ fn engine_file_values_of_the_wrong_type_name_the_key_the_value_and_what_it_takes
     }
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// An engine file whose arguments name a script beside it starts the engine in its own
+/// directory, so it works whichever directory marginal is run from.
+#[test]
+fn an_engine_starts_in_its_files_directory() {
+    let dir = scratch("external", "dir");
+    let engines = dir.join("engines");
+    std::fs::create_dir_all(&engines).unwrap();
+    script(
+        &engines,
+        "engine.sh",
+        &format!("exec '{}' uci\n", env!("CARGO_BIN_EXE_marginal")),
+    );
+    let file = engines.join("beside.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "name = \"beside\"\ncommand = \"sh\"\nargs = [\"engine.sh\"]\nparams = [\"{}\"]\n",
+            ROWS[0]
+        ),
+    )
+    .unwrap();
+    let suite = small_suite(&dir, 3);
+    let out = marginal(
+        &[
+            "suite",
+            text(&suite),
+            "--engine",
+            text(&file),
+            "--nodes",
+            "500",
+            "-q",
+        ],
+        &dir,
+    );
+    succeeded(&out, "suite with an engine started beside its file");
+    std::fs::remove_dir_all(dir).unwrap();
+}

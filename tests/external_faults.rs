@@ -790,6 +790,34 @@ fn a_check_whose_engine_faults_on_every_search_gives_no_verdict() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// A file tuned with an engine that faults now and then, checked with the same engine: the
+/// faults fall on other searches this time, and check says so, never calling the file edited
+/// or damaged for figures that moved with the faulted positions.
+#[test]
+fn a_check_whose_engine_faults_now_and_then_names_the_faults() {
+    let dir = scratch("faults", "check-some");
+    // A process crashes after 5 searches (and is started afresh).
+    let engine = tunable_crash_engine(&dir, "sometimes.toml", 5);
+    let suite = common::small_suite(&dir, 12);
+    let tuned = dir.join("t.json");
+    let args = one_spsa_step(&engine, &suite, ["--nodes", "300"], &tuned);
+    let run = finish(&dir, "tune", spawn(&dir, "tune", &args));
+    run.assert_success();
+    let args = ["check", path(&tuned), "--threads", "1"];
+    let run = finish(&dir, "check", spawn(&dir, "check", &args));
+    let said = format!("{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("sometimes.toml faulted on ")
+            && run
+                .stderr
+                .contains(" search(es) during the check (training "),
+        "{said}"
+    );
+    assert!(!said.contains("the file was edited or damaged"), "{said}");
+    assert_none_left(&dir);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 /// `--max-faults N`: after N faults in a row the run gives up on the engine at once (no more
 /// processes, no more timeouts) and fails with exit 2 naming the engine file, the count and
 /// the last fault; nothing is reported from searches that were not run.

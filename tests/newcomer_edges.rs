@@ -725,5 +725,91 @@ fn a_resume_says_what_it_dropped_and_what_is_no_checkpoint() {
         &dir,
         "not a tune checkpoint (no args.json in it)",
     );
+    // A mistyped directory is said to be missing, a file to be a file.
+    let typo = dir.join("ck-typo");
+    refused(
+        &["tune", "--resume", typo.to_str().unwrap()],
+        &dir,
+        &format!("--resume {}: no such directory", typo.display()),
+    );
+    refused(
+        &["tune", "--resume", suite.to_str().unwrap()],
+        &dir,
+        "a file, not a tune checkpoint directory",
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// `/dev/stdout` named as an output while the shell sends standard output to a file: the
+/// report, games or tuned file follow what the command printed (never written over it from the
+/// start, never refused as "exists", nothing written beside it in /dev); a report to /dev/null
+/// draws no plot beside it.
+#[test]
+fn the_commands_own_output_named_as_a_file_follows_what_it_printed() {
+    let dir = scratch("edges", "stdout");
+    let suite = small_suite(&dir, 20);
+    let book = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/openings/noob_3moves_1k.epd"
+    );
+    let bin = env!("CARGO_BIN_EXE_marginal");
+    let to_file = |args: &str, file: &str| -> String {
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(format!("'{bin}' {args} > '{}'", dir.join(file).display()))
+            .current_dir(&dir)
+            .env("MARGINAL_CACHE_DIR", dir.join("cache"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args}: {}", said(&out));
+        std::fs::read_to_string(dir.join(file)).unwrap()
+    };
+    let s = suite.to_str().unwrap();
+    let text = to_file(
+        &format!("suite '{s}' --nodes 300 -q --json /dev/stdout"),
+        "s.txt",
+    );
+    assert!(text.starts_with("marginal suite: 20 positions"), "{text}");
+    let json = &text[text.find("\n{").unwrap() + 1..text.rfind("}\n").unwrap() + 1];
+    let report: serde_json::Value = serde_json::from_str(json).unwrap();
+    assert_eq!(report["positions"].as_array().map(Vec::len), Some(20));
+    let text = to_file(
+        &format!(
+            "match --a default --b off --nodes 300 --games 2 --openings '{book}' --pgn /dev/stdout"
+        ),
+        "m.txt",
+    );
+    assert!(text.starts_with("marginal match: "), "{text}");
+    assert_eq!(text.matches("[Event ").count(), 2, "{text}");
+    assert!(text.contains("games 2: A "), "{text}");
+    let text = to_file(
+        &format!(
+            "tune --suites '{s}' --solver spsa --iterations 1 --nodes 300 -q --out /dev/stdout"
+        ),
+        "t.txt",
+    );
+    assert!(text.contains("\"format\": \"marginal-tuned/1\""), "{text}");
+    assert!(
+        text.contains("no plot: --out /dev/stdout is not a file"),
+        "{text}"
+    );
+    let text = to_file(
+        &format!(
+            "calibrate --sets 4 --games 2 --nodes 300 --objectives suite --suite '{s}' -q --out /dev/null --state '{}'",
+            dir.join("st").display()
+        ),
+        "c.txt",
+    );
+    assert!(
+        text.contains("no plots: --out /dev/null is not a file"),
+        "{text}"
+    );
+    for beside in [
+        "/dev/stdout.match.json",
+        "/dev/stdout.svg",
+        "/dev/null-suite.svg",
+    ] {
+        assert!(!Path::new(beside).exists(), "{beside} was written");
+    }
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -386,7 +386,7 @@ fn an_interrupted_tune_says_what_it_kept_and_the_command_that_resumes() {
             "--solver",
             "spsa",
             "--iterations",
-            "100000",
+            "3000",
             "--nodes",
             "400",
             "--out",
@@ -420,6 +420,19 @@ fn an_interrupted_tune_says_what_it_kept_and_the_command_that_resumes() {
         "{stderr}"
     );
     assert!(!out.exists());
+    // The resumed run names the set it found, and counts the interrupted run's time in what
+    // the tune cost.
+    let resumed = marginal(&["tune", "--resume", &dir_text], &dir);
+    let stdout = String::from_utf8_lossy(&resumed.stdout);
+    assert!(resumed.status.success(), "{stdout}");
+    assert!(stdout.contains("tuned set: futility_margin="), "{stdout}");
+    assert!(
+        stdout.contains("with the 1 interrupted run(s) it resumed"),
+        "{stdout}"
+    );
+    let file: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let earlier = file["provenance"]["earlier_wall_seconds"].as_f64().unwrap();
+    assert!(earlier > 0.0, "{earlier}");
     std::fs::remove_dir_all(dir).unwrap();
 }
 

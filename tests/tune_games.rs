@@ -253,6 +253,11 @@ fn a_games_tune_killed_with_sigkill_resumes_to_the_identical_result() {
         .unwrap();
     let stdout = succeeded(&resumed);
     assert!(!stdout.contains("iteration   1/8"), "{stdout}");
+    // It says what it goes on from: the game batches of its log.
+    assert!(
+        stdout.contains("resuming from ") && stdout.contains(" game batches in its log"),
+        "{stdout}"
+    );
 
     // Same final iterate, bit for bit, and the same games.
     let (a, b) = (

@@ -674,10 +674,13 @@ fn say_few_games(asked: u32, played: usize) {
     }
 }
 
-/// A set's Elo as the table shows it: `n/a` when it is not defined (every pair won, or every
-/// pair lost: the report's JSON holds 0 there).
+/// A set's Elo as the table shows it: `0 (not played)` for the defaults (the yardstick), `n/a`
+/// when it is not defined (every pair won, or every pair lost: the report's JSON holds 0 there).
 fn elo_text(g: &marginal::calibrate::report::Games) -> String {
     let pairs: u64 = g.pentanomial.iter().sum();
+    if pairs == 0 {
+        return "0 (not played)".to_string();
+    }
     let swept = pairs > 0 && (g.pentanomial[0] == pairs || g.pentanomial[4] == pairs);
     if swept {
         "n/a".to_string()
@@ -814,6 +817,11 @@ fn write_outputs(args: &CalibrateArgs, report: &Report) -> Result<()> {
     write_atomic(&args.out, text.as_bytes())
         .with_context(|| format!("cannot write {}", args.out.display()))?;
     println!("report written to {}", args.out.display());
+    // A device or the command's own output has no place beside it for plots.
+    if marginal::formats::is_stream(&args.out) {
+        println!("no plots: --out {} is not a file", args.out.display());
+        return Ok(());
+    }
     let names: Vec<&str> = report.objectives.iter().map(|o| o.name.as_str()).collect();
     for (o, obj) in report.objectives.iter().enumerate() {
         let path = svg_path(&args.out, &objective_label(&obj.name, &names));
@@ -866,12 +874,17 @@ pub fn print_report(r: &Report) {
         for b in &s.books {
             line += &format!(" {:>16}", elo_text(b));
         }
-        line += &format!(
-            " {:>7} {} {:>5.1}%",
-            elo_text(&s.pooled),
-            interval_text(&s.pooled),
-            100.0 * s.pooled.draw_rate
-        );
+        if s.pooled.pentanomial.iter().sum::<u64>() == 0 {
+            // The defaults are the yardstick: their Elo is 0 by definition, not measured.
+            line += &format!(" {:>22} {:>6}", "0 (not played)", "");
+        } else {
+            line += &format!(
+                " {:>7} {} {:>5.1}%",
+                elo_text(&s.pooled),
+                interval_text(&s.pooled),
+                100.0 * s.pooled.draw_rate
+            );
+        }
         println!("{line}");
     }
     println!();

@@ -21,9 +21,15 @@ use super::{
 
 /// What an interrupted check says: nothing partial is kept, and how to judge the file.
 fn interrupted_message(file: &Path) -> String {
+    // The command as given (--update, --games and all), so that the rerun does what was asked.
+    let given: Vec<String> = std::env::args().skip(1).collect();
+    let command = if given.is_empty() {
+        format!("check {}", file.display())
+    } else {
+        given.join(" ")
+    };
     format!(
-        "interrupted: check keeps no partial measurement (reference runs that finished are cached): rerun `marginal check {}` to judge the file",
-        file.display()
+        "interrupted: check keeps no partial measurement (reference runs that finished are cached): rerun `marginal {command}` to go on"
     )
 }
 
@@ -144,6 +150,20 @@ fn measured_something(
     )))
 }
 
+/// Says how many searches an external engine faulted on during the measurement: each is scored
+/// unsolved at the reference's node count, so the figures it touches move with it.
+fn say_faults(prepared: &marginal::check::Prepared, now: &marginal::check::Measurement) {
+    let (training, validation) = (now.training.faults, now.validation.faults);
+    if training + validation > 0 {
+        let def = &prepared.def;
+        eprintln!(
+            "warning: the engine {} faulted on {} search(es) during the check (training {training}, validation {validation}): each is scored unsolved at the reference's nodes, so figures it touches move, and a finding below may be the faults' rather than the margins'",
+            def.source.as_deref().unwrap_or(&def.name),
+            training + validation
+        );
+    }
+}
+
 /// Says when an external engine searched every position of both sides to a fixed depth alike
 /// under the tuned set, the defaults and everything off although their margins differ: it most likely
 /// ignores the options that carry them, so the check measures nothing of the file's set.
@@ -223,6 +243,7 @@ pub fn run(args: CheckArgs) -> Result<()> {
         .install(|| prepared.measure())
         .map_err(super::executor::exec_error)?;
     measured_something(&prepared, &now)?;
+    say_faults(&prepared, &now);
     say_same_searches(&prepared, &now);
     let games = match (args.games, books) {
         (Some(n), Some(books)) => Some(play(&prepared, books, whole_pairs(n, "--games"), threads)),

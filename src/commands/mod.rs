@@ -592,7 +592,7 @@ pub fn fresh_output(out: &Path, option: &str, force: bool) -> Result<(), UserErr
     }
     // A device or a pipe (`/dev/null`) is written through and loses nothing; a regular file
     // (or a link to one) is another run's result.
-    if !force && out.is_file() {
+    if !force && out.is_file() && marginal::formats::standard_stream(out).is_none() {
         return Err(UserError(format!(
             "{option} {} exists: marginal does not replace it; give another {option}, or add --force to replace it",
             out.display()

@@ -544,16 +544,22 @@ fn objective_games(
 fn say_interrupted(dir: &Path, grace: std::time::Duration) -> Result<()> {
     let flag = super::executor::interrupt_flag()?;
     let dir = dir.to_path_buf();
+    let began = Instant::now();
     std::thread::spawn(move || {
         while !flag.load(std::sync::atomic::Ordering::Relaxed) {
             std::thread::sleep(std::time::Duration::from_millis(50));
         }
-        let lines =
-            |name: &str| std::fs::read_to_string(dir.join(name)).map_or(0, |t| t.lines().count());
+        // This invocation's time, for the resumed run's record of what the tune cost.
+        let line = serde_json::json!({ "wall_seconds": began.elapsed().as_secs_f64() });
+        let _ = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(dir.join(INTERRUPTED_LOG))
+            .and_then(|mut f| std::io::Write::write_all(&mut f, format!("{line}\n").as_bytes()));
         eprintln!(
             "interrupted: {} and {} game batches are kept in {}; rerun the same command, or `marginal tune --resume {}`, to go on from them",
             evaluations_kept(&dir),
-            lines("games.jsonl"),
+            game_batches_kept(&dir),
             dir.display(),
             dir.display()
         );
@@ -561,6 +567,34 @@ fn say_interrupted(dir: &Path, grace: std::time::Duration) -> Result<()> {
         std::process::exit(i32::from(super::INTERRUPTED_STATUS));
     });
     Ok(())
+}
+
+/// The checkpoint's log of interrupted invocations: one line each, its wall seconds.
+const INTERRUPTED_LOG: &str = "interrupted.jsonl";
+
+/// The wall seconds of the interrupted invocations a checkpoint records, and how many there were.
+fn earlier_invocations(dir: &Path) -> (f64, usize) {
+    let text = std::fs::read_to_string(dir.join(INTERRUPTED_LOG)).unwrap_or_default();
+    let seconds: Vec<f64> = (text.lines())
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|v| v["wall_seconds"].as_f64())
+        .collect();
+    (seconds.iter().sum(), seconds.len())
+}
+
+/// The game batches a checkpoint keeps: the games objective's (`games.jsonl`) and the race's
+/// finalists' (`race-games-N.jsonl`), a line each.
+fn game_batches_kept(dir: &Path) -> usize {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name == "games.jsonl" || (name.starts_with("race-games-") && name.ends_with(".jsonl"))
+        })
+        .map(|e| std::fs::read_to_string(e.path()).map_or(0, |t| t.lines().count()))
+        .sum()
 }
 
 /// How the positions were split into training and validation, for the tuned file.
@@ -886,24 +920,33 @@ fn evaluations_kept(dir: &Path) -> String {
 /// A rerun says what it goes on from, and its progress keeps the best found before.
 fn say_resuming(dir: &Path, cost: &SuiteCost, observer: &mut Lines) {
     let logged = cost.evaluations();
+    let batches = game_batches_kept(dir);
+    let best = logged
+        .iter()
+        .filter(|e| e.batch.is_none())
+        .max_by(|a, b| a.objective.total_cmp(&b.objective));
+    let mut kept = Vec::new();
     if !logged.is_empty() {
-        let best = logged
-            .iter()
-            .filter(|e| e.batch.is_none())
-            .max_by(|a, b| a.objective.total_cmp(&b.objective));
-        println!(
-            "resuming from {}: {} in its log{}; finished work is not searched or played again",
-            dir.display(),
-            evaluations_kept(dir),
-            best.map_or(String::new(), |e| format!(
-                ", best objective so far {:.3} at {}",
-                e.objective,
-                observer.margins(&e.values)
-            ))
-        );
-        if let Some(e) = best {
-            observer.best = e.objective;
-        }
+        kept.push(evaluations_kept(dir));
+    }
+    if batches > 0 {
+        kept.push(format!("{batches} game batches"));
+    }
+    if kept.is_empty() {
+        return;
+    }
+    println!(
+        "resuming from {}: {} in its log{}; finished work is not searched or played again",
+        dir.display(),
+        kept.join(" and "),
+        best.map_or(String::new(), |e| format!(
+            ", best objective so far {:.3} at {}",
+            e.objective,
+            observer.margins(&e.values)
+        ))
+    );
+    if let Some(e) = best {
+        observer.best = e.objective;
     }
 }
 
@@ -922,8 +965,20 @@ fn write_file(
         Some(g) => format!("{} games", g.games),
         None => format!("{} evaluations", file.evaluations.len()),
     };
+    // The set itself, by its tuned rows (the file holds every row).
+    let tuned: Vec<String> = (file.tuned.iter())
+        .filter_map(|name| file.margins.0.get(name).map(|v| format!("{name}={v}")))
+        .collect();
+    println!("tuned set: {}", tuned.join(", "));
+    let earlier = match args.checkpoint.as_deref().map(earlier_invocations) {
+        Some((seconds, n)) if n > 0 => format!(
+            "; {:.0} s with the {n} interrupted run(s) it resumed",
+            elapsed + seconds
+        ),
+        _ => String::new(),
+    };
     println!(
-        "tuned set written to {} ({work}, {elapsed:.0} s)",
+        "tuned set written to {} ({work}, {elapsed:.0} s{earlier})",
         args.out.display(),
     );
     if file.provenance.faults > 0 {
@@ -949,7 +1004,7 @@ fn write_file(
         );
     }
     // A device (--out /dev/null) has no place beside it for a plot.
-    if std::fs::metadata(&args.out).is_ok_and(|m| !m.is_file()) {
+    if marginal::formats::is_stream(&args.out) {
         println!("no plot: --out {} is not a file", args.out.display());
         return Ok(());
     }
@@ -1106,8 +1161,15 @@ fn resolve(args: TuneArgs) -> Result<(TuneArgs, Arc<EngineDef>, Space)> {
             let text = std::fs::read_to_string(&path).map_err(|e| match e.kind() {
                 // A directory (or nothing) without the record every checkpoint starts with.
                 std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory => UserError(format!(
-                    "--resume {}: not a tune checkpoint (no args.json in it): give the directory a tune named in its header or interrupt message (under .marginal-cache/tune-*, or its --checkpoint)",
-                    dir.display()
+                    "--resume {}: {}: give the directory a tune named in its header or interrupt message (under .marginal-cache/tune-*, or its --checkpoint)",
+                    dir.display(),
+                    if dir.is_dir() {
+                        "not a tune checkpoint (no args.json in it)"
+                    } else if dir.exists() {
+                        "a file, not a tune checkpoint directory"
+                    } else {
+                        "no such directory"
+                    }
                 )),
                 _ => UserError(format!("--resume: cannot read {}: {e}", path.display())),
             })?;
@@ -1385,6 +1447,7 @@ fn finish(run: Prepared, outcome: pipeline::Tuned, elapsed: f64) -> Result<()> {
         seed: args.seed,
         iterations: args.iterations,
         wall_seconds: elapsed,
+        earlier_wall_seconds: earlier_invocations(&run.dir).0,
         command_line: std::env::args().collect::<Vec<_>>().join(" "),
         arguments: serde_json::to_value(args)?,
         games: games_record,

@@ -6,7 +6,7 @@
 //! name = "Toga II 3.0"
 //! command = "/usr/games/toga2"      # a path (relative to this file) or a name on PATH
 //! args = []
-//! # dir = "."                       # working directory, relative to this file
+//! # dir = "."                       # working directory, relative to this file (the default)
 //! # timeout_ms = 10000              # grace before a silent engine counts as hung
 //! # fresh = true                    # a new process for every position and game
 //! # deterministic = false           # its searches do not repeat exactly: check by statistics
@@ -50,7 +50,8 @@ pub struct EngineFile {
     pub command: PathBuf,
     /// Its arguments.
     pub args: Vec<String>,
-    /// Its working directory (resolved against the file's directory).
+    /// Its working directory (resolved against the file's directory; the file's directory
+    /// when not given).
     pub dir: Option<PathBuf>,
     /// Options set on every process, in file order.
     pub options: Vec<(String, String)>,
@@ -417,7 +418,9 @@ impl EngineFile {
             name,
             command,
             args: raw.args,
-            dir: raw.dir.map(|d| base.join(d)),
+            // Started beside its file unless told otherwise, as its relative command is found
+            // there: `args = ["engine.py"]` names the script beside the file.
+            dir: Some(base.join(raw.dir.as_deref().unwrap_or("."))),
             options: table(&raw.options, "options")?,
             reference_options: table(&raw.reference_options, "reference_options")?,
             rows,

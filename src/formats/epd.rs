@@ -418,6 +418,29 @@ fn split_fen(text: &str) -> Result<(Vec<&str>, &str), EpdError> {
     // halfmove clock and fullmove number.
     if let Some((s5, e5)) = next_fen_field(bytes, pos) {
         let halfmoves = &text[s5..e5];
+        // A negative clock is a clock written wrong, not an opcode (opcodes start with a letter).
+        let negative = |field: &str| field.strip_prefix('-').is_some_and(is_number);
+        let sixth = next_fen_field(bytes, e5).map(|(s6, e6)| &text[s6..e6]);
+        for (field, what) in [
+            (Some(halfmoves), "halfmove clock"),
+            (sixth, "fullmove number"),
+        ] {
+            if let Some(field) = field.filter(|f| negative(f)) {
+                return Err(EpdError::BadFen {
+                    fen: format!(
+                        "{} {halfmoves}{}",
+                        fields.join(" "),
+                        sixth.map_or(String::new(), |f| format!(" {f}"))
+                    ),
+                    reason: format!(
+                        "{what} '{field}' is negative: the clocks are whole numbers (the halfmove clock 0 to 99), or leave both out"
+                    ),
+                });
+            }
+            if !is_number(halfmoves) {
+                break;
+            }
+        }
         if is_number(halfmoves) {
             match next_fen_field(bytes, e5) {
                 Some((s6, e6)) if is_number(&text[s6..e6]) => {
@@ -962,6 +985,20 @@ mod tests {
         );
         let e = error("4k3/8/8/8/8/8/4P3/4K3 w - - 12");
         assert!(matches!(e, EpdError::BadFen { .. }), "{e}");
+    }
+
+    #[test]
+    fn negative_clocks_are_named_as_clocks() {
+        let e = error("4k3/8/8/8/8/8/4P3/4K3 w - - -5 1 bm e4;");
+        assert_eq!(
+            e.to_string(),
+            "bad FEN '4k3/8/8/8/8/8/4P3/4K3 w - - -5 1': halfmove clock '-5' is negative: the clocks are whole numbers (the halfmove clock 0 to 99), or leave both out"
+        );
+        let e = error("4k3/8/8/8/8/8/4P3/4K3 w - - 0 -1 bm e4;");
+        assert!(
+            e.to_string().contains("fullmove number '-1' is negative"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -227,6 +227,11 @@ pub fn parse_lines<T, E: fmt::Display>(
 /// # Errors
 /// The I/O error of creating, writing or renaming.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    // The command's own output (`/dev/stdout` when it goes to a file) is written after what
+    // was printed, never over it.
+    if let Some(mut stream) = standard_stream(path) {
+        return std::io::Write::write_all(&mut stream, bytes);
+    }
     // A device or a pipe (`/dev/null`, `/dev/stdout`, through any links) is written through,
     // never renamed over.
     if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
@@ -243,6 +248,30 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     tmp.push(".tmp");
     std::fs::write(&tmp, bytes)?;
     std::fs::rename(&tmp, &path)
+}
+
+/// The process's own standard output or error when `path` names the file, pipe or device it
+/// writes to (`/dev/stdout`, `/dev/fd/2`, or the file a shell redirected it to): a handle
+/// sharing its offset, so what is written through it follows what the command printed
+/// instead of writing over it from the start. Standard output is flushed first.
+pub fn standard_stream(path: &Path) -> Option<std::fs::File> {
+    use std::io::Write;
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::MetadataExt;
+    let target = std::fs::metadata(path).ok()?;
+    let same = |fd: std::os::fd::BorrowedFd<'_>| {
+        let file = std::fs::File::from(fd.try_clone_to_owned().ok()?);
+        let meta = file.metadata().ok()?;
+        (meta.dev() == target.dev() && meta.ino() == target.ino()).then_some(file)
+    };
+    let _ = std::io::stdout().flush();
+    same(std::io::stdout().as_fd()).or_else(|| same(std::io::stderr().as_fd()))
+}
+
+/// Whether `path` is no place for files beside it: a device, a pipe, or the command's own
+/// output (a plot or record "beside" `/dev/null` or `/dev/stdout` would land in `/dev`).
+pub fn is_stream(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| !m.is_file()) || standard_stream(path).is_some()
 }
 
 /// The file `path` names once its symbolic links are followed, whether or not that file exists

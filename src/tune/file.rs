@@ -193,6 +193,10 @@ pub struct Side {
     pub positions: usize,
     /// `tuned`, `default` and `off`, in that order.
     pub sets: Vec<SetFigures>,
+    /// Positions an external engine faulted on while these figures were measured, over the
+    /// sets (not written: the file's `provenance.faults` counts the run's).
+    #[serde(skip)]
+    pub faults: usize,
 }
 
 impl Side {
@@ -218,12 +222,14 @@ impl Side {
             .collect();
         let mut scores = scorer.score_many(&searched)?.into_iter();
         let mut sets_out = Vec::with_capacity(sets.len());
+        let mut faults = 0;
         for (name, margins) in sets {
             let score = if margins == reference {
                 scorer.score_results(margins, scorer.reference().to_vec())
             } else {
                 scores.next().expect("one score per searched set")
             };
+            faults += score.faults;
             sets_out.push(SetFigures {
                 name: name.to_string(),
                 margins: Values::of(margins),
@@ -238,6 +244,7 @@ impl Side {
         Ok(Side {
             positions: scorer.suites().positions.len(),
             sets: sets_out,
+            faults,
         })
     }
 
@@ -354,6 +361,10 @@ pub struct Provenance {
     pub faults: u64,
     /// Wall-clock seconds of this invocation (a resumed run counts only its own).
     pub wall_seconds: f64,
+    /// Wall-clock seconds of the interrupted invocations a resumed run took up, as each
+    /// recorded at its interrupt (a run killed by SIGKILL records none); absent when none.
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    pub earlier_wall_seconds: f64,
     /// The command line.
     pub command_line: String,
     /// The command's arguments, as recorded for `--resume`.
@@ -468,6 +479,10 @@ pub struct GamesRecord {
     pub openings_hash: String,
     /// Every comparison.
     pub evaluations: Vec<GamesEvaluation>,
+}
+
+fn is_zero_f64(x: &f64) -> bool {
+    *x == 0.0
 }
 
 fn is_zero_u64(n: &u64) -> bool {

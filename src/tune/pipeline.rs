@@ -145,8 +145,10 @@ pub struct RunRecord {
     pub seed: u64,
     /// Iterations asked (of SPSA, Nelder-Mead or the swarm).
     pub iterations: u64,
-    /// Wall time of the whole run, seconds.
+    /// Wall time of this invocation, seconds.
     pub wall_seconds: f64,
+    /// Wall time of the interrupted invocations it resumed, seconds (0: none).
+    pub earlier_wall_seconds: f64,
     /// The command line and the arguments as recorded.
     pub command_line: String,
     /// The arguments, as the front end records them.
@@ -210,6 +212,7 @@ impl Tuned {
                 search_seconds,
                 faults,
                 wall_seconds: record.wall_seconds,
+                earlier_wall_seconds: record.earlier_wall_seconds,
                 command_line: record.command_line,
                 arguments: record.arguments,
             },

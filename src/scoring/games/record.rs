@@ -64,6 +64,14 @@ pub struct Opened {
 /// writes the settings record beside it (not beside a pipe or device: that cannot be resumed).
 pub fn start(path: &Path, settings: &Settings) -> Result<Opened, RecordError> {
     let shown = path.display();
+    // The command's own output: the games follow what it printed, with no record beside.
+    if let Some(file) = crate::formats::standard_stream(path) {
+        return Ok(Opened {
+            file,
+            earlier: Vec::new(),
+            dropped: None,
+        });
+    }
     if let Ok(meta) = std::fs::metadata(path)
         && meta.is_file()
         && meta.len() > 0
