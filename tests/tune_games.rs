@@ -287,3 +287,82 @@ fn a_games_tune_killed_with_sigkill_resumes_to_the_identical_result() {
     assert_eq!(games(&a), games(&b));
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// A confirmation interrupted after some pairs keeps them (a PGN in the checkpoint), says so
+/// on the interrupt, and the rerun plays only the rest: the report has every game of the
+/// match, and its first games are those the interrupted run played.
+#[test]
+fn an_interrupted_confirmation_keeps_its_pairs() {
+    let dir = scratch("tune-games", "confirm-cut");
+    let suite = small_suite(&dir, 20);
+    let out = dir.join("c.json");
+    let args = [
+        "tune",
+        "--suites",
+        suite.to_str().unwrap(),
+        "--solver",
+        "spsa",
+        "--iterations",
+        "2",
+        "--nodes",
+        "2000",
+        "--confirm",
+        "200",
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ];
+    let cache = dir.join("cache");
+    let child = Command::new(env!("CARGO_BIN_EXE_marginal"))
+        .args(args)
+        .env("MARGINAL_CACHE_DIR", &cache)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pgn = || common::checkpoint(&dir, "c").join("confirm.pgn");
+    let pairs = || std::fs::read_to_string(pgn()).map_or(0, |t| t.matches("[Event ").count() / 2);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+    while pairs() < 3 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // SAFETY: kill(2) on the child's pid, which is still ours to signal.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let cut = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&cut.stderr);
+    assert_eq!(cut.status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains(" confirmation pairs, are kept in "),
+        "{stderr}"
+    );
+    assert!(!out.exists());
+    let kept = std::fs::read_to_string(pgn()).unwrap();
+    let again = Command::new(env!("CARGO_BIN_EXE_marginal"))
+        .args(args)
+        .env("MARGINAL_CACHE_DIR", &cache)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    let stdout = succeeded(&again);
+    assert!(
+        stdout.contains("confirm: resuming from ")
+            && stdout.contains(" of 100 pairs played before"),
+        "{stdout}"
+    );
+    let confirm = &document(&out)["confirm"];
+    let results = confirm["game_results"].as_array().unwrap();
+    assert_eq!(results.len(), 200, "{confirm}");
+    // The games kept are the report's first ones, in order.
+    let kept_results: Vec<&str> = kept
+        .lines()
+        .filter_map(|l| l.strip_prefix("[Result \""))
+        .map(|l| l.trim_end_matches("\"]"))
+        .collect();
+    for (game, result) in results.iter().zip(&kept_results) {
+        assert_eq!(game["result"].as_str(), Some(*result));
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}

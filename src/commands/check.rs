@@ -317,8 +317,12 @@ fn print_engine(e: &check::EngineCheck) {
             "engine: {external}, description digest {} as recorded: every figure must come out identical (the digest covers the engine's description, not its program: a rebuilt engine shows as changed figures)",
             e.signature
         ),
+        (Some(external), false) if e.signature == e.recorded_signature => println!(
+            "engine: {external}, description digest {} as recorded; its engine file says its searches do not repeat exactly (deterministic = false), so figures may move by a few nodes: judging by the statistics",
+            e.signature
+        ),
         (Some(external), false) => println!(
-            "engine: {external}, description digest {} (recorded {}): judging by the statistics (the description changed, or the engine file says its searches do not repeat exactly)",
+            "engine: {external}, description digest {} differs from the recorded {}: the description changed since the figures were measured, so they may move; judging by the statistics",
             e.signature, e.recorded_signature
         ),
     }

@@ -556,10 +556,18 @@ fn say_interrupted(dir: &Path, grace: std::time::Duration) -> Result<()> {
             .append(true)
             .open(dir.join(INTERRUPTED_LOG))
             .and_then(|mut f| std::io::Write::write_all(&mut f, format!("{line}\n").as_bytes()));
+        // Whole confirmation pairs: two games each in the PGN (a pair cut short is replayed).
+        let confirm = std::fs::read_to_string(games::confirm_pgn(&dir))
+            .map_or(0, |t| t.matches("[Event ").count() / 2);
         eprintln!(
-            "interrupted: {} and {} game batches are kept in {}; rerun the same command, or `marginal tune --resume {}`, to go on from them",
+            "interrupted: {} and {} game batches{} are kept in {}; rerun the same command, or `marginal tune --resume {}`, to go on from them",
             evaluations_kept(&dir),
             game_batches_kept(&dir),
+            if confirm > 0 {
+                format!(", and {confirm} confirmation pairs,")
+            } else {
+                String::new()
+            },
             dir.display(),
             dir.display()
         );

@@ -9,16 +9,18 @@ use marginal::engine::Setting;
 use marginal::formats::{Fnv, openings, read_bytes};
 use marginal::scoring::exec::Runner;
 use marginal::scoring::games::game::{GameConfig, MoveLimit};
-use marginal::scoring::games::matches::{MatchConfig, MatchReport};
+use marginal::scoring::games::matches::{MatchConfig, MatchReport, MatchStats, PairRecord};
+use marginal::scoring::games::session::{self, RecordPlan, Session, SessionError};
 use marginal::scoring::games::stats::SprtParams;
 use marginal::tune::file::GamesRecord;
 use marginal::tune::games::{
-    CONFIRM_BOOKS, DEFAULT_BOOK, DEFAULT_PAIRS, GamesProblem, GamesSettings, confirm_on,
-    confirm_summary, interleave_openings, log_path,
+    CONFIRM_BOOKS, DEFAULT_BOOK, DEFAULT_PAIRS, GamesProblem, GamesSettings, confirm_summary,
+    interleave_openings, log_path,
 };
 use marginal::tune::space::Space;
 use serde::{Deserialize, Serialize};
 use shakmaty::Chess;
+use std::sync::atomic::AtomicBool;
 
 use super::super::executor::exec_error;
 use super::super::match_cmd::parse_sprt;
@@ -417,17 +419,72 @@ pub fn run_confirm(
         // The cluster reports by job array, not by game.
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
-    let report = confirm_on(
-        executor.map(|e| (e, args.executor.batch_pairs())),
-        tuned,
-        baseline,
-        &book,
-        &config,
+    // The pairs go to a PGN in the checkpoint as they finish, so an interrupted confirmation
+    // keeps them and the rerun plays only the rest (the games of a match with --pgn, --resume).
+    let plan = args.checkpoint.as_ref().map(|dir| {
+        let path = confirm_pgn(dir);
+        let asked = session::Asked {
+            a: "tuned",
+            b: "default",
+            seed: args.seed,
+            hash_mb: args.scoring.hash,
+        };
+        RecordPlan {
+            resume: path.exists(),
+            settings: session::settings(&asked, (&tuned, &baseline), &book, &config),
+            path,
+        }
+    });
+    let side = |name: &str, setting: Setting| session::Side {
+        name: name.to_string(),
+        setting,
+    };
+    let session = Session::open(
+        side("tuned", tuned),
+        side("baseline", baseline),
         args.scoring.hash,
-        &mut |n| bar.set_position(n),
+        config,
+        book,
+        plan.as_ref(),
     )
-    .map_err(exec_error)?;
+    .map_err(confirm_error)?;
+    if let (Some(resumed), Some(plan)) = (session.resumed(), &plan)
+        && resumed.pairs > 0
+    {
+        bar.suspend(|| {
+            println!(
+                "confirm: resuming from {}: {} of {} pairs played before",
+                plan.path.display(),
+                resumed.pairs,
+                session.total_pairs()
+            );
+        });
+    }
+    let played = session.play(
+        executor,
+        args.executor.batch_pairs(),
+        &AtomicBool::new(false),
+        &mut |_: &PairRecord, s: &MatchStats| bar.set_position(s.games),
+    );
     bar.finish_and_clear();
+    let result = played.map_err(confirm_error)?;
+    let report = MatchReport::new(&result, &config, "tuned", "baseline");
     println!("confirm: {}", confirm_summary(&report));
     Ok(report)
+}
+
+/// Where a tune keeps its confirmation games.
+pub fn confirm_pgn(checkpoint: &Path) -> PathBuf {
+    checkpoint.join("confirm.pgn")
+}
+
+/// The command's error for a confirmation that could not be played.
+fn confirm_error(e: SessionError) -> anyhow::Error {
+    match e {
+        SessionError::Record(e) => UserError(format!("--confirm: {}", e.0)).into(),
+        SessionError::Write(e) => {
+            anyhow::Error::new(e).context("cannot write the confirmation games")
+        }
+        SessionError::Exec(e) => exec_error(e),
+    }
 }
