@@ -636,6 +636,14 @@ pub struct SideCheck {
     pub suites: Vec<SuiteCheck>,
     /// Every position whose outcome changed, for any set (tuned first).
     pub changed: Vec<ChangedPosition>,
+    /// Searches an external engine faulted on while this side was measured (each scored
+    /// unsolved at the reference's nodes); absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub faults: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// What a finding is about.
@@ -1001,6 +1009,7 @@ fn compare_side(name: &str, then: &Side, now: &Side, suites: &LoadedSuites) -> S
         tuned_vs_default: now.paired("tuned", "default").expect("measured"),
         suites,
         changed,
+        faults: now.faults,
     }
 }
 
@@ -1058,14 +1067,22 @@ fn judge_side(side: &SideCheck, engine: &EngineCheck, findings: &mut Vec<Finding
                 add(
                     FindingKind::NotReproduced,
                     format!(
-                        "{name}, {} set: the engine is the one that measured the file, yet {moved} position(s) changed (solved {} -> {}, nodes {} -> {}, objective {:.3} -> {:.3}); the search is deterministic, so this is {causes}",
+                        "{name}, {} set: the engine is the one that measured the file, yet {moved} position(s) changed (solved {} -> {}, nodes {} -> {}, objective {:.3} -> {:.3}); {}",
                         set.name,
                         set.recorded.solved,
                         set.now.solved,
                         set.recorded.nodes,
                         set.now.nodes,
                         set.recorded.value,
-                        set.now.value
+                        set.now.value,
+                        if side.faults > 0 {
+                            format!(
+                                "the engine faulted on {} search(es) of this side during the check, each scored unsolved, so the faults move these figures: fix the engine (or its engine file) and check again",
+                                side.faults
+                            )
+                        } else {
+                            format!("the search is deterministic, so this is {causes}")
+                        }
                     ),
                 );
             }

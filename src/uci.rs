@@ -638,9 +638,27 @@ pub fn parse_go(words: &[&str], turn: Color) -> GoCommand {
                     continue;
                 };
                 i += 1;
-                let Ok(number) = text.parse::<i64>() else {
-                    problems.push(format!("go {w}: '{}' is not a number", quote(text)));
-                    continue;
+                let number = match text.parse::<i64>() {
+                    Ok(number) => number,
+                    // A number past what a search can count: the most (or least) there is.
+                    Err(e) if matches!(
+                        e.kind(),
+                        std::num::IntErrorKind::PosOverflow | std::num::IntErrorKind::NegOverflow
+                    ) =>
+                    {
+                        let bound = if text.starts_with('-') { i64::MIN } else { i64::MAX };
+                        if bound == i64::MAX && !matches!(w, "depth" | "mate" | "movestogo") {
+                            problems.push(format!(
+                                "go {w} {}: too large; using {bound}",
+                                quote(text)
+                            ));
+                        }
+                        bound
+                    }
+                    Err(_) => {
+                        problems.push(format!("go {w}: '{}' is not a number", quote(text)));
+                        continue;
+                    }
                 };
                 let least = match w {
                     "depth" | "nodes" | "movestogo" | "mate" => 1,
@@ -657,7 +675,10 @@ pub fn parse_go(words: &[&str], turn: Color) -> GoCommand {
                     _ => i64::MAX,
                 };
                 if number > most {
-                    problems.push(format!("go {w} {number}: at most {most}; using {most}"));
+                    problems.push(format!(
+                        "go {w} {}: at most {most}; using {most}",
+                        quote(text)
+                    ));
                 }
                 let n = number.max(0) as u64;
                 let ours = |white: &str| (w == white) == (turn == Color::White);
@@ -799,6 +820,22 @@ mod tests {
         let go = parse_go(&["searchmoves", "e2e4", "nodes", "300"], Color::White);
         assert_eq!(go.limits, Limits::nodes(300));
         assert_eq!(go.problems.len(), 1);
+        // A number too large to hold is the most there is, said.
+        let go = parse_go(&["nodes", "99999999999999999999999"], Color::White);
+        assert_eq!(go.limits, Limits::nodes(i64::MAX as u64));
+        assert_eq!(
+            go.problems,
+            [format!(
+                "go nodes 99999999999999999999999: too large; using {}",
+                i64::MAX
+            )]
+        );
+        let go = parse_go(&["depth", "99999999999999999999999"], Color::White);
+        assert_eq!(go.limits, Limits::depth(100));
+        assert_eq!(
+            go.problems,
+            ["go depth 99999999999999999999999: at most 100; using 100"]
+        );
         // go ponder: said, and the rest of the command searched as given.
         let go = parse_go(&["ponder", "nodes", "300"], Color::White);
         assert_eq!(go.limits, Limits::nodes(300));

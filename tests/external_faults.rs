@@ -814,6 +814,11 @@ fn a_check_whose_engine_faults_now_and_then_names_the_faults() {
         "{said}"
     );
     assert!(!said.contains("the file was edited or damaged"), "{said}");
+    // Figures moved by the faults are put down to them, not to a defect or an edit.
+    assert!(
+        !said.contains("the search is deterministic, so this is"),
+        "{said}"
+    );
     assert_none_left(&dir);
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -737,6 +737,22 @@ fn a_resume_says_what_it_dropped_and_what_is_no_checkpoint() {
         &dir,
         "a file, not a tune checkpoint directory",
     );
+    // A file named as the checkpoint directory, and a bad --reference, name their option.
+    let mut args = tune(suite.to_str().unwrap(), t.to_str().unwrap());
+    args.extend(["--checkpoint", suite.to_str().unwrap(), "--force"]);
+    refused(
+        &args,
+        &dir,
+        &format!(
+            "--checkpoint {}: it is a file, not a directory",
+            suite.display()
+        ),
+    );
+    refused(
+        &["suite", suite.to_str().unwrap(), "--reference", "bogus"],
+        &dir,
+        "--reference: margin set 'bogus'",
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }
 

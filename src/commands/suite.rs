@@ -6,7 +6,8 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use marginal::engine::EngineDef;
+use marginal::engine::{EngineDef, Setting};
+use marginal::scoring::suite::reference;
 use marginal::scoring::suite::{
     LoadedSuites, Objective, Phase, PositionResult, PositionScore, RunConfig, ScorerOptions,
     SuiteLimit, SuiteScore, SuiteScorer, default_cache_dir, load_suites,
@@ -116,7 +117,8 @@ pub fn options(args: &SuiteArgs, def: &Arc<EngineDef>) -> Result<ScorerOptions, 
             hash_mb: args.scoring.hash,
         },
         objective: args.scoring.params(),
-        reference: resolve_for(def, &args.reference)?,
+        reference: resolve_for(def, &args.reference)
+            .map_err(|e| UserError(format!("--reference: {e}")))?,
         cache_dir: (!args.no_cache)
             .then(|| args.cache_dir.clone().unwrap_or_else(default_cache_dir)),
         executor: None,
@@ -245,6 +247,7 @@ fn measure(
         });
         shown.set_position(done as u64);
     });
+    say_resuming(&suites, &options, margins);
     let scorer = SuiteScorer::new(suites, options, Some(progress)).map_err(exec_error)?;
     // A reference run with no search that worked: the scored run would fault the same way,
     // each position paying its timeout; stop now.
@@ -252,26 +255,33 @@ fn measure(
         bar.finish_and_clear();
         return Err(e.into());
     }
-    let total = scorer.reference().len();
-    say_kept(&bar, "the reference run", scorer.reference_kept(), total);
     bar.reset();
     let start = Instant::now();
     let (score, kept) = scorer.score_kept(margins).map_err(exec_error)?;
     let elapsed = start.elapsed().as_secs_f64();
     bar.finish_and_clear();
-    say_kept(&bar, "the set's run", kept, total);
     Ok((scorer, score, elapsed, kept))
 }
 
-/// Says that a run took up where an interrupted one stopped.
-fn say_kept(bar: &indicatif::ProgressBar, what: &str, kept: usize, total: usize) {
-    if kept > 0 {
-        bar.suspend(|| {
+/// Before the work: says what an interrupted run of the same command kept, which this one
+/// takes up rather than searches (run here, with a cache).
+fn say_resuming(suites: &LoadedSuites, options: &ScorerOptions, margins: &Setting) {
+    let (None, Some(dir)) = (&options.executor, &options.cache_dir) else {
+        return;
+    };
+    let total = suites.positions.len();
+    let config = &options.config;
+    for (what, setting, reference) in [
+        ("the reference run", &options.reference, true),
+        ("the set's run", margins, false),
+    ] {
+        let kept = reference::kept(dir, suites, setting, config, reference);
+        if kept > 0 {
             eprintln!(
                 "resuming {what}: {kept} of {total} positions were kept from an interrupted run; searching the other {}",
                 total - kept
             );
-        });
+        }
     }
 }
 

@@ -891,6 +891,13 @@ fn open_checkpoint(
     // A rerun or resume of this run (its checkpoint exists) writes the same set again.
     super::fresh_output(&args.out, "--out", args.force || dir.exists())?;
     super::plot_beside(&args.out, "--out", args.force, &inputs(&args))?;
+    if dir.exists() && !dir.is_dir() {
+        return Err(UserError(format!(
+            "--checkpoint {}: it is a file, not a directory: give a directory (it is created if missing)",
+            dir.display()
+        ))
+        .into());
+    }
     std::fs::create_dir_all(&dir)
         .with_context(|| format!("cannot create checkpoint directory {}", dir.display()))?;
     let run_file = dir.join(marginal::tune::checkpoint::RUN_FILE);

@@ -53,6 +53,11 @@ fn read(path: &Path, len: usize) -> (Vec<Option<PositionResult>>, bool) {
     (slots, cut)
 }
 
+/// How many finished positions (of `len`) the journal at `path` holds for a run to take up.
+pub fn count(path: &Path, len: usize) -> usize {
+    read(path, len).0.iter().flatten().count()
+}
+
 /// The journal opened for appending, its directory made when missing, and a line cut by a
 /// kill ended (so the next line is not glued to it); `None` when it cannot be (the run goes
 /// on without keeping its positions).

@@ -89,16 +89,14 @@ pub struct Repeat {
     pub fen: String,
 }
 
-/// What makes two lines the same search: the position's FEN as shakmaty writes it (clocks
-/// filled in, an en passant square only where a capture is legal), without the fullmove
-/// number, which no search reads.
+/// What makes two lines the same position: its FEN as shakmaty writes it (an en passant
+/// square only where a capture is legal) up to the clocks: placement, side to move, castling
+/// and en passant. The fullmove number no search reads, and the halfmove clock (below 100, as
+/// the loader demands) matters only to a search a hundred plies deep.
 fn same_search_key(position: &shakmaty::Chess) -> String {
     let fen = shakmaty::fen::Fen::from_position(position, shakmaty::EnPassantMode::Legal);
     let text = fen.to_string();
-    match text.rsplit_once(' ') {
-        Some((key, _fullmove)) => key.to_string(),
-        None => text,
-    }
+    text.split(' ').take(4).collect::<Vec<_>>().join(" ")
 }
 
 /// Parsed suites, flattened into one position list.
@@ -328,9 +326,9 @@ mod tests {
         let first = dir.join("first.epd");
         let second = dir.join("second.epd");
         std::fs::write(&first, format!("{a}\n{b}\n{a}\n")).unwrap();
-        // The second file gives `b` with the clocks the first leaves out (the defaults, and a
-        // fullmove number no search reads): the same position.
-        let b_with_clocks = b.replace(" - - ", " - - 0 12 ");
+        // The second file gives `b` with clocks the first leaves out (a halfmove clock and a
+        // fullmove number): the same position.
+        let b_with_clocks = b.replace(" - - ", " - - 5 12 ");
         std::fs::write(&second, format!("{c}\n{b_with_clocks}\n")).unwrap();
         vec![first, second]
     }

@@ -264,8 +264,7 @@ impl SuiteScorer {
         let (None, Some(dir)) = (&self.options.executor, &self.options.cache_dir) else {
             return Ok((self.score(margins)?, 0));
         };
-        let key = reference::reference_key(&self.suites, margins, &self.options.config);
-        let path = dir.join(format!("run-{key:016x}.partial.jsonl"));
+        let path = reference::journal_path(dir, &self.suites, margins, &self.options.config, false);
         let on_done = self.candidate_progress(self.suites.positions.len());
         let run = journal::run_kept(
             &self.suites.positions,

@@ -37,6 +37,34 @@ pub fn reference_key(suites: &LoadedSuites, setting: &Setting, config: &RunConfi
     h.finish()
 }
 
+/// Where a run of `setting` keeps its finished positions in `cache_dir` while it runs (its
+/// journal, removed once the run is cached or scored): the reference run's when `reference`,
+/// else a scored run's.
+pub fn journal_path(
+    cache_dir: &Path,
+    suites: &LoadedSuites,
+    setting: &Setting,
+    config: &RunConfig,
+    reference: bool,
+) -> PathBuf {
+    let key = reference_key(suites, setting, config);
+    let kind = if reference { "reference" } else { "run" };
+    cache_dir.join(format!("{kind}-{key:016x}.partial.jsonl"))
+}
+
+/// How many positions an interrupted run of `setting` kept in `cache_dir` (see
+/// [`journal_path`]): what the next run takes up rather than searches.
+pub fn kept(
+    cache_dir: &Path,
+    suites: &LoadedSuites,
+    setting: &Setting,
+    config: &RunConfig,
+    reference: bool,
+) -> usize {
+    let path = journal_path(cache_dir, suites, setting, config, reference);
+    journal::count(&path, suites.positions.len())
+}
+
 /// A reference run's results, where they came from, and what went wrong on the way (a cache
 /// that could not be written only costs time later, so it is a warning, not an error).
 pub struct Reference {
@@ -89,7 +117,7 @@ pub fn reference_run(
     }
     // Run here with a cache, the positions are kept as they finish: an interrupted reference
     // run is taken up where it stopped.
-    let journal = path.as_ref().map(|p| p.with_extension("partial.jsonl"));
+    let journal = cache_dir.map(|dir| journal_path(dir, suites, setting, config, true));
     let mut kept = 0;
     let results = match (executor, &journal) {
         (None, Some(journal)) => {
