@@ -461,3 +461,41 @@ fn options_that_do_nothing_here_are_said_once() {
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// A resumed race asks again, in order, for every evaluation its log holds (the screen and the
+/// local rounds replay from it): none of them is logged a second time, so resuming a finished
+/// run twice leaves its log as it was.
+#[test]
+fn a_resumed_race_logs_no_evaluation_twice() {
+    let dir = scratch("tune", "replay");
+    let suite = small_suite(&dir, 20);
+    let ck = dir.join("ck");
+    let args = [
+        "--design",
+        "8",
+        "--race-pairs",
+        "0",
+        "--checkpoint",
+        ck.to_str().unwrap(),
+    ];
+    let out = common::tune(&dir, &suite, 300, "r.json", &args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let log = ck.join("evaluations.jsonl");
+    let lines = || std::fs::read_to_string(&log).unwrap().lines().count();
+    let logged = lines();
+    assert!(logged > 0);
+    for _ in 0..2 {
+        let again = marginal(&["tune", "--resume", ck.to_str().unwrap(), "-q"], &dir);
+        assert!(
+            again.status.success(),
+            "{}",
+            String::from_utf8_lossy(&again.stderr)
+        );
+        assert_eq!(lines(), logged);
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}

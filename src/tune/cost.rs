@@ -94,6 +94,10 @@ pub struct SuiteCost {
 
 struct CostState {
     cache: HashMap<(Vec<i32>, Option<String>), Evaluation>,
+    /// The requests the log holds, in order (what a resumed run asks for again first).
+    logged: Vec<(Vec<i32>, Option<String>)>,
+    /// How many of them this run has asked for again, in order.
+    replayed: usize,
     log: Option<File>,
     count: u64,
     tap: Option<Tap>,
@@ -120,6 +124,8 @@ impl SuiteCost {
     ) -> Result<SuiteCost, std::io::Error> {
         let mut state = CostState {
             cache: HashMap::new(),
+            logged: Vec::new(),
+            replayed: 0,
             log: None,
             count: 0,
             tap: None,
@@ -129,6 +135,7 @@ impl SuiteCost {
         if let Some(path) = log {
             for e in super::checkpoint::read_log::<Evaluation>(path)? {
                 state.count = state.count.max(e.index + 1);
+                state.logged.push((e.values.clone(), e.batch.clone()));
                 state
                     .cache
                     .entry((e.values.clone(), e.batch.clone()))
@@ -270,7 +277,15 @@ impl SuiteCost {
             };
             evaluation.index = state.count;
             state.count += 1;
-            if let Some(log) = state.log.as_mut() {
+            // A resumed run asks again, in order, for what its log holds: those requests are
+            // answered from the log and not logged twice. Once a request differs, all is new.
+            let replay = state.logged.get(state.replayed) == Some(&k);
+            if replay {
+                state.replayed += 1;
+            } else {
+                state.logged = Vec::new();
+            }
+            if let Some(log) = state.log.as_mut().filter(|_| !replay) {
                 let line = serde_json::to_string(&evaluation)?;
                 writeln!(log, "{line}")?;
                 log.flush()?;

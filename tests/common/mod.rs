@@ -85,6 +85,7 @@ pub fn tuned_result(path: &Path) -> serde_json::Value {
     let provenance = doc["provenance"].as_object_mut().unwrap();
     for volatile in [
         "wall_seconds",
+        "earlier_wall_seconds",
         "command_line",
         "arguments",
         "evaluations",
