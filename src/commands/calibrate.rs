@@ -689,6 +689,21 @@ fn elo_text(g: &marginal::calibrate::report::Games) -> String {
     }
 }
 
+/// A set's pooled cells: Elo, interval and draw rate; for the defaults, the yardstick, `0 (not
+/// played)` and no draw rate.
+fn pooled_text(g: &marginal::calibrate::report::Games) -> String {
+    if g.pentanomial.iter().sum::<u64>() == 0 {
+        format!(" {:>22} {:>6}", "0 (not played)", "")
+    } else {
+        format!(
+            " {:>7} {} {:>5.1}%",
+            elo_text(g),
+            interval_text(g),
+            100.0 * g.draw_rate
+        )
+    }
+}
+
 /// A set's 95% interval as the table shows it: each end `n/a` where it is not defined (the
 /// report's JSON holds null there: an end at a 0% or 100% score, or both while every pair
 /// scored the same).
@@ -874,17 +889,7 @@ pub fn print_report(r: &Report) {
         for b in &s.books {
             line += &format!(" {:>16}", elo_text(b));
         }
-        if s.pooled.pentanomial.iter().sum::<u64>() == 0 {
-            // The defaults are the yardstick: their Elo is 0 by definition, not measured.
-            line += &format!(" {:>22} {:>6}", "0 (not played)", "");
-        } else {
-            line += &format!(
-                " {:>7} {} {:>5.1}%",
-                elo_text(&s.pooled),
-                interval_text(&s.pooled),
-                100.0 * s.pooled.draw_rate
-            );
-        }
+        line += &pooled_text(&s.pooled);
         println!("{line}");
     }
     println!();
