@@ -110,3 +110,28 @@ pub fn tuned_result(path: &Path) -> serde_json::Value {
     }
     doc
 }
+
+/// Waits until `ready` holds (at most `limit`), sends the child SIGINT, and returns what it
+/// wrote: a command interrupted once some of its work is on disk. Its exit status must be 130.
+pub fn interrupt_when(
+    child: std::process::Child,
+    limit: std::time::Duration,
+    ready: impl Fn() -> bool,
+) -> Output {
+    let deadline = std::time::Instant::now() + limit;
+    while !ready() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    // SAFETY: kill(2) on the child's pid, which is still ours to signal.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
