@@ -20,16 +20,19 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use serde::{Deserialize, Serialize};
 use shakmaty::Chess;
 
 use crate::engine::bench;
 use crate::engine::{EngineDef, Setting};
-use crate::formats::{bundled, openings};
+use crate::formats::{Fnv, bundled, openings};
 use crate::scoring::exec::ExecError;
 use crate::scoring::games::game::{GameConfig, MoveLimit};
-use crate::scoring::games::matches::{MatchConfig, MatchReport};
+use crate::scoring::games::matches::{MatchConfig, MatchReport, MatchStats, PairRecord};
+use crate::scoring::games::record;
+use crate::scoring::games::session::{self, RecordPlan, Session, SessionError};
 use crate::scoring::games::stats::{EloSummary, Shown, SprtDecision, SprtParams};
 use crate::scoring::paired::PairedComparison;
 use crate::scoring::suite::{
@@ -38,7 +41,7 @@ use crate::scoring::suite::{
 use crate::tune::file::{
     EngineRecord, Measured, Paired, PositionOutcome, Side, SuiteSource, TunedFile, Values,
 };
-use crate::tune::games::{CONFIRM_BOOKS, confirm, interleave_openings};
+use crate::tune::games::{CONFIRM_BOOKS, interleave_openings};
 use crate::tune::{SplitError, split};
 
 /// The format tag of a check report.
@@ -75,6 +78,59 @@ const SETS: [&str; 3] = ["tuned", "default", "off"];
 pub struct GameBooks {
     openings: Vec<Chess>,
     shown: Vec<String>,
+}
+
+/// The non-regression match of `--games`, opened ([`Prepared::open_games`]).
+pub struct GamesMatch {
+    session: Session,
+    record: Option<PathBuf>,
+    discarded: Option<String>,
+    config: MatchConfig,
+    shown: Vec<String>,
+}
+
+impl GamesMatch {
+    /// The record of the games (in the cache), if kept.
+    pub fn record(&self) -> Option<&Path> {
+        self.record.as_deref()
+    }
+
+    /// Whole pairs kept from an interrupted check and counted without being played again,
+    /// and the pairs of the whole match.
+    pub fn resumed(&self) -> (usize, usize) {
+        (
+            self.session.resumed().map_or(0, |r| r.pairs),
+            self.session.total_pairs(),
+        )
+    }
+
+    /// Why a record left by an earlier check could not be resumed (it was set aside).
+    pub fn discarded(&self) -> Option<&str> {
+        self.discarded.as_deref()
+    }
+
+    /// Plays the rest of the match; `on_pair` sees the games counted so far after each pair.
+    /// Once it has ended, the record is removed (a later check plays its games again).
+    ///
+    /// # Errors
+    /// A PGN write failed, or the engines gave up (too many faults in a row).
+    pub fn play(self, on_pair: &mut dyn FnMut(u64)) -> Result<GamesCheck, SessionError> {
+        let result = self.session.play(
+            None,
+            1,
+            &AtomicBool::new(false),
+            &mut |_: &PairRecord, s: &MatchStats| on_pair(s.games),
+        )?;
+        if let Some(path) = &self.record {
+            for path in [path.clone(), record::record_path(path)] {
+                let _ = std::fs::remove_file(path);
+            }
+        }
+        Ok(GamesCheck {
+            openings: self.shown,
+            report: MatchReport::new(&result, &self.config, "tuned", "baseline"),
+        })
+    }
 }
 
 /// Why a file cannot be checked: unusable input (exit status 2).
@@ -857,18 +913,25 @@ impl Prepared {
         })
     }
 
-    /// The non-regression match: the tuned set against the defaults for at most `games`
-    /// games, stopped by [`NON_REGRESSION`], at the file's recorded per-move limit (its
+    /// The non-regression match, opened: the tuned set against the defaults for at most
+    /// `games` games, stopped by [`NON_REGRESSION`], at the file's recorded per-move limit (its
     /// confirmation match's, else its games objective's, else [`DEFAULT_GAME_NODES`]) on
-    /// `books` ([`Prepared::read_books`]: their pairs in turn, judged pooled). `on_pair` sees
-    /// the games played so far.
-    pub fn play(
+    /// `books` ([`Prepared::read_books`]: their pairs in turn, judged pooled).
+    ///
+    /// With a cache directory, the pairs go to a PGN in it as they finish
+    /// (`check-games-KEY.pgn`, KEY a digest of everything that decides the games), so an
+    /// interrupted check keeps them and the rerun plays only the rest; the record is removed
+    /// once the match has ended. A record that cannot be resumed (damaged, cut) is set aside
+    /// and the match starts over, saying why in [`GamesMatch::discarded`].
+    ///
+    /// # Errors
+    /// The record can be neither resumed nor started (an unwritable cache directory).
+    pub fn open_games(
         &self,
         books: GameBooks,
         games: u32,
         concurrency: usize,
-        on_pair: &mut dyn FnMut(u64),
-    ) -> GamesCheck {
+    ) -> Result<GamesMatch, SessionError> {
         let game = match (&self.file.confirm, &self.file.games) {
             (Some(c), _) => c.config.game,
             (None, Some(g)) => GameConfig {
@@ -886,18 +949,68 @@ impl Prepared {
             concurrency,
             sprt: Some(NON_REGRESSION),
         };
-        let report = confirm(
-            self.file.setting_for(&self.def),
-            Setting::defaults(&self.def),
-            &books.openings,
-            &config,
-            self.options.config.hash_mb,
-            on_pair,
-        );
-        GamesCheck {
-            openings: books.shown,
-            report,
+        let hash_mb = self.options.config.hash_mb;
+        let tuned = self.file.setting_for(&self.def);
+        let baseline = Setting::defaults(&self.def);
+        let record = self.options.cache_dir.as_ref().map(|dir| {
+            let asked = session::Asked {
+                a: "tuned",
+                b: "default",
+                seed: self.file.provenance.seed,
+                hash_mb,
+            };
+            let settings = session::settings(&asked, (&tuned, &baseline), &books.openings, &config);
+            let mut key = Fnv::new();
+            for (name, value) in &settings {
+                key.write(format!("{name}={value}\n").as_bytes());
+            }
+            let path = dir.join(format!("check-games-{:016x}.pgn", key.finish()));
+            RecordPlan {
+                resume: path.exists(),
+                settings,
+                path,
+            }
+        });
+        let open = |record: Option<&RecordPlan>| {
+            Session::open(
+                session::Side {
+                    name: "tuned".into(),
+                    setting: tuned.clone(),
+                },
+                session::Side {
+                    name: "baseline".into(),
+                    setting: baseline.clone(),
+                },
+                hash_mb,
+                config,
+                books.openings.clone(),
+                record,
+            )
+        };
+        if let Some(dir) = self.options.cache_dir.as_ref().filter(|_| record.is_some()) {
+            std::fs::create_dir_all(dir).map_err(SessionError::Write)?;
         }
+        let (session, discarded) = match (open(record.as_ref()), &record) {
+            (Err(SessionError::Record(e)), Some(plan)) if plan.resume => {
+                // A cache file: set aside, never a reason to refuse the check.
+                for path in [plan.path.clone(), record::record_path(&plan.path)] {
+                    let _ = std::fs::remove_file(path);
+                }
+                let fresh = RecordPlan {
+                    resume: false,
+                    ..plan.clone()
+                };
+                (open(Some(&fresh))?, Some(e.to_string()))
+            }
+            (opened, _) => (opened?, None),
+        };
+        Ok(GamesMatch {
+            session,
+            record: record.map(|plan| plan.path),
+            discarded,
+            config,
+            shown: books.shown,
+        })
     }
 
     /// The file with the figures measured now in place of the recorded ones (the tuned set,

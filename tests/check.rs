@@ -401,3 +401,66 @@ fn games_play_the_books_given_and_not_the_tuning_book() {
     assert_eq!(out.status.code(), Some(2), "{said}");
     assert!(said.contains("no-such.epd"), "{said}");
 }
+
+/// An interrupted `check --games` keeps the pairs that finished (in the cache): the rerun says
+/// it resumes, plays only the rest, and its games begin with those kept; the record goes once
+/// the match has ended.
+#[test]
+fn an_interrupted_games_check_keeps_its_pairs() {
+    let dir = scratch("check", "games-cut");
+    let cache = dir.join("cache");
+    let args = ["check", "tuned/spsa-suite.json", "--games", "60"];
+    let record = || {
+        std::fs::read_dir(&cache).ok().and_then(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .find(|p| p.extension().is_some_and(|x| x == "pgn"))
+        })
+    };
+    let pairs = || {
+        record().map_or(0, |p| {
+            std::fs::read_to_string(p)
+                .unwrap()
+                .matches("[Event ")
+                .count()
+                / 2
+        })
+    };
+    let child = Command::new(env!("CARGO_BIN_EXE_marginal"))
+        .args(args)
+        .env("MARGINAL_CACHE_DIR", &cache)
+        .current_dir(root())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let cut = common::interrupt_when(child, std::time::Duration::from_secs(300), || pairs() >= 3);
+    let stderr = String::from_utf8_lossy(&cut.stderr);
+    assert!(
+        stderr.contains("the game pairs (--games) that finished are kept in the cache"),
+        "{stderr}"
+    );
+    let kept = std::fs::read_to_string(record().expect("the record is kept")).unwrap();
+    let (said, games) = check_games(&dir, "tuned/spsa-suite.json", "60", &[], "report.json");
+    assert!(
+        said.contains("games: resuming from ") && said.contains(" of 30 pairs played before"),
+        "{said}"
+    );
+    assert_eq!(games.report.games, 60);
+    let kept_results: Vec<&str> = kept
+        .lines()
+        .filter_map(|l| l.strip_prefix("[Result \""))
+        .map(|l| l.trim_end_matches("\"]"))
+        .collect();
+    assert!(kept_results.len() >= 6, "{kept}");
+    for (game, result) in games.report.game_results.iter().zip(&kept_results) {
+        assert_eq!(game.result.pgn(), *result);
+    }
+    assert_eq!(
+        record(),
+        None,
+        "the record is removed once the match has ended"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}

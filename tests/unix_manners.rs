@@ -140,7 +140,7 @@ fn suite_and_check_say_what_an_interrupt_kept() {
         ),
         (
             &["check", "tuned/race-seed1.json", "--games", "400"][..],
-            "interrupted: check keeps no partial measurement",
+            "interrupted: the reference runs and the game pairs (--games) that finished are kept in the cache",
         ),
     ] {
         let child = Command::new(env!("CARGO_BIN_EXE_marginal"))

@@ -10,6 +10,7 @@ use marginal::check::{
     SIGNIFICANCE, SideCheck, Verdict,
 };
 use marginal::formats::write_atomic;
+use marginal::scoring::games::session::SessionError;
 use marginal::scoring::games::stats::SprtDecision;
 use marginal::tune::file::{Side, TunedFile};
 use marginal::tune::games::match_summary;
@@ -19,8 +20,8 @@ use super::{
     whole_pairs,
 };
 
-/// What an interrupted check says: nothing partial is kept, and how to judge the file.
-fn interrupted_message(file: &Path) -> String {
+/// What an interrupted check says: what is kept, and how to go on.
+fn interrupted_message(file: &Path, games: bool) -> String {
     // The command as given (--update, --games and all), so that the rerun does what was asked.
     let given: Vec<String> = std::env::args().skip(1).collect();
     let command = if given.is_empty() {
@@ -28,9 +29,12 @@ fn interrupted_message(file: &Path) -> String {
     } else {
         given.join(" ")
     };
-    format!(
-        "interrupted: check keeps no partial measurement (reference runs that finished are cached): rerun `marginal {command}` to go on"
-    )
+    let kept = if games {
+        "the reference runs and the game pairs (--games) that finished are kept in the cache, not a partial measurement"
+    } else {
+        "the reference runs that finished are kept in the cache, not a partial measurement"
+    };
+    format!("interrupted: {kept}: rerun `marginal {command}` to go on")
 }
 
 /// Arguments of `marginal check`.
@@ -237,7 +241,7 @@ pub fn run(args: CheckArgs) -> Result<()> {
         .context("cannot start worker threads")?;
 
     let books = game_books(&args, &prepared)?;
-    super::executor::stop_on_interrupt(interrupted_message(&args.file))?;
+    super::executor::stop_on_interrupt(interrupted_message(&args.file, args.games.is_some()))?;
     print_header(&args, &prepared, threads);
     let now = pool
         .install(|| prepared.measure())
@@ -246,7 +250,7 @@ pub fn run(args: CheckArgs) -> Result<()> {
     say_faults(&prepared, &now);
     say_same_searches(&prepared, &now);
     let games = match (args.games, books) {
-        (Some(n), Some(books)) => Some(play(&prepared, books, whole_pairs(n, "--games"), threads)),
+        (Some(n), Some(books)) => Some(play(&prepared, books, whole_pairs(n, "--games"), threads)?),
         _ => None,
     };
     let report = prepared.judge(&now, games);
@@ -345,7 +349,7 @@ fn play(
     books: check::GameBooks,
     games: u32,
     threads: usize,
-) -> check::GamesCheck {
+) -> Result<check::GamesCheck> {
     println!(
         "games: tuned against default, at most {} games, SPRT nElo [{}, {}] (alpha {}, beta {}): H0 accepted is a regression",
         games.max(2).div_ceil(2) * 2,
@@ -354,13 +358,36 @@ fn play(
         NON_REGRESSION.alpha,
         NON_REGRESSION.beta
     );
+    let opened = prepared
+        .open_games(books, games, threads)
+        .map_err(games_error)?;
+    if let Some(why) = opened.discarded() {
+        eprintln!(
+            "warning: the games kept by an interrupted check could not be resumed ({why}); they are played again"
+        );
+    }
+    if let (Some(path), (kept @ 1.., total)) = (opened.record(), opened.resumed()) {
+        println!(
+            "games: resuming from {}: {kept} of {total} pairs played before",
+            path.display()
+        );
+    }
     let bar = progress_bar(
         u64::from(games.max(2).div_ceil(2) * 2),
         "[{bar:30}] {pos}/{len} games",
     );
-    let result = prepared.play(books, games, threads, &mut |n| bar.set_position(n));
+    let result = opened.play(&mut |n| bar.set_position(n));
     bar.finish_and_clear();
-    result
+    result.map_err(games_error)
+}
+
+/// The command's error for a non-regression match that could not be played.
+fn games_error(e: SessionError) -> anyhow::Error {
+    match e {
+        SessionError::Record(e) => UserError(format!("--games: {}", e.0)).into(),
+        SessionError::Write(e) => anyhow::Error::new(e).context("cannot keep the games of --games"),
+        SessionError::Exec(e) => super::executor::exec_error(e),
+    }
 }
 
 fn print_side(side: &SideCheck) {
