@@ -829,3 +829,38 @@ fn the_commands_own_output_named_as_a_file_follows_what_it_printed() {
     }
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// A calibration's report that cannot be written is refused before any work: the report named
+/// as the --state directory, and an existing report of another calibration (before the
+/// objectives' reference searches, which take a while; nothing is written to the cache).
+#[test]
+fn a_calibration_report_is_checked_before_any_work() {
+    let dir = scratch("edges", "calibrate-out");
+    let state = dir.join("state");
+    let state = state.to_str().unwrap();
+    let base = ["calibrate", "--sets", "4", "--games", "4", "--nodes", "300"];
+    refused(
+        &[&base[..], &["--out", state, "--state", state]].concat(),
+        &dir,
+        "is the --state directory",
+    );
+    let report = dir.join("other.json");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tuned/calibration-builtin-nodes5000.json"),
+        &report,
+    )
+    .unwrap();
+    let out = marginal(
+        &[&base[..], &["--out", report.to_str().unwrap()]].concat(),
+        &dir,
+    );
+    let text = said(&out);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(
+        text.contains("exists: marginal does not replace it"),
+        "{text}"
+    );
+    assert!(!text.contains("preparing"), "{text}");
+    assert!(!dir.join("cache").exists(), "the reference searches ran");
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -586,12 +586,13 @@ fn prepare(args: &CalibrateArgs, def: &Arc<EngineDef>) -> Result<(Config, rayon:
         .build()
         .context("cannot start worker threads")?;
     let executor = args.executor.build()?;
-    let objectives = pool.install(|| objectives(args, def, objective_limit, &executor))?;
+    // The report is checked before the objectives are prepared (their reference searches
+    // take a while), from what names the calibration (the objectives do not).
     let config = Config {
         sets,
         region,
         seed: args.seed,
-        objectives,
+        objectives: Vec::new(),
         books,
         game: GameConfig {
             limit,
@@ -615,7 +616,9 @@ fn prepare(args: &CalibrateArgs, def: &Arc<EngineDef>) -> Result<(Config, rayon:
         default_cache_dir().join(format!("calibration-{:016x}", hash.finish()))
     });
     fresh_report(args, &config, &state_dir)?;
+    let objectives = pool.install(|| objectives(args, def, objective_limit, &config.executor))?;
     let config = Config {
+        objectives,
         state_dir: state_dir.clone(),
         ..config
     };
@@ -638,6 +641,18 @@ fn check_state(args: &CalibrateArgs) -> Result<()> {
         .into());
     }
     calibrate::store::check_dir(state).map_err(UserError::from_display)?;
+    let same = |a: &Path, b: &Path| {
+        a == b
+            || a.canonicalize()
+                .is_ok_and(|a| b.canonicalize().is_ok_and(|b| a == b))
+    };
+    if same(&args.out, state) {
+        return Err(UserError(format!(
+            "--out {} is the --state directory: the report is a file; name one outside it (the default --out is calibration.json)",
+            args.out.display()
+        ))
+        .into());
+    }
     Ok(())
 }
 
