@@ -20,7 +20,8 @@ use marginal::scoring::games::game::{GameConfig, MoveLimit};
 use marginal::scoring::games::stats::Shown;
 use marginal::scoring::quality::MoveQuality;
 use marginal::scoring::suite::{
-    Repeats, RunConfig, ScorerOptions, SuiteLimit, SuiteScorer, default_cache_dir, load_suites,
+    Phase, Repeats, RunConfig, ScorerOptions, SuiteLimit, SuiteScorer, default_cache_dir,
+    load_suites,
 };
 use shakmaty::EnPassantMode;
 use shakmaty::fen::Fen;
@@ -251,7 +252,15 @@ fn scorer(
         executor,
         ..ScorerOptions::default()
     };
-    let scorer = SuiteScorer::new(suites, options, None)
+    let bar = super::progress_bar(
+        suites.positions.len() as u64,
+        "[{bar:30}] {pos}/{len} positions of the reference run",
+    );
+    let shown = bar.clone();
+    let progress = Box::new(move |_: Phase, done: usize, _: usize| shown.set_position(done as u64));
+    let scorer = SuiteScorer::new(suites, options, Some(progress));
+    bar.finish_and_clear();
+    let scorer = scorer
         .map_err(|e| UserError(format!("the reference run of {}: {e}", files[0].display())))?;
     super::searched_something(
         def,
@@ -352,15 +361,21 @@ fn objectives(
                             .as_bytes(),
                     );
                 }
-                let quality = MoveQuality::new(
+                let bar = super::progress_bar(
+                    book.records.len() as u64,
+                    "[{bar:30}] {pos}/{len} positions of the deep reference",
+                );
+                let quality = MoveQuality::with_progress(
                     book.records,
                     Setting::defaults(def),
                     limit,
                     deep_of(limit, args.quality_deep),
                     args.hash,
                     Some(&default_cache_dir()),
-                )
-                .map_err(UserError::from_display)?;
+                    &|done| bar.set_position(done as u64),
+                );
+                bar.finish_and_clear();
+                let quality = quality.map_err(UserError::from_display)?;
                 out.push(Box::new(QualityObjective {
                     quality,
                     source: format!(

@@ -84,14 +84,16 @@ fn fen_of(pos: &Chess) -> String {
 }
 
 /// Searches `positions` with `setting` at `limit` on the current rayon pool, a worker per
-/// thread; results in order.
+/// thread; results in order. `on_done` sees how many are searched after each.
 fn search_all(
     positions: &[Chess],
     setting: &Setting,
     limit: SuiteLimit,
     hash_mb: usize,
+    on_done: &(dyn Fn(usize) + Sync),
 ) -> Vec<Result<crate::engine::Searched, String>> {
     let pool: Mutex<Vec<Worker>> = Mutex::new(Vec::new());
+    let done = std::sync::atomic::AtomicUsize::new(0);
     positions
         .par_iter()
         .with_max_len(1)
@@ -105,6 +107,7 @@ fn search_all(
             if let Ok(mut p) = pool.lock() {
                 p.push(worker);
             }
+            on_done(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1);
             found
         })
         .collect()
@@ -123,6 +126,31 @@ impl MoveQuality {
         deep: SuiteLimit,
         hash_mb: usize,
         cache_dir: Option<&Path>,
+    ) -> Result<MoveQuality, QualityError> {
+        Self::with_progress(
+            positions,
+            defaults,
+            limit,
+            deep,
+            hash_mb,
+            cache_dir,
+            &|_| {},
+        )
+    }
+
+    /// [`MoveQuality::new`], with `on_searched` told how many positions the deep reference has
+    /// searched after each (not called when the reference is read from the cache).
+    ///
+    /// # Errors
+    /// The deep reference faulted on a position.
+    pub fn with_progress(
+        positions: Vec<Chess>,
+        defaults: Setting,
+        limit: SuiteLimit,
+        deep: SuiteLimit,
+        hash_mb: usize,
+        cache_dir: Option<&Path>,
+        on_searched: &(dyn Fn(usize) + Sync),
     ) -> Result<MoveQuality, QualityError> {
         let fens: Vec<String> = positions.iter().map(fen_of).collect();
         let mut key = Fnv::new();
@@ -146,7 +174,7 @@ impl MoveQuality {
             Some(r) => r,
             None => {
                 let mut out = Vec::with_capacity(positions.len());
-                for (index, found) in search_all(&positions, &defaults, deep, hash_mb)
+                for (index, found) in search_all(&positions, &defaults, deep, hash_mb, on_searched)
                     .into_iter()
                     .enumerate()
                 {
@@ -218,7 +246,7 @@ impl MoveQuality {
     /// Scores `setting`: its move on every position at the limit, each valued by the deep
     /// reference (new moves searched deep and cached).
     pub fn score(&self, setting: &Setting) -> Quality {
-        let found = search_all(&self.positions, setting, self.limit, self.hash_mb);
+        let found = search_all(&self.positions, setting, self.limit, self.hash_mb, &|_| {});
         let chosen: Vec<Option<String>> = found
             .iter()
             .map(|r| r.as_ref().ok().and_then(|s| s.best_move.map(uci_move)))
@@ -252,7 +280,7 @@ impl MoveQuality {
                     pos.clone().play(m).expect("a legal move plays")
                 })
                 .collect();
-            let deep = search_all(&children, &self.defaults, self.deep, self.hash_mb);
+            let deep = search_all(&children, &self.defaults, self.deep, self.hash_mb, &|_| {});
             let mut values = self.values.lock().expect("values lock");
             for ((i, mv), child) in missing.into_iter().zip(deep) {
                 // A fault in the deep search of a move leaves it unvalued: it costs the cap.

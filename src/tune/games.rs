@@ -191,7 +191,12 @@ pub struct GamesProblem {
     next_iteration: AtomicU64,
     state: Mutex<GamesState>,
     executor: Option<Arc<dyn Runner>>,
+    on_games: Option<GamesProgress>,
 }
+
+/// Told the games counted so far and the games of the evaluation being played, after each
+/// pair (for progress; not for games played through an executor, which come back at once).
+pub type GamesProgress = Arc<dyn Fn(u64, u64) + Send + Sync>;
 
 struct GamesState {
     log: Option<File>,
@@ -259,7 +264,15 @@ impl GamesProblem {
             next_iteration: AtomicU64::new(0),
             state: Mutex::new(state),
             executor: None,
+            on_games: None,
         })
+    }
+
+    /// The same problem telling `on_games` how its games go ([`GamesProgress`]).
+    #[must_use]
+    pub fn with_progress(mut self, on_games: GamesProgress) -> GamesProblem {
+        self.on_games = Some(on_games);
+        self
     }
 
     /// The same problem playing its games through `executor` (`None`: in this process, on
@@ -337,7 +350,11 @@ impl GamesProblem {
             &config,
             earlier,
             &AtomicBool::new(false),
-            &mut |_, _| {},
+            &mut |_, stats| {
+                if let Some(on_games) = &self.on_games {
+                    on_games(stats.games, u64::from(config.games));
+                }
+            },
         );
         crate::scoring::exec::gave_up([&a, &b])?;
         Ok(result)
@@ -705,6 +722,17 @@ mod tests {
         let all = regularized_elo(&w(4, 0, 0));
         assert!(all.is_finite() && all > regularized_elo(&w(3, 1, 0)));
         assert_eq!(regularized_elo(&w(0, 0, 4)), -all);
+    }
+
+    #[test]
+    fn progress_sees_each_pair_of_an_evaluation() {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let shown = seen.clone();
+        let p = problem(None).with_progress(Arc::new(move |played, total| {
+            shown.lock().unwrap().push((played, total));
+        }));
+        p.compare(&[150.0, 230.0], &[100.0, 170.0]).unwrap();
+        assert_eq!(*seen.lock().unwrap(), vec![(2, 4), (4, 4)]);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! goes into the tuned file).
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use marginal::engine::Setting;
@@ -291,7 +292,8 @@ pub fn race_problems(
         let log = dir.join(format!("race-games-{}.jsonl", r + 1));
         let problem = GamesProblem::new(space.clone(), openings, settings, Some(&log))
             .with_context(|| format!("cannot open the race's games log {}", log.display()))?
-            .with_executor(executor.clone());
+            .with_executor(executor.clone())
+            .with_progress(games_lines());
         problems.push(problem);
     }
     Ok(problems)
@@ -350,7 +352,34 @@ pub fn problem(
         );
     }
     GamesProblem::new(space.clone(), book, settings, Some(&log_path(dir)))
+        .map(|problem| problem.with_progress(games_lines()))
         .with_context(|| format!("cannot open the games log in {}", dir.display()))
+}
+
+/// Progress within an evaluation's games (an iteration of a slow engine can take minutes): a
+/// plain line at most every 5 seconds, none with --quiet and none for its last pair (the
+/// iteration's own line follows).
+fn games_lines() -> marginal::tune::games::GamesProgress {
+    let start = Instant::now();
+    let last = std::sync::Mutex::new(start);
+    std::sync::Arc::new(move |played: u64, total: u64| {
+        if super::super::quiet() {
+            return;
+        }
+        let Ok(mut last) = last.lock() else {
+            return;
+        };
+        if played >= total {
+            // The evaluation's own line comes now: the next line is 5 s after it.
+            *last = Instant::now();
+        } else if last.elapsed() >= Duration::from_secs(5) {
+            *last = Instant::now();
+            println!(
+                "  games {played}/{total} of this evaluation ({:.0} s)",
+                start.elapsed().as_secs_f64()
+            );
+        }
+    })
 }
 
 /// What the games objective adds to the tuned file: the log's name and size and every
