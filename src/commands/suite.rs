@@ -240,14 +240,23 @@ fn measure(
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
     let shown = bar.clone();
+    let kept = say_resuming(&suites, &options, margins);
     let progress = Box::new(move |phase: Phase, done: usize, _total: usize| {
         shown.set_message(match phase {
             Phase::Reference => "reference",
             Phase::Candidate => "candidate",
         });
         shown.set_position(done as u64);
+        // The positions kept by an interrupted run come first, at once: the rate and the
+        // ETA count from the first one searched now.
+        let kept = match phase {
+            Phase::Reference => kept.0,
+            Phase::Candidate => kept.1,
+        };
+        if done == kept {
+            shown.reset_eta();
+        }
     });
-    say_resuming(&suites, &options, margins);
     let scorer = SuiteScorer::new(suites, options, Some(progress)).map_err(exec_error)?;
     // A reference run with no search that worked: the scored run would fault the same way,
     // each position paying its timeout; stop now.
@@ -265,17 +274,26 @@ fn measure(
 
 /// Before the work: says what an interrupted run of the same command kept, which this one
 /// takes up rather than searches (run here, with a cache).
-fn say_resuming(suites: &LoadedSuites, options: &ScorerOptions, margins: &Setting) {
+fn say_resuming(
+    suites: &LoadedSuites,
+    options: &ScorerOptions,
+    margins: &Setting,
+) -> (usize, usize) {
     let (None, Some(dir)) = (&options.executor, &options.cache_dir) else {
-        return;
+        return (0, 0);
     };
     let total = suites.positions.len();
     let config = &options.config;
-    for (what, setting, reference) in [
+    let mut kept_by_run = [0; 2];
+    for (i, (what, setting, reference)) in [
         ("the reference run", &options.reference, true),
         ("the set's run", margins, false),
-    ] {
+    ]
+    .into_iter()
+    .enumerate()
+    {
         let kept = reference::kept(dir, suites, setting, config, reference);
+        kept_by_run[i] = kept;
         if kept > 0 {
             eprintln!(
                 "resuming {what}: {kept} of {total} positions were kept from an interrupted run; searching the other {}",
@@ -283,6 +301,7 @@ fn say_resuming(suites: &LoadedSuites, options: &ScorerOptions, margins: &Settin
             );
         }
     }
+    (kept_by_run[0], kept_by_run[1])
 }
 
 /// Before the work: says when the reference searches with the set's own values (the speed
