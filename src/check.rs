@@ -84,7 +84,7 @@ pub struct GameBooks {
 pub struct GamesMatch {
     session: Session,
     record: Option<PathBuf>,
-    discarded: Option<String>,
+    note: Option<String>,
     config: MatchConfig,
     shown: Vec<String>,
 }
@@ -104,9 +104,10 @@ impl GamesMatch {
         )
     }
 
-    /// Why a record left by an earlier check could not be resumed (it was set aside).
-    pub fn discarded(&self) -> Option<&str> {
-        self.discarded.as_deref()
+    /// What went wrong with the record, which did not stop the match: one left by an earlier
+    /// check that could not be resumed (set aside), or a cache that cannot hold one.
+    pub fn note(&self) -> Option<&str> {
+        self.note.as_deref()
     }
 
     /// Plays the rest of the match; `on_pair` sees the games counted so far after each pair.
@@ -921,11 +922,12 @@ impl Prepared {
     /// With a cache directory, the pairs go to a PGN in it as they finish
     /// (`check-games-KEY.pgn`, KEY a digest of everything that decides the games), so an
     /// interrupted check keeps them and the rerun plays only the rest; the record is removed
-    /// once the match has ended. A record that cannot be resumed (damaged, cut) is set aside
-    /// and the match starts over, saying why in [`GamesMatch::discarded`].
+    /// once the match has ended. A record that cannot be resumed (damaged) is set aside and
+    /// the match starts over; a cache that cannot hold one leaves the games unkept. Either is
+    /// said in [`GamesMatch::note`].
     ///
     /// # Errors
-    /// The record can be neither resumed nor started (an unwritable cache directory).
+    /// None in practice: a session without a record always opens.
     pub fn open_games(
         &self,
         books: GameBooks,
@@ -987,11 +989,41 @@ impl Prepared {
                 record,
             )
         };
-        if let Some(dir) = self.options.cache_dir.as_ref().filter(|_| record.is_some()) {
-            std::fs::create_dir_all(dir).map_err(SessionError::Write)?;
+        let (session, record, note) = match record {
+            None => (open(None)?, None, None),
+            Some(plan) => Self::open_record(plan, open)?,
+        };
+        Ok(GamesMatch {
+            session,
+            record,
+            note,
+            config,
+            shown: books.shown,
+        })
+    }
+
+    /// Opens the match with its record in the cache: resumed, or set aside and started
+    /// again when it cannot be resumed, or left out when the cache cannot hold it (the games
+    /// are then played unkept). Returns the session, its record, and what to tell the user.
+    fn open_record(
+        plan: RecordPlan,
+        open: impl Fn(Option<&RecordPlan>) -> Result<Session, SessionError>,
+    ) -> Result<(Session, Option<PathBuf>, Option<String>), SessionError> {
+        let unkept = |e: SessionError| {
+            let note = format!(
+                "the games cannot be kept in {} ({e}): an interrupted check plays them again",
+                plan.path.display()
+            );
+            Ok((open(None)?, None, Some(note)))
+        };
+        if let Some(dir) = plan.path.parent()
+            && let Err(e) = std::fs::create_dir_all(dir)
+        {
+            return unkept(SessionError::Write(e));
         }
-        let (session, discarded) = match (open(record.as_ref()), &record) {
-            (Err(SessionError::Record(e)), Some(plan)) if plan.resume => {
+        match open(Some(&plan)) {
+            Ok(session) => Ok((session, Some(plan.path.clone()), None)),
+            Err(SessionError::Record(e)) if plan.resume => {
                 // A cache file: set aside, never a reason to refuse the check.
                 for path in [plan.path.clone(), record::record_path(&plan.path)] {
                     let _ = std::fs::remove_file(path);
@@ -1000,17 +1032,19 @@ impl Prepared {
                     resume: false,
                     ..plan.clone()
                 };
-                (open(Some(&fresh))?, Some(e.to_string()))
+                match open(Some(&fresh)) {
+                    Ok(session) => Ok((
+                        session,
+                        Some(plan.path.clone()),
+                        Some(format!(
+                            "the games kept by an interrupted check could not be resumed ({e}); they are played again"
+                        )),
+                    )),
+                    Err(e) => unkept(e),
+                }
             }
-            (opened, _) => (opened?, None),
-        };
-        Ok(GamesMatch {
-            session,
-            record: record.map(|plan| plan.path),
-            discarded,
-            config,
-            shown: books.shown,
-        })
+            Err(e) => unkept(e),
+        }
     }
 
     /// The file with the figures measured now in place of the recorded ones (the tuned set,

@@ -464,3 +464,22 @@ fn an_interrupted_games_check_keeps_its_pairs() {
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// A cache that cannot hold the record of `--games` costs only the keeping: the games are
+/// played, and a warning says an interrupt would lose them.
+#[test]
+fn games_are_played_when_the_cache_cannot_keep_them() {
+    let out = Command::new(env!("CARGO_BIN_EXE_marginal"))
+        .args(["check", "tuned/spsa-suite.json", "--games", "2"])
+        .env("MARGINAL_CACHE_DIR", "/dev/null/cache")
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(
+        said.contains("warning: the games cannot be kept in /dev/null/cache/check-games-"),
+        "{said}"
+    );
+    assert!(said.contains("2 games: +"), "{said}");
+}

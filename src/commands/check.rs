@@ -361,10 +361,8 @@ fn play(
     let opened = prepared
         .open_games(books, games, threads)
         .map_err(games_error)?;
-    if let Some(why) = opened.discarded() {
-        eprintln!(
-            "warning: the games kept by an interrupted check could not be resumed ({why}); they are played again"
-        );
+    if let Some(note) = opened.note() {
+        eprintln!("warning: {note}");
     }
     if let (Some(path), (kept @ 1.., total)) = (opened.record(), opened.resumed()) {
         println!(
