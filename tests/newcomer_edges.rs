@@ -6,7 +6,7 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 use common::{marginal, scratch, small_suite};
 
@@ -757,9 +757,9 @@ fn a_resume_says_what_it_dropped_and_what_is_no_checkpoint() {
 }
 
 /// `/dev/stdout` named as an output while the shell sends standard output to a file: the
-/// report, games or tuned file follow what the command printed (never written over it from the
-/// start, never refused as "exists", nothing written beside it in /dev); a report to /dev/null
-/// draws no plot beside it.
+/// file holds the report, games or tuned file alone (what the command says for people goes to
+/// standard error; never written over from the start, never refused as "exists", nothing
+/// written beside it in /dev); a report to /dev/null draws no plot beside it.
 #[test]
 fn the_commands_own_output_named_as_a_file_follows_what_it_printed() {
     let dir = scratch("edges", "stdout");
@@ -769,7 +769,8 @@ fn the_commands_own_output_named_as_a_file_follows_what_it_printed() {
         "/data/openings/noob_3moves_1k.epd"
     );
     let bin = env!("CARGO_BIN_EXE_marginal");
-    let to_file = |args: &str, file: &str| -> String {
+    // The file standard output went to, and what the command said on standard error.
+    let to_file = |args: &str, file: &str| -> (String, String) {
         let out = Command::new("sh")
             .arg("-c")
             .arg(format!("'{bin}' {args} > '{}'", dir.join(file).display()))
@@ -778,38 +779,42 @@ fn the_commands_own_output_named_as_a_file_follows_what_it_printed() {
             .output()
             .unwrap();
         assert!(out.status.success(), "{args}: {}", said(&out));
-        std::fs::read_to_string(dir.join(file)).unwrap()
+        (
+            std::fs::read_to_string(dir.join(file)).unwrap(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
     };
     let s = suite.to_str().unwrap();
-    let text = to_file(
+    let (text, err) = to_file(
         &format!("suite '{s}' --nodes 300 -q --json /dev/stdout"),
         "s.txt",
     );
-    assert!(text.starts_with("marginal suite: 20 positions"), "{text}");
-    let json = &text[text.find("\n{").unwrap() + 1..text.rfind("}\n").unwrap() + 1];
-    let report: serde_json::Value = serde_json::from_str(json).unwrap();
+    assert!(err.starts_with("marginal suite: 20 positions"), "{err}");
+    let report: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(report["positions"].as_array().map(Vec::len), Some(20));
-    let text = to_file(
+    let (text, err) = to_file(
         &format!(
             "match --a default --b off --nodes 300 --games 2 --openings '{book}' --pgn /dev/stdout"
         ),
         "m.txt",
     );
-    assert!(text.starts_with("marginal match: "), "{text}");
+    assert!(err.starts_with("marginal match: "), "{err}");
+    assert!(text.starts_with("[Event "), "{text}");
     assert_eq!(text.matches("[Event ").count(), 2, "{text}");
-    assert!(text.contains("games 2: A "), "{text}");
-    let text = to_file(
+    assert!(err.contains("games 2: A "), "{err}");
+    let (text, err) = to_file(
         &format!(
             "tune --suites '{s}' --solver spsa --iterations 1 --nodes 300 -q --out /dev/stdout"
         ),
         "t.txt",
     );
-    assert!(text.contains("\"format\": \"marginal-tuned/1\""), "{text}");
+    let tuned: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(tuned["format"], "marginal-tuned/1");
     assert!(
-        text.contains("no plot: --out /dev/stdout is not a file"),
-        "{text}"
+        err.contains("no plot: --out /dev/stdout is not a file"),
+        "{err}"
     );
-    let text = to_file(
+    let (text, _) = to_file(
         &format!(
             "calibrate --sets 4 --games 2 --nodes 300 --objectives suite --suite '{s}' -q --out /dev/null --state '{}'",
             dir.join("st").display()
@@ -862,5 +867,74 @@ fn a_calibration_report_is_checked_before_any_work() {
     );
     assert!(!text.contains("preparing"), "{text}");
     assert!(!dir.join("cache").exists(), "the reference searches ran");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A report sent to standard output holds the report alone: `--json /dev/stdout | jq` and
+/// `--json r.json > r.json` parse, and what the command says for people goes to standard error.
+#[test]
+fn a_report_on_standard_output_is_the_report_alone() {
+    let dir = scratch("edges", "stdout-report");
+    first_lines("data/suites/wac.epd", 5, &dir.join("five.epd"));
+    let suite = dir.join("five.epd");
+    let suite = suite.to_str().unwrap();
+    let cache = dir.join("cache");
+    let run = |args: &[&str], stdout: Stdio| {
+        Command::new(env!("CARGO_BIN_EXE_marginal"))
+            .args(args)
+            .env("MARGINAL_CACHE_DIR", &cache)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdout(stdout)
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap()
+    };
+    let suite_args = ["suite", suite, "--nodes", "300", "--json", "/dev/stdout"];
+    let match_args = [
+        "match",
+        "--a",
+        "default",
+        "--b",
+        "off",
+        "--games",
+        "2",
+        "--nodes",
+        "300",
+        "--json",
+        "/dev/stdout",
+    ];
+    for (args, header) in [
+        (&suite_args[..], "marginal suite: 5 positions"),
+        (&match_args[..], "marginal match: A 'default'"),
+    ] {
+        let out = run(args, Stdio::piped());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+        let report: Result<serde_json::Value, _> = serde_json::from_slice(&out.stdout);
+        assert!(
+            report.is_ok(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        assert!(err.contains(header), "{args:?}: {err}");
+    }
+    // The file the shell sends standard output to, named as --json.
+    let file = dir.join("r.json");
+    let sink = std::fs::File::create(&file).unwrap();
+    let args = [
+        "suite",
+        suite,
+        "--nodes",
+        "300",
+        "--json",
+        file.to_str().unwrap(),
+    ];
+    let out = run(&args, Stdio::from(sink));
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        serde_json::from_str::<serde_json::Value>(&text).is_ok(),
+        "{text}"
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }

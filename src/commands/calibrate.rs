@@ -572,6 +572,8 @@ fn prepare(args: &CalibrateArgs, def: &Arc<EngineDef>) -> Result<(Config, rayon:
     let sets = sets(args, def, &region)?;
     check_state(args)?;
     super::not_an_input(&args.out, "--out", &inputs(args))?;
+    // Before anything is printed: `--out /dev/stdout` keeps standard output for the report.
+    super::writable(&args.out, "--out")?;
     // A device (/dev/null) is written through; only a regular file is read to see what it is.
     if args.out.is_file() && calibrate::report::read(&args.out).is_err() {
         return Err(UserError(format!(

@@ -256,7 +256,9 @@ fn status(stats: &MatchStats, sprt: Option<&SprtParams>) -> String {
 /// Creates (or truncates) an output file before anything is played, so a bad path fails at
 /// once: a user error naming the path and the option.
 fn create_output(path: &std::path::Path, option: &str) -> Result<File, UserError> {
-    File::create(path)
+    // The command's own output is written through, after what it printed.
+    marginal::formats::standard_stream(path)
+        .map_or_else(|| File::create(path), Ok)
         .map_err(|e| UserError(format!("{option}: cannot write {}: {e}", path.display())))
 }
 

@@ -468,6 +468,11 @@ pub fn writable(path: &Path, option: &str) -> Result<(), UserError> {
             &"it ends in '/', so it names a directory: name a file",
         ));
     }
+    // The command's own standard output (`--json /dev/stdout | jq`) holds that output alone:
+    // what the command says for people goes to standard error.
+    if marginal::formats::keep_stdout_for(path) {
+        return Ok(());
+    }
     // A device or a pipe (/dev/null, /dev/stdout) is written through: it only has to open.
     if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
         return std::fs::OpenOptions::new()

@@ -250,22 +250,70 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     std::fs::rename(&tmp, &path)
 }
 
+/// The process's standard output and the path that named it, kept for that output once
+/// [`keep_stdout_for`] has sent what the process prints to standard error.
+static KEPT_STDOUT: std::sync::OnceLock<(std::os::fd::OwnedFd, PathBuf)> =
+    std::sync::OnceLock::new();
+
+/// Whether the open file `fd` is the file `target` describes.
+fn same_file(fd: std::os::fd::BorrowedFd<'_>, target: &std::fs::Metadata) -> Option<std::fs::File> {
+    use std::os::unix::fs::MetadataExt;
+    let file = std::fs::File::from(fd.try_clone_to_owned().ok()?);
+    let meta = file.metadata().ok()?;
+    (meta.dev() == target.dev() && meta.ino() == target.ino()).then_some(file)
+}
+
 /// The process's own standard output or error when `path` names the file, pipe or device it
 /// writes to (`/dev/stdout`, `/dev/fd/2`, or the file a shell redirected it to): a handle
 /// sharing its offset, so what is written through it follows what the command printed
-/// instead of writing over it from the start. Standard output is flushed first.
+/// instead of writing over it from the start. Standard output is flushed first. After
+/// [`keep_stdout_for`], the standard output kept is the one meant.
 pub fn standard_stream(path: &Path) -> Option<std::fs::File> {
     use std::io::Write;
     use std::os::fd::AsFd;
-    use std::os::unix::fs::MetadataExt;
-    let target = std::fs::metadata(path).ok()?;
-    let same = |fd: std::os::fd::BorrowedFd<'_>| {
-        let file = std::fs::File::from(fd.try_clone_to_owned().ok()?);
-        let meta = file.metadata().ok()?;
-        (meta.dev() == target.dev() && meta.ino() == target.ino()).then_some(file)
-    };
     let _ = std::io::stdout().flush();
-    same(std::io::stdout().as_fd()).or_else(|| same(std::io::stderr().as_fd()))
+    // `/dev/stdout` names standard error once standard output is diverted: the path that
+    // named the output kept still means it.
+    if let Some((kept, named)) = KEPT_STDOUT.get()
+        && named == path
+    {
+        return kept.try_clone().ok().map(std::fs::File::from);
+    }
+    let target = std::fs::metadata(path).ok()?;
+    KEPT_STDOUT
+        .get()
+        .and_then(|(kept, _)| same_file(kept.as_fd(), &target))
+        .or_else(|| same_file(std::io::stdout().as_fd(), &target))
+        .or_else(|| same_file(std::io::stderr().as_fd(), &target))
+}
+
+/// When `path` names the process's standard output and standard error goes elsewhere
+/// (`--json /dev/stdout | jq`, or `--json r.json > r.json`), keeps standard output for that
+/// file alone: from now on what the process prints to standard output goes to standard
+/// error, and [`standard_stream`] gives the output kept, so the file holds only what is
+/// written to it. Returns whether it did (once per process).
+pub fn keep_stdout_for(path: &Path) -> bool {
+    use std::io::Write;
+    use std::os::fd::{AsFd, AsRawFd};
+    let Ok(target) = std::fs::metadata(path) else {
+        return false;
+    };
+    let out = std::io::stdout();
+    if KEPT_STDOUT.get().is_some()
+        || same_file(out.as_fd(), &target).is_none()
+        || same_file(std::io::stderr().as_fd(), &target).is_some()
+    {
+        return false;
+    }
+    let _ = out.lock().flush();
+    let Ok(kept) = out.as_fd().try_clone_to_owned() else {
+        return false;
+    };
+    // SAFETY: dup2(2) on the process's own standard descriptors; both are open.
+    if unsafe { libc::dup2(std::io::stderr().as_raw_fd(), out.as_raw_fd()) } < 0 {
+        return false;
+    }
+    KEPT_STDOUT.set((kept, path.to_path_buf())).is_ok()
 }
 
 /// Whether `path` is no place for files beside it: a device, a pipe, or the command's own
