@@ -173,8 +173,8 @@ pub enum EpdError {
         "halfmove clock {halfmoves}: at 100 or more the fifty-move rule lets either side claim the draw, so a search scores the position as drawn; set the clock field to 0 (or leave both clock fields out)"
     )]
     FiftyMoves {
-        /// The clock as given.
-        halfmoves: u32,
+        /// The clock as written on the line.
+        halfmoves: String,
     },
     /// A `c0` list of move=points pairs has an entry that is not one.
     #[error(
@@ -234,8 +234,11 @@ pub fn parse_line(text: &str, line: usize) -> Result<Option<EpdRecord>, EpdError
         });
     }
     if shakmaty::Position::halfmoves(&position) >= 100 {
+        // As written: a clock too large for a number is not quoted as the largest one.
+        let written = fen.split_whitespace().nth(4).map(str::to_string);
         return Err(EpdError::FiftyMoves {
-            halfmoves: shakmaty::Position::halfmoves(&position),
+            halfmoves: written
+                .unwrap_or_else(|| shakmaty::Position::halfmoves(&position).to_string()),
         });
     }
     let (operations, annotation) = parse_operations(rest)?;
@@ -1115,6 +1118,13 @@ mod tests {
     fn a_clock_past_the_fifty_move_rule_is_refused() {
         let e = error("4k3/8/8/8/8/8/4P3/4K3 w - - 99999 1 bm e4;");
         assert!(e.to_string().starts_with("halfmove clock 99999: "), "{e}");
+        // Quoted as written, not as the largest number a clock holds.
+        let e = error("4k3/8/8/8/8/8/4P3/4K3 w - - 99999999999999999999 1 bm e4;");
+        assert!(
+            e.to_string()
+                .starts_with("halfmove clock 99999999999999999999: "),
+            "{e}"
+        );
         assert_eq!(
             record("4k3/8/8/8/8/8/4P3/4K3 w - - 99 60 bm e4;")
                 .position
