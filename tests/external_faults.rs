@@ -1040,3 +1040,52 @@ fn a_check_whose_engine_ignores_its_margins_says_so() {
     assert_none_left(&dir);
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// An engine that ignores the option carrying its margin: a suite at a node budget says so
+/// (the same move, nodes and score as the reference on every position), and a tune whose
+/// evaluations all score the same says the margins changed nothing.
+#[test]
+fn a_suite_and_a_tune_at_a_node_budget_say_the_engine_ignores_its_margins() {
+    let dir = scratch("faults", "deaf-nodes");
+    let engine = dir.join("deaf.toml");
+    std::fs::write(
+        &engine,
+        format!(
+            "name = \"fake deaf\"\ncommand = {:?}\nargs = [\"good\", \"0\", {:?}]\ntimeout_ms = {SHORT_MS}\nparams = [\"margin, Margin, 100, 0, 500, 10, 0.002, 0\"]\n",
+            fake_engine().to_str().unwrap(),
+            dir.to_str().unwrap(),
+        ),
+    )
+    .unwrap();
+    let suite = common::small_suite(&dir, 24);
+    let args = [
+        "suite",
+        path(&suite),
+        "--engine",
+        path(&engine),
+        "--nodes",
+        "300",
+    ];
+    let run = finish(&dir, "suite", spawn(&dir, "suite", &args));
+    run.assert_success();
+    assert!(
+        run.stderr.contains("exactly as in the reference run")
+            && run.stderr.contains("ignores the options that carry them"),
+        "{}{}",
+        run.stdout,
+        run.stderr
+    );
+    let tuned = dir.join("t.json");
+    let mut args = one_spsa_step(&engine, &suite, ["--nodes", "300"], &tuned);
+    args[8] = "3"; // --iterations
+    let run = finish(&dir, "tune", spawn(&dir, "tune", &args));
+    run.assert_success();
+    assert!(
+        run.stderr.contains("evaluations scored the same objective"),
+        "{}{}",
+        run.stdout,
+        run.stderr
+    );
+    assert_none_left(&dir);
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -938,3 +938,37 @@ fn a_report_on_standard_output_is_the_report_alone() {
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// A tune that ends where it started says so, with the way out: a short games tune, whose
+/// SPSA steps are far below a whole unit at the default final learning rate.
+#[test]
+fn a_tune_that_moved_nothing_says_so() {
+    let dir = scratch("edges", "unmoved");
+    let suite = small_suite(&dir, 6);
+    let out = dir.join("g.json");
+    let args = [
+        "tune",
+        "--suites",
+        suite.to_str().unwrap(),
+        "--objective",
+        "games",
+        "--iterations",
+        "1",
+        "--pairs",
+        "1",
+        "--nodes",
+        "300",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let run = marginal(&args, &dir);
+    assert_eq!(run.status.code(), Some(0), "{}", said(&run));
+    assert!(
+        said(&run).contains(
+            "note: the tuned set is the one the tune started from: SPSA's steps were too small"
+        ) && said(&run).contains("raise --r-end"),
+        "{}",
+        said(&run)
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}

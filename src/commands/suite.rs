@@ -403,19 +403,25 @@ fn print_summary(args: &SuiteArgs, scorer: &SuiteScorer, score: &SuiteScore) {
     }
 }
 
-/// Says when an external engine searched every position to a fixed depth exactly as in the
-/// reference run (the same move and node count) although the margins differ: it most likely ignores the options
-/// that carry them (an engine that answers `setoption` with "no such option").
+/// Says when an external engine searched every position exactly as in the reference run (the
+/// same move, node count and score; at least 3 positions to a fixed depth, 20 at a node
+/// budget) although the margins differ: it most likely ignores the options that carry them
+/// (an engine that answers `setoption` with "no such option").
 fn say_same_searches(score: &SuiteScore, margins: &marginal::engine::Setting) {
     let same = |p: &PositionScore| {
         p.result.fault.is_none()
             && p.result.nodes == p.reference_nodes
             && p.result.best_move == p.reference_best_move
+            && p.result.score == p.reference_score
     };
-    // At a node budget every search spends the budget, so equal node counts say nothing.
+    // At a node budget every search spends the budget, so equal node counts say little: only
+    // many positions with the same move and score as well tell.
+    let enough = match score.limit {
+        marginal::scoring::suite::SuiteLimit::Depth(_) => 3,
+        _ => 20,
+    };
     if score.engine.is_some()
-        && matches!(score.limit, marginal::scoring::suite::SuiteLimit::Depth(_))
-        && score.positions.len() >= 3
+        && score.positions.len() >= enough
         && score.positions.iter().all(same)
         && margins.uci_options() != score.reference.margins.uci_options()
     {

@@ -965,6 +965,41 @@ fn say_resuming(dir: &Path, cost: &SuiteCost, observer: &mut Lines) {
     }
 }
 
+/// Says when a tune changed nothing: every suite evaluation scored the same (the margins
+/// made no difference: an external engine most likely ignores its options), or the set found
+/// is the one the tune started from.
+fn say_nothing_moved(file: &TunedFile, space: &Space) {
+    let objectives: Vec<f64> = (file.evaluations.iter())
+        .map(|e| e.evaluation.objective)
+        .collect();
+    if objectives.len() >= 4 && objectives.iter().all(|&o| o == objectives[0]) {
+        eprintln!(
+            "warning: every one of the {} evaluations scored the same objective ({:.3}): no margin tried changed a search on these positions; an external engine most likely ignores the options that carry them (check its answers to `setoption` and the option names in its engine file)",
+            objectives.len(),
+            objectives[0]
+        );
+        return;
+    }
+    let start = space.base.values();
+    let moved = space.dims.iter().any(|d| {
+        file.margins
+            .0
+            .get(&d.name)
+            .and_then(serde_json::Value::as_i64)
+            != start.get(d.index).map(|&v| i64::from(v))
+    });
+    // The race says so itself when the defaults are kept.
+    if !moved && file.provenance.solver != "race" {
+        let hint = match file.provenance.solver.as_str() {
+            "spsa" => {
+                ": SPSA's steps were too small to move a margin by a whole unit; raise --r-end (the final learning rate, 0.002 by default) or --iterations (docs/tuning.md)"
+            }
+            _ => ": the search found nothing better than it",
+        };
+        println!("note: the tuned set is the one the tune started from{hint}");
+    }
+}
+
 /// Writes the tuned file and its plot, and prints where and the run's speed.
 fn write_file(
     args: &TuneArgs,
@@ -985,6 +1020,7 @@ fn write_file(
         .filter_map(|name| file.margins.0.get(name).map(|v| format!("{name}={v}")))
         .collect();
     println!("tuned set: {}", tuned.join(", "));
+    say_nothing_moved(file, space);
     let earlier = match args.checkpoint.as_deref().map(earlier_invocations) {
         Some((seconds, n)) if n > 0 => format!(
             "; {:.0} s with the {n} interrupted run(s) it resumed",
