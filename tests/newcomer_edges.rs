@@ -972,3 +972,43 @@ fn a_tune_that_moved_nothing_says_so() {
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// A calibration's prediction for a tuned set counts the calibration sets' scatter about the
+/// line (the interval recorded before counted the slope's alone), and a set outside the region
+/// the calibration drew its sets from is called an extrapolation: race-seed2 lies below it.
+#[test]
+fn a_prediction_counts_the_scatter_and_names_an_extrapolation() {
+    let dir = scratch("edges", "prediction");
+    let out = marginal(
+        &["export", "tuned/race-seed2.json", "--format", "uci"],
+        &dir,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
+    let note = said(&out);
+    assert!(
+        note.contains("the set lies outside the region the calibration's sets were drawn from (futility_margin 16 < 31"),
+        "{note}"
+    );
+    let file: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tuned/race-seed2.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let recorded = &file["calibration"]["predicted_elo"];
+    let (lower, upper) = (
+        recorded["lower"].as_f64().unwrap(),
+        recorded["upper"].as_f64().unwrap(),
+    );
+    let shown = note.split("Elo [").nth(1).unwrap();
+    let shown: Vec<f64> = shown[..shown.find(']').unwrap()]
+        .split(", ")
+        .map(|x| x.parse().unwrap())
+        .collect();
+    assert!(
+        shown[0] < lower && shown[1] > upper,
+        "{shown:?} within [{lower}, {upper}]"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}

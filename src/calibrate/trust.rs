@@ -68,12 +68,15 @@ impl Calibration {
     pub fn from_report(report: &Report, file: &str, o: usize, gain: f64) -> Calibration {
         let obj = &report.objectives[o];
         let trusted = obj.rho.is_some_and(|r| r.lower > 0.0);
+        // A set is not the line: its Elo scatters about it as the calibration's sets do, so
+        // the interval is the slope's widened by 1.96 times that scatter.
+        let scatter = scatter(report, o).unwrap_or(0.0);
         let predicted = obj.slope.map(|s| {
             let (a, b) = (s.lower * gain, s.upper * gain);
             Interval {
                 value: s.value * gain,
-                lower: a.min(b),
-                upper: a.max(b),
+                lower: a.min(b) - 1.96 * scatter,
+                upper: a.max(b) + 1.96 * scatter,
             }
         });
         let note = match (&predicted, trusted) {
@@ -98,6 +101,84 @@ impl Calibration {
             predicted_elo: predicted,
             note,
         }
+    }
+}
+
+/// The standard deviation, in Elo, of the calibration's sets about the least-squares line of
+/// their pooled Elo on objective `o` (sets with a defined Elo; `None` with fewer than 3).
+pub fn scatter(report: &Report, o: usize) -> Option<f64> {
+    let (x, y): (Vec<f64>, Vec<f64>) = (report.sets.iter())
+        .filter(|s| s.pooled.elo.is_finite())
+        .filter_map(|s| Some((*s.objectives.get(o)?, s.pooled.elo)))
+        .unzip();
+    let line = super::rank::least_squares(&x, &y)?;
+    (x.len() > 2).then(|| {
+        let sum: f64 = (x.iter().zip(&y))
+            .map(|(x, y)| (y - line.intercept - line.slope * x).powi(2))
+            .sum();
+        (sum / (x.len() as f64 - 2.0)).sqrt()
+    })
+}
+
+/// The calibration a tuned file records, its prediction made again from the calibration report
+/// it names when that report is at hand (so a file recorded before the prediction counted the
+/// sets' scatter, or its region, shows them as they are now made); else as recorded.
+/// `value_of` gives the tuned set's value of a row.
+pub fn refreshed(recorded: &Calibration, value_of: &dyn Fn(&str) -> Option<i64>) -> Calibration {
+    let (Some(file), Some(name), Some(gain)) =
+        (&recorded.file, &recorded.objective, recorded.objective_gain)
+    else {
+        return recorded.clone();
+    };
+    let Ok(report) = report::read(Path::new(file)) else {
+        return recorded.clone();
+    };
+    let Some(o) = report.objectives.iter().position(|obj| &obj.name == name) else {
+        return recorded.clone();
+    };
+    let mut now = Calibration::from_report(&report, file, o, gain);
+    // What the tune added after the report's name (a caveat) stays, the region's said anew.
+    let from = format!("(from {file})");
+    if let Some((_, rest)) = recorded.note.split_once(&from) {
+        let rest = rest
+            .split("; the set lies outside the region")
+            .next()
+            .unwrap_or("");
+        now.note.push_str(rest);
+    }
+    now.with_region(&report, value_of)
+}
+
+/// The rows where a set (`value_of` a row's name) lies outside the region `report`'s sets
+/// were drawn from, as `name value < lower` or `name value > upper`.
+pub fn outside_region(report: &Report, value_of: &dyn Fn(&str) -> Option<i64>) -> Vec<String> {
+    (report.region.iter())
+        .filter_map(|d| {
+            let v = value_of(&d.name)?;
+            if v < i64::from(d.lower) {
+                Some(format!("{} {v} < {}", d.name, d.lower))
+            } else if v > i64::from(d.upper) {
+                Some(format!("{} {v} > {}", d.name, d.upper))
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+impl Calibration {
+    /// Adds to the note that the set lies outside the calibrated region, when it does: the
+    /// prediction is then an extrapolation of the line beyond the sets that drew it.
+    pub fn with_region(mut self, report: &Report, value_of: &dyn Fn(&str) -> Option<i64>) -> Self {
+        let outside = outside_region(report, value_of);
+        if !outside.is_empty() && self.predicted_elo.is_some() {
+            self.note = format!(
+                "{}; the set lies outside the region the calibration's sets were drawn from ({}), so the prediction extrapolates: games are the measure (marginal match)",
+                self.note,
+                outside.join(", ")
+            );
+        }
+        self
     }
 }
 

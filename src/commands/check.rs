@@ -287,7 +287,7 @@ fn print_header(args: &CheckArgs, prepared: &check::Prepared, threads: usize) {
     println!("marginal check {}", args.file.display());
     println!(
         "calibration: {}",
-        super::calibration_note(prepared.file.calibration.as_ref())
+        super::calibration_note(prepared.file.calibration.as_ref(), &prepared.file.margins)
     );
     print_engine(&prepared.engine);
     let files: Vec<String> = prepared

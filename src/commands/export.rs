@@ -122,7 +122,7 @@ pub fn run(args: ExportArgs) -> Result<()> {
     // On stderr, so the export itself is unchanged: whether its objective is trusted.
     eprintln!(
         "calibration: {}",
-        super::calibration_note(file.calibration.as_ref())
+        super::calibration_note(file.calibration.as_ref(), &file.margins)
     );
     match &args.out {
         None => print!("{text}"),

@@ -47,12 +47,19 @@ pub const INTERRUPTED_STATUS: u8 = 130;
 pub struct Interrupted(pub String);
 
 /// A tuned file's calibration as one line: its note, or that it has none.
-pub fn calibration_note(c: Option<&marginal::calibrate::trust::Calibration>) -> String {
+pub fn calibration_note(
+    c: Option<&marginal::calibrate::trust::Calibration>,
+    margins: &marginal::tune::file::Values,
+) -> String {
     match c {
         // A file tuned without a calibration: its note speaks to `tune`; here, say what the
         // reader of the file can do.
         Some(c) if c.status == "none" => "none recorded: this set was tuned without a calibration, so nothing says its objective ranks margin sets as games do (see docs/calibration.md: `marginal calibrate`, then `marginal tune --calibration FILE`)".to_string(),
-        Some(c) => format!("{} ({})", c.note, c.status),
+        Some(c) => {
+            let value_of = |name: &str| margins.0.get(name).and_then(serde_json::Value::as_i64);
+            let c = marginal::calibrate::trust::refreshed(c, &value_of);
+            format!("{} ({})", c.note, c.status)
+        }
         None => "none recorded (the file predates `marginal calibrate`): nothing says its objective ranks margin sets as games do".to_string(),
     }
 }

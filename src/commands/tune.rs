@@ -1612,7 +1612,14 @@ fn calibration(
     let gain = (nt * (value(train, "tuned") - value(train, "default"))
         + nv * (value(validation, "tuned") - value(validation, "default")))
         / (nt + nv).max(1.0);
-    let mut calibration = Calibration::from_report(&report, &path.display().to_string(), o, gain);
+    let tuned = train.set("tuned").map(|s| &s.margins);
+    let value_of = |name: &str| {
+        tuned
+            .and_then(|m| m.0.get(name))
+            .and_then(serde_json::Value::as_i64)
+    };
+    let mut calibration = Calibration::from_report(&report, &path.display().to_string(), o, gain)
+        .with_region(&report, &value_of);
     if let Some(caveat) = caveat {
         calibration.note = format!("{}; {caveat}", calibration.note);
     }
