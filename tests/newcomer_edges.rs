@@ -1012,3 +1012,48 @@ fn a_prediction_counts_the_scatter_and_names_an_extrapolation() {
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// A suite edited after a tune: the same command says the earlier run's checkpoint is not used
+/// because a file it reads changed, and `--resume` of it names that cause (its options are the
+/// same), not "rerun with its options".
+#[test]
+fn a_tune_whose_suite_changed_says_why_it_starts_afresh() {
+    let dir = scratch("edges", "suite-changed");
+    let suite = small_suite(&dir, 12);
+    let (s, out) = (suite.to_str().unwrap(), dir.join("t.json"));
+    let out = out.to_str().unwrap();
+    let first = marginal(&tune(s, out), &dir);
+    assert_eq!(first.status.code(), Some(0), "{}", said(&first));
+    let text = std::fs::read_to_string(&suite).unwrap();
+    std::fs::write(
+        &suite,
+        text.lines().skip(1).collect::<Vec<_>>().join("\n") + "\n",
+    )
+    .unwrap();
+    let again = marginal(&[&tune(s, out)[..], &["--force"]].concat(), &dir);
+    assert_eq!(again.status.code(), Some(0), "{}", said(&again));
+    assert!(
+        said(&again).contains("holds a run of this same command")
+            && said(&again).contains("a file it reads changed since"),
+        "{}",
+        said(&again)
+    );
+    let first_dir = std::fs::read_dir(dir.join("cache"))
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .starts_with("tune-t-")
+        })
+        .find(|p| said(&first).contains(p.file_name().unwrap().to_str().unwrap()))
+        .expect("the first run's checkpoint");
+    refused(
+        &["tune", "--resume", first_dir.to_str().unwrap()],
+        &dir,
+        "its options are these, so a file it reads changed since it started",
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -768,6 +768,7 @@ fn run_identity(
         .as_deref()
         .filter(|s| !s.starts_with("--engine-cmd"))
     else {
+        say_data_changed(args, &id);
         return Ok(id);
     };
     let now = def.signature();
@@ -820,9 +821,32 @@ fn run_identity(
             "note: checkpoint {} holds this same command's run, but {changed}, so this run starts afresh; to go on from that one instead: {resume}",
             dir.display()
         );
-        break;
+        return Ok(id);
     }
+    say_data_changed(args, &id);
     Ok(id)
+}
+
+/// Says when a checkpoint holds a run of this same command (the same options) under another
+/// identity: the files it reads (suites, book, engine) changed since, so its evaluations are
+/// not used and this run starts afresh (a rerun of the command an interrupt gave, after an
+/// edit, would otherwise start over without a word).
+fn say_data_changed(args: &TuneArgs, id: &str) {
+    if args.resume.is_some() || args.checkpoint.is_some() {
+        return;
+    }
+    for dir in checkpoints_of(args) {
+        let Some(then) = checkpoint::recorded_run(&dir).filter(|then| *then != id) else {
+            continue;
+        };
+        if dir.join("args.json").exists() && changed_arguments(&dir, args).is_empty() {
+            eprintln!(
+                "note: checkpoint {} holds a run of this same command ({then}), but a file it reads changed since (a suite, the book or the engine file), so its evaluations are not used and this run ({id}) starts afresh; restore the files and rerun to go on from it",
+                dir.display()
+            );
+            return;
+        }
+    }
 }
 
 /// Records in the checkpoint `dir` the engine the run starts with, once (a run resumed with
@@ -855,10 +879,17 @@ fn open_checkpoint(
 ) -> Result<(TuneArgs, PathBuf)> {
     let dir = args.checkpoint_dir(run_id);
     if let Some((path, other)) = marginal::tune::checkpoint::foreign(&dir, run_id) {
+        let changed = changed_arguments(&dir, &args);
+        let why = if changed.is_empty() && dir.join("args.json").exists() {
+            "; its options are these, so a file it reads changed since it started (a suite, the book or the engine file): restore the files to resume it, or give another checkpoint directory to start afresh".to_string()
+        } else {
+            format!(
+                "{changed}: rerun with its options to resume it, or give another checkpoint directory"
+            )
+        };
         return Err(UserError(format!(
-            "checkpoint {}: belongs to another run ({other}, this one is {run_id}){}: rerun with its options to resume it, or give another checkpoint directory",
+            "checkpoint {}: belongs to another run ({other}, this one is {run_id}){why}",
             path.display(),
-            changed_arguments(&dir, &args)
         ))
         .into());
     }
