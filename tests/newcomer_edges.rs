@@ -1057,3 +1057,42 @@ fn a_tune_whose_suite_changed_says_why_it_starts_afresh() {
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// A race decided in a handful of games gives its interval and says the games are too few to
+/// show the winner stronger than the base set.
+#[test]
+fn a_race_won_in_few_games_says_they_are_too_few() {
+    let dir = scratch("edges", "race-few");
+    let suite = small_suite(&dir, 12);
+    let out = dir.join("r.json");
+    let args = [
+        "tune",
+        "--suites",
+        suite.to_str().unwrap(),
+        "--nodes",
+        "300",
+        "--design",
+        "2",
+        "--race-pairs",
+        "1",
+        "--finalists",
+        "2",
+        "--seed",
+        "4", // a seed whose finalist wins its 2 games
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let run = marginal(&args, &dir);
+    let text = said(&run);
+    assert_eq!(run.status.code(), Some(0), "{text}");
+    let verdict = (text.lines())
+        .find(|l| l.starts_with("race: won") || l.starts_with("race: no finalist"))
+        .expect(&text);
+    assert!(
+        verdict.contains("won the race: ")
+            && verdict.contains("games (95% [")
+            && verdict.contains("too few games to show it is stronger"),
+        "{verdict}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -214,7 +214,8 @@ fn an_interrupted_suite_resumes_with_the_same_figures() {
     assert_eq!(resumed.status.code(), Some(0), "{stderr}");
     assert!(
         stderr.contains("resuming the reference run: ")
-            && stderr.contains(" of 300 positions were kept from an interrupted run"),
+            && stderr
+                .contains(" of 300 positions were kept from an earlier run that did not finish"),
         "{stderr}"
     );
     assert_eq!(figures(&resumed.stdout), figures(&whole.stdout));

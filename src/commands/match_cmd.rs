@@ -664,7 +664,7 @@ fn verdict(result: &MatchResult, sprt: Option<&SprtParams>, args: &MatchArgs) ->
                     "; the same command with --resume goes on from {}",
                     path.display()
                 ),
-                None => String::new(),
+                None => "; nothing is kept for a rerun, which plays them again (--pgn FILE keeps the games, and --resume goes on from them)".to_string(),
             }
         ))
         .into());

@@ -169,7 +169,7 @@ pub fn run(args: SuiteArgs) -> Result<()> {
         println!("{n} positions in {elapsed:.2} s: {rate:.1} positions/s on {on}");
     } else {
         println!(
-            "{n} positions searched in {elapsed:.2} s: {rate:.1} positions/s on {on} ({kept} more kept from the interrupted run)"
+            "{n} positions searched in {elapsed:.2} s: {rate:.1} positions/s on {on} ({kept} more kept from the earlier unfinished run)"
         );
     }
 
@@ -296,7 +296,7 @@ fn say_resuming(
         kept_by_run[i] = kept;
         if kept > 0 {
             eprintln!(
-                "resuming {what}: {kept} of {total} positions were kept from an interrupted run; searching the other {}",
+                "resuming {what}: {kept} of {total} positions were kept from an earlier run that did not finish (interrupted, or faulted on some positions); searching the other {}",
                 total - kept
             );
         }

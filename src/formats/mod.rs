@@ -194,7 +194,7 @@ pub(crate) fn trim_line(text: &str) -> &str {
 /// Parses a data file's contents line by line: `parse` gets each line and its 1-based number
 /// and returns a record, `None` for a line to ignore (blank, comment), or an error that becomes
 /// a [`SkippedLine`]. Bytes that are not valid UTF-8 are replaced rather than rejected; `\n`
-/// and `\r\n` endings are both accepted.
+/// and `\r\n` endings are both accepted, and `\r` alone in a file with no `\n`.
 pub fn parse_lines<T, E: fmt::Display>(
     path: &str,
     bytes: &[u8],
@@ -205,7 +205,14 @@ pub fn parse_lines<T, E: fmt::Display>(
         records: Vec::new(),
         skipped: Vec::new(),
     };
-    for (index, raw) in String::from_utf8_lossy(bytes).lines().enumerate() {
+    let text = String::from_utf8_lossy(bytes);
+    // A file with old Mac line ends (CR alone, no LF anywhere) is read line by line too.
+    let lines: Box<dyn Iterator<Item = &str>> = if !text.contains('\n') && text.contains('\r') {
+        Box::new(text.split_terminator('\r'))
+    } else {
+        Box::new(text.lines())
+    };
+    for (index, raw) in lines.enumerate() {
         let line = index + 1;
         match parse(raw, line) {
             Ok(Some(record)) => parsed.records.push(record),
@@ -411,6 +418,19 @@ mod tests {
         );
         assert_eq!(parsed.skipped[0].text, "x");
         assert_eq!(parsed.skipped[1].line, 4);
+    }
+
+    #[test]
+    fn old_mac_line_ends_are_lines() {
+        let number = |line: &str, _| {
+            let t = trim_line(line);
+            t.parse::<u32>()
+                .map(|n| (!t.is_empty()).then_some(n))
+                .map_err(|e| e.to_string())
+        };
+        let parsed = parse_lines("f.txt", b"1\r2\rx\r", number);
+        assert_eq!(parsed.records, vec![1, 2]);
+        assert_eq!(parsed.skipped[0].line, 3);
     }
 
     #[test]

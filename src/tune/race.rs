@@ -471,13 +471,30 @@ pub fn run(
     let (winner, g) = &tally[0];
     let elo = regularized_elo(&g.wdl);
     let (values, verdict) = if elo > 0.0 {
-        (
-            winner.clone(),
-            format!(
-                "won the race: {elo:+.1} Elo against the base set in {} games",
-                2 * g.pairs
-            ),
-        )
+        let estimate = crate::scoring::games::stats::EloSummary::from(g.pentanomial.estimate());
+        let shown = crate::scoring::games::stats::Shown;
+        let mut verdict = format!(
+            "won the race: {elo:+.1} Elo against the base set in {} games (95% [{:+.1}, {:+.1}])",
+            2 * g.pairs,
+            shown(estimate.lower),
+            shown(estimate.upper)
+        );
+        // Another finalist that scored the same: the (stable) order before the last round's
+        // games decided.
+        let tied = (tally.iter().skip(1))
+            .filter(|(_, o)| regularized_elo(&o.wdl) == elo)
+            .count();
+        if tied > 0 {
+            verdict.push_str(&format!(
+                "; tied on score with {tied} other finalist(s): the ranking before the last round decided"
+            ));
+        }
+        if !estimate.lower.is_some_and(|l| l > 0.0) {
+            verdict.push_str(
+                "; too few games to show it is stronger than the base set: measure it with `marginal match` (or --confirm) before using it",
+            );
+        }
+        (winner.clone(), verdict)
     } else {
         (
             base.clone(),

@@ -259,7 +259,8 @@ fn check_settings(path: &Path, now: &Settings) -> Result<(), RecordError> {
     let text = std::fs::read_to_string(&record_path).map_err(|e| {
         RecordError(format!(
             "--resume: cannot read {rec}, the record of the settings {pgn} was played with ({e}): \
-             without it marginal cannot check that this run would play the same match"
+             without it marginal cannot check that this run would play the same match; restore \
+             that file beside the PGN, or play a new match into another --pgn"
         ))
     })?;
     let record: Record = serde_json::from_str(&text).map_err(|e| {
