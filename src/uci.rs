@@ -551,7 +551,21 @@ impl UciEngine {
             }
             match result.best_move {
                 Some(m) => say(&out, &format!("bestmove {}", uci(m))),
-                None => say(&out, "bestmove 0000"),
+                None => {
+                    // The game is over here: say why the move is the null move.
+                    let how = if shakmaty::Position::is_check(&pos) {
+                        "checkmate"
+                    } else {
+                        "stalemate"
+                    };
+                    if shakmaty::Position::legal_moves(&pos).is_empty() {
+                        say(
+                            &out,
+                            &format!("info string no legal move: the side to move is in {how}"),
+                        );
+                    }
+                    say(&out, "bestmove 0000");
+                }
             }
             searcher
         }));
@@ -915,6 +929,22 @@ mod tests {
         );
         assert!(lines[1].starts_with("info string unknown parameter 'UCI_Opponent'"));
         assert_eq!(lines[2], "readyok");
+    }
+
+    #[test]
+    fn a_finished_game_says_why_its_move_is_null() {
+        for (fen, how) in [
+            ("k7/8/KQ6/8/8/8/8/8 b - - 0 1", "stalemate"),
+            ("kQ6/2K5/8/8/8/8/8/8 b - - 0 1", "checkmate"),
+        ] {
+            let lines = session(format!("position fen {fen}\ngo depth 2\nquit\n").as_bytes());
+            let at = (lines.iter().position(|l| l == "bestmove 0000"))
+                .unwrap_or_else(|| panic!("{lines:?}"));
+            assert_eq!(
+                lines[at - 1],
+                format!("info string no legal move: the side to move is in {how}")
+            );
+        }
     }
 
     #[test]

@@ -996,14 +996,14 @@ fn say_resuming(dir: &Path, cost: &SuiteCost, observer: &mut Lines) {
     }
 }
 
-/// Says when a tune changed nothing: every suite evaluation scored the same (the margins
+/// Says when a tune changed nothing: every suite evaluation (3 or more) scored the same (the margins
 /// made no difference: an external engine most likely ignores its options), or the set found
 /// is the one the tune started from.
 fn say_nothing_moved(file: &TunedFile, space: &Space) {
     let objectives: Vec<f64> = (file.evaluations.iter())
         .map(|e| e.evaluation.objective)
         .collect();
-    if objectives.len() >= 4 && objectives.iter().all(|&o| o == objectives[0]) {
+    if objectives.len() >= 3 && objectives.iter().all(|&o| o == objectives[0]) {
         eprintln!(
             "warning: every one of the {} evaluations scored the same objective ({:.3}): no margin tried changed a search on these positions; an external engine most likely ignores the options that carry them (check its answers to `setoption` and the option names in its engine file)",
             objectives.len(),
