@@ -1004,13 +1004,10 @@ fn a_program_that_is_not_a_uci_engine_is_named_with_what_it_said() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
-/// An engine that ignores the option carrying its margin searches alike under every set: the
-/// check says so (as suite does against its reference), since it measured nothing of the set.
-#[test]
-fn a_check_whose_engine_ignores_its_margins_says_so() {
-    let dir = scratch("faults", "check-ignored");
+/// The engine file of a fake engine whose `Margin` option changes nothing (`off` sets it to 0,
+/// the defaults to 100), in `dir`.
+fn deaf_engine(dir: &Path) -> PathBuf {
     let engine = dir.join("deaf.toml");
-    // The fake engine's `Margin` changes nothing; `off` sets it to 0, the defaults to 100.
     std::fs::write(
         &engine,
         format!(
@@ -1020,6 +1017,15 @@ fn a_check_whose_engine_ignores_its_margins_says_so() {
         ),
     )
     .unwrap();
+    engine
+}
+
+/// An engine that ignores the option carrying its margin searches alike under every set: the
+/// check says so (as suite does against its reference), since it measured nothing of the set.
+#[test]
+fn a_check_whose_engine_ignores_its_margins_says_so() {
+    let dir = scratch("faults", "check-ignored");
+    let engine = deaf_engine(&dir);
     let suite = common::small_suite(&dir, 6);
     let tuned = dir.join("t.json");
     let args = one_spsa_step(&engine, &suite, ["--depth", "2"], &tuned);
@@ -1047,16 +1053,7 @@ fn a_check_whose_engine_ignores_its_margins_says_so() {
 #[test]
 fn a_suite_and_a_tune_at_a_node_budget_say_the_engine_ignores_its_margins() {
     let dir = scratch("faults", "deaf-nodes");
-    let engine = dir.join("deaf.toml");
-    std::fs::write(
-        &engine,
-        format!(
-            "name = \"fake deaf\"\ncommand = {:?}\nargs = [\"good\", \"0\", {:?}]\ntimeout_ms = {SHORT_MS}\nparams = [\"margin, Margin, 100, 0, 500, 10, 0.002, 0\"]\n",
-            fake_engine().to_str().unwrap(),
-            dir.to_str().unwrap(),
-        ),
-    )
-    .unwrap();
+    let engine = deaf_engine(&dir);
     let suite = common::small_suite(&dir, 24);
     let args = [
         "suite",
