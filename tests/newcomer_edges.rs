@@ -945,23 +945,8 @@ fn a_report_on_standard_output_is_the_report_alone() {
 fn a_tune_that_moved_nothing_says_so() {
     let dir = scratch("edges", "unmoved");
     let suite = small_suite(&dir, 6);
-    let out = dir.join("g.json");
-    let args = [
-        "tune",
-        "--suites",
-        suite.to_str().unwrap(),
-        "--objective",
-        "games",
-        "--iterations",
-        "1",
-        "--pairs",
-        "1",
-        "--nodes",
-        "300",
-        "--out",
-        out.to_str().unwrap(),
-    ];
-    let run = marginal(&args, &dir);
+    let extra = ["--objective", "games", "--iterations", "1", "--pairs", "1"];
+    let run = common::tune(&dir, &suite, 300, "g.json", &extra);
     assert_eq!(run.status.code(), Some(0), "{}", said(&run));
     assert!(
         said(&run).contains(
@@ -1064,13 +1049,8 @@ fn a_tune_whose_suite_changed_says_why_it_starts_afresh() {
 fn a_race_won_in_few_games_says_they_are_too_few() {
     let dir = scratch("edges", "race-few");
     let suite = small_suite(&dir, 12);
-    let out = dir.join("r.json");
-    let args = [
-        "tune",
-        "--suites",
-        suite.to_str().unwrap(),
-        "--nodes",
-        "300",
+    // A seed whose finalist wins its 2 games.
+    let extra = [
         "--design",
         "2",
         "--race-pairs",
@@ -1078,11 +1058,9 @@ fn a_race_won_in_few_games_says_they_are_too_few() {
         "--finalists",
         "2",
         "--seed",
-        "4", // a seed whose finalist wins its 2 games
-        "--out",
-        out.to_str().unwrap(),
+        "4",
     ];
-    let run = marginal(&args, &dir);
+    let run = common::tune(&dir, &suite, 300, "r.json", &extra);
     let text = said(&run);
     assert_eq!(run.status.code(), Some(0), "{text}");
     let verdict = (text.lines())
