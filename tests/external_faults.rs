@@ -803,6 +803,22 @@ fn a_check_whose_engine_faults_now_and_then_names_the_faults() {
     let args = one_spsa_step(&engine, &suite, ["--nodes", "300"], &tuned);
     let run = finish(&dir, "tune", spawn(&dir, "tune", &args));
     run.assert_success();
+    // The tune counts the faults of its judging (tuned, defaults, off) beside the tuning's.
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&tuned).unwrap()).unwrap();
+    let tuning: u64 = (file["evaluations"].as_array().unwrap().iter())
+        .map(|e| e["faults"].as_u64().unwrap_or(0))
+        .sum();
+    let total = file["provenance"]["faults"].as_u64().unwrap();
+    assert!(total > tuning, "{total} {tuning}: {}", run.stderr);
+    assert!(
+        run.stderr.contains(&format!(
+            "faulted {total} time(s) over the run: {tuning} while tuning, {} while judging",
+            total - tuning
+        )),
+        "{}",
+        run.stderr
+    );
     let args = ["check", path(&tuned), "--threads", "1"];
     let run = finish(&dir, "check", spawn(&dir, "check", &args));
     let said = format!("{}{}", run.stdout, run.stderr);
@@ -819,6 +835,40 @@ fn a_check_whose_engine_faults_now_and_then_names_the_faults() {
         !said.contains("the search is deterministic, so this is"),
         "{said}"
     );
+    assert_none_left(&dir);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// E039: a calibration whose games all end with an engine fault (each process crashes after 5
+/// searches, so every game does, but the objectives are measured) gives no Elo: exit 2 naming
+/// the games and what to remove, and no report is written.
+#[test]
+fn a_calibration_whose_games_all_fault_writes_no_report() {
+    let dir = scratch("faults", "calibrate-games");
+    let engine = tunable_crash_engine(&dir, "sometimes.toml", 5);
+    let suite = common::small_suite(&dir, 12);
+    let (out, state) = (dir.join("c.json"), dir.join("state"));
+    let mut args = vec![
+        "calibrate",
+        "--engine",
+        path(&engine),
+        "--suite",
+        path(&suite),
+    ];
+    args.extend(["--sets", "4", "--games", "4", "--nodes", "500", "-q"]);
+    args.extend(["--objectives", "suite", "--resamples", "100"]);
+    args.extend(["--out", path(&out), "--state", path(&state)]);
+    let run = finish(&dir, "calibrate", spawn(&dir, "calibrate", &args));
+    assert_eq!(run.status.code(), Some(2), "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains(&format!(
+            "every one of the 12 games ended with an engine fault: no Elo here measures the margins, so no report is written; fix the engine or its engine file, then remove {}",
+            state.display()
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(!out.exists());
     assert_none_left(&dir);
     std::fs::remove_dir_all(dir).unwrap();
 }

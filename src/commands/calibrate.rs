@@ -561,7 +561,29 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
         done.store(true, std::sync::atomic::Ordering::Relaxed);
     }
     let report = play(&config, &pool)?;
+    games_measured_margins(&report, &config.state_dir)?;
     write_outputs(&args, &report)
+}
+
+/// Games ended by engine faults measure the faults, not the margins: every game so (exit 2,
+/// no report) or more than a tenth of them (a warning) is said, as `match` says it.
+fn games_measured_margins(report: &Report, state: &Path) -> Result<(), UserError> {
+    let played = || report.sets.iter().filter(|s| s.pooled.games > 0);
+    let games: u64 = played().map(|s| s.pooled.games).sum();
+    let faults: u64 = played().map(|s| s.fault_games).sum();
+    if games > 0 && faults >= games {
+        return Err(UserError(format!(
+            "every one of the {games} games ended with an engine fault: no Elo here measures the margins, so no report is written; fix the engine or its engine file, then remove {} (it keeps these games, and a rerun would read them back)",
+            state.display()
+        )));
+    }
+    if 10 * faults > games {
+        eprintln!(
+            "warning: {faults} of the {games} games ({:.0}%) were lost to engine faults (fault_games in the report): the Elo measures the faults as much as the margins; fix the engine before reading it",
+            100.0 * faults as f64 / games as f64
+        );
+    }
+    Ok(())
 }
 
 /// The design, the books, the objectives and the state directory, checked before any work;

@@ -1064,9 +1064,13 @@ fn write_file(
         args.out.display(),
     );
     if file.provenance.faults > 0 {
+        let judged = file.training.faults + file.validation.faults;
         eprintln!(
-            "warning: the engine faulted {} time(s) over the run (suite positions scored unsolved, games lost; provenance.faults in {}): its figures count them",
+            "warning: the engine faulted {} time(s) over the run: {} while tuning, {judged} while judging the tuned set, the defaults and off (training {}, validation {}); suite positions are scored unsolved and games lost, so the figures count them (provenance.faults in {})",
             file.provenance.faults,
+            file.provenance.faults - judged as u64,
+            file.training.faults,
+            file.validation.faults,
             args.out.display()
         );
     }

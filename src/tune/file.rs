@@ -356,7 +356,8 @@ pub struct Provenance {
     #[serde(default)]
     pub search_seconds: f64,
     /// Faults of an external engine over the run: suite positions it faulted on, summed over
-    /// the evaluations, plus games it lost to a fault; absent when none.
+    /// the evaluations, plus games it lost to a fault, plus searches it faulted on while the
+    /// tuned set, the defaults and `off` were judged on both sides; absent when none.
     #[serde(default, skip_serializing_if = "is_zero_u64")]
     pub faults: u64,
     /// Wall-clock seconds of this invocation (a resumed run counts only its own).

@@ -170,11 +170,13 @@ impl Tuned {
             || self.race.as_ref().map_or(0, RaceResult::games_played),
             |g| g.games,
         );
+        // The tuning's faults, then the judging's (tuned, defaults and off on both sides).
         let faults = evaluations.iter().map(|e| e.faults as u64).sum::<u64>()
             + record
                 .games
                 .as_ref()
-                .map_or(0, |g| g.evaluations.iter().map(|e| e.faults).sum());
+                .map_or(0, |g| g.evaluations.iter().map(|e| e.faults).sum())
+            + (self.training.faults + self.validation.faults) as u64;
         TunedFile {
             format: TUNED_FORMAT.to_string(),
             engine: EngineRecord::of(def),
