@@ -460,6 +460,17 @@ fn a_directory_or_file_of_the_users_is_not_taken_for_a_checkpoint_or_a_pgn() {
     second[9] = "2";
     second.extend(["--checkpoint", &ck]);
     refused(&second, &dir, "(--iterations 1 then, 2 now)");
+    // B059: options left out of args.json at their defaults are named too (the solver as it
+    // runs: without --solver the suite objective races).
+    let mut third = tune(suite.to_str().unwrap(), &out_b);
+    third.truncate(6);
+    third.extend(["--design", "4", "--race-pairs", "0", "--out", &out_b]);
+    third.extend(["--checkpoint", &ck]);
+    refused(
+        &third,
+        &dir,
+        "--solver spsa then, race now; --design default then, 4 now; --race-pairs default then, [0] now)",
+    );
     // --pgn naming a file that is not a PGN: said so, with no talk of games or --resume.
     first_lines("data/openings/noob_3moves_1k.epd", 4, &dir.join("book.epd"));
     let (book, tuned) = (s("book.epd"), s("a.json"));
@@ -1072,5 +1083,40 @@ fn a_race_won_in_few_games_says_they_are_too_few() {
             && verdict.contains("too few games to show it is stronger"),
         "{verdict}"
     );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A079: a checkpoint whose `run` record is damaged (text that is no run identity, or not
+/// UTF-8) is said to be damaged, naming the directory to remove; it is not blamed on a file
+/// the run reads having changed.
+#[test]
+fn a_damaged_checkpoint_run_record_is_said_to_be_damaged() {
+    let dir = scratch("edges", "damaged-run");
+    let suite = small_suite(&dir, 12);
+    let ckpt = dir.join("ckpt");
+    let (s, c) = (suite.to_str().unwrap(), ckpt.to_str().unwrap());
+    let out = dir.join("t.json");
+    let mut args = tune(s, out.to_str().unwrap());
+    args.extend(["--checkpoint", c]);
+    let first = marginal(&args, &dir);
+    assert!(first.status.success(), "{}", said(&first));
+    args.push("--force");
+    for damage in [&b"garbage!!\n"[..], &b"\xff\xfe"[..]] {
+        std::fs::write(ckpt.join("run"), damage).unwrap();
+        refused(
+            &args,
+            &dir,
+            &format!(
+                "run: damaged: it holds {:?}, not a run identity",
+                String::from_utf8_lossy(damage).trim()
+            ),
+        );
+        let text = said(&marginal(&args, &dir));
+        assert!(
+            text.contains(&format!("remove {c} to start afresh")),
+            "{text}"
+        );
+        assert!(!text.contains("a file it reads changed"), "{text}");
+    }
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -638,15 +638,22 @@ fn say_calibration(args: &TuneArgs, options: &ScorerOptions, found: &Option<Foun
 /// The options whose values differ between the run recorded in `dir` (its `args.json`) and
 /// `args`, as ` (--iterations 6 then, 8 now; ...)`; empty when they cannot be told.
 fn changed_arguments(dir: &Path, args: &TuneArgs) -> String {
-    let Some(then) = std::fs::read_to_string(dir.join("args.json"))
+    let Some(mut then) = std::fs::read_to_string(dir.join("args.json"))
         .ok()
         .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
     else {
         return String::new();
     };
-    let Ok(now) = serde_json::to_value(args) else {
+    let Ok(mut now) = serde_json::to_value(args) else {
         return String::new();
     };
+    // The solver as it runs (no --solver: the objective's default), on both sides.
+    let then_solver = serde_json::from_value::<TuneArgs>(then.clone()).map(|t| t.solver());
+    for (side, solver) in [(&mut then, then_solver), (&mut now, Ok(args.solver()))] {
+        if let (Some(map), Ok(solver)) = (side.as_object_mut(), solver) {
+            map.insert("solver".into(), serde_json::json!(solver));
+        }
+    }
     // Options nested in groups (the scoring options) are compared one by one.
     fn flat(v: &serde_json::Value, out: &mut Vec<(String, String)>) {
         if let Some(map) = v.as_object() {
@@ -654,7 +661,7 @@ fn changed_arguments(dir: &Path, args: &TuneArgs) -> String {
                 if v.is_object() {
                     flat(v, out);
                 } else {
-                    out.push((k.clone(), v.to_string()));
+                    out.push((k.clone(), v.as_str().map_or(v.to_string(), str::to_string)));
                 }
             }
         }
@@ -662,15 +669,29 @@ fn changed_arguments(dir: &Path, args: &TuneArgs) -> String {
     let (mut a, mut b) = (Vec::new(), Vec::new());
     flat(&then, &mut a);
     flat(&now, &mut b);
-    let changed: Vec<String> = b
-        .iter()
-        .filter_map(|(k, new)| {
-            let old = a
-                .iter()
-                .find(|(o, _)| o == k)
-                .map_or("null", |(_, v)| v.as_str());
-            (old != new && !matches!(k.as_str(), "out" | "force" | "checkpoint" | "resume"))
-                .then(|| format!("--{} {old} then, {new} now", k.replace('_', "-")))
+    // An option at its default is left out of args.json (SPSA's solver, once the only one,
+    // as well): a key on one side only was at its default on the other.
+    let value = |side: &[(String, String)], k: &str| {
+        side.iter().find(|(o, _)| o == k).map_or_else(
+            || (if k == "solver" { "spsa" } else { "default" }).to_string(),
+            |(_, v)| {
+                if v == "null" {
+                    "default".to_string()
+                } else {
+                    v.clone()
+                }
+            },
+        )
+    };
+    let mut keys: Vec<&str> = b.iter().chain(&a).map(|(k, _)| k.as_str()).collect();
+    let mut seen = std::collections::HashSet::new();
+    keys.retain(|k| seen.insert(*k));
+    let changed: Vec<String> = keys
+        .into_iter()
+        .filter(|k| !matches!(*k, "out" | "force" | "checkpoint" | "resume"))
+        .filter_map(|k| {
+            let (old, new) = (value(&a, k), value(&b, k));
+            (old != new).then(|| format!("--{} {old} then, {new} now", k.replace('_', "-")))
         })
         .collect();
     if changed.is_empty() {
@@ -879,6 +900,17 @@ fn open_checkpoint(
 ) -> Result<(TuneArgs, PathBuf)> {
     let dir = args.checkpoint_dir(run_id);
     if let Some((path, other)) = marginal::tune::checkpoint::foreign(&dir, run_id) {
+        if path.ends_with(marginal::tune::checkpoint::RUN_FILE)
+            && !marginal::tune::checkpoint::is_run_id(&other)
+        {
+            return Err(UserError(format!(
+                "checkpoint {}: damaged: it holds {:?}, not a run identity (16 hex digits, this run's is {run_id}), so the directory cannot be told to be this run's; remove {} to start afresh, or give another checkpoint directory",
+                path.display(),
+                other.chars().take(40).collect::<String>(),
+                dir.display()
+            ))
+            .into());
+        }
         let changed = changed_arguments(&dir, &args);
         let why = if changed.is_empty() && dir.join("args.json").exists() {
             "; its options are these, so a file it reads changed since it started (a suite, the book or the engine file): restore the files to resume it, or give another checkpoint directory to start afresh".to_string()

@@ -146,7 +146,16 @@ pub fn recorded_engine(dir: &Path) -> Option<RecordedEngine> {
 /// The run `dir` belongs to, as its [`RUN_FILE`] names it.
 pub fn recorded_run(dir: &Path) -> Option<String> {
     let text = std::fs::read_to_string(dir.join(RUN_FILE)).ok()?;
-    Some(text.trim().to_string()).filter(|r| !r.is_empty())
+    Some(text.trim().to_string()).filter(|r| is_run_id(r))
+}
+
+/// Whether `text` is a run identity as marginal writes them (16 lowercase hex digits): a
+/// [`RUN_FILE`] holding anything else is damaged, not another run's.
+pub fn is_run_id(text: &str) -> bool {
+    text.len() == 16
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 /// A checkpoint in `dir` that belongs to another run than `run`: its path and its run (the
@@ -154,10 +163,11 @@ pub fn recorded_run(dir: &Path) -> Option<String> {
 /// before it writes anything there or says it resumes.
 pub fn foreign(dir: &Path, run: &str) -> Option<(PathBuf, String)> {
     let named = dir.join(RUN_FILE);
-    if let Ok(text) = std::fs::read_to_string(&named)
-        && text.trim() != run
+    // Read as bytes: a damaged record (not UTF-8) is still another run's, said as it reads.
+    if let Ok(bytes) = std::fs::read(&named)
+        && String::from_utf8_lossy(&bytes).trim() != run
     {
-        return Some((named, text.trim().to_string()));
+        return Some((named, String::from_utf8_lossy(&bytes).trim().to_string()));
     }
     let entries = std::fs::read_dir(dir).ok()?;
     let mut paths: Vec<PathBuf> = entries
