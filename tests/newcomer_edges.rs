@@ -1120,3 +1120,32 @@ fn a_damaged_checkpoint_run_record_is_said_to_be_damaged() {
     }
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// G023: outside a terminal a match's progress lines come at most every few seconds, so its
+/// last line is printed at the end: the same games and score as the summary after it.
+#[test]
+fn a_matchs_last_progress_line_agrees_with_its_summary() {
+    let dir = scratch("edges", "last-line");
+    let args = ["match", "--a", "futility_margin=50", "--b", "default"];
+    let out = marginal(
+        &[&args[..], &["--games", "20", "--nodes", "300"]].concat(),
+        &dir,
+    );
+    assert!(out.status.success(), "{}", said(&out));
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    let score = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("games 20: "))
+        .and_then(|l| l.split("(score ").nth(1))
+        .map(|s| s.trim_end_matches(')'))
+        .expect("summary score");
+    let last = stderr.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("20/20 games score ") && last.contains(&format!("score {score} ")),
+        "last line '{last}', summary score {score}: {stderr}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}

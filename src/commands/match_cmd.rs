@@ -593,7 +593,10 @@ fn play(
     let mut observer = Progress { bar: &bar, sprt };
     let interrupt = super::executor::interrupt_flag()?;
     let played = session.play(executor, batch, &interrupt, &mut observer);
-    bar.finish_and_clear();
+    let length = bar.length().unwrap_or(0);
+    super::end_progress(&bar, || {
+        format!("{}/{length} games {}", bar.position(), bar.message())
+    });
     played.map_err(session_error)
 }
 

@@ -803,10 +803,7 @@ pub fn progress_bar(len: u64, template: &str) -> ProgressBar {
     if quiet() {
         return ProgressBar::hidden();
     }
-    // A terminal that cannot move the cursor (TERM=dumb, as in Emacs shells) gets the plain
-    // lines too.
-    let dumb = std::env::var("TERM").is_ok_and(|t| t == "dumb");
-    let on_terminal = !dumb && std::io::stdout().is_terminal() && std::io::stderr().is_terminal();
+    let on_terminal = on_terminal();
     let template = if on_terminal {
         template.to_string()
     } else {
@@ -823,6 +820,23 @@ pub fn progress_bar(len: u64, template: &str) -> ProgressBar {
     let bar = ProgressBar::with_draw_target(Some(len), target);
     bar.set_style(style);
     bar
+}
+
+/// Whether progress bars redraw in place: both output streams on a terminal that can move
+/// the cursor (TERM=dumb, as in Emacs shells, gets the plain lines too).
+fn on_terminal() -> bool {
+    let dumb = std::env::var("TERM").is_ok_and(|t| t == "dumb");
+    !dumb && std::io::stdout().is_terminal() && std::io::stderr().is_terminal()
+}
+
+/// Ends a progress bar. Outside a terminal its lines are printed at most every
+/// [`LOG_PROGRESS_SECONDS`], so the last one printed may be seconds stale: `last` (the bar's
+/// final state in its words) is printed then, so the last line agrees with the summary after it.
+pub fn end_progress(bar: &ProgressBar, last: impl FnOnce() -> String) {
+    if !bar.is_hidden() && !on_terminal() {
+        eprintln!("{}", last());
+    }
+    bar.finish_and_clear();
 }
 
 /// A bar's template as a plain line: the bar itself (`[{bar:N}]`) left out and the rate (a
