@@ -1149,3 +1149,34 @@ fn a_matchs_last_progress_line_agrees_with_its_summary() {
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// G034: rerunning a finished tune replays its checkpoint and finds the same set: the tuned
+/// file is left byte for byte as the run that found it wrote it (its cost record kept), and
+/// said so; --force writes it afresh.
+#[test]
+fn a_rerun_of_a_finished_tune_leaves_its_file_as_it_is() {
+    let dir = scratch("edges", "rerun-finished");
+    let suite = small_suite(&dir, 30);
+    let out = dir.join("t.json");
+    let args = tune(suite.to_str().unwrap(), out.to_str().unwrap());
+    let first = marginal(&args, &dir);
+    assert!(first.status.success(), "{}", said(&first));
+    let written = std::fs::read(&out).unwrap();
+    let again = marginal(&args, &dir);
+    assert!(again.status.success(), "{}", said(&again));
+    assert!(
+        said(&again).contains(
+            "already holds this run's result (the same set and figures; the run that found it took "
+        ),
+        "{}",
+        said(&again)
+    );
+    assert_eq!(std::fs::read(&out).unwrap(), written);
+    let forced = marginal(&[&args[..], &["--force"]].concat(), &dir);
+    assert!(
+        said(&forced).contains("tuned set written to"),
+        "{}",
+        said(&forced)
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -285,8 +285,18 @@ fn the_race_screens_refines_races_and_resumes_from_its_logs() {
     .collect();
     assert_eq!(&Value::from(margins), tuned);
     // The same command again resumes from the checkpoint's logs: nothing searched or played,
-    // the same race.
-    let again = tune_ok(&dir, &suite, "a.json", &extra);
+    // the same race (and a.json, the same result, is left as it is).
+    let left = tune(&dir, &suite, "a.json", &extra);
+    assert!(
+        String::from_utf8_lossy(&left.stdout).contains("already holds this run's result"),
+        "{}",
+        String::from_utf8_lossy(&left.stdout)
+    );
+    let kept: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("a.json")).unwrap()).unwrap();
+    assert_eq!(kept, a);
+    // With --force the replay is written afresh.
+    let again = tune_ok(&dir, &suite, "a.json", &[&extra[..], &["--force"]].concat());
     assert_eq!(race_steps(&again), steps);
     assert!(
         again["race"]["steps"]

@@ -149,8 +149,9 @@ fn measured_something(
     }
     let def = &prepared.def;
     Err(UserError(format!(
-        "the engine {} gave no move on any position of any set (it faulted on every search): nothing was measured, so no verdict is given; fix the engine or its engine file",
-        def.source.as_deref().unwrap_or(&def.name)
+        "the engine {} gave no move on any position of any set (it faulted on every search): nothing was measured, so no verdict is given; {}",
+        def.source.as_deref().unwrap_or(&def.name),
+        super::fix_engine(def)
     )))
 }
 

@@ -58,7 +58,9 @@ pub fn calibration_note(
         Some(c) => {
             let value_of = |name: &str| margins.0.get(name).and_then(serde_json::Value::as_i64);
             let c = marginal::calibrate::trust::refreshed(c, &value_of);
-            format!("{} ({})", c.note, c.status)
+            // The status first: it speaks of the objective, and the note may end on an
+            // extrapolation that is the set's.
+            format!("the objective is {}: {}", c.status, c.note)
         }
         None => "none recorded (the file predates `marginal calibrate`): nothing says its objective ranks margin sets as games do".to_string(),
     }
@@ -578,9 +580,23 @@ pub fn searched_something<'r>(
         return Ok(());
     };
     Err(UserError(format!(
-        "the engine {} faulted on every one of the {count} positions (first: {first}) of {run}: nothing was searched, so no objective is reported; fix the engine or its engine file",
+        "the engine {} faulted on every one of the {count} positions (first: {first}) of {run}: nothing was searched, so no objective is reported; {}",
         def.source.as_deref().unwrap_or(&def.name),
+        fix_engine(def)
     )))
+}
+
+/// What to fix when an engine faults: its engine file, or the command line that stands for one.
+pub fn fix_engine(def: &EngineDef) -> &'static str {
+    if def
+        .source
+        .as_deref()
+        .is_some_and(|s| s.starts_with("--engine-cmd"))
+    {
+        "fix the engine or its --engine-cmd (and --engine-options) line"
+    } else {
+        "fix the engine or its engine file"
+    }
 }
 
 /// Refuses to write over an existing `out` unless `force` (the command's --force): results

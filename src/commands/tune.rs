@@ -1063,6 +1063,31 @@ fn say_nothing_moved(file: &TunedFile, space: &Space) {
     }
 }
 
+/// Whether --out already holds this run's result (the same run, set and figures: a rerun of a
+/// finished tune replays its checkpoint): it is then left as it is, keeping the cost of the run
+/// that found the set and anything `check --update` added, and said so. --force writes afresh.
+fn already_written(args: &TuneArgs, file: &TunedFile) -> bool {
+    if args.force || !args.out.is_file() {
+        return false;
+    }
+    let Ok(old) = TunedFile::read(&args.out) else {
+        return false;
+    };
+    let same = old.provenance.run == file.provenance.run
+        && old.margins == file.margins
+        && old.training.sets == file.training.sets
+        && old.validation.sets == file.validation.sets;
+    if same {
+        let p = &old.provenance;
+        println!(
+            "{} already holds this run's result (the same set and figures; the run that found it took {:.0} s): left as it is, with that run's record; --force writes it afresh",
+            args.out.display(),
+            p.wall_seconds + p.earlier_wall_seconds,
+        );
+    }
+    same
+}
+
 /// Writes the tuned file and its plot, and prints where and the run's speed.
 fn write_file(
     args: &TuneArgs,
@@ -1072,8 +1097,6 @@ fn write_file(
     (searched, search_seconds): (usize, f64),
     threads: usize,
 ) -> Result<()> {
-    file.write(&args.out)
-        .with_context(|| format!("cannot write {}", args.out.display()))?;
     let work = match &file.games {
         Some(g) => format!("{} games", g.games),
         None => format!("{} evaluations", file.evaluations.len()),
@@ -1084,6 +1107,11 @@ fn write_file(
         .collect();
     println!("tuned set: {}", tuned.join(", "));
     say_nothing_moved(file, space);
+    if already_written(args, file) {
+        return Ok(());
+    }
+    file.write(&args.out)
+        .with_context(|| format!("cannot write {}", args.out.display()))?;
     let earlier = match args.checkpoint.as_deref().map(earlier_invocations) {
         Some((seconds, n)) if n > 0 => format!(
             "; {:.0} s with the {n} interrupted run(s) it resumed",
