@@ -435,3 +435,29 @@ fn bad_input_exits_2_naming_the_problem() {
     assert_user_error(&out, &["openbench", "fishtest"]);
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// Each kind of calibration record gives its own first words on standard error: a trusted or
+/// untrusted objective's status leads its note; a games tune's note stands alone.
+#[test]
+fn the_calibration_line_leads_with_what_the_record_is() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (file, start) in [
+        (
+            "tuned/race-seed2.json",
+            "calibration: the objective is trusted: ",
+        ),
+        (
+            "tuned/toga2-spsa-games.json",
+            "calibration: tuned on games: ",
+        ),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_marginal"))
+            .args(["export", file, "--format", "json"])
+            .current_dir(root)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{file}: {stderr}");
+        assert!(stderr.starts_with(start), "{file}: {stderr}");
+    }
+}

@@ -60,7 +60,10 @@ pub fn calibration_note(
             let c = marginal::calibrate::trust::refreshed(c, &value_of);
             // The status first: it speaks of the objective, and the note may end on an
             // extrapolation that is the set's.
-            format!("the objective is {}: {}", c.status, c.note)
+            match c.status.as_str() {
+                "trusted" | "untrusted" => format!("the objective is {}: {}", c.status, c.note),
+                _ => c.note,
+            }
         }
         None => "none recorded (the file predates `marginal calibrate`): nothing says its objective ranks margin sets as games do".to_string(),
     }
