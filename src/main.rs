@@ -130,6 +130,13 @@ fn quiet_on_broken_pipe() {
 /// quietly, any other write error 2, said on standard error.
 fn clap_exit(e: &clap::Error) -> ! {
     use clap::error::{ContextKind, ContextValue, ErrorKind};
+    // Help and version go to standard output: closed, they would vanish with exit 0.
+    if !e.use_stderr()
+        && let Err(closed) = stdout_open()
+    {
+        let _ = writeln!(std::io::stderr(), "error: {}", closed.0);
+        std::process::exit(2);
+    }
     // `--sprt -1000,-999,...`: the value, starting with '-', was read as an unknown option.
     if e.kind() == ErrorKind::UnknownArgument
         && let Some(ContextValue::String(arg)) = e.get(ContextKind::InvalidArg)

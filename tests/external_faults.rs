@@ -873,6 +873,56 @@ fn a_calibration_whose_games_all_fault_writes_no_report() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// C006: an engine started by a wrapper script that does not `exec` it runs in the wrapper's
+/// process group; when it hangs, marginal ends the whole group, so the real engine does not
+/// outlive the run.
+#[test]
+fn a_hung_engine_behind_a_wrapper_script_ends_with_the_run() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch("faults", "wrapper");
+    let wrapper = dir.join("wrap.sh");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\n{:?} hang 0 {:?}\n",
+            fake_engine().to_str().unwrap(),
+            dir.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let engine = dir.join("wrapped.toml");
+    std::fs::write(
+        &engine,
+        format!(
+            "name = \"wrapped\"\ncommand = {:?}\ntimeout_ms = {SHORT_MS}\n\n[reference_options]\nFaulty = false\n",
+            wrapper.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let epd = small_suite(&dir, 6);
+    let args = [
+        "suite",
+        path(&epd),
+        "--engine",
+        path(&engine),
+        "--nodes",
+        "1000",
+    ];
+    let args = [&args[..], &["--threads", "1", "--max-faults", "2"]].concat();
+    let run = finish(&dir, "suite", spawn(&dir, "suite", &args));
+    assert_eq!(run.status.code(), Some(2), "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("gave up after 2 faults in a row"),
+        "{}",
+        run.stderr
+    );
+    // The hung engines were started (their ids are in `pids`), and none is left.
+    assert!(pids(&dir).len() >= 2, "{:?}", pids(&dir));
+    assert_none_left(&dir);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 /// `--max-faults N`: after N faults in a row the run gives up on the engine at once (no more
 /// processes, no more timeouts) and fails with exit 2 naming the engine file, the count and
 /// the last fault; nothing is reported from searches that were not run.

@@ -1180,3 +1180,49 @@ fn a_rerun_of_a_finished_tune_leaves_its_file_as_it_is() {
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// D021: a checkpoint's engine record that names another engine signature, or is damaged, is
+/// refused on resume (exit 2, naming the file and the directory to remove): its logged
+/// evaluations are not taken for this engine's.
+#[test]
+fn a_checkpoint_of_another_engine_is_not_resumed() {
+    let dir = scratch("edges", "other-engine");
+    let suite = small_suite(&dir, 12);
+    let ckpt = dir.join("ckpt");
+    let (s, c) = (suite.to_str().unwrap(), ckpt.to_str().unwrap());
+    let out = dir.join("t.json");
+    let mut args = tune(s, out.to_str().unwrap());
+    args.extend(["--checkpoint", c]);
+    let first = marginal(&args, &dir);
+    assert!(first.status.success(), "{}", said(&first));
+    let record = ckpt.join("engine.json");
+    for (text, needle) in [
+        (
+            r#"{"name": "marginal", "signature": "0000000000000000"}"#,
+            "the run was made with the engine marginal (signature 0000000000000000), and this is marginal (signature ",
+        ),
+        ("{}", "engine.json: damaged: it is not an engine record"),
+    ] {
+        std::fs::write(&record, text).unwrap();
+        refused(&["tune", "--resume", c], &dir, needle);
+        refused(
+            &["tune", "--resume", c],
+            &dir,
+            &format!("remove {c} to start afresh"),
+        );
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A035: a PGN that cannot be written (a full disk) is named in the error, with how to go on.
+#[test]
+fn a_pgn_that_cannot_be_written_is_named() {
+    let dir = scratch("edges", "pgn-full");
+    let args = ["match", "--a", "default", "--b", "off", "--games", "2"];
+    refused(
+        &[&args[..], &["--nodes", "300", "--pgn", "/dev/full"]].concat(),
+        &dir,
+        "cannot write the PGN file /dev/full (--pgn): the whole pairs written before it failed are kept there",
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}

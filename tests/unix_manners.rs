@@ -40,7 +40,15 @@ fn a_closed_stdout_ends_the_command_quietly() {
 #[test]
 fn a_standard_output_closed_from_the_start_is_refused() {
     // `marginal params >&-`: the runtime would put /dev/null there and lose every result.
-    for args in ["params", "bench --depth 1", "uci"] {
+    // Help and version too (B044): clap prints them on standard output.
+    for args in [
+        "params",
+        "bench --depth 1",
+        "uci",
+        "--version",
+        "--help",
+        "tune --help",
+    ] {
         let out = Command::new("sh")
             .arg("-c")
             .arg(format!("exec \"$0\" {args} >&- </dev/null"))

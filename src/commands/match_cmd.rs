@@ -281,10 +281,15 @@ impl MatchObserver for Progress<'_> {
 
 /// The command's error for a session's: a record that cannot be used is the user's (exit 2),
 /// an executor keeps its exit status.
-fn session_error(e: SessionError) -> anyhow::Error {
+fn session_error(e: SessionError, pgn: Option<&std::path::Path>) -> anyhow::Error {
     match e {
         SessionError::Record(e) => UserError(e.0).into(),
-        SessionError::Write(e) => anyhow::Error::new(e).context("cannot write the PGN file"),
+        SessionError::Write(e) => {
+            let path = pgn.map_or_else(String::new, |p| format!(" {}", p.display()));
+            anyhow::Error::new(e).context(format!(
+                "cannot write the PGN file{path} (--pgn): the whole pairs written before it failed are kept there; free the space or fix the path, then `--resume` goes on from them"
+            ))
+        }
         SessionError::Exec(e) => exec_error(e),
     }
 }
@@ -529,7 +534,7 @@ pub fn run(args: MatchArgs) -> Result<()> {
     });
     let book_size = positions.len();
     let session = Session::open(side_a, side_b, args.hash, config, positions, plan.as_ref())
-        .map_err(session_error)?;
+        .map_err(|e| session_error(e, args.pgn.as_deref()))?;
     let json_out = args
         .json
         .as_deref()
@@ -554,7 +559,8 @@ pub fn run(args: MatchArgs) -> Result<()> {
         print_resumed(resumed, path, args.resume, session.total_pairs());
     }
 
-    let result = play(session, executor.as_deref(), batch, sprt.as_ref())?;
+    let pgn = args.pgn.as_deref();
+    let result = play(session, executor.as_deref(), batch, sprt.as_ref(), pgn)?;
     summary(&result, sprt.as_ref(), &args);
     if let (Some(path), Some(file)) = (&args.json, json_out) {
         write_report(
@@ -582,6 +588,7 @@ fn play(
     executor: Option<&dyn marginal::scoring::exec::Runner>,
     batch: usize,
     sprt: Option<&SprtParams>,
+    pgn: Option<&std::path::Path>,
 ) -> Result<MatchResult> {
     let bar = progress_bar(
         (session.total_pairs() * 2) as u64,
@@ -597,7 +604,7 @@ fn play(
     super::end_progress(&bar, || {
         format!("{}/{length} games {}", bar.position(), bar.message())
     });
-    played.map_err(session_error)
+    played.map_err(|e| session_error(e, pgn))
 }
 
 /// The opening book: its skipped lines said, enough openings for the games, and a `--draw`

@@ -874,8 +874,32 @@ fn say_data_changed(args: &TuneArgs, id: &str) {
 /// its engine file changed keeps the record of what it started with), so that a changed
 /// engine file is said as such ([`run_identity`]).
 fn record_engine(args: &TuneArgs, dir: &Path, def: &EngineDef) -> Result<()> {
-    if args.engine_as_is || checkpoint::recorded_engine(dir).is_some() {
+    if args.engine_as_is {
         return Ok(());
+    }
+    // A record there is the run's: it must be readable and name this engine, or the logged
+    // evaluations would be taken for this engine's without a word.
+    let path = dir.join(checkpoint::ENGINE_FILE);
+    if path.exists() {
+        let refuse = |what: String| {
+            Err(UserError(format!(
+                "checkpoint {}: {what}; remove {} to start afresh, or give another checkpoint directory",
+                path.display(),
+                dir.display()
+            ))
+            .into())
+        };
+        return match checkpoint::recorded_engine(dir) {
+            None => refuse("damaged: it is not an engine record (a name and a signature)".into()),
+            Some(then) if then.signature != def.signature() => refuse(format!(
+                "the run was made with the engine {} (signature {}), and this is {} (signature {}), so its logged evaluations are not this engine's",
+                then.source.as_deref().unwrap_or(&then.name),
+                then.signature,
+                def.source.as_deref().unwrap_or(&def.name),
+                def.signature()
+            )),
+            Some(_) => Ok(()),
+        };
     }
     let engine = checkpoint::RecordedEngine {
         name: def.name.clone(),

@@ -408,6 +408,32 @@ fn die_with_parent(command: &mut Command) {
     }
 }
 
+/// Starts the engine in a process group of its own (its id the engine's), so that
+/// [`kill_tree`] ends the processes it starts too: an engine started by a wrapper script that
+/// does not `exec` it would otherwise outlive the wrapper marginal kills.
+#[cfg(unix)]
+fn own_group(command: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    command.process_group(0);
+}
+
+#[cfg(not(unix))]
+fn own_group(_: &mut Command) {}
+
+/// Kills an engine and every process of its group, and reaps it. The group is signalled only
+/// while the engine is not reaped: its id cannot have passed to another process then.
+fn kill_tree(child: &mut Child) {
+    #[cfg(unix)]
+    if let (Ok(None), Ok(group)) = (child.try_wait(), i32::try_from(child.id())) {
+        // SAFETY: kill has no memory effects; a group already gone gives ESRCH, ignored.
+        unsafe {
+            libc::kill(-group, libc::SIGKILL);
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
 /// Elsewhere children are killed on drop and by [`kill_all`] only.
 #[cfg(not(target_os = "linux"))]
 fn die_with_parent(_: &mut Command) {}
@@ -474,8 +500,7 @@ pub fn kill_all() {
         .unwrap_or_default();
     for child in live {
         if let Ok(mut c) = child.lock() {
-            let _ = c.kill();
-            let _ = c.wait();
+            kill_tree(&mut c);
         }
     }
 }
@@ -519,6 +544,7 @@ impl UciProcess {
             command.current_dir(dir);
         }
         die_with_parent(&mut command);
+        own_group(&mut command);
         let mut child = command
             .spawn()
             .map_err(|e| Fault::Start(start_error(program, &e)))?;
@@ -907,9 +933,9 @@ impl Drop for UciProcess {
                 }
                 std::thread::sleep(Duration::from_millis(2));
             }
+            // A wrapper's hung engine ends with the wrapper's group.
             if !ended {
-                let _ = child.kill();
-                let _ = child.wait();
+                kill_tree(&mut child);
             }
         }
         if let Ok(mut live) = registry().lock() {
