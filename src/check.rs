@@ -36,7 +36,8 @@ use crate::scoring::games::session::{self, RecordPlan, Session, SessionError};
 use crate::scoring::games::stats::{EloSummary, Shown, SprtDecision, SprtParams};
 use crate::scoring::paired::PairedComparison;
 use crate::scoring::suite::{
-    LoadedSuites, Objective, RunConfig, ScorerOptions, SuiteScorer, default_cache_dir,
+    LoadedSuites, Objective, Phase, Progress as ScorerProgress, RunConfig, ScorerOptions,
+    SuiteScorer, default_cache_dir,
 };
 use crate::tune::file::{
     EngineRecord, Measured, Paired, PositionOutcome, Side, SuiteSource, TunedFile, Values,
@@ -777,6 +778,20 @@ pub struct CheckReport {
     pub verdict: Verdict,
 }
 
+/// Where a check's measurement stands: on which side, in which run (the reference, when it is
+/// not cached, or the sets), positions done and in all (over the sets searched).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MeasureProgress {
+    /// `training` or `validation`.
+    pub side: &'static str,
+    /// The reference run or the sets' runs.
+    pub phase: Phase,
+    /// Positions searched so far in this run.
+    pub done: usize,
+    /// Positions to search in this run.
+    pub total: usize,
+}
+
 /// The figures measured now, with the same shape as the file's.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Measurement {
@@ -802,14 +817,47 @@ impl Prepared {
     /// # Errors
     /// The scorer's executor could not run the positions.
     pub fn measure(&self) -> Result<Measurement, ExecError> {
+        self.measure_observed(Arc::new(|_: MeasureProgress| {}))
+    }
+
+    /// [`Prepared::measure`], telling `progress` of every position searched.
+    ///
+    /// # Errors
+    /// The scorer's executor could not run the positions.
+    pub fn measure_observed(
+        &self,
+        progress: Arc<dyn Fn(MeasureProgress) + Send + Sync>,
+    ) -> Result<Measurement, ExecError> {
         let sets = self.sets();
-        let side = |suites: &LoadedSuites| {
-            let scorer = SuiteScorer::new(suites.clone(), self.options.clone(), None)?;
+        // The sets searched on a side: all but the reference, whose run is the reference's.
+        let searched = (sets.iter())
+            .filter(|(_, s)| *s != self.options.reference)
+            .count();
+        let side = |name: &'static str, suites: &LoadedSuites| {
+            let progress = progress.clone();
+            let counted = std::sync::atomic::AtomicUsize::new(0);
+            let each: Box<ScorerProgress> = Box::new(move |phase, done, total| {
+                let (done, total) = match phase {
+                    Phase::Reference => (done, total),
+                    // One call a position, whichever set it was for.
+                    Phase::Candidate => (
+                        counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1,
+                        total * searched,
+                    ),
+                };
+                progress(MeasureProgress {
+                    side: name,
+                    phase,
+                    done,
+                    total,
+                });
+            });
+            let scorer = SuiteScorer::new(suites.clone(), self.options.clone(), Some(each))?;
             Side::measure(&scorer, &sets)
         };
         Ok(Measurement {
-            training: side(&self.training)?,
-            validation: side(&self.validation)?,
+            training: side("training", &self.training)?,
+            validation: side("validation", &self.validation)?,
         })
     }
 

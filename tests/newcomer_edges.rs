@@ -1226,3 +1226,32 @@ fn a_pgn_that_cannot_be_written_is_named() {
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// G005: `check` shows its progress (outside a terminal, a plain line at most every few
+/// seconds and the last one at the end): the side, the positions done and in all; none with -q.
+#[test]
+fn a_check_shows_its_progress() {
+    let dir = scratch("edges", "check-progress");
+    let suite = small_suite(&dir, 30);
+    let out = dir.join("t.json");
+    let made = marginal(&tune(suite.to_str().unwrap(), out.to_str().unwrap()), &dir);
+    assert!(made.status.success(), "{}", said(&made));
+    let t = out.to_str().unwrap();
+    let check = marginal(&["check", t], &dir);
+    let stderr = String::from_utf8_lossy(&check.stderr);
+    assert!(check.status.success(), "{}", said(&check));
+    let last = stderr.lines().last().unwrap_or_default();
+    let (done, rest) = last.split_once('/').unwrap_or_default();
+    assert!(
+        rest.ends_with(" validation: positions of the sets")
+            && rest.starts_with(&format!("{done} ")),
+        "{stderr}"
+    );
+    let quiet = marginal(&["check", t, "-q"], &dir);
+    assert!(
+        !said(&quiet).contains("positions of the sets"),
+        "{}",
+        said(&quiet)
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}

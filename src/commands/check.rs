@@ -200,6 +200,32 @@ fn say_same_searches(prepared: &marginal::check::Prepared, now: &marginal::check
     }
 }
 
+/// Measures the sets with a progress bar: the side, the run (the reference when it is not
+/// cached, then the sets) and its positions.
+fn measure(
+    prepared: &check::Prepared,
+    pool: &rayon::ThreadPool,
+) -> Result<marginal::check::Measurement> {
+    // The counts are in the message, drawn last: a plain line never shows the bar's counts
+    // before its message says what they count.
+    let bar = super::progress_bar(0, "[{bar:30}] {msg}");
+    let shown = bar.clone();
+    let progress = move |p: check::MeasureProgress| {
+        let run = match p.phase {
+            marginal::scoring::suite::Phase::Reference => "positions of the reference run",
+            marginal::scoring::suite::Phase::Candidate => "positions of the sets",
+        };
+        shown.update(|s| {
+            s.set_len(p.total as u64);
+            s.set_pos(p.done as u64);
+        });
+        shown.set_message(format!("{}/{} {}: {run}", p.done, p.total, p.side));
+    };
+    let now = pool.install(|| prepared.measure_observed(std::sync::Arc::new(progress)));
+    super::end_progress(&bar, || bar.message());
+    now.map_err(super::executor::exec_error)
+}
+
 /// Changed positions printed per side (the JSON report has them all).
 const SHOWN: usize = 12;
 
@@ -244,9 +270,7 @@ pub fn run(args: CheckArgs) -> Result<()> {
     let books = game_books(&args, &prepared)?;
     super::executor::stop_on_interrupt(interrupted_message(&args.file, args.games.is_some()))?;
     print_header(&args, &prepared, threads);
-    let now = pool
-        .install(|| prepared.measure())
-        .map_err(super::executor::exec_error)?;
+    let now = measure(&prepared, &pool)?;
     measured_something(&prepared, &now)?;
     say_faults(&prepared, &now);
     say_same_searches(&prepared, &now);
@@ -589,9 +613,7 @@ fn update_without_outcomes(args: &CheckArgs, file: TunedFile) -> Result<()> {
         "marginal check {} --update: the file records no per-position outcomes; measuring them",
         args.file.display()
     );
-    let now = pool
-        .install(|| prepared.measure())
-        .map_err(super::executor::exec_error)?;
+    let now = measure(&prepared, &pool)?;
     for (name, then, now) in [
         ("training", &recorded.0, &now.training),
         ("validation", &recorded.1, &now.validation),

@@ -852,7 +852,7 @@ fn on_terminal() -> bool {
 /// [`LOG_PROGRESS_SECONDS`], so the last one printed may be seconds stale: `last` (the bar's
 /// final state in its words) is printed then, so the last line agrees with the summary after it.
 pub fn end_progress(bar: &ProgressBar, last: impl FnOnce() -> String) {
-    if !bar.is_hidden() && !on_terminal() {
+    if !bar.is_hidden() && !on_terminal() && bar.position() > 0 {
         eprintln!("{}", last());
     }
     bar.finish_and_clear();
