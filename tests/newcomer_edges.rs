@@ -1255,3 +1255,29 @@ fn a_check_shows_its_progress() {
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// D004/D006: a match killed before its end leaves the --json file that was there whole (the
+/// report is written in one step at the end, never emptied at the start).
+#[test]
+fn a_killed_match_leaves_the_earlier_json_report_whole() {
+    let dir = scratch("edges", "killed-json");
+    let json = dir.join("p.json");
+    let args = ["match", "--a", "default", "--b", "off", "--nodes", "300"];
+    let json_args = ["--json", json.to_str().unwrap(), "--force"];
+    let first = marginal(&[&args[..], &["--games", "2"], &json_args].concat(), &dir);
+    assert!(first.status.success(), "{}", said(&first));
+    let report = std::fs::read(&json).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_marginal"))
+        .args([&args[..], &["--games", "2000"], &json_args].concat())
+        .env("MARGINAL_CACHE_DIR", dir.join("cache"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(std::fs::read(&json).unwrap(), report);
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -13,8 +13,6 @@
 //! interrupt cancels the array out and sums up the whole pairs counted, as locally; `--resume`
 //! works the same.
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -253,15 +251,6 @@ fn status(stats: &MatchStats, sprt: Option<&SprtParams>) -> String {
     s
 }
 
-/// Creates (or truncates) an output file before anything is played, so a bad path fails at
-/// once: a user error naming the path and the option.
-fn create_output(path: &std::path::Path, option: &str) -> Result<File, UserError> {
-    // The command's own output is written through, after what it printed.
-    marginal::formats::standard_stream(path)
-        .map_or_else(|| File::create(path), Ok)
-        .map_err(|e| UserError(format!("{option}: cannot write {}: {e}", path.display())))
-}
-
 /// The progress bar of a match: games played and the running score (and LLR).
 struct Progress<'a> {
     bar: &'a indicatif::ProgressBar,
@@ -348,9 +337,12 @@ fn check_outputs(args: &MatchArgs) -> Result<(), UserError> {
         if resuming {
             // The resumed match writes its own report again; any other file there is kept.
             let is_match_report = |text: String| {
-                serde_json::from_str::<serde_json::Value>(&text).is_ok_and(|v| {
-                    v["format"] == marginal::scoring::games::matches::MATCH_REPORT_FORMAT
-                })
+                // An empty file is what a match killed before its report left (older versions
+                // emptied --json at the start): nothing of the user's to keep.
+                text.trim().is_empty()
+                    || serde_json::from_str::<serde_json::Value>(&text).is_ok_and(|v| {
+                        v["format"] == marginal::scoring::games::matches::MATCH_REPORT_FORMAT
+                    })
             };
             if !args.force && out.is_file() && !super::read_output(out).is_some_and(is_match_report)
             {
@@ -535,11 +527,6 @@ pub fn run(args: MatchArgs) -> Result<()> {
     let book_size = positions.len();
     let session = Session::open(side_a, side_b, args.hash, config, positions, plan.as_ref())
         .map_err(|e| session_error(e, args.pgn.as_deref()))?;
-    let json_out = args
-        .json
-        .as_deref()
-        .map(|path| create_output(path, "--json"))
-        .transpose()?;
     whole_pairs(args.games, "--games");
     let batch = args.executor.batch_pairs();
     let at_once = match executor {
@@ -562,12 +549,8 @@ pub fn run(args: MatchArgs) -> Result<()> {
     let pgn = args.pgn.as_deref();
     let result = play(session, executor.as_deref(), batch, sprt.as_ref(), pgn)?;
     summary(&result, sprt.as_ref(), &args);
-    if let (Some(path), Some(file)) = (&args.json, json_out) {
-        write_report(
-            path,
-            file,
-            &MatchReport::new(&result, &config, &args.a, &args.b),
-        )?;
+    if let Some(path) = &args.json {
+        write_report(path, &MatchReport::new(&result, &config, &args.a, &args.b))?;
     }
     verdict(&result, sprt.as_ref(), &args)
 }
@@ -649,13 +632,11 @@ fn read_book(args: &MatchArgs, game: &GameConfig) -> Result<Vec<shakmaty::Chess>
     Ok(book.records)
 }
 
-/// Writes the JSON report into the file opened before the games.
-fn write_report(path: &std::path::Path, file: File, report: &MatchReport) -> Result<()> {
-    let mut out = BufWriter::new(file);
-    serde_json::to_writer_pretty(&mut out, report)
-        .map_err(std::io::Error::from)
-        .and_then(|()| out.write_all(b"\n"))
-        .and_then(|()| out.flush())
+/// Writes the JSON report once the games are played, in one step: a match killed before then
+/// leaves the file that was there (an earlier report, which a resumed match replaces) whole.
+fn write_report(path: &std::path::Path, report: &MatchReport) -> Result<()> {
+    let text = serde_json::to_string_pretty(report)? + "\n";
+    marginal::formats::write_atomic(path, text.as_bytes())
         .with_context(|| format!("cannot write the JSON report {}", path.display()))?;
     println!("report written to {}", path.display());
     Ok(())
