@@ -5,7 +5,7 @@
 
 mod common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use common::{marginal, scratch, small_suite};
@@ -1086,21 +1086,30 @@ fn a_race_won_in_few_games_says_they_are_too_few() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// A one-iteration SPSA tune of 12 positions into the checkpoint `DIR/ckpt`, finished: its
+/// scratch directory, the checkpoint and the tune's arguments (owned, to run again).
+fn tuned_into_checkpoint(name: &str) -> (PathBuf, PathBuf, Vec<String>) {
+    let dir = scratch("edges", name);
+    let suite = small_suite(&dir, 12);
+    let ckpt = dir.join("ckpt");
+    let out = dir.join("t.json");
+    let mut args = tune(suite.to_str().unwrap(), out.to_str().unwrap());
+    args.extend(["--checkpoint", ckpt.to_str().unwrap()]);
+    let first = marginal(&args, &dir);
+    assert!(first.status.success(), "{}", said(&first));
+    let args = args.iter().map(|a| a.to_string()).collect();
+    (dir, ckpt, args)
+}
+
 /// A079: a checkpoint whose `run` record is damaged (text that is no run identity, or not
 /// UTF-8) is said to be damaged, naming the directory to remove; it is not blamed on a file
 /// the run reads having changed.
 #[test]
 fn a_damaged_checkpoint_run_record_is_said_to_be_damaged() {
-    let dir = scratch("edges", "damaged-run");
-    let suite = small_suite(&dir, 12);
-    let ckpt = dir.join("ckpt");
-    let (s, c) = (suite.to_str().unwrap(), ckpt.to_str().unwrap());
-    let out = dir.join("t.json");
-    let mut args = tune(s, out.to_str().unwrap());
-    args.extend(["--checkpoint", c]);
-    let first = marginal(&args, &dir);
-    assert!(first.status.success(), "{}", said(&first));
-    args.push("--force");
+    let (dir, ckpt, mut args) = tuned_into_checkpoint("damaged-run");
+    let c = ckpt.to_str().unwrap();
+    args.push("--force".into());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     for damage in [&b"garbage!!\n"[..], &b"\xff\xfe"[..]] {
         std::fs::write(ckpt.join("run"), damage).unwrap();
         refused(
@@ -1186,15 +1195,8 @@ fn a_rerun_of_a_finished_tune_leaves_its_file_as_it_is() {
 /// evaluations are not taken for this engine's.
 #[test]
 fn a_checkpoint_of_another_engine_is_not_resumed() {
-    let dir = scratch("edges", "other-engine");
-    let suite = small_suite(&dir, 12);
-    let ckpt = dir.join("ckpt");
-    let (s, c) = (suite.to_str().unwrap(), ckpt.to_str().unwrap());
-    let out = dir.join("t.json");
-    let mut args = tune(s, out.to_str().unwrap());
-    args.extend(["--checkpoint", c]);
-    let first = marginal(&args, &dir);
-    assert!(first.status.success(), "{}", said(&first));
+    let (dir, ckpt, _) = tuned_into_checkpoint("other-engine");
+    let c = ckpt.to_str().unwrap();
     let record = ckpt.join("engine.json");
     for (text, needle) in [
         (
