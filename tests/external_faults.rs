@@ -873,6 +873,29 @@ fn a_calibration_whose_games_all_fault_writes_no_report() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// E037: a games tune whose every game ended with an engine fault (each process crashes after
+/// 5 searches) writes no tuned file and exits 2, as match and calibrate do.
+#[test]
+fn a_games_tune_whose_games_all_fault_writes_no_file() {
+    let dir = scratch("faults", "tune-games");
+    let engine = tunable_crash_engine(&dir, "sometimes.toml", 5);
+    let out = dir.join("t.json");
+    let mut args = vec!["tune", "--engine", path(&engine), "--objective", "games"];
+    args.extend(["--solver", "spsa", "--iterations", "1", "--pairs", "2"]);
+    args.extend(["--nodes", "300", "-q", "--out", path(&out)]);
+    let run = finish(&dir, "tune", spawn(&dir, "tune", &args));
+    assert_eq!(run.status.code(), Some(2), "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr
+            .contains("every one of the 4 games of the tune ended with an engine fault"),
+        "{}",
+        run.stderr
+    );
+    assert!(!out.exists());
+    assert_none_left(&dir);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 /// C006: an engine started by a wrapper script that does not `exec` it runs in the wrapper's
 /// process group; when it hangs, marginal ends the whole group, so the real engine does not
 /// outlive the run.
