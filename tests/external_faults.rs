@@ -859,17 +859,20 @@ fn a_calibration_whose_games_all_fault_writes_no_report() {
     args.extend(["--objectives", "suite", "--resamples", "100"]);
     args.extend(["--out", path(&out), "--state", path(&state)]);
     let run = finish(&dir, "calibrate", spawn(&dir, "calibrate", &args));
-    assert_eq!(run.status.code(), Some(2), "{}{}", run.stdout, run.stderr);
-    assert!(
-        run.stderr.contains(&format!(
-            "every one of the 12 games ended with an engine fault: no Elo here measures the margins, so no report is written; fix the engine or its engine file, then remove {}",
-            state.display()
-        )),
-        "{}",
-        run.stderr
+    let needle = format!(
+        "every one of the 12 games ended with an engine fault: no Elo here measures the margins, so no report is written; fix the engine or its engine file, then remove {}",
+        state.display()
     );
+    refused_writing_nothing(&dir, &run, &needle, &out);
+}
+
+/// A run refused because every game faulted: exit 2 saying `needle`, `out` not written, no
+/// engine left running; `dir` is removed.
+fn refused_writing_nothing(dir: &Path, run: &common::child::Run, needle: &str, out: &Path) {
+    assert_eq!(run.status.code(), Some(2), "{}{}", run.stdout, run.stderr);
+    assert!(run.stderr.contains(needle), "{}", run.stderr);
     assert!(!out.exists());
-    assert_none_left(&dir);
+    assert_none_left(dir);
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -884,16 +887,8 @@ fn a_games_tune_whose_games_all_fault_writes_no_file() {
     args.extend(["--solver", "spsa", "--iterations", "1", "--pairs", "2"]);
     args.extend(["--nodes", "300", "-q", "--out", path(&out)]);
     let run = finish(&dir, "tune", spawn(&dir, "tune", &args));
-    assert_eq!(run.status.code(), Some(2), "{}{}", run.stdout, run.stderr);
-    assert!(
-        run.stderr
-            .contains("every one of the 4 games of the tune ended with an engine fault"),
-        "{}",
-        run.stderr
-    );
-    assert!(!out.exists());
-    assert_none_left(&dir);
-    std::fs::remove_dir_all(dir).unwrap();
+    let needle = "every one of the 4 games of the tune ended with an engine fault";
+    refused_writing_nothing(&dir, &run, needle, &out);
 }
 
 /// C006: an engine started by a wrapper script that does not `exec` it runs in the wrapper's
