@@ -1428,5 +1428,47 @@ fn an_engine_starts_in_its_files_directory() {
         &dir,
     );
     succeeded(&out, "suite with an engine started beside its file");
+    // A command relative to the engine file (`./engine.sh`), the file given by a relative path
+    // from another directory: the command is found once, beside the file (it was looked up
+    // again from the engine's working directory, as `../engines/./engine.sh` from `engines`).
+    std::fs::write(
+        engines.join("relative.toml"),
+        format!(
+            "name = \"relative\"\ncommand = \"./engine.sh\"\nparams = [\"{}\"]\n",
+            ROWS[0]
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        engines.join("gone.toml"),
+        "command = \"./gone.sh\"\nparams = [\"a, A, 1, 0, 9, 1, 0.002, 1\"]\n",
+    )
+    .unwrap();
+    let elsewhere = dir.join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let from_elsewhere = |engine: &str| {
+        Command::new(env!("CARGO_BIN_EXE_marginal"))
+            .args(["suite", "../small.epd", "--engine", engine])
+            .args(["--nodes", "500", "-q", "--no-cache"])
+            .current_dir(&elsewhere)
+            .output()
+            .unwrap()
+    };
+    succeeded(
+        &from_elsewhere("../engines/relative.toml"),
+        "a relative command in an engine file given by a relative path",
+    );
+    // A missing one is named where it was looked for: beside its engine file.
+    user_error(
+        &from_elsewhere("../engines/gone.toml"),
+        &[
+            "engine could not be started",
+            &format!(
+                "{}: No such file",
+                elsewhere.join("../engines/gone.sh").display()
+            ),
+        ],
+        "a relative command that is missing",
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -346,9 +346,12 @@ impl EngineFile {
                 "command is empty".into(),
             ));
         }
+        // A path is made absolute here, once: the engine starts in its working directory, where
+        // a relative path would be looked up again (`../e.toml` naming `./e.sh` would start
+        // `.././e.sh` from `..`).
         let command = if command_text.contains('/') {
-            let p = PathBuf::from(command_text);
-            if p.is_absolute() { p } else { base.join(p) }
+            let p = base.join(command_text);
+            std::path::absolute(&p).unwrap_or(p)
         } else {
             PathBuf::from(command_text)
         };
@@ -516,7 +519,12 @@ OwnBook = false
         );
         assert_eq!(f.timeout_ms, DEFAULT_TIMEOUT_MS);
         let rel = EngineFile::parse(Path::new("e/x.toml"), "command = \"bin/eng\"").unwrap();
-        assert_eq!(rel.command, PathBuf::from("e/bin/eng"));
+        assert!(rel.command.is_absolute(), "{}", rel.command.display());
+        assert!(
+            rel.command.ends_with("e/bin/eng"),
+            "{}",
+            rel.command.display()
+        );
         assert_eq!(rel.name, "x");
     }
 
