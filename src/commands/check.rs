@@ -511,7 +511,8 @@ fn print_changed(side: &SideCheck) {
 fn verdict(report: &CheckReport) -> Result<()> {
     if !report.margins_as_measured {
         println!(
-            "note: the file's margins are not the ones its figures were measured with (edited after the run?)"
+            "note: the file's margins are not the ones its figures were measured with (edited after the run?): `marginal check {} --update` records the figures of the margins it holds now",
+            report.file
         );
     }
     if let Some(g) = &report.games
@@ -529,7 +530,17 @@ fn verdict(report: &CheckReport) -> Result<()> {
     if let Some(f) =
         (report.findings.iter()).find(|f| f.kind == check::FindingKind::RecordContradicted)
     {
-        return Err(UserError(format!("{}: {}", report.file, f.message)).into());
+        let update = format!("marginal check {} --update", report.file);
+        let fix = if report.margins_as_measured {
+            format!(
+                "restore the file (from git or a copy), or record what it gives now with `{update}`"
+            )
+        } else {
+            format!(
+                "its margins were changed after the run: `{update}` measures these margins and records their figures (or restore the file)"
+            )
+        };
+        return Err(UserError(format!("{}: {}; {fix}", report.file, f.message)).into());
     }
     match report.verdict {
         Verdict::Holds => {
@@ -589,9 +600,16 @@ fn write_update(
     println!(
         "updated {}: the figures measured now replace the recorded ones ({} before the update)",
         args.file.display(),
-        match report.verdict {
-            Verdict::Holds => "it held",
-            Verdict::Regressed => "it had regressed",
+        if report
+            .findings
+            .iter()
+            .any(|f| f.kind == check::FindingKind::RecordContradicted)
+        {
+            "its record did not match its own outcomes"
+        } else if report.verdict == Verdict::Holds {
+            "it held"
+        } else {
+            "it had regressed"
         }
     );
     Ok(())
