@@ -985,6 +985,12 @@ fn engine_misuse_and_idle_options_name_the_fix() {
         ),
         (vec!["suite", bk, "--force"], "--json"),
         (
+            vec![
+                "match", "--a", "default", "--b", "off", "--pgn", "g.pgn", "--force",
+            ],
+            "--force replaces the --json report only, and no --json FILE is given: a --pgn file is never written over, even with --force; continue its match with --resume, or name another --pgn than g.pgn",
+        ),
+        (
             vec!["suite", bk, "--no-cache", "--cache-dir", "x"],
             "--cache-dir",
         ),

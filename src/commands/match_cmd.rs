@@ -145,8 +145,8 @@ pub struct MatchArgs {
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
     /// Replace the --json file when it exists (without it, marginal refuses to write over one,
-    /// except when it goes on with --resume).
-    #[arg(long, requires = "json")]
+    /// except when it goes on with --resume). A --pgn file is never written over, even with it.
+    #[arg(long)]
     force: bool,
     /// Resign adjudication SCORE:MOVES, e.g. 1000:4 (both sides see +-SCORE for MOVES moves).
     #[arg(long, value_name = "SCORE:MOVES")]
@@ -286,6 +286,18 @@ fn session_error(e: SessionError, pgn: Option<&std::path::Path>) -> anyhow::Erro
 /// Refuses a --pgn or --json that names one of the match's inputs (the book, a tuned side, an
 /// engine file).
 fn check_outputs(args: &MatchArgs) -> Result<(), UserError> {
+    if args.force && args.json.is_none() {
+        let pgn = match &args.pgn {
+            Some(pgn) => format!(
+                ": a --pgn file is never written over, even with --force; continue its match with --resume, or name another --pgn than {}",
+                pgn.display()
+            ),
+            None => String::new(),
+        };
+        return Err(UserError(format!(
+            "--force replaces the --json report only, and no --json FILE is given{pgn}"
+        )));
+    }
     let mut inputs: Vec<(&str, &std::path::Path)> =
         vec![("the opening book", args.openings.as_path())];
     for (what, spec) in [("--a", &args.a), ("--b", &args.b)] {
