@@ -348,7 +348,13 @@ fn check_games(
 #[test]
 fn games_add_a_non_regression_sprt() {
     let dir = scratch("check", "games");
-    let (said, games) = check_games(&dir, "tuned/spsa-suite.json", "4", &[], "report.json");
+    // An odd count is rounded up to whole pairs, and said once.
+    let (said, games) = check_games(&dir, "tuned/spsa-suite.json", "3", &[], "report.json");
+    assert_eq!(
+        said.matches("--games 3 rounded up to 4").count(),
+        1,
+        "{said}"
+    );
     assert!(said.contains("SPRT nElo [-1.75, 0.25]"), "{said}");
     assert_eq!(games.report.games, 4);
     // The books of a confirmation: both balanced books and UHO, pairs in turn.

@@ -267,15 +267,16 @@ pub fn run(args: CheckArgs) -> Result<()> {
         .build()
         .context("cannot start worker threads")?;
 
-    let books = game_books(&args, &prepared)?;
+    let pairs = args.games.map(|n| whole_pairs(n, "--games"));
+    let books = game_books(&args, &prepared, pairs)?;
     super::executor::stop_on_interrupt(interrupted_message(&args.file, args.games.is_some()))?;
     print_header(&args, &prepared, threads);
     let now = measure(&prepared, &pool)?;
     measured_something(&prepared, &now)?;
     say_faults(&prepared, &now);
     say_same_searches(&prepared, &now);
-    let games = match (args.games, books) {
-        (Some(n), Some(books)) => Some(play(&prepared, books, whole_pairs(n, "--games"), threads)?),
+    let games = match (pairs, books) {
+        (Some(n), Some(books)) => Some(play(&prepared, books, n, threads)?),
         _ => None,
     };
     let report = prepared.judge(&now, games);
@@ -357,18 +358,22 @@ fn print_engine(e: &check::EngineCheck) {
     }
 }
 
-/// Plays the non-regression match with a progress bar.
-/// The games' books, read before the suites are measured, so a bad one fails at once.
-fn game_books(args: &CheckArgs, prepared: &Prepared) -> Result<Option<check::GameBooks>> {
-    let Some(n) = args.games else {
+/// The books of `games` games, read before the suites are measured, so a bad one fails at once.
+fn game_books(
+    args: &CheckArgs,
+    prepared: &Prepared,
+    games: Option<u32>,
+) -> Result<Option<check::GameBooks>> {
+    let Some(n) = games else {
         return Ok(None);
     };
     let books = prepared
-        .read_books(&args.openings, whole_pairs(n, "--games"))
+        .read_books(&args.openings, n)
         .map_err(UserError::from_display)?;
     Ok(Some(books))
 }
 
+/// Plays the non-regression match with a progress bar.
 fn play(
     prepared: &Prepared,
     books: check::GameBooks,
