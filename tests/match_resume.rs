@@ -419,6 +419,17 @@ fn resume_refuses_other_settings_naming_what_differs() {
     let record = dir.join("cut.pgn.match.json");
     std::fs::rename(&record, dir.join("elsewhere.json")).unwrap();
     refuse("no-record", &SMALL, &["cut.pgn.match.json"]);
+    // A damaged one is said to be damaged, with the way on.
+    std::fs::write(&record, "{\"broken\":").unwrap();
+    refuse(
+        "damaged-record",
+        &SMALL,
+        &[
+            "cut.pgn.match.json is not a match settings record",
+            "it was damaged: restore it beside",
+            "or play a new match into another --pgn",
+        ],
+    );
     std::fs::rename(dir.join("elsewhere.json"), &record).unwrap();
     let edited = String::from_utf8(before.clone()).unwrap().replacen(
         "[Round \"2.1\"]",

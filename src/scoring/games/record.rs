@@ -265,12 +265,14 @@ fn check_settings(path: &Path, now: &Settings) -> Result<(), RecordError> {
     })?;
     let record: Record = serde_json::from_str(&text).map_err(|e| {
         RecordError(format!(
-            "--resume: {rec} is not a match settings record: {e}"
+            "--resume: {rec} is not a match settings record ({e}): it was damaged: restore it \
+             beside {pgn} from a copy, or play a new match into another --pgn"
         ))
     })?;
     if record.format != RECORD_FORMAT {
         return Err(RecordError(format!(
-            "--resume: {rec} has format '{}'; this marginal reads '{RECORD_FORMAT}'",
+            "--resume: {rec} has format '{}'; this marginal reads '{RECORD_FORMAT}': resume it \
+             with the marginal that played it, or play a new match into another --pgn",
             record.format
         )));
     }
