@@ -106,6 +106,31 @@ fn table_json_and_cache() {
     let again: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(again["positions"], report["positions"]);
     assert_eq!(again["objective"], report["objective"]);
+    // A damaged cached reference is said to be damaged, searched afresh and replaced, and
+    // changes no result.
+    let cached: Vec<_> = std::fs::read_dir(dir.join("cache"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .starts_with("reference-")
+        })
+        .collect();
+    assert_eq!(cached.len(), 1, "{cached:?}");
+    std::fs::write(&cached[0], "{\"broken\":").unwrap();
+    let third = marginal(&args, &dir.join("cache"));
+    let (stdout3, stderr3) = text(&third);
+    assert!(third.status.success(), "{stderr3}");
+    assert!(
+        stderr3.contains("was damaged") && stderr3.contains("searched afresh and replaced"),
+        "{stderr3}"
+    );
+    assert!(stdout3.contains("computed and cached"), "{stdout3}");
+    let again: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(again["positions"], report["positions"]);
     std::fs::remove_dir_all(dir).unwrap();
 }
 

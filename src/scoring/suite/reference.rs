@@ -102,18 +102,41 @@ pub fn reference_run(
             reference_key(suites, setting, config)
         ))
     });
+    let mut warnings = Vec::new();
     if let Some(path) = &path
-        && let Ok(text) = std::fs::read_to_string(path)
-        && let Ok(results) = serde_json::from_str::<Vec<PositionResult>>(&text)
-        && results.len() == suites.positions.len()
+        && path.exists()
     {
-        return Ok(Reference {
-            results,
-            cached: true,
-            stored: true,
-            kept: 0,
-            warnings: Vec::new(),
-        });
+        let read = std::fs::read(path)
+            .map_err(|e| e.to_string())
+            .and_then(|bytes| {
+                serde_json::from_slice::<Vec<PositionResult>>(&bytes).map_err(|e| e.to_string())
+            })
+            .and_then(|results| {
+                if results.len() == suites.positions.len() {
+                    Ok(results)
+                } else {
+                    Err(format!(
+                        "{} results for {} positions",
+                        results.len(),
+                        suites.positions.len()
+                    ))
+                }
+            });
+        match read {
+            Ok(results) => {
+                return Ok(Reference {
+                    results,
+                    cached: true,
+                    stored: true,
+                    kept: 0,
+                    warnings,
+                });
+            }
+            Err(e) => warnings.push(format!(
+                "the cached reference {} was damaged ({e}): it is searched afresh and replaced",
+                path.display()
+            )),
+        }
     }
     // Run here with a cache, the positions are kept as they finish: an interrupted reference
     // run is taken up where it stopped.
@@ -137,7 +160,6 @@ pub fn reference_run(
             done.pop().map(Done::into_positions).unwrap_or_default()
         }
     };
-    let mut warnings = Vec::new();
     let mut stored = false;
     // A fault is an accident of this run, not a property of the reference: a run with faults
     // is used once and never kept as the yardstick of later runs.
