@@ -986,6 +986,17 @@ fn engine_misuse_and_idle_options_name_the_fix() {
         (vec!["suite", bk, "--force"], "--json"),
         (
             vec![
+                "match",
+                "--a",
+                "default",
+                "--b",
+                "off",
+                "--sprt=NaN,5,0.05,0.05",
+            ],
+            "--sprt: 'NaN,5,0.05,0.05' is not 4 finite numbers separated by ','",
+        ),
+        (
+            vec![
                 "match", "--a", "default", "--b", "off", "--pgn", "g.pgn", "--force",
             ],
             "--force replaces the --json report only, and no --json FILE is given: a --pgn file is never written over, even with --force; continue its match with --resume, or name another --pgn than g.pgn",

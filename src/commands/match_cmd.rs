@@ -170,7 +170,7 @@ fn numbers<const N: usize>(text: &str, sep: char, what: &str) -> Result<[f64; N]
     let parts: Vec<&str> = text.split(sep).map(str::trim).collect();
     let bad = || {
         UserError(format!(
-            "{what}: '{text}' is not {N} numbers separated by '{sep}'"
+            "{what}: '{text}' is not {N} finite numbers separated by '{sep}'"
         ))
     };
     if parts.len() != N {
