@@ -709,6 +709,39 @@ fn tunable_crash_engine(dir: &Path, name: &str, good: u32) -> PathBuf {
     file
 }
 
+/// A reference run with faults, not cached because --no-cache asked for none: its faults are
+/// listed, with no warning that it was not cached.
+#[test]
+fn a_reference_run_with_faults_and_no_cache_lists_them_without_a_cache_warning() {
+    let dir = scratch("faults", "no-cache");
+    // No reference options: the engine crashes after two searches, in both runs.
+    let engine = tunable_crash_engine(&dir, "every3.toml", 2);
+    let suite = small_suite(&dir, 6);
+    let child = spawn(
+        &dir,
+        "suite",
+        &[
+            "suite",
+            path(&suite),
+            "--engine",
+            path(&engine),
+            "--nodes",
+            "1000",
+            "--threads",
+            "1",
+            "--no-cache",
+        ],
+    );
+    let run = finish(&dir, "suite", child);
+    run.assert_success();
+    run.assert_prints(
+        "reference run: engine faults on 2 of 6 positions (each scored unsolved; the engine was restarted):",
+    );
+    assert!(!run.stderr.contains("not cached"), "{}", run.stderr);
+    assert_none_left(&dir);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 #[test]
 fn a_tune_whose_engine_faults_on_every_search_fails_naming_it() {
     let dir = scratch("faults", "tune-all");

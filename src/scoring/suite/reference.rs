@@ -164,7 +164,7 @@ pub fn reference_run(
     // A fault is an accident of this run, not a property of the reference: a run with faults
     // is used once and never kept as the yardstick of later runs.
     let faults = results.iter().filter(|r| r.fault.is_some()).count();
-    if faults > 0 {
+    if faults > 0 && path.is_some() {
         warnings.push(format!(
             "the reference run is not cached: the engine faulted on {faults} position(s){}",
             if executor.is_none() && journal.is_some() {
