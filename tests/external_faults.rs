@@ -385,7 +385,7 @@ fn an_engine_past_the_node_budget_is_stopped_and_its_last_pv_within_it_taken() {
         assert_eq!(p["best_move"], first.as_str(), "{p}");
         assert_eq!(p["nodes"], 1000, "{p}");
     }
-    run.assert_prints("stopped past the node budget on 4 of 4 positions: it ignores go nodes; the last PV within the budget was taken");
+    run.assert_prints("stopped past the node budget on 4 of 4 positions: it does not stop at go nodes exactly; the last PV within the budget was taken");
     std::fs::remove_dir_all(dir).unwrap();
 }
 

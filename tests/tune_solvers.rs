@@ -158,11 +158,15 @@ fn nelder_mead_and_the_swarm_run_on_the_games_objective() {
 fn solver_options_that_do_not_fit_exit_2() {
     let dir = scratch("solvers", "bad");
     let suite = small_suite(&dir, 12);
-    let cases: [(&[&str], &str); 7] = [
+    let cases: [(&[&str], &str); 8] = [
         (&["--particles", "4"], "only with --solver pso"),
         (
             &["--solver", "spsa", "--design", "4"],
-            "only with --solver race",
+            "only with --solver race, and this tune's solver is spsa",
+        ),
+        (
+            &["--objective", "games", "--race-openings", "x.epd"],
+            "this tune's solver is spsa (spsa is the default with --objective games; the race tunes with --objective suite)",
         ),
         (
             &["--solver", "race", "--objective", "games"],

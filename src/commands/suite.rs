@@ -545,7 +545,7 @@ fn print_faults(score: &SuiteScore) {
     if score.overshot > 0 {
         println!();
         println!(
-            "stopped past the node budget on {} of {} positions: it ignores go nodes; the last PV within the budget was taken",
+            "stopped past the node budget on {} of {} positions: it does not stop at go nodes exactly; the last PV within the budget was taken",
             score.overshot,
             score.positions.len()
         );

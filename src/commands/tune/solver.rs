@@ -108,9 +108,15 @@ pub fn setup(args: &TuneArgs, space: &Space) -> Result<SolverSetup> {
             || !args.race_pairs.is_empty()
             || args.race_openings.is_some())
     {
-        return Err(UserError(
-            "--design, --screen, --finalists, --race-pairs and --race-openings: only with --solver race".into(),
-        )
+        let why = if args.objective == super::games::ObjectiveKind::Games {
+            " (spsa is the default with --objective games; the race tunes with --objective suite)"
+        } else {
+            ""
+        };
+        return Err(UserError(format!(
+            "--design, --screen, --finalists, --race-pairs and --race-openings: only with --solver race, and this tune's solver is {}{why}",
+            kind.name()
+        ))
         .into());
     }
     no_empty_rounds(&args.race_pairs)?;
