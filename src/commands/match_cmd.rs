@@ -283,21 +283,28 @@ fn session_error(e: SessionError, pgn: Option<&std::path::Path>) -> anyhow::Erro
     }
 }
 
+/// `--force` replaces the --json report: without one it does nothing, and a --pgn is never
+/// written over.
+fn force_needs_json(args: &MatchArgs) -> Result<(), UserError> {
+    if !args.force || args.json.is_some() {
+        return Ok(());
+    }
+    let pgn = match &args.pgn {
+        Some(pgn) => format!(
+            ": a --pgn file is never written over, even with --force; continue its match with --resume, or name another --pgn than {}",
+            pgn.display()
+        ),
+        None => String::new(),
+    };
+    Err(UserError(format!(
+        "--force replaces the --json report only, and no --json FILE is given{pgn}"
+    )))
+}
+
 /// Refuses a --pgn or --json that names one of the match's inputs (the book, a tuned side, an
 /// engine file).
 fn check_outputs(args: &MatchArgs) -> Result<(), UserError> {
-    if args.force && args.json.is_none() {
-        let pgn = match &args.pgn {
-            Some(pgn) => format!(
-                ": a --pgn file is never written over, even with --force; continue its match with --resume, or name another --pgn than {}",
-                pgn.display()
-            ),
-            None => String::new(),
-        };
-        return Err(UserError(format!(
-            "--force replaces the --json report only, and no --json FILE is given{pgn}"
-        )));
-    }
+    force_needs_json(args)?;
     let mut inputs: Vec<(&str, &std::path::Path)> =
         vec![("the opening book", args.openings.as_path())];
     for (what, spec) in [("--a", &args.a), ("--b", &args.b)] {

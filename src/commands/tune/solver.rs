@@ -89,6 +89,30 @@ impl SolverSetup {
     }
 }
 
+/// The race's options (`--design`, `--screen`, `--finalists`, `--race-pairs`,
+/// `--race-openings`) with another solver are refused, naming the solver in effect.
+fn race_options_only_with_race(args: &TuneArgs, kind: SolverKind) -> Result<()> {
+    if kind == SolverKind::Race
+        || (args.design.is_none()
+            && args.screen.is_none()
+            && args.finalists.is_none()
+            && args.race_pairs.is_empty()
+            && args.race_openings.is_none())
+    {
+        return Ok(());
+    }
+    let why = if args.objective == super::games::ObjectiveKind::Games {
+        " (spsa is the default with --objective games; the race tunes with --objective suite)"
+    } else {
+        ""
+    };
+    Err(UserError(format!(
+        "--design, --screen, --finalists, --race-pairs and --race-openings: only with --solver race, and this tune's solver is {}{why}",
+        kind.name()
+    ))
+    .into())
+}
+
 /// Checks the solver arguments and works out the settings.
 pub fn setup(args: &TuneArgs, space: &Space) -> Result<SolverSetup> {
     let kind = args.solver();
@@ -101,24 +125,7 @@ pub fn setup(args: &TuneArgs, space: &Space) -> Result<SolverSetup> {
             UserError("--particles 0: the swarm needs at least one particle".into()).into(),
         );
     }
-    if kind != SolverKind::Race
-        && (args.design.is_some()
-            || args.screen.is_some()
-            || args.finalists.is_some()
-            || !args.race_pairs.is_empty()
-            || args.race_openings.is_some())
-    {
-        let why = if args.objective == super::games::ObjectiveKind::Games {
-            " (spsa is the default with --objective games; the race tunes with --objective suite)"
-        } else {
-            ""
-        };
-        return Err(UserError(format!(
-            "--design, --screen, --finalists, --race-pairs and --race-openings: only with --solver race, and this tune's solver is {}{why}",
-            kind.name()
-        ))
-        .into());
-    }
+    race_options_only_with_race(args, kind)?;
     no_empty_rounds(&args.race_pairs)?;
     if kind == SolverKind::Race && args.objective != super::games::ObjectiveKind::Suite {
         return Err(UserError(
