@@ -364,6 +364,10 @@ fn run(cli: Cli) -> Result<()> {
         Command::Uci => {
             let mut engine = marginal::uci::UciEngine::new(Box::new(std::io::stdout()));
             engine.run(std::io::BufReader::new(std::io::stdin()));
+            // Its reader gone, the session ended as a filter's does (status 141).
+            if engine.output_closed() {
+                return Err(std::io::Error::from(std::io::ErrorKind::BrokenPipe).into());
+            }
             if let Some(e) = marginal::uci::output_error() {
                 return Err(UserError(format!("cannot write standard output: {e}")).into());
             }

@@ -43,8 +43,34 @@ pub const QUOTE_CHARS: usize = crate::formats::EXCERPT_CHARS;
 /// Longest `info string` message written, characters (a last guard: input is quoted shorter).
 const MAX_INFO_CHARS: usize = 1000;
 
-/// A line-oriented writer shared by the protocol thread and the search thread.
-type Out = Arc<Mutex<Box<dyn Write + Send>>>;
+/// The protocol's output, shared by the protocol thread and the search thread.
+struct Output {
+    writer: Mutex<Box<dyn Write + Send>>,
+    /// A write found the output closed: whoever read it is gone, so the session ends.
+    closed: AtomicBool,
+    /// The search's stop flag, set when the output closes.
+    stop: Arc<AtomicBool>,
+    /// Wakes the command loop when the output closes (it waits on the input, which may stay
+    /// open after its reader is gone).
+    wake: Mutex<Option<Sender<String>>>,
+}
+
+impl Output {
+    fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::Relaxed)
+    }
+
+    /// The reader is gone: the search stops and the command loop ends.
+    fn close(&self) {
+        self.closed.store(true, Ordering::Relaxed);
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(wake) = self.wake.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+            let _ = wake.send(String::new());
+        }
+    }
+}
+
+type Out = Arc<Output>;
 
 /// The first write error other than a closed output (a full disk): the protocol goes on (there
 /// is no one to tell), and the command reports it at the end ([`output_error`]).
@@ -56,12 +82,21 @@ pub fn output_error() -> Option<String> {
 }
 
 fn say(out: &Out, line: &str) {
-    let mut w = out.lock().unwrap_or_else(|e| e.into_inner());
-    // A closed output (GUI gone) is not our error to report; any other is, at the end.
-    if let Err(e) = writeln!(w, "{line}").and_then(|()| w.flush())
-        && e.kind() != io::ErrorKind::BrokenPipe
-    {
-        let _ = WRITE_ERROR.set(e.to_string());
+    if out.is_closed() {
+        return;
+    }
+    let mut w = out.writer.lock().unwrap_or_else(|e| e.into_inner());
+    // A closed output (GUI gone) ends the session, and is not our error to report; any other
+    // is, at the end.
+    match writeln!(w, "{line}").and_then(|()| w.flush()) {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+            drop(w);
+            out.close();
+        }
+        Err(e) => {
+            let _ = WRITE_ERROR.set(e.to_string());
+        }
+        Ok(()) => {}
     }
 }
 
@@ -200,16 +235,24 @@ fn read_lines(mut input: impl BufRead, lines: &Sender<String>, out: &Out) {
             return;
         }
     }
+    // The end of input: the wake-up sender goes too, so the command loop sees the channel end.
+    out.wake.lock().unwrap_or_else(|e| e.into_inner()).take();
 }
 
 impl UciEngine {
     /// A new engine writing protocol lines to `output`.
     pub fn new(output: Box<dyn Write + Send>) -> UciEngine {
+        let stop = Arc::new(AtomicBool::new(false));
         UciEngine {
-            out: Arc::new(Mutex::new(output)),
+            out: Arc::new(Output {
+                writer: Mutex::new(output),
+                closed: AtomicBool::new(false),
+                stop: stop.clone(),
+                wake: Mutex::new(None),
+            }),
             searcher: Some(Searcher::new(DEFAULT_HASH_MB, Margins::default())),
             thread: None,
-            stop: Arc::new(AtomicBool::new(false)),
+            stop,
             infinite: false,
             position: Chess::default(),
             history: Vec::new(),
@@ -226,11 +269,14 @@ impl UciEngine {
     /// search to end.
     pub fn run(&mut self, input: impl BufRead + Send + 'static) {
         let (send, lines) = std::sync::mpsc::channel();
+        *self.out.wake.lock().unwrap_or_else(|e| e.into_inner()) = Some(send.clone());
         let out = self.out.clone();
         // Left blocked on its read at `quit`; the process ends without it.
         std::thread::spawn(move || read_lines(input, &send, &out));
         self.input = Some(lines);
-        loop {
+        // A closed output (`marginal uci | head -1`, a GUI gone while its pipe to us stays
+        // open) ends the session too: nothing more can be said.
+        while !self.out.is_closed() {
             let line = match self.pending.pop_front() {
                 Some(line) => line,
                 None => match self.input.as_ref().map(Receiver::recv) {
@@ -246,6 +292,11 @@ impl UciEngine {
         // and sends its best move at once (a GUI that closed the pipe waits for nothing, and
         // `go depth 99999` cannot outlive its input).
         self.finish_search(true);
+    }
+
+    /// Whether the session ended because its output was closed (the reader gone).
+    pub fn output_closed(&self) -> bool {
+        self.out.is_closed()
     }
 
     /// Handles one command line. Returns false on `quit`.
@@ -523,7 +574,8 @@ impl UciEngine {
         }
         self.infinite = limits.infinite;
         let mut searcher = self.searcher.take().expect("searcher present when idle");
-        self.stop.store(self.quitting, Ordering::Relaxed);
+        self.stop
+            .store(self.quitting || self.out.is_closed(), Ordering::Relaxed);
         searcher.set_stop_flag(Some(self.stop.clone()));
         let out = self.out.clone();
         let pos = self.position.clone();

@@ -37,6 +37,49 @@ fn a_closed_stdout_ends_the_command_quietly() {
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
+/// `marginal uci` whose reader goes while its input stays open (a GUI that died, `| head -1`):
+/// the search stops and the session ends with status 141, instead of searching on for as long
+/// as the input is open (C001).
+#[test]
+fn uci_ends_when_its_reader_is_gone_though_its_input_stays_open() {
+    use std::io::Write;
+    for go in ["go infinite", "go depth 99999"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_marginal"))
+            .arg("uci")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut input = child.stdin.take().unwrap();
+        writeln!(input, "position startpos\n{go}").unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        assert!(!line.is_empty(), "{go}: wrote nothing");
+        // The reader is gone (its end of the pipe dropped); the input is still open.
+        let waited = std::time::Instant::now();
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break Some(status);
+            }
+            if waited.elapsed() > std::time::Duration::from_secs(30) {
+                child.kill().unwrap();
+                child.wait().unwrap();
+                break None;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        assert_eq!(
+            status.and_then(|s| s.code()),
+            Some(141),
+            "{go}: still searching 30 s after its reader went"
+        );
+        drop(input);
+    }
+}
+
 #[test]
 fn a_standard_output_closed_from_the_start_is_refused() {
     // `marginal params >&-`: the runtime would put /dev/null there and lose every result.
