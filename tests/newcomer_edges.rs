@@ -1144,6 +1144,28 @@ fn a_damaged_checkpoint_run_record_is_said_to_be_damaged() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// D008: `tune --resume DIR` of a checkpoint whose `args.json` is damaged says so and the way
+/// on (the tune's own command rewrites it); taken, that way works.
+#[test]
+fn a_damaged_checkpoint_arguments_record_names_the_way_on() {
+    let (dir, ckpt, args) = tuned_into_checkpoint("damaged-args");
+    let c = ckpt.to_str().unwrap();
+    std::fs::write(ckpt.join("args.json"), "").unwrap();
+    refused(
+        &["tune", "--resume", c],
+        &dir,
+        &format!(
+            "args.json:1: the checkpoint's record of its arguments is damaged (EOF while parsing a value at line 1 column 0): rerun the tune's own command (not --resume), which writes the record afresh and reuses the evaluations logged in {c}, or remove that directory to start afresh"
+        ),
+    );
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let again = marginal(&args, &dir);
+    assert!(again.status.success(), "{}", said(&again));
+    let record = std::fs::read_to_string(ckpt.join("args.json")).unwrap();
+    serde_json::from_str::<serde_json::Value>(&record).unwrap();
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 /// G023: outside a terminal a match's progress lines come at most every few seconds, so its
 /// last line is printed at the end: the same games and score as the summary after it.
 #[test]

@@ -1362,9 +1362,10 @@ fn resolve(args: TuneArgs) -> Result<(TuneArgs, Arc<EngineDef>, Space)> {
             })?;
             let mut recorded: TuneArgs = serde_json::from_str(&text).map_err(|e| {
                 UserError(format!(
-                    "--resume: {}:{}: not a tune checkpoint: {e}",
+                    "--resume: {}:{}: the checkpoint's record of its arguments is damaged ({e}): rerun the tune's own command (not --resume), which writes the record afresh and reuses the evaluations logged in {}, or remove that directory to start afresh",
                     path.display(),
-                    e.line()
+                    e.line(),
+                    dir.display()
                 ))
             })?;
             say_ignored_with_resume(&engine_override(&args, &mut recorded), dir);
