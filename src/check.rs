@@ -246,7 +246,7 @@ pub struct EngineCheck {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub external: Option<String>,
     /// The signature the figures were measured with (hex): marginal's bench signature, or an
-    /// external engine's description digest (its engine file's content).
+    /// external engine's content digest (its engine file's content).
     pub recorded_signature: String,
     /// This engine's signature.
     pub signature: String,

@@ -985,6 +985,10 @@ fn engine_misuse_and_idle_options_name_the_fix() {
         ),
         (vec!["suite", bk, "--force"], "--json"),
         (
+            vec!["tune", "--c-end", "futility_margin=1e309"],
+            "--c-end 'futility_margin=1e309' is not [name=]VALUE with a finite positive number",
+        ),
+        (
             vec![
                 "match",
                 "--a",

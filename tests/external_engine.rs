@@ -691,7 +691,7 @@ fn check_holds_with_the_engine_file_given_or_as_recorded() {
     user_error(
         &out,
         &[
-            "changed since the file was tuned",
+            "changed since the file was tuned (content digest ",
             &format!("give --engine {}", text(&changed)),
         ],
         "check with a changed engine file",

@@ -117,6 +117,21 @@ fn a_short_tune_writes_a_file_that_parses_back_and_is_reproducible() {
         error.contains("bad.json:2") && error.contains("tuned/9"),
         "{error}"
     );
+    // JSON that is no tuned file says so (H041: it said `format missing is not ...`).
+    for (text, says) in [
+        (
+            "[1, 2]",
+            "no \"format\" field (a tuned file has \"format\": \"marginal-tuned/1\"): not a tuned file",
+        ),
+        (
+            "{\"format\": 7}",
+            "format 7 is not \"marginal-tuned/1\": not a tuned file",
+        ),
+    ] {
+        std::fs::write(&bad, text).unwrap();
+        let error = TunedFile::read(&bad).unwrap_err().to_string();
+        assert!(error.contains(says), "{error}");
+    }
     // The same seed in a fresh directory gives the same margins.
     let again = tune(&dir, &suite, "b.json", &[]);
     assert!(again.status.success());

@@ -174,7 +174,7 @@ pub struct Report {
     pub marginal: String,
     /// The engine's name.
     pub engine: String,
-    /// Its signature (bench of the built-in engine; description digest of an external one).
+    /// Its signature (bench of the built-in engine; content digest of an external one).
     pub engine_signature: String,
     /// Its engine file, for an external engine.
     pub engine_source: Option<String>,

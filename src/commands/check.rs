@@ -114,7 +114,7 @@ fn engine(
     let def = super::engine_def(Some(&path), None, &[])?;
     if def.signature() != record.signature {
         return Err(UserError(format!(
-            "{}: the engine file {} changed since the file was tuned (description digest {}, recorded {}): \
+            "{}: the engine file {} changed since the file was tuned (content digest {}, recorded {}): \
              give --engine {} to check with it as it is now",
             args.file.display(),
             path.display(),
@@ -344,15 +344,15 @@ fn print_engine(e: &check::EngineCheck) {
             e.signature, e.recorded_signature, e.bench_nodes, e.recorded_bench_nodes
         ),
         (Some(external), true) => println!(
-            "engine: {external}, description digest {} as recorded: every figure must come out identical (the digest covers the engine's description, not its program: a rebuilt engine shows as changed figures)",
+            "engine: {external}, content digest {} as recorded: every figure must come out identical (the digest covers the engine's description, not its program: a rebuilt engine shows as changed figures)",
             e.signature
         ),
         (Some(external), false) if e.signature == e.recorded_signature => println!(
-            "engine: {external}, description digest {} as recorded; its engine file says its searches do not repeat exactly (deterministic = false), so figures may move by a few nodes: judging by the statistics",
+            "engine: {external}, content digest {} as recorded; its engine file says its searches do not repeat exactly (deterministic = false), so figures may move by a few nodes: judging by the statistics",
             e.signature
         ),
         (Some(external), false) => println!(
-            "engine: {external}, description digest {} differs from the recorded {}: the description changed since the figures were measured, so they may move; judging by the statistics",
+            "engine: {external}, content digest {} differs from the recorded {}: the description changed since the figures were measured, so they may move; judging by the statistics",
             e.signature, e.recorded_signature
         ),
     }

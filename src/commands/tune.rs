@@ -170,7 +170,7 @@ pub struct TuneArgs {
     #[arg(long)]
     checkpoint: Option<PathBuf>,
     /// Resume the run whose checkpoint directory this is, with its recorded arguments. When
-    /// the run's engine file changed since the run started (its description digest, which
+    /// the run's engine file changed since the run started (its content digest, which
     /// the checkpoint records), the resume is refused; `--resume DIR --engine FILE` (the
     /// file the run records) resumes with the engine file as it is now, as `check --engine`
     /// checks with it.
@@ -805,7 +805,7 @@ fn run_identity(
             continue;
         }
         let changed = format!(
-            "the engine file {file} changed since the run started (description digest {now}, {} then)",
+            "the engine file {file} changed since the run started (content digest {now}, {} then)",
             engine.signature
         );
         if args.engine_as_is {

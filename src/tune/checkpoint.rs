@@ -123,7 +123,7 @@ pub struct RecordedEngine {
     /// Its engine file (or `--engine-cmd ...`); absent for marginal's own engine.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
-    /// Its signature then (an external engine's description digest, hex).
+    /// Its signature then (an external engine's content digest, hex).
     pub signature: String,
 }
 

@@ -519,12 +519,12 @@ impl TunedFile {
                 Some(f) if f.starts_with("marginal-tuned/") => format!(
                     "format \"{f}\" is another version of the tuned-file format: this marginal reads \"{TUNED_FORMAT}\" (a newer file needs a newer marginal)"
                 ),
-                _ => format!(
-                    "format {} is not \"{TUNED_FORMAT}\"",
-                    value
-                        .get("format")
-                        .map_or("missing".into(), |f| f.to_string())
-                ),
+                _ => match value.get("format") {
+                    Some(f) => format!("format {f} is not \"{TUNED_FORMAT}\": not a tuned file"),
+                    None => format!(
+                        "no \"format\" field (a tuned file has \"format\": \"{TUNED_FORMAT}\"): not a tuned file"
+                    ),
+                },
             };
             return Err(TunedError::Invalid {
                 path: path.to_path_buf(),

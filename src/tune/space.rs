@@ -47,7 +47,7 @@ pub enum SpaceError {
     #[error("no parameter to tune")]
     Empty,
     /// A `--c-end`/`--r-end` entry that is not `[name=]VALUE` with a positive finite value.
-    #[error("{flag} '{text}' is not [name=]VALUE with a positive number")]
+    #[error("{flag} '{text}' is not [name=]VALUE with a finite positive number")]
     BadSchedule {
         /// The option (`--c-end` or `--r-end`).
         flag: &'static str,
