@@ -280,6 +280,54 @@ fn sigterm_stops_it_as_ctrl_c_does_even_delivered_twice() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// A built-in search that would run for hours (depth 60) ends at the first Ctrl-C or SIGTERM:
+/// the match stops at once with the command that resumes and exit 130 (campaign 17 C001/C002:
+/// the search went on, and only a second signal stopped the match).
+#[cfg(unix)]
+#[test]
+fn one_signal_stops_a_match_in_the_middle_of_a_long_search() {
+    let dir = scratch("match", "long-search");
+    for which in ["-INT", "-TERM"] {
+        let name = &which[1..];
+        let pgn = dir.join(format!("{name}.pgn"));
+        let args = ["--depth", "60", "--games", "2", "--pgn", path(&pgn)];
+        let mut child = spawn(&dir, name, &args);
+        // Searching once the header is out (the games start right after it).
+        let out = dir.join(format!("{name}.out"));
+        while !std::fs::read_to_string(&out)
+            .unwrap()
+            .contains("marginal match:")
+        {
+            assert!(
+                child.try_wait().unwrap().is_none(),
+                "ended before its games"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        std::thread::sleep(Duration::from_millis(300));
+        signal(&child, which);
+        let signalled = Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if signalled.elapsed() > Duration::from_secs(60) {
+                let _ = child.kill();
+                panic!("{which}: still searching a minute after the signal");
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let run = finish(&dir, name, child);
+        assert_eq!(run.status.code(), Some(130), "{which}: {}", run.stderr);
+        assert!(
+            run.stderr.contains(&format!(
+                "interrupted after 0 whole pairs; the same command with --resume goes on from {}",
+                pgn.display()
+            )),
+            "{which}: {}",
+            run.stderr
+        );
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 /// A 4-pair match at 300 nodes a move, seed 3.
 const SMALL: [&str; 6] = ["--nodes", "300", "--games", "8", "--seed", "3"];
 

@@ -4,6 +4,7 @@
 //! own `option` lines. A [`Worker`] searches with a setting, whichever engine it is.
 
 use std::fmt;
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -742,6 +743,15 @@ impl Worker {
                 hash_mb,
                 process: None,
             })),
+        }
+    }
+
+    /// Installs a flag that stops the built-in search when set (an interrupted match: the move
+    /// in progress ends at once). An external engine is stopped by killing it instead
+    /// ([`crate::engine::external::kill_all`]), so it ignores the flag.
+    pub fn set_stop_flag(&mut self, flag: Option<Arc<AtomicBool>>) {
+        if let Worker::Builtin(s) = self {
+            s.set_stop_flag(flag);
         }
     }
 

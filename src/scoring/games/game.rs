@@ -2,6 +2,8 @@
 //! moves, insufficient material), optional adjudication, a ply cap, and real clocks.
 
 use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
@@ -76,6 +78,13 @@ impl EnginePlayer {
             worker: Worker::new(&setting.into(), hash_mb),
             pending: None,
         }
+    }
+
+    /// The same player, whose built-in search stops at once when `flag` is set (see
+    /// [`Worker::set_stop_flag`]).
+    pub fn stopped_by(mut self, flag: Arc<AtomicBool>) -> EnginePlayer {
+        self.worker.set_stop_flag(Some(flag));
+        self
     }
 }
 

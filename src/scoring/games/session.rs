@@ -10,6 +10,7 @@
 use std::fs::File;
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -311,23 +312,20 @@ impl Session {
         };
         let result = match executor {
             None => {
-                let factory_a = || -> Box<dyn Player> {
-                    Box::new(EnginePlayer::new(
-                        a.name.clone(),
-                        a.setting.clone(),
-                        hash_mb,
-                    ))
+                // Raised with the interrupt: a built-in search in progress ends at once (a
+                // long one would hold the match for minutes), and its game is abandoned.
+                let stop = Arc::new(AtomicBool::new(false));
+                let player = |side: &Side| -> Box<dyn Player> {
+                    Box::new(
+                        EnginePlayer::new(side.name.clone(), side.setting.clone(), hash_mb)
+                            .stopped_by(stop.clone()),
+                    )
                 };
-                let factory_b = || -> Box<dyn Player> {
-                    Box::new(EnginePlayer::new(
-                        b.name.clone(),
-                        b.setting.clone(),
-                        hash_mb,
-                    ))
-                };
+                let factory_a = || player(&a);
+                let factory_b = || player(&b);
                 let finished = AtomicBool::new(false);
                 Ok(std::thread::scope(|scope| {
-                    scope.spawn(|| stop_engines_on(interrupt, &finished));
+                    scope.spawn(|| stop_engines_on(interrupt, &finished, &stop));
                     let result = run_match_from(
                         &factory_a,
                         &factory_b,
@@ -382,12 +380,14 @@ impl Session {
     }
 }
 
-/// Once `interrupt` is raised, kills every external engine (again every few milliseconds, for
-/// any started since) until `finished`: a game in flight then stops at once, even against an
-/// engine that would hang until its timeout, and is abandoned.
-fn stop_engines_on(interrupt: &AtomicBool, finished: &AtomicBool) {
+/// Once `interrupt` is raised, raises `searches` (the built-in searches' stop flag) and kills
+/// every external engine (again every few milliseconds, for any started since) until
+/// `finished`: a game in flight then stops at once, even in a long search or against an engine
+/// that would hang until its timeout, and is abandoned.
+fn stop_engines_on(interrupt: &AtomicBool, finished: &AtomicBool, searches: &AtomicBool) {
     while !finished.load(Ordering::Relaxed) {
         if interrupt.load(Ordering::Relaxed) {
+            searches.store(true, Ordering::Relaxed);
             kill_all();
         }
         std::thread::sleep(Duration::from_millis(20));
