@@ -127,6 +127,7 @@ fn a_short_tune_writes_a_file_that_parses_back_and_is_reproducible() {
             "{\"format\": 7}",
             "format 7 is not \"marginal-tuned/1\": not a tuned file",
         ),
+        (" \n", "bad.json:1: the file is empty"),
     ] {
         std::fs::write(&bad, text).unwrap();
         let error = TunedFile::read(&bad).unwrap_err().to_string();

@@ -87,6 +87,13 @@ pub fn read_text(path: &Path) -> Result<String, TunedError> {
 /// Not valid JSON: the error names the file, line and column.
 pub fn document<'t>(path: &Path, text: &'t str) -> Result<(&'t str, Value), TunedError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if text.trim().is_empty() {
+        return Err(TunedError::Invalid {
+            path: path.to_path_buf(),
+            line: 1,
+            message: "the file is empty (a run killed while writing it, or a file made elsewhere): not a tuned file".into(),
+        });
+    }
     let json_error = |e: serde_json::Error| TunedError::Json {
         path: path.to_path_buf(),
         line: e.line(),
