@@ -529,6 +529,30 @@ fn an_existing_pgn_is_never_written_over() {
             .len(),
         8
     );
+    // Another match's --json onto that match's settings record is refused even with --force
+    // (campaign 18 A044): without it, that match could not be resumed.
+    let record = dir.join("games.pgn.match.json");
+    let kept = std::fs::read(&record).unwrap();
+    let out = run(
+        &dir,
+        "onto-record",
+        &[
+            "--games",
+            "2",
+            "--nodes",
+            "300",
+            "--json",
+            path(&record),
+            "--force",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("is the settings record of a match's PGN file: marginal never replaces it, even with --force"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(std::fs::read(&record).unwrap(), kept);
     // --resume needs --pgn.
     let out = run(&dir, "no-pgn", &["--games", "2", "--resume"]);
     assert_eq!(out.status.code(), Some(2));

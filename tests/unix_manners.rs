@@ -37,6 +37,40 @@ fn a_closed_stdout_ends_the_command_quietly() {
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
+/// A reader that goes after the first line (`| head -1`) ends marginal at the next line it
+/// prints, but the --json report of the work done is written first (campaign 18 A051: a
+/// match played every game and lost its report).
+#[test]
+fn a_closed_stdout_does_not_take_the_json_report_with_it() {
+    let dir = std::env::temp_dir().join(format!("marginal-closed-json-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (m, s) = (dir.join("m.json"), dir.join("s.json"));
+    let (m_path, s_path) = (m.to_str().unwrap(), s.to_str().unwrap());
+    let runs: [&[&str]; 2] = [
+        &[
+            "match", "--a", "default", "--b", "off", "--games", "2", "--nodes", "300", "--json",
+            m_path,
+        ],
+        &[
+            "suite",
+            "data/suites/bk.epd",
+            "--nodes",
+            "300",
+            "--no-cache",
+            "--json",
+            s_path,
+        ],
+    ];
+    for (args, report) in runs.iter().zip([&m, &s]) {
+        let (status, stderr) = closed_after_one_line(args);
+        assert_eq!(status, Some(141), "{args:?}: {stderr}");
+        let text = std::fs::read_to_string(report).unwrap_or_default();
+        serde_json::from_str::<serde_json::Value>(&text)
+            .unwrap_or_else(|e| panic!("{args:?}: no whole report ({e}): {text}"));
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 /// `marginal uci` whose reader goes while its input stays open (a GUI that died, `| head -1`):
 /// the search stops and the session ends with status 141, instead of searching on for as long
 /// as the input is open (C001).

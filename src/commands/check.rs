@@ -280,6 +280,15 @@ pub fn run(args: CheckArgs) -> Result<()> {
         _ => None,
     };
     let report = prepared.judge(&now, games);
+    // The report is written before it is printed: a reader that goes (`| head -1`) ends
+    // marginal at the next line printed, and must not take the report with it.
+    if let Some(out) = &args.json {
+        write_atomic(
+            out,
+            (serde_json::to_string_pretty(&report)? + "\n").as_bytes(),
+        )
+        .with_context(|| format!("cannot write {}", out.display()))?;
+    }
     for side in &report.sides {
         print_side(side);
     }
@@ -295,11 +304,6 @@ pub fn run(args: CheckArgs) -> Result<()> {
         );
     }
     if let Some(out) = &args.json {
-        write_atomic(
-            out,
-            (serde_json::to_string_pretty(&report)? + "\n").as_bytes(),
-        )
-        .with_context(|| format!("cannot write {}", out.display()))?;
         println!("report written to {}", out.display());
     }
     if args.update {

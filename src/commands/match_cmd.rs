@@ -301,6 +301,22 @@ fn force_needs_json(args: &MatchArgs) -> Result<(), UserError> {
     )))
 }
 
+/// Refuses a --json onto the settings record of a match (`FILE.pgn.match.json`), even with
+/// --force: replaced, that match could never be resumed.
+fn not_a_settings_record(out: &std::path::Path) -> Result<(), UserError> {
+    let is_record = super::read_output(out).is_some_and(|text| {
+        serde_json::from_str::<serde_json::Value>(&text)
+            .is_ok_and(|v| v["format"] == record::RECORD_FORMAT)
+    });
+    if is_record {
+        return Err(UserError(format!(
+            "--json {} is the settings record of a match's PGN file: marginal never replaces it, even with --force (that match could not be resumed without it); give another --json",
+            out.display()
+        )));
+    }
+    Ok(())
+}
+
 /// Refuses a --pgn or --json that names one of the match's inputs (the book, a tuned side, an
 /// engine file).
 fn check_outputs(args: &MatchArgs) -> Result<(), UserError> {
@@ -353,6 +369,7 @@ fn check_outputs(args: &MatchArgs) -> Result<(), UserError> {
             .as_ref()
             .is_some_and(|p| std::fs::metadata(p).is_ok_and(|m| m.len() > 0));
     if let Some(out) = &args.json {
+        not_a_settings_record(out)?;
         if resuming {
             // The resumed match writes its own report again; any other file there is kept.
             let is_match_report = |text: String| {
@@ -567,10 +584,13 @@ pub fn run(args: MatchArgs) -> Result<()> {
 
     let pgn = args.pgn.as_deref();
     let result = play(session, executor.as_deref(), batch, sprt.as_ref(), pgn)?;
+    // The report is written before the summary is printed: a reader that goes (`| head -1`)
+    // ends marginal at the next line printed, and must not take the report with it.
+    let written = (args.json.as_ref())
+        .map(|path| write_report(path, &MatchReport::new(&result, &config, &args.a, &args.b)))
+        .transpose();
     summary(&result, sprt.as_ref(), &args);
-    if let Some(path) = &args.json {
-        write_report(path, &MatchReport::new(&result, &config, &args.a, &args.b))?;
-    }
+    written?;
     verdict(&result, sprt.as_ref(), &args)
 }
 

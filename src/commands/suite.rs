@@ -152,27 +152,10 @@ pub fn run(args: SuiteArgs) -> Result<()> {
     for warning in &score.warnings {
         eprintln!("warning: {warning}");
     }
-    say_same_searches(&score, &margins);
-    print_summary(&args, &scorer, &score);
-    print_faults(&score);
-    if args.verbose {
-        print_positions(&score.positions);
-    }
     let n = score.positions.len() - kept;
     let rate = n as f64 / elapsed.max(1e-9);
-    let on = if args.executor.is_slurm() {
-        "Slurm".to_string()
-    } else {
-        format!("{threads} thread(s)")
-    };
-    if kept == 0 {
-        println!("{n} positions in {elapsed:.2} s: {rate:.1} positions/s on {on}");
-    } else {
-        println!(
-            "{n} positions searched in {elapsed:.2} s: {rate:.1} positions/s on {on} ({kept} more kept from the earlier unfinished run)"
-        );
-    }
-
+    // The report is written before anything is printed: a reader that goes (`| head -1`) ends
+    // marginal at the next line printed, and must not take the report with it.
     if let Some(path) = &args.json {
         let report = Report {
             score: &score,
@@ -188,8 +171,29 @@ pub fn run(args: SuiteArgs) -> Result<()> {
         let text = serde_json::to_string_pretty(&report)?;
         marginal::formats::write_atomic(path, (text + "\n").as_bytes())
             .with_context(|| format!("cannot write JSON report {}", path.display()))?;
+    }
+    say_same_searches(&score, &margins);
+    print_summary(&args, &scorer, &score);
+    print_faults(&score);
+    if args.verbose {
+        print_positions(&score.positions);
+    }
+    let on = if args.executor.is_slurm() {
+        "Slurm".to_string()
+    } else {
+        format!("{threads} thread(s)")
+    };
+    if kept == 0 {
+        println!("{n} positions in {elapsed:.2} s: {rate:.1} positions/s on {on}");
+    } else {
+        println!(
+            "{n} positions searched in {elapsed:.2} s: {rate:.1} positions/s on {on} ({kept} more kept from the earlier unfinished run)"
+        );
+    }
+    if let Some(path) = &args.json {
         println!("report written to {}", path.display());
     }
+
     // An engine that faulted on every search gave nothing to score: the figures above are not
     // an objective of the set, and the command fails (the faults are listed above).
     super::searched_something(&def, "the suite", score.positions.iter().map(|p| &p.result))?;

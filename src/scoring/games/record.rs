@@ -28,7 +28,7 @@ impl std::fmt::Display for RecordError {
 impl std::error::Error for RecordError {}
 
 /// The `format` of a settings record; bumped when a setting is added or changes meaning.
-const RECORD_FORMAT: &str = "marginal-match-pgn/1";
+pub const RECORD_FORMAT: &str = "marginal-match-pgn/1";
 
 /// The settings of a match that decide its games, in order: what the user would write on the
 /// command line (or a description of it) with its canonical value. Two runs with equal settings
