@@ -114,6 +114,14 @@ fn a_set_at_its_minimum_margins_is_caught_and_the_changed_positions_are_named() 
     assert!(said.contains("the file was edited"), "{said}");
     assert!(said.contains("data/suites/wac.epd"), "{said}");
     assert!(!r.margins_as_measured);
+    // The last word names the edit and the way to record it (campaign 18 H029).
+    assert!(
+        said.contains(&format!(
+            "its margins are not the ones its figures were measured with (edited since the run), so the figures moved with the edit: if the edit was deliberate, `marginal check {} --update` records the figures of these margins",
+            file.display()
+        )),
+        "{said}"
+    );
     assert!(
         r.findings
             .iter()

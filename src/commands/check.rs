@@ -564,8 +564,18 @@ fn verdict(report: &CheckReport) -> Result<()> {
             for f in &report.findings {
                 println!("  - {}", f.message);
             }
+            // A hand edit of the margins is the likely cause, and not the engine's: said last,
+            // where the eye lands.
+            let edited = if report.margins_as_measured {
+                String::new()
+            } else {
+                format!(
+                    "; its margins are not the ones its figures were measured with (edited since the run), so the figures moved with the edit: if the edit was deliberate, `marginal check {} --update` records the figures of these margins",
+                    report.file
+                )
+            };
             Err(Failed(format!(
-                "{}: the tuned set regressed ({} finding(s))",
+                "{}: the tuned set regressed ({} finding(s)){edited}",
                 report.file,
                 report.findings.len()
             ))
