@@ -280,15 +280,7 @@ pub fn run(args: CheckArgs) -> Result<()> {
         _ => None,
     };
     let report = prepared.judge(&now, games);
-    // The report is written before it is printed: a reader that goes (`| head -1`) ends
-    // marginal at the next line printed, and must not take the report with it.
-    if let Some(out) = &args.json {
-        write_atomic(
-            out,
-            (serde_json::to_string_pretty(&report)? + "\n").as_bytes(),
-        )
-        .with_context(|| format!("cannot write {}", out.display()))?;
-    }
+    write_json(&args, &report)?;
     for side in &report.sides {
         print_side(side);
     }
@@ -514,6 +506,19 @@ fn print_changed(side: &SideCheck) {
             );
         }
     }
+}
+
+/// Writes the --json report, before it is printed: a reader that goes (`| head -1`) ends
+/// marginal at the next line printed, and must not take the report with it.
+fn write_json(args: &CheckArgs, report: &CheckReport) -> Result<()> {
+    if let Some(out) = &args.json {
+        write_atomic(
+            out,
+            (serde_json::to_string_pretty(report)? + "\n").as_bytes(),
+        )
+        .with_context(|| format!("cannot write {}", out.display()))?;
+    }
+    Ok(())
 }
 
 /// Prints the verdict; a regression is exit status 1.
