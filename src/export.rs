@@ -385,11 +385,19 @@ impl Export<'_> {
                     one_line(&p.engine_signature),
                     p.engine_bench_nodes
                 ),
+                // The engine file's content digest as recorded with the figures (what `check`
+                // compares); a file re-measured with `check --update` after the engine file
+                // changed was tuned with another, said beside it.
                 Some(engine) => format!(
-                    "Engine: {}, an external UCI engine described by {} (digest {}); the rows are its UCI options.",
+                    "Engine: {}, an external UCI engine described by {} (content digest {}{}); the rows are its UCI options.",
                     one_line(&engine.name),
                     one_line(&engine.source),
-                    one_line(&p.engine_signature)
+                    one_line(&engine.signature),
+                    if p.engine_signature == engine.signature {
+                        String::new()
+                    } else {
+                        format!(", tuned when it was {}", one_line(&p.engine_signature))
+                    }
                 ),
             },
             rows,

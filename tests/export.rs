@@ -461,3 +461,36 @@ fn the_calibration_line_leads_with_what_the_record_is() {
         assert!(stderr.starts_with(start), "{file}: {stderr}");
     }
 }
+
+/// An external engine's export names the engine file's content digest recorded with the
+/// figures (what `check` compares), and the one it was tuned with when they differ (campaign
+/// 18 H016: it gave the tuning's as "digest", and check the other one).
+#[test]
+fn an_external_engines_export_names_its_content_digest() {
+    for (file, format) in [
+        ("tuned/toga2-suite.json", "rust"),
+        ("tuned/toga2-spsa-games.json", "c"),
+    ] {
+        let doc: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(file)).unwrap(),
+        )
+        .unwrap();
+        let (now, then) = (
+            doc["engine"]["signature"].as_str().unwrap(),
+            doc["provenance"]["engine_signature"].as_str().unwrap(),
+        );
+        let digest = if now == then {
+            format!("(content digest {now});")
+        } else {
+            format!("(content digest {now}, tuned when it was {then});")
+        };
+        let out = export(&[file, "--format", format]);
+        assert!(
+            out.status.success(),
+            "{file}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(text.contains(&digest), "{file}: no '{digest}' in:\n{text}");
+    }
+}
