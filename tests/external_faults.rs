@@ -148,31 +148,32 @@ fn path(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
+/// `marginal suite` of the first `positions` WAC positions (written into `dir`) with `engine`
+/// at 1,000 nodes on one thread, and `extra` arguments, run to its end.
+fn suite_run(dir: &Path, engine: &Path, positions: usize, extra: &[&str]) -> Run {
+    let epd = small_suite(dir, positions);
+    let mut args = vec![
+        "suite",
+        path(&epd),
+        "--engine",
+        path(engine),
+        "--nodes",
+        "1000",
+        "--threads",
+        "1",
+    ];
+    args.extend_from_slice(extra);
+    finish(dir, "suite", spawn(dir, "suite", &args))
+}
+
 /// `marginal suite` of the first `positions` WAC positions at 1,000 nodes on one thread (so
 /// one engine process at a time sees the positions one after the other) with the fake engine
 /// in `mode` after `good` good searches; the run, its JSON report and `dir`.
 fn suite(mode: &str, good: u32, positions: usize) -> (Run, Value, PathBuf) {
     let dir = scratch("faults", &format!("suite-{mode}"));
     let engine = engine_file(&dir, "fake", mode, good, SHORT_MS);
-    let epd = small_suite(&dir, positions);
     let json = dir.join("report.json");
-    let child = spawn(
-        &dir,
-        "suite",
-        &[
-            "suite",
-            path(&epd),
-            "--engine",
-            path(&engine),
-            "--nodes",
-            "1000",
-            "--threads",
-            "1",
-            "--json",
-            path(&json),
-        ],
-    );
-    let run = finish(&dir, "suite", child);
+    let run = suite_run(&dir, &engine, positions, &["--json", path(&json)]);
     assert_none_left(&dir);
     let report = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     (run, report, dir)
@@ -716,23 +717,7 @@ fn a_reference_run_with_faults_and_no_cache_lists_them_without_a_cache_warning()
     let dir = scratch("faults", "no-cache");
     // No reference options: the engine crashes after two searches, in both runs.
     let engine = tunable_crash_engine(&dir, "every3.toml", 2);
-    let suite = small_suite(&dir, 6);
-    let child = spawn(
-        &dir,
-        "suite",
-        &[
-            "suite",
-            path(&suite),
-            "--engine",
-            path(&engine),
-            "--nodes",
-            "1000",
-            "--threads",
-            "1",
-            "--no-cache",
-        ],
-    );
-    let run = finish(&dir, "suite", child);
+    let run = suite_run(&dir, &engine, 6, &["--no-cache"]);
     run.assert_success();
     run.assert_prints(
         "reference run: engine faults on 2 of 6 positions (each scored unsolved; the engine was restarted):",
