@@ -131,6 +131,26 @@ fn table_json_and_cache() {
     assert!(stdout3.contains("computed and cached"), "{stdout3}");
     let again: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(again["positions"], report["positions"]);
+    // So is one edited by hand that still parses: its node counts set to 1 are not taken for
+    // the reference's figures.
+    let mut edited: Value =
+        serde_json::from_str(&std::fs::read_to_string(&cached[0]).unwrap()).unwrap();
+    for p in edited["value"].as_array_mut().unwrap() {
+        p["nodes"] = Value::from(1);
+    }
+    std::fs::write(&cached[0], serde_json::to_vec(&edited).unwrap()).unwrap();
+    let fourth = marginal(&args, &dir.join("cache"));
+    let (stdout4, stderr4) = text(&fourth);
+    assert!(fourth.status.success(), "{stderr4}");
+    assert!(
+        stderr4.contains("was damaged")
+            && stderr4.contains("edited after it was written")
+            && stderr4.contains("searched afresh and replaced"),
+        "{stderr4}"
+    );
+    assert!(stdout4.contains("computed and cached"), "{stdout4}");
+    let again: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(again["positions"], report["positions"]);
     std::fs::remove_dir_all(dir).unwrap();
 }
 

@@ -20,7 +20,7 @@ use shakmaty::fen::Fen;
 use shakmaty::{Chess, EnPassantMode, Position};
 
 use crate::engine::{Setting, Worker};
-use crate::formats::{Fnv, uci_move, write_atomic};
+use crate::formats::{Fnv, Sealed, uci_move, write_atomic};
 use crate::scoring::suite::SuiteLimit;
 
 /// Default clamp of one position's loss, eval units (about centipawns).
@@ -168,8 +168,9 @@ impl MoveQuality {
         let cached: Option<Vec<Deep>> = reference_path
             .as_ref()
             .and_then(|p| std::fs::read_to_string(p).ok())
-            .and_then(|t| serde_json::from_str(&t).ok())
-            .filter(|r: &Vec<Deep>| r.len() == positions.len());
+            .and_then(|t| serde_json::from_str::<Sealed<Vec<Deep>>>(&t).ok())
+            .and_then(|sealed| sealed.open().ok())
+            .filter(|r| r.len() == positions.len());
         let reference = match cached {
             Some(r) => r,
             None => {
@@ -192,7 +193,9 @@ impl MoveQuality {
                     // A cache that cannot be written only costs time on the next run.
                     let _ = write_atomic(
                         p,
-                        serde_json::to_string(&out).unwrap_or_default().as_bytes(),
+                        serde_json::to_string(&Sealed::new(&out))
+                            .unwrap_or_default()
+                            .as_bytes(),
                     );
                 }
                 out
@@ -201,7 +204,8 @@ impl MoveQuality {
         let values: HashMap<(usize, String), i32> = cache
             .as_ref()
             .and_then(|p| std::fs::read_to_string(p).ok())
-            .and_then(|t| serde_json::from_str::<Vec<(String, String, i32)>>(&t).ok())
+            .and_then(|t| serde_json::from_str::<Sealed<Vec<(String, String, i32)>>>(&t).ok())
+            .and_then(|sealed| sealed.open().ok())
             .map(|entries| {
                 let index: HashMap<&str, usize> = fens
                     .iter()
@@ -331,7 +335,7 @@ impl MoveQuality {
             entries.sort();
             let _ = write_atomic(
                 path,
-                serde_json::to_string(&entries)
+                serde_json::to_string(&Sealed::new(&entries))
                     .unwrap_or_default()
                     .as_bytes(),
             );
@@ -403,6 +407,23 @@ mod tests {
         let first = build().score(&Margins::off().into());
         let second = build().score(&Margins::off().into());
         assert_eq!(first, second);
+        // A cache edited by hand (still valid JSON) is not trusted: the edited reference would
+        // make every move a capped loss, yet the scores stay those searched.
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let mut cache: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            if name.starts_with("quality-reference-") {
+                for deep in cache["value"].as_array_mut().unwrap() {
+                    deep["best_move"] = serde_json::Value::from("a1a2");
+                    deep["score"] = serde_json::Value::from(5000);
+                }
+                std::fs::write(&path, serde_json::to_vec(&cache).unwrap()).unwrap();
+            }
+        }
+        let third = build().score(&Margins::off().into());
+        assert_eq!(first, third);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

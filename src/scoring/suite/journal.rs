@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use super::run::{self, PositionResult, RunConfig, SuitePosition};
 use crate::engine::Setting;
+use crate::formats::Sealed;
 
 /// One line of a journal.
 #[derive(Serialize, Deserialize)]
@@ -35,7 +36,8 @@ pub struct Kept {
 
 /// The finished positions a journal holds, by index (`None`: not there), and whether its last
 /// line was cut (no newline at the end). A missing or unreadable journal holds none; a line
-/// that does not parse (cut by a kill), an index out of range, or a fault is skipped.
+/// that does not parse (cut by a kill) or no longer matches its digest (edited), an index out
+/// of range, or a fault is skipped.
 fn read(path: &Path, len: usize) -> (Vec<Option<PositionResult>>, bool) {
     let mut slots = vec![None; len];
     let Ok(text) = std::fs::read_to_string(path) else {
@@ -43,7 +45,8 @@ fn read(path: &Path, len: usize) -> (Vec<Option<PositionResult>>, bool) {
     };
     let cut = !text.is_empty() && !text.ends_with('\n');
     for line in text.lines() {
-        if let Ok(Line { index, result }) = serde_json::from_str::<Line>(line)
+        if let Ok(sealed) = serde_json::from_str::<Sealed<Line>>(line)
+            && let Ok(Line { index, result }) = sealed.open()
             && index < len
             && result.fault.is_none()
         {
@@ -104,10 +107,10 @@ pub fn run_kept(
         .map(|c| todo.iter().map(|&i| c[i]).collect());
     let on_result = |j: usize, result: &PositionResult| {
         if result.fault.is_none()
-            && let Ok(mut line) = serde_json::to_string(&Line {
+            && let Ok(mut line) = serde_json::to_string(&Sealed::new(Line {
                 index: todo[j],
                 result: result.clone(),
-            })
+            }))
             && let Ok(mut file) = file.lock()
             && let Some(file) = file.get_or_insert_with(|| open(path, cut))
         {
@@ -178,7 +181,16 @@ mod tests {
         assert_eq!(resumed.results, whole);
         // Now every position is in the journal: nothing is searched again.
         let again = run_kept(&positions, &setting, &config, None, &path, &|| {});
-        assert_eq!((again.kept, again.results), (12, whole));
+        assert_eq!((again.kept, again.results), (12, whole.clone()));
+        // A line edited by hand that still parses is not taken: its position is searched again.
+        let text = std::fs::read_to_string(&path).unwrap();
+        let first_line = text.lines().next().unwrap();
+        let mut edited: serde_json::Value = serde_json::from_str(first_line).unwrap();
+        edited["value"]["result"]["nodes"] = serde_json::Value::from(1);
+        let edited = serde_json::to_string(&edited).unwrap();
+        std::fs::write(&path, text.replacen(first_line, &edited, 1)).unwrap();
+        let again = run_kept(&positions, &setting, &config, None, &path, &|| {});
+        assert_eq!((again.kept, again.results), (11, whole));
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

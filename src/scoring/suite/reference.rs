@@ -11,7 +11,7 @@ use super::journal;
 use super::load::LoadedSuites;
 use super::run::{self, PositionResult, RunConfig};
 use crate::engine::Setting;
-use crate::formats::{Fnv, write_atomic};
+use crate::formats::{Fnv, Sealed, write_atomic};
 use crate::scoring::exec::{Done, ExecError, Job, Runner, SuiteJob};
 
 /// The directory for cached reference runs: `$MARGINAL_CACHE_DIR`, else `.marginal-cache`.
@@ -109,8 +109,10 @@ pub fn reference_run(
         let read = std::fs::read(path)
             .map_err(|e| e.to_string())
             .and_then(|bytes| {
-                serde_json::from_slice::<Vec<PositionResult>>(&bytes).map_err(|e| e.to_string())
+                serde_json::from_slice::<Sealed<Vec<PositionResult>>>(&bytes)
+                    .map_err(|e| e.to_string())
             })
+            .and_then(Sealed::open)
             .and_then(|results| {
                 if results.len() == suites.positions.len() {
                     Ok(results)
@@ -174,7 +176,7 @@ pub fn reference_run(
             }
         ));
     } else if let Some(path) = &path {
-        let written = serde_json::to_vec(&results)
+        let written = serde_json::to_vec(&Sealed::new(&results))
             .map_err(std::io::Error::other)
             .and_then(|bytes| write_atomic(path, &bytes));
         match written {
