@@ -74,6 +74,44 @@ fn a_closed_stdout_does_not_take_the_json_report_with_it() {
 /// `marginal uci` whose reader goes while its input stays open (a GUI that died, `| head -1`):
 /// the search stops and the session ends with status 141, instead of searching on for as long
 /// as the input is open (C001).
+/// `match --pgn /dev/stdout --resume` with stdout and stderr on one pipe (`2>&1 | cat`): the
+/// pipe the games go to is never read to resume from, so the match plays instead of waiting
+/// on its own output (campaign 19 C001/C002: it hung until killed). `timeout` guards the run.
+#[test]
+fn a_resumed_match_never_reads_its_own_output() {
+    for pgn in ["/dev/stdout", "/dev/stderr"] {
+        let out = Command::new("bash")
+            .args([
+                "-c",
+                "timeout 60 \"$0\" \"$@\" 2>&1 | cat; exit ${PIPESTATUS[0]}",
+                env!("CARGO_BIN_EXE_marginal"),
+                "match",
+                "--a",
+                "default",
+                "--b",
+                "off",
+                "--games",
+                "2",
+                "--nodes",
+                "300",
+                "--pgn",
+                pgn,
+                "--resume",
+            ])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{pgn}: {text}");
+        assert!(
+            text.contains(&format!(
+                "resume: {pgn} is a device or pipe, written to and never read"
+            )) && text.matches("[Event ").count() == 2,
+            "{pgn}: {text}"
+        );
+    }
+}
+
 #[test]
 fn uci_ends_when_its_reader_is_gone_though_its_input_stays_open() {
     use std::io::Write;

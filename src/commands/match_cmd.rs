@@ -477,6 +477,7 @@ fn at_least_one_move(option: &str, text: &str, moves: f64) -> Result<(), UserErr
 /// What a PGN record held when the match opened it: a pair cut off its end, and (resuming) the
 /// pairs that count.
 fn print_resumed(resumed: session::Resumed, path: &std::path::Path, resume: bool, total: usize) {
+    let stream = marginal::formats::is_stream(path);
     let path = path.display();
     if let Some((bytes, games)) = resumed.dropped {
         let whole = if games > 0 {
@@ -486,7 +487,11 @@ fn print_resumed(resumed: session::Resumed, path: &std::path::Path, resume: bool
         };
         println!("resume: dropped the unfinished pair at the end of {path} ({bytes} bytes{whole})");
     }
-    if resume && resumed.pairs >= total {
+    if resume && stream {
+        println!(
+            "resume: {path} is a device or pipe, written to and never read: no pair counts, the match starts from pair 1"
+        );
+    } else if resume && resumed.pairs >= total {
         println!(
             "resume: {} whole pairs ({} games) in {path} count: the match is complete, no pair is left to play",
             resumed.pairs,

@@ -122,7 +122,7 @@ pub fn start(path: &Path, settings: &Settings) -> Result<Opened, RecordError> {
 
 /// `--pgn FILE --resume`: the whole pairs in FILE, checked against this run (the settings
 /// record, and each game's round, players and opening); a pair left unfinished at the end is
-/// cut off the file. A missing or empty FILE starts a new match.
+/// cut off the file. A missing or empty FILE, or a device or pipe, starts a new match.
 ///
 /// `names` are the PGN names of A and B; `openings` the shuffled book; `max_pairs` the pairs of
 /// the whole match.
@@ -134,6 +134,11 @@ pub fn resume(
     max_pairs: usize,
 ) -> Result<Opened, RecordError> {
     let shown = path.display();
+    // A device, a pipe or the command's own output is written to and never read (reading it
+    // would wait on the very stream the games go to): there is nothing to resume there.
+    if crate::formats::is_stream(path) {
+        return start(path, settings);
+    }
     let bytes = match std::fs::read(path) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
