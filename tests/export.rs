@@ -494,3 +494,32 @@ fn an_external_engines_export_names_its_content_digest() {
         assert!(text.contains(&digest), "{file}: no '{digest}' in:\n{text}");
     }
 }
+
+/// What a tuned file records (its engine file, its suites) is read again by `check`: export
+/// never writes over it, even with --force (campaign 19 A026: a TOML export replaced
+/// `engines/toga2.toml`, and `tuned/toga2-suite.json` could no longer be checked).
+#[test]
+fn export_never_replaces_the_engine_file_a_tuned_file_records() {
+    let dir = scratch("export", "recorded");
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::fs::create_dir_all(dir.join("engines")).unwrap();
+    std::fs::copy(repo.join("tuned/toga2-suite.json"), dir.join("t.json")).unwrap();
+    let engine = dir.join("engines/toga2.toml");
+    std::fs::copy(repo.join("engines/toga2.toml"), &engine).unwrap();
+    let before = std::fs::read(&engine).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_marginal"))
+        .args(["export", "t.json", "--format", "toml"])
+        .args(["--out", "engines/toga2.toml", "--force"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_user_error(
+        &out,
+        &[
+            "--out engines/toga2.toml is the engine file it records",
+            "does not write over its input",
+        ],
+    );
+    assert_eq!(std::fs::read(&engine).unwrap(), before);
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -234,14 +234,9 @@ pub fn run(args: CheckArgs) -> Result<()> {
     let file = TunedFile::read(&args.file).map_err(UserError::from_display)?;
     if let Some(out) = &args.json {
         // The checked file, the suites it names and the engine file: all read again.
-        let suites = &file.provenance.suites;
+        let recorded = super::recorded_inputs(&file, &args.file);
         let mut inputs: Vec<(&str, &Path)> = vec![("the checked file", args.file.as_path())];
-        for s in suites.training.iter().chain(&suites.validation) {
-            inputs.push(("a suite it records", Path::new(s.path.as_str())));
-        }
-        if let Some(engine) = file.engine.as_ref() {
-            inputs.push(("its engine file", Path::new(engine.source.as_str())));
-        }
+        inputs.extend(recorded.iter().map(|(what, path)| (*what, path.as_path())));
         if let Some(engine) = &args.engine.engine {
             inputs.push(("--engine", engine.as_path()));
         }

@@ -100,6 +100,15 @@ pub fn run(args: ExportArgs) -> Result<()> {
     }
     let date = export_date()?;
     let file = TunedFile::read(&args.file).map_err(UserError::from_display)?;
+    if let Some(out) = &args.out {
+        // What the file records is read again by `check`: never replaced, even with --force.
+        let recorded = super::recorded_inputs(&file, &args.file);
+        let inputs: Vec<(&str, &std::path::Path)> = recorded
+            .iter()
+            .map(|(what, path)| (*what, path.as_path()))
+            .collect();
+        super::not_an_input(out, "--out", &inputs)?;
+    }
     let source = args.file.to_string_lossy();
     if file.engine.is_none() {
         super::say_idle_in_file(&source, &file.setting().margins());

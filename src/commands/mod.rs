@@ -744,6 +744,29 @@ pub fn read_output(path: &Path) -> Option<String> {
     std::fs::read_to_string(path).ok()
 }
 
+/// The files a tuned file records, which `check` (and a resumed tune) read again: the suites
+/// it was tuned on and its engine file, each where `check` finds it. No output may replace one,
+/// even with --force, or the tuned file could not be checked any more.
+pub fn recorded_inputs(file: &TunedFile, tuned: &Path) -> Vec<(&'static str, PathBuf)> {
+    let found = |recorded: &str| {
+        marginal::check::locate(Path::new(recorded), tuned)
+            .unwrap_or_else(|_| PathBuf::from(recorded))
+    };
+    let suites = &file.provenance.suites;
+    let mut inputs: Vec<(&'static str, PathBuf)> = suites
+        .training
+        .iter()
+        .chain(&suites.validation)
+        .map(|s| ("a suite it records", found(&s.path)))
+        .collect();
+    if let Some(engine) = &file.engine
+        && !engine.source.starts_with("--engine-cmd")
+    {
+        inputs.push(("the engine file it records", found(&engine.source)));
+    }
+    inputs
+}
+
 /// Refuses an output path that names one of the command's inputs (the same file, however it
 /// is spelled: a symbolic link or `./` resolve to it), so no command writes over what it reads.
 /// `inputs` are each input's option (or "the suite", ...) and path.
