@@ -365,6 +365,19 @@ pub fn another_engine(record: &EngineRecord, def: &EngineDef, tuned: &[String]) 
     if differences.is_empty() {
         return None;
     }
+    // The very file it was tuned with, edited since: say so, not "use the file it records".
+    let same_file = !record.source.starts_with("--engine-cmd")
+        && (record.source == given
+            || std::fs::canonicalize(&record.source)
+                .is_ok_and(|p| std::fs::canonicalize(given).is_ok_and(|q| p == q)));
+    if same_file && def.signature() != record.signature {
+        return Some(format!(
+            "the engine file {given} changed since the file was tuned with it (content digest {}, {} then), and no longer carries its rows: {}. Restore those rows in {given}, or tune the engine again as its file is now (marginal tune --engine {given})",
+            def.signature(),
+            record.signature,
+            differences.join("; ")
+        ));
+    }
     let names = if def.name == record.name {
         String::new()
     } else {

@@ -1104,6 +1104,43 @@ fn check_refuses_a_file_of_another_engine_and_judges_a_changed_one_by_the_statis
     assert_eq!(report.unwrap().verdict, Verdict::Holds);
 }
 
+/// The very engine file a set was tuned with, edited since to drop a tuned row: `check` says
+/// that the file changed (digests then and now) and the two ways on, not "use the file it
+/// records" with the file just given (campaign 19 H016).
+#[test]
+fn check_says_the_engine_file_it_was_tuned_with_lost_a_row() {
+    let t = tuned();
+    let dir = scratch("external", "lost-row");
+    // A copy of the tuned file that records a copy of its engine file (the shared one stays).
+    let engine = engine_file_with(&dir, "mine.toml", &[ROWS[0], ROWS[1], ROWS[3]]);
+    let copied = std::fs::read_to_string(&t.file)
+        .unwrap()
+        .replace(text(&t.engine), text(&engine));
+    let file = dir.join("t.json");
+    std::fs::write(&file, copied).unwrap();
+    let out = marginal(&["check", text(&file), "--engine", text(&engine)], &dir);
+    user_error(
+        &out,
+        &[
+            &format!(
+                "the engine file {} changed since the file was tuned with it (content digest ",
+                text(&engine)
+            ),
+            &format!(
+                "tuned row 'razor_margin' (UCI option 'RazorMargin') is not a row of {}",
+                text(&engine)
+            ),
+            &format!(
+                "Restore those rows in {}, or tune the engine again as its file is now (marginal tune --engine {})",
+                text(&engine),
+                text(&engine)
+            ),
+        ],
+        "check with its own engine file less a row",
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 /// A tune's checkpoint records the engine it started with: after an edit of the engine file a
 /// resume, and a rerun of the same command, say that the engine file changed (not "another
 /// run"), with --engine to resume with it as it is now; a resume says which engine it took.
@@ -1198,6 +1235,70 @@ fn a_changed_engine_file_is_said_on_resume_and_rerun_of_a_tune() {
     assert!(!stderr.contains("ignored"), "{stderr}");
     let file = TunedFile::read(&dir.join("t.json")).unwrap();
     assert_eq!(file.provenance.run, run.trim());
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A run resumed with its engine file as it is now (`--resume DIR --engine FILE`) and
+/// interrupted again names the command that goes on with it: with `--engine FILE`, since
+/// `--resume DIR` alone is refused (campaign 19 D020).
+#[test]
+fn an_interrupted_resume_with_a_changed_engine_file_names_the_command_that_goes_on() {
+    let dir = scratch("external", "resume-cut");
+    let engine = engine_file(&dir);
+    let suite = small_suite(&dir, 12);
+    let log = || common::checkpoint(&dir, "cut").join("evaluations.jsonl");
+    let logged = || std::fs::read_to_string(log()).map_or(0, |t| t.lines().count());
+    let start = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_marginal"))
+            .args(args)
+            .env("MARGINAL_CACHE_DIR", dir.join("cache"))
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let out = dir.join("cut.json");
+    let first = start(&[
+        "tune",
+        "--suites",
+        text(&suite),
+        "--engine",
+        text(&engine),
+        "--solver",
+        "spsa",
+        "--iterations",
+        "3000",
+        "--nodes",
+        "300",
+        "--out",
+        text(&out),
+    ]);
+    common::interrupt_when(first, std::time::Duration::from_secs(120), || logged() >= 2);
+    let ckpt = common::checkpoint(&dir, "cut");
+    let description = std::fs::read_to_string(&engine).unwrap();
+    std::fs::write(
+        &engine,
+        description.replace(
+            "args = [\"uci\"]\n",
+            "args = [\"uci\"]\ntimeout_ms = 20000\n",
+        ),
+    )
+    .unwrap();
+    let before = logged();
+    let second = start(&["tune", "--resume", text(&ckpt), "--engine", text(&engine)]);
+    let cut = common::interrupt_when(second, std::time::Duration::from_secs(120), || {
+        logged() >= before + 2
+    });
+    let stderr = String::from_utf8_lossy(&cut.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "`marginal tune --resume {} --engine {}`, to go on from them",
+            text(&ckpt),
+            text(&engine)
+        )),
+        "{stderr}"
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }
 

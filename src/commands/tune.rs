@@ -541,9 +541,18 @@ fn objective_games(
 /// game pair is already on disk (the logs are appended line by line), and the engines, whose
 /// input closes with marginal, end with it. On Slurm the executor first cancels its job array
 /// (and ends the command itself); this waits `grace` for that. A second signal ends at once.
-fn say_interrupted(dir: &Path, grace: std::time::Duration) -> Result<()> {
+fn say_interrupted(dir: &Path, engine: Option<&Path>, grace: std::time::Duration) -> Result<()> {
     let flag = super::executor::interrupt_flag()?;
     let dir = dir.to_path_buf();
+    // A run resumed with its engine file as it is now goes on only so again.
+    let resume = match engine {
+        Some(file) => format!(
+            "marginal tune --resume {} --engine {}",
+            dir.display(),
+            file.display()
+        ),
+        None => format!("marginal tune --resume {}", dir.display()),
+    };
     let began = Instant::now();
     std::thread::spawn(move || {
         while !flag.load(std::sync::atomic::Ordering::Relaxed) {
@@ -560,7 +569,7 @@ fn say_interrupted(dir: &Path, grace: std::time::Duration) -> Result<()> {
         let confirm = std::fs::read_to_string(games::confirm_pgn(&dir))
             .map_or(0, |t| t.matches("[Event ").count() / 2);
         eprintln!(
-            "interrupted: {} and {} game batches{} are kept in {}; rerun the same command, or `marginal tune --resume {}`, to go on from them",
+            "interrupted: {} and {} game batches{} are kept in {}; rerun the same command, or `{resume}`, to go on from them",
             evaluations_kept(&dir),
             game_batches_kept(&dir),
             if confirm > 0 {
@@ -569,7 +578,6 @@ fn say_interrupted(dir: &Path, grace: std::time::Duration) -> Result<()> {
                 String::new()
             },
             dir.display(),
-            dir.display()
         );
         std::thread::sleep(grace);
         std::process::exit(i32::from(super::INTERRUPTED_STATUS));
@@ -996,7 +1004,8 @@ fn open_checkpoint(
         ExecutorKind::Local => std::time::Duration::ZERO,
         ExecutorKind::Slurm => std::time::Duration::from_secs(120),
     };
-    say_interrupted(&dir, grace)?;
+    let engine = args.engine.engine.as_deref().filter(|_| args.engine_as_is);
+    say_interrupted(&dir, engine, grace)?;
     write_atomic(
         &dir.join("args.json"),
         serde_json::to_string_pretty(&args)?.as_bytes(),
