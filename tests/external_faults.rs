@@ -848,6 +848,19 @@ fn a_check_whose_engine_faults_now_and_then_names_the_faults() {
         "{said}"
     );
     assert!(!said.contains("the file was edited or damaged"), "{said}");
+    // A verdict of figures the faults moved is no regression of the margins (exit 1) but an
+    // unusable engine (exit 2); one that holds despite them is exit 0.
+    assert!(!run.stdout.contains("verdict: regressed"), "{said}");
+    if run.stdout.contains("verdict: none (the engine faulted") {
+        assert_eq!(run.status.code(), Some(2), "{said}");
+        assert!(
+            run.stderr
+                .contains("no verdict on the set (exit 2, not a regression)"),
+            "{said}"
+        );
+    } else {
+        assert_eq!(run.status.code(), Some(0), "{said}");
+    }
     // Figures moved by the faults are put down to them, not to a defect or an edit.
     assert!(
         !said.contains("the search is deterministic, so this is"),

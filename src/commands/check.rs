@@ -560,9 +560,25 @@ fn verdict(report: &CheckReport) -> Result<()> {
             Ok(())
         }
         Verdict::Regressed => {
-            println!("verdict: regressed");
+            // Figures moved by an engine's faults measure the engine, not the margins: unusable
+            // (exit 2), so that an engine's CI does not read a broken engine as a regression.
+            let faults: usize = report.sides.iter().map(|s| s.faults).sum();
+            if faults > 0 {
+                println!(
+                    "verdict: none (the engine faulted; these findings would call it regressed)"
+                );
+            } else {
+                println!("verdict: regressed");
+            }
             for f in &report.findings {
                 println!("  - {}", f.message);
+            }
+            if faults > 0 {
+                return Err(UserError(format!(
+                    "{}: the engine faulted on {faults} search(es) during the check, so these findings may be its faults, not its margins: no verdict on the set (exit 2, not a regression); fix the engine (or its engine file) and check again",
+                    report.file
+                ))
+                .into());
             }
             // A hand edit of the margins is the likely cause, and not the engine's: said last,
             // where the eye lands.
