@@ -959,7 +959,34 @@ fn engine_misuse_and_idle_options_name_the_fix() {
     let svg_named = s("tuned.svg");
     std::fs::copy("tuned/race-seed1.json", &svg_named).unwrap();
     let quoted = format!("{program} 'uci");
+    std::fs::write(
+        dir.join("own.toml"),
+        format!(
+            "name = \"own\"\ncommand = {program:?}\nargs = [\"uci\"]\nparams = [\"futility_margin, FutilityMargin, 125, 0, 1500, 10, 0.002, 125\"]\n"
+        ),
+    )
+    .unwrap();
+    let own = s("own.toml");
+    let tune_own = format!(
+        "play it with marginal's own engine (without the engine option for this side), or tune own for a set of its own (marginal tune --engine {own})"
+    );
     let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec![
+                "match",
+                "--a",
+                "tuned/race-seed1.json",
+                "--a-engine",
+                &own,
+                "--b",
+                "default",
+                "--games",
+                "2",
+                "--nodes",
+                "100",
+            ],
+            &tune_own,
+        ),
         (
             vec!["suite", bk, "--engine", program],
             "a program, not an engine file (TOML text): give a program with --engine-cmd",

@@ -76,7 +76,8 @@ fn exported(args: &[&str]) -> String {
 
 /// What export says on standard error of a tuned file without a calibration.
 const CALIBRATION_NONE: &str = "calibration: none recorded (the file predates `marginal calibrate`): \
-nothing says its objective ranks margin sets as games do";
+nothing in it says its objective ranks margin sets as games do; `marginal calibrate` measures that, \
+and docs/calibration.md gives the shipped calibrations (tuned/calibration-*.json)";
 
 /// Every case with a golden file: its name and the export arguments.
 const GOLDEN: &[(&str, &[&str])] = &[
@@ -368,6 +369,13 @@ fn out_writes_the_same_text_atomically_and_names_the_include_guard() {
         .collect();
     names.sort();
     assert_eq!(names, ["margins.h", "spsa.txt"]);
+    // Written to the command's own output, the header keeps the default guard (not STDOUT_H).
+    let out = export(&[FIXTURE, "--format", "c", "--out", "/dev/stdout"]);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        exported(&["--format", "c"])
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }
 

@@ -158,7 +158,7 @@ fn nelder_mead_and_the_swarm_run_on_the_games_objective() {
 fn solver_options_that_do_not_fit_exit_2() {
     let dir = scratch("solvers", "bad");
     let suite = small_suite(&dir, 12);
-    let cases: [(&[&str], &str); 8] = [
+    let cases: [(&[&str], &str); 9] = [
         (&["--particles", "4"], "only with --solver pso"),
         (
             &["--solver", "spsa", "--design", "4"],
@@ -178,7 +178,11 @@ fn solver_options_that_do_not_fit_exit_2() {
         ),
         (
             &["--solver", "nelder-mead", "--batch", "4"],
-            "needs a positive size, SPSA and the suite objective",
+            "--batch 4: only with --solver spsa, and this tune's solver is nelder-mead",
+        ),
+        (
+            &["--objective", "games", "--batch", "4"],
+            "--batch 4: only with the suite objective",
         ),
         (&["--solver", "pso", "--particles", "0"], "at least 1"),
         (&["--solver", "simplex"], "invalid value 'simplex'"),

@@ -116,6 +116,7 @@ pub fn run(args: ExportArgs) -> Result<()> {
     let stem = args
         .out
         .as_ref()
+        .filter(|p| !marginal::formats::is_stream(p))
         .and_then(|p| p.file_stem())
         .map(|s| s.to_string_lossy());
     let options = ExportOptions {

@@ -65,7 +65,7 @@ pub fn calibration_note(
                 _ => c.note,
             }
         }
-        None => "none recorded (the file predates `marginal calibrate`): nothing says its objective ranks margin sets as games do".to_string(),
+        None => "none recorded (the file predates `marginal calibrate`): nothing in it says its objective ranks margin sets as games do; `marginal calibrate` measures that, and docs/calibration.md gives the shipped calibrations (tuned/calibration-*.json)".to_string(),
     }
 }
 
@@ -192,9 +192,15 @@ pub fn resolve_for(def: &Arc<EngineDef>, spec: &str) -> Result<Setting, UserErro
         _ if spec.ends_with(".json") || path.is_file() => {
             let file = TunedFile::read(path).map_err(UserError::from_display)?;
             if file.engine.is_none() {
+                let source = def.source.as_deref().unwrap_or(&def.name);
+                let tune = if source.starts_with("--engine-cmd") {
+                    source.to_string()
+                } else {
+                    format!("--engine {source}")
+                };
                 return Err(UserError(format!(
-                    "{spec}: a margin set of marginal's own engine, not of {}",
-                    def.name
+                    "{spec}: a margin set of marginal's own engine, not of {}: play it with marginal's own engine (without the engine option for this side), or tune {} for a set of its own (marginal tune {tune})",
+                    def.name, def.name
                 )));
             }
             // A file of another engine whose rows happen to resolve would set other options.

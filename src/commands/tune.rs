@@ -1279,13 +1279,21 @@ fn check_options(args: &TuneArgs) -> Result<()> {
     for said in unused_options(args) {
         eprintln!("warning: {said}");
     }
-    if let Some(n) = args.batch
-        && (n == 0 || !args.solver().is_spsa() || args.objective != ObjectiveKind::Suite)
-    {
-        return Err(UserError(format!(
-            "--batch {n}: needs a positive size, SPSA and the suite objective"
-        ))
-        .into());
+    if let Some(n) = args.batch {
+        let why = if !args.solver().is_spsa() {
+            format!(
+                "only with --solver spsa, and this tune's solver is {}",
+                args.solver().name()
+            )
+        } else if args.objective != ObjectiveKind::Suite {
+            "only with the suite objective (SPSA's games objective plays --pairs per step)"
+                .to_string()
+        } else {
+            String::new()
+        };
+        if !why.is_empty() {
+            return Err(UserError(format!("--batch {n}: {why}")).into());
+        }
     }
     super::not_an_input(&args.out, "--out", &inputs(args))?;
     writable(&args.out, "--out")?;
