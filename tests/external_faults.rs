@@ -897,6 +897,55 @@ fn a_calibration_whose_games_all_fault_writes_no_report() {
     refused_writing_nothing(&dir, &run, &needle, &out);
 }
 
+/// Campaign 21 E026: the quality objective's deep reference search with an engine that faults
+/// now and then (each process crashes on its third search) leaves those positions out, says so
+/// naming the engine file, and goes on (here to games that all fault: E039's refusal).
+#[test]
+fn a_deep_reference_fault_leaves_its_position_out_and_the_run_goes_on() {
+    let dir = scratch("faults", "calibrate-quality");
+    let engine = tunable_crash_engine(&dir, "third.toml", 2);
+    let book = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("data/openings/noob_3moves_1k.epd"),
+    )
+    .unwrap();
+    let positions = dir.join("positions.epd");
+    std::fs::write(
+        &positions,
+        book.lines().take(8).collect::<Vec<_>>().join("\n") + "\n",
+    )
+    .unwrap();
+    let (out, state) = (dir.join("c.json"), dir.join("state"));
+    let mut args = vec!["calibrate", "--engine", path(&engine)];
+    args.extend([
+        "--quality-positions",
+        path(&positions),
+        "--objectives",
+        "quality",
+    ]);
+    args.extend(["--sets", "4", "--games", "4", "--nodes", "300", "-q"]);
+    args.extend([
+        "--resamples",
+        "100",
+        "--out",
+        path(&out),
+        "--state",
+        path(&state),
+    ]);
+    let run = finish(&dir, "calibrate", spawn(&dir, "calibrate", &args));
+    assert!(
+        run.stderr.contains(&format!(
+            "warning: the engine {} faulted on ",
+            engine.display()
+        )) && run.stderr.contains(
+            " of the 8 deep reference searches of the quality objective (first: position "
+        ) && run.stderr.contains("those positions are left out of it"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("has no yardstick"), "{}", run.stderr);
+    refused_writing_nothing(&dir, &run, "ended with an engine fault", &out);
+}
+
 /// A run refused because every game faulted: exit 2 saying `needle`, `out` not written, no
 /// engine left running; `dir` is removed.
 fn refused_writing_nothing(dir: &Path, run: &common::child::Run, needle: &str, out: &Path) {

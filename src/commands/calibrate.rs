@@ -375,7 +375,21 @@ fn objectives(
                     &|done| bar.set_position(done as u64),
                 );
                 bar.finish_and_clear();
-                let quality = quality.map_err(UserError::from_display)?;
+                let engine = def.source.as_deref().unwrap_or(&def.name);
+                let quality = quality.map_err(|e| {
+                    UserError(format!(
+                        "the engine {engine}: {e}: the quality objective has no yardstick; {}",
+                        super::fix_engine(def)
+                    ))
+                })?;
+                if let Some(first) = quality.reference_faults().first() {
+                    eprintln!(
+                        "warning: the engine {engine} faulted on {} of the {} deep reference searches of the quality objective (first: {first}): those positions are left out of it (and the reference is not cached); {}",
+                        quality.reference_faults().len(),
+                        quality.reference_faults().len() + quality.len(),
+                        super::fix_engine(def)
+                    );
+                }
                 out.push(Box::new(QualityObjective {
                     quality,
                     source: format!(

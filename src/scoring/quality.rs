@@ -50,18 +50,35 @@ pub struct Quality {
     pub overshot: usize,
 }
 
+/// A position the deep reference search faulted on: no yardstick there, so it is left out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReferenceFault {
+    /// Position index, in the positions given.
+    pub index: usize,
+    /// Its FEN.
+    pub fen: String,
+    /// The fault.
+    pub why: String,
+}
+
+impl std::fmt::Display for ReferenceFault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "position {} ({}): {}", self.index, self.fen, self.why)
+    }
+}
+
 /// Why move quality could not be measured.
 #[derive(Debug, thiserror::Error)]
 pub enum QualityError {
-    /// The deep reference faulted on a position: it cannot be a yardstick.
-    #[error("the deep reference search faulted on position {index} ({fen}): {why}")]
+    /// The deep reference faulted on every position: there is no yardstick at all.
+    #[error(
+        "the deep reference search faulted on every one of the {count} positions (first: {first})"
+    )]
     Reference {
-        /// Position index.
-        index: usize,
-        /// Its FEN.
-        fen: String,
-        /// The fault.
-        why: String,
+        /// Positions.
+        count: usize,
+        /// The first fault.
+        first: ReferenceFault,
     },
 }
 
@@ -77,6 +94,7 @@ pub struct MoveQuality {
     reference: Vec<Deep>,
     values: Mutex<HashMap<(usize, String), i32>>,
     cache: Option<PathBuf>,
+    reference_faults: Vec<ReferenceFault>,
 }
 
 fn fen_of(pos: &Chess) -> String {
@@ -118,7 +136,7 @@ impl MoveQuality {
     /// defaults at `deep`; deep results cached in `cache_dir` (none: no cache).
     ///
     /// # Errors
-    /// The deep reference faulted on a position.
+    /// The deep reference faulted on every position.
     pub fn new(
         positions: Vec<Chess>,
         defaults: Setting,
@@ -142,7 +160,8 @@ impl MoveQuality {
     /// searched after each (not called when the reference is read from the cache).
     ///
     /// # Errors
-    /// The deep reference faulted on a position.
+    /// The deep reference faulted on every position (one it faulted on is left out, see
+    /// [`MoveQuality::reference_faults`]).
     pub fn with_progress(
         positions: Vec<Chess>,
         defaults: Setting,
@@ -171,25 +190,51 @@ impl MoveQuality {
             .and_then(|t| serde_json::from_str::<Sealed<Vec<Deep>>>(&t).ok())
             .and_then(|sealed| sealed.open().ok())
             .filter(|r| r.len() == positions.len());
+        let mut reference_faults = Vec::new();
+        let (mut positions, mut fens) = (positions, fens);
         let reference = match cached {
             Some(r) => r,
             None => {
-                let mut out = Vec::with_capacity(positions.len());
+                let count = positions.len();
+                let mut out = Vec::with_capacity(count);
+                let mut kept = vec![true; count];
                 for (index, found) in search_all(&positions, &defaults, deep, hash_mb, on_searched)
                     .into_iter()
                     .enumerate()
                 {
-                    let r = found.map_err(|why| QualityError::Reference {
-                        index,
-                        fen: fens[index].clone(),
-                        why,
-                    })?;
-                    out.push(Deep {
-                        best_move: r.best_move.map(uci_move),
-                        score: r.score.unwrap_or(0),
+                    match found {
+                        Ok(r) => out.push(Deep {
+                            best_move: r.best_move.map(uci_move),
+                            score: r.score.unwrap_or(0),
+                        }),
+                        Err(why) => {
+                            kept[index] = false;
+                            reference_faults.push(ReferenceFault {
+                                index,
+                                fen: fens[index].clone(),
+                                why,
+                            });
+                        }
+                    }
+                }
+                if out.is_empty()
+                    && let Some(first) = reference_faults.first()
+                {
+                    return Err(QualityError::Reference {
+                        count,
+                        first: first.clone(),
                     });
                 }
-                if let Some(p) = &reference_path {
+                // A position without a yardstick is left out, and a reference with faults (an
+                // accident of this run) is not cached.
+                let mut keep = kept.iter().copied();
+                positions.retain(|_| keep.next().unwrap_or(true));
+                let mut keep = kept.iter().copied();
+                fens.retain(|_| keep.next().unwrap_or(true));
+                if let Some(p) = reference_path
+                    .as_ref()
+                    .filter(|_| reference_faults.is_empty())
+                {
                     // A cache that cannot be written only costs time on the next run.
                     let _ = write_atomic(
                         p,
@@ -229,7 +274,14 @@ impl MoveQuality {
             reference,
             values: Mutex::new(values),
             cache,
+            reference_faults,
         })
+    }
+
+    /// The positions the deep reference search faulted on, left out of the objective (none
+    /// when the reference was read from the cache: only a whole reference is cached).
+    pub fn reference_faults(&self) -> &[ReferenceFault] {
+        &self.reference_faults
     }
 
     /// The positions scored.
