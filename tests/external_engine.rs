@@ -58,6 +58,18 @@ fn engine_file_with(dir: &Path, name: &str, rows: &[&str]) -> PathBuf {
     path
 }
 
+/// Edits an engine file of [`engine_file_with`] the way a user tunes it: a longer timeout (its
+/// content digest changes, its rows do not).
+fn lengthen_timeout(engine: &Path) {
+    let description = std::fs::read_to_string(engine).unwrap();
+    let edited = description.replace(
+        "args = [\"uci\"]\n",
+        "args = [\"uci\"]\ntimeout_ms = 20000\n",
+    );
+    assert_ne!(edited, description);
+    std::fs::write(engine, edited).unwrap();
+}
+
 /// The engine file of all four rows, `dir/marginal.toml`.
 fn engine_file(dir: &Path) -> PathBuf {
     engine_file_with(dir, "marginal.toml", &ROWS)
@@ -1171,15 +1183,7 @@ fn a_changed_engine_file_is_said_on_resume_and_rerun_of_a_tune() {
     );
     // The engine file edited (its timeout): the resume is refused, naming the file, the change
     // and the flag that overrides.
-    let description = std::fs::read_to_string(&engine).unwrap();
-    std::fs::write(
-        &engine,
-        description.replace(
-            "args = [\"uci\"]\n",
-            "args = [\"uci\"]\ntimeout_ms = 20000\n",
-        ),
-    )
-    .unwrap();
+    lengthen_timeout(&engine);
     let changed = format!(
         "the engine file {} changed since the run started",
         text(&engine)
@@ -1276,15 +1280,7 @@ fn an_interrupted_resume_with_a_changed_engine_file_names_the_command_that_goes_
     ]);
     common::interrupt_when(first, std::time::Duration::from_secs(120), || logged() >= 2);
     let ckpt = common::checkpoint(&dir, "cut");
-    let description = std::fs::read_to_string(&engine).unwrap();
-    std::fs::write(
-        &engine,
-        description.replace(
-            "args = [\"uci\"]\n",
-            "args = [\"uci\"]\ntimeout_ms = 20000\n",
-        ),
-    )
-    .unwrap();
+    lengthen_timeout(&engine);
     let before = logged();
     let second = start(&["tune", "--resume", text(&ckpt), "--engine", text(&engine)]);
     let cut = common::interrupt_when(second, std::time::Duration::from_secs(120), || {

@@ -559,45 +559,47 @@ fn verdict(report: &CheckReport) -> Result<()> {
             );
             Ok(())
         }
-        Verdict::Regressed => {
-            // Figures moved by an engine's faults measure the engine, not the margins: unusable
-            // (exit 2), so that an engine's CI does not read a broken engine as a regression.
-            let faults: usize = report.sides.iter().map(|s| s.faults).sum();
-            if faults > 0 {
-                println!(
-                    "verdict: none (the engine faulted; these findings would call it regressed)"
-                );
-            } else {
-                println!("verdict: regressed");
-            }
-            for f in &report.findings {
-                println!("  - {}", f.message);
-            }
-            if faults > 0 {
-                return Err(UserError(format!(
-                    "{}: the engine faulted on {faults} search(es) during the check, so these findings may be its faults, not its margins: no verdict on the set (exit 2, not a regression); fix the engine (or its engine file) and check again",
-                    report.file
-                ))
-                .into());
-            }
-            // A hand edit of the margins is the likely cause, and not the engine's: said last,
-            // where the eye lands.
-            let edited = if report.margins_as_measured {
-                String::new()
-            } else {
-                format!(
-                    "; its margins are not the ones its figures were measured with (edited since the run), so the figures moved with the edit: if the edit was deliberate, `marginal check {} --update` records the figures of these margins",
-                    report.file
-                )
-            };
-            Err(Failed(format!(
-                "{}: the tuned set regressed ({} finding(s)){edited}",
-                report.file,
-                report.findings.len()
-            ))
-            .into())
-        }
+        Verdict::Regressed => regressed(report),
     }
+}
+
+/// A regressed verdict: exit status 1 with the findings; 2 when the engine faulted during the
+/// check, since its figures then measure the engine and not the margins.
+fn regressed(report: &CheckReport) -> Result<()> {
+    // Figures moved by an engine's faults measure the engine, not the margins: unusable
+    // (exit 2), so that an engine's CI does not read a broken engine as a regression.
+    let faults: usize = report.sides.iter().map(|s| s.faults).sum();
+    if faults > 0 {
+        println!("verdict: none (the engine faulted; these findings would call it regressed)");
+    } else {
+        println!("verdict: regressed");
+    }
+    for f in &report.findings {
+        println!("  - {}", f.message);
+    }
+    if faults > 0 {
+        return Err(UserError(format!(
+            "{}: the engine faulted on {faults} search(es) during the check, so these findings may be its faults, not its margins: no verdict on the set (exit 2, not a regression); fix the engine (or its engine file) and check again",
+            report.file
+        ))
+        .into());
+    }
+    // A hand edit of the margins is the likely cause, and not the engine's: said last,
+    // where the eye lands.
+    let edited = if report.margins_as_measured {
+        String::new()
+    } else {
+        format!(
+            "; its margins are not the ones its figures were measured with (edited since the run), so the figures moved with the edit: if the edit was deliberate, `marginal check {} --update` records the figures of these margins",
+            report.file
+        )
+    };
+    Err(Failed(format!(
+        "{}: the tuned set regressed ({} finding(s)){edited}",
+        report.file,
+        report.findings.len()
+    ))
+    .into())
 }
 
 /// Writes the file with the figures measured now (atomically), recording this command line.
