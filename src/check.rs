@@ -398,12 +398,18 @@ pub fn another_engine(record: &EngineRecord, def: &EngineDef, tuned: &[String]) 
         differences.join("; "),
         def.name,
         def.name,
-        if given.starts_with("--engine-cmd ") {
-            given.to_string()
-        } else {
-            format!("--engine {given}")
-        }
+        engine_option(given)
     ))
+}
+
+/// The option that gives an engine again from its source: `--engine FILE`, or the
+/// `--engine-cmd ...` line it came from as it is.
+pub fn engine_option(source: &str) -> String {
+    if source.starts_with("--engine-cmd") {
+        source.to_string()
+    } else {
+        format!("--engine {source}")
+    }
 }
 
 fn hex(hash: u64) -> String {

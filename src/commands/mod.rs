@@ -192,15 +192,11 @@ pub fn resolve_for(def: &Arc<EngineDef>, spec: &str) -> Result<Setting, UserErro
         _ if spec.ends_with(".json") || path.is_file() => {
             let file = TunedFile::read(path).map_err(UserError::from_display)?;
             if file.engine.is_none() {
-                let source = def.source.as_deref().unwrap_or(&def.name);
-                let tune = if source.starts_with("--engine-cmd") {
-                    source.to_string()
-                } else {
-                    format!("--engine {source}")
-                };
                 return Err(UserError(format!(
-                    "{spec}: a margin set of marginal's own engine, not of {}: play it with marginal's own engine (without the engine option for this side), or tune {} for a set of its own (marginal tune {tune})",
-                    def.name, def.name
+                    "{spec}: a margin set of marginal's own engine, not of {}: play it with marginal's own engine (without the engine option for this side), or tune {} for a set of its own (marginal tune {})",
+                    def.name,
+                    def.name,
+                    marginal::check::engine_option(def.source.as_deref().unwrap_or(&def.name))
                 )));
             }
             // A file of another engine whose rows happen to resolve would set other options.
