@@ -93,8 +93,14 @@ fn illegal(pos: &Chess) -> String {
         .to_string()
 }
 
-/// An `overshoot` search: node counts past `budget` until `stop` is raised.
-fn overshoot(pos: &Chess, budget: u64, stop: Arc<AtomicBool>) -> JoinHandle<()> {
+/// An `overshoot` search: node counts past `budget` until `stop` is raised, then the last PV
+/// as its `bestmove`, or `answer` when given.
+fn overshoot(
+    pos: &Chess,
+    budget: u64,
+    stop: Arc<AtomicBool>,
+    answer: Option<String>,
+) -> JoinHandle<()> {
     let moves = pos.legal_moves();
     let (within, beyond) = (uci(moves[0]), uci(moves[moves.len().min(2) - 1]));
     std::thread::spawn(move || {
@@ -110,7 +116,7 @@ fn overshoot(pos: &Chess, budget: u64, stop: Arc<AtomicBool>) -> JoinHandle<()> 
             say(&format!("info depth 1 score cp 0 nodes {nodes} pv {pv}"));
             std::thread::sleep(Duration::from_millis(1));
         }
-        say(&format!("bestmove {pv}"));
+        say(&format!("bestmove {}", answer.unwrap_or(pv)));
     })
 }
 
@@ -189,9 +195,15 @@ fn main() {
                             say(&lines);
                         }
                     }
-                    "overshoot" => {
+                    "overshoot" | "overshoot-illegal" | "overshoot-garbage" => {
+                        // Past the budget, then a sound, an illegal or an unreadable answer.
+                        let answer = match act {
+                            "overshoot-illegal" => Some(illegal(&pos)),
+                            "overshoot-garbage" => Some("!?garbage?!".to_string()),
+                            _ => None,
+                        };
                         let flag = Arc::new(AtomicBool::new(false));
-                        running = Some((flag.clone(), overshoot(&pos, budget, flag)));
+                        running = Some((flag.clone(), overshoot(&pos, budget, flag, answer)));
                     }
                     _ => {
                         say(&format!(

@@ -390,6 +390,26 @@ fn an_engine_past_the_node_budget_is_stopped_and_its_last_pv_within_it_taken() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+#[test]
+fn an_illegal_or_garbage_bestmove_past_the_node_budget_is_a_fault_still() {
+    // The last PV within the budget is what is scored, but the move the engine answered is
+    // checked too: an engine whose every answer is illegal or unreadable measures nothing.
+    assert_suite_faults(
+        "overshoot-illegal",
+        0,
+        3,
+        3,
+        "engine played an illegal move '",
+    );
+    assert_suite_faults(
+        "overshoot-garbage",
+        0,
+        3,
+        3,
+        "engine sent garbage: 'bestmove !?garbage?!'",
+    );
+}
+
 /// A two-game `marginal match` of the fake engine in `mode` (A, after `good` good moves in
 /// each game) against marginal's own engine (B) at 300 nodes a move; the run, its JSON report,
 /// its PGN and `dir`.
@@ -511,6 +531,17 @@ fn a_match_engine_that_plays_an_illegal_move_loses_its_games() {
 fn a_match_engine_that_answers_garbage_loses_its_games() {
     assert_match_faults(
         "garbage",
+        0,
+        0,
+        "engine sent garbage: 'bestmove !?garbage?!'",
+    );
+}
+
+#[test]
+fn a_match_engine_past_the_node_budget_that_answers_badly_loses_its_games() {
+    assert_match_faults("overshoot-illegal", 1, 1, "engine played an illegal move '");
+    assert_match_faults(
+        "overshoot-garbage",
         0,
         0,
         "engine sent garbage: 'bestmove !?garbage?!'",

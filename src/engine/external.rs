@@ -850,26 +850,17 @@ impl UciProcess {
             }
         };
         let text = bestmove.split_whitespace().nth(1).unwrap_or("").to_string();
-        let chosen = if overshot {
-            last.as_ref().map_or(text.clone(), |(m, ..)| m.clone())
-        } else {
-            text.clone()
+        // The move it played is checked on every path: an engine that overshot a node budget
+        // and then names an illegal or unreadable move is faulty, whichever move is taken.
+        let played = read_move(&text, &bestmove, position)?;
+        let chosen = match (&last, overshot) {
+            (Some((m, ..)), true) => m.clone(),
+            _ => text.clone(),
         };
-        let best_move = if chosen == "0000" || chosen == "(none)" {
-            if position.legal_moves().is_empty() {
-                None
-            } else {
-                return Err(Fault::Illegal(excerpt(&chosen)));
-            }
+        let best_move = if chosen == text {
+            played
         } else {
-            let parsed: UciMove = chosen
-                .parse()
-                .map_err(|_| Fault::Garbage(excerpt(&bestmove)))?;
-            Some(
-                parsed
-                    .to_move(position)
-                    .map_err(|_| Fault::Illegal(excerpt(&chosen)))?,
-            )
+            read_move(&chosen, &chosen, position)?
         };
         if best_move.is_some() && last.as_ref().is_none_or(|(m, ..)| *m != chosen) {
             found_at = nodes_seen;
@@ -887,6 +878,23 @@ impl UciProcess {
             overshot,
         })
     }
+}
+
+/// The move `text` (from `line`) names in `position`: `None` for a null move where there is
+/// no legal move.
+fn read_move(text: &str, line: &str, position: &Chess) -> Result<Option<Move>, Fault> {
+    if text == "0000" || text == "(none)" {
+        return if position.legal_moves().is_empty() {
+            Ok(None)
+        } else {
+            Err(Fault::Illegal(excerpt(text)))
+        };
+    }
+    let parsed: UciMove = text.parse().map_err(|_| Fault::Garbage(excerpt(line)))?;
+    parsed
+        .to_move(position)
+        .map(Some)
+        .map_err(|_| Fault::Illegal(excerpt(text)))
 }
 
 /// The `go` command for `limits`, and how long the search is expected to take.
