@@ -983,6 +983,40 @@ fn a_tune_that_moved_nothing_says_so() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// A suite tune that moved the margins by a unit or so, too little to change any search, says
+/// it found no gain; and when `off` scored above what it wrote (60 WAC positions at 500 nodes
+/// reward no pruning), it says that too.
+#[test]
+fn a_tune_that_measures_as_the_defaults_says_it_gained_nothing() {
+    let dir = scratch("edges", "no-gain");
+    let suite = dir.join("w60.epd");
+    first_lines("data/suites/wac.epd", 60, &suite);
+    let extra = ["--solver", "spsa", "--iterations", "3"];
+    let run = common::tune(&dir, &suite, 500, "t.json", &extra);
+    assert_eq!(run.status.code(), Some(0), "{}", said(&run));
+    let text = said(&run);
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("t.json")).unwrap()).unwrap();
+    // The case: the set moved, yet measured as the defaults on both sides.
+    assert_ne!(file["margins"], file["training"]["sets"][1]["margins"]);
+    for side in ["training", "validation"] {
+        let sets = &file[side]["sets"];
+        assert_eq!(sets[0]["objective"], sets[1]["objective"], "{side}");
+    }
+    assert!(
+        text.contains("note: the tuned set measures the same as the defaults on the training and the validation positions")
+            && text.contains("no gain was found"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "note: `off` (no margin test) scores above the tuned set on the training positions ("
+        ),
+        "{text}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 /// A calibration's prediction for a tuned set counts the calibration sets' scatter about the
 /// line (the interval recorded before counted the slope's alone), and a set outside the region
 /// the calibration drew its sets from is called an extrapolation: race-seed2 lies below it.

@@ -1062,8 +1062,9 @@ fn say_resuming(dir: &Path, cost: &SuiteCost, observer: &mut Lines) {
 }
 
 /// Says when a tune changed nothing: every suite evaluation (3 or more) scored the same (the margins
-/// made no difference: an external engine most likely ignores its options), or the set found
-/// is the one the tune started from.
+/// made no difference: an external engine most likely ignores its options), the set found is
+/// the one the tune started from, or it measures as the defaults do; and when `off` scored
+/// above the tuned set on the suite objective.
 fn say_nothing_moved(file: &TunedFile, space: &Space) {
     let objectives: Vec<f64> = (file.evaluations.iter())
         .map(|e| e.evaluation.objective)
@@ -1085,15 +1086,45 @@ fn say_nothing_moved(file: &TunedFile, space: &Space) {
             != start.get(d.index).map(|&v| i64::from(v))
     });
     // The race says so itself when the defaults are kept.
-    if !moved && file.provenance.solver != "race" {
-        let hint = match file.provenance.solver.as_str() {
-            "spsa" => {
-                ": SPSA's steps were too small to move a margin by a whole unit; raise --r-end (the final learning rate, 0.002 by default) or --iterations (docs/tuning.md)"
-            }
-            _ => ": the search found nothing better than it",
-        };
+    let race = file.provenance.solver == "race";
+    let hint = match file.provenance.solver.as_str() {
+        "spsa" => {
+            ": SPSA's steps were too small to move a margin by a whole unit; raise --r-end (the final learning rate, 0.002 by default) or --iterations (docs/tuning.md)"
+        }
+        _ => ": the search found nothing better than it",
+    };
+    if race {
+        // Said by the race itself.
+    } else if !moved {
         println!("note: the tuned set is the one the tune started from{hint}");
+    } else if measures_as_defaults(file) {
+        println!(
+            "note: the tuned set measures the same as the defaults on the training and the validation positions (objective, solved and nodes): it moved the margins too little to change a search, so no gain was found; tune longer (--iterations) or on more positions"
+        );
     }
+    // `off` (every margin test disabled) is no candidate of a tune, but a user should know
+    // when it scored better on the objective the tune maximised than the set it wrote.
+    let value = |name: &str| file.training.set(name).map(|s| s.objective.value);
+    if let (Some(off), Some(tuned), "suite") = (
+        value("off"),
+        value("tuned"),
+        file.provenance.objective.as_str(),
+    ) && off > tuned
+    {
+        println!(
+            "note: `off` (no margin test) scores above the tuned set on the training positions ({off:.3} against {tuned:.3}): at this node budget these positions reward no pruning; tune at a larger --nodes or on more positions"
+        );
+    }
+}
+
+/// Whether the tuned set's figures equal the defaults' on the training and the validation
+/// positions alike (objective, solved count and nodes).
+fn measures_as_defaults(file: &TunedFile) -> bool {
+    let same = |side: &Side| match (side.set("tuned"), side.set("default")) {
+        (Some(t), Some(d)) => t.objective == d.objective,
+        _ => false,
+    };
+    same(&file.training) && same(&file.validation)
 }
 
 /// A games tune whose every game ended with an engine fault measured nothing of the margins:
