@@ -544,6 +544,29 @@ fn edited_tuned_files_and_misplaced_outputs_of_the_seventh_campaign_are_refused(
         &dir,
         "searches nothing, so no run measured this file",
     );
+    // A record emptied or replaced (campaign 22, H028): named by its key, on one line or
+    // pretty-printed, not by the Rust type that reads it.
+    let mut emptied = file.clone();
+    emptied["provenance"]["suites"] = serde_json::json!([]);
+    let pretty = serde_json::to_string_pretty(&emptied).unwrap();
+    let suites_line = pretty
+        .lines()
+        .position(|l| l.contains("\"suites\""))
+        .unwrap()
+        + 1;
+    for (name, text, line) in [
+        ("emptied.json", emptied.to_string(), 1),
+        ("emptied-pretty.json", pretty, suites_line),
+    ] {
+        std::fs::write(dir.join(name), text).unwrap();
+        refused(
+            &["check", dir.join(name).to_str().unwrap()],
+            &dir,
+            &format!(
+                "{name}:{line}: not a marginal-tuned/1 file: \"suites\" is an empty list, where the file has an object of named fields: it was edited or damaged; restore it"
+            ),
+        );
+    }
     // An engine command with its arguments in it.
     std::fs::write(
         dir.join("spaced.toml"),

@@ -475,9 +475,13 @@ pub fn read(path: &Path) -> Result<Report, ReadError> {
             });
         }
     }
-    serde_json::from_value(value).map_err(|e| ReadError::Format {
+    serde_json::from_str(&text).map_err(|e| ReadError::Format {
         path: shown,
-        why: e.to_string(),
+        why: format!(
+            "line {}: {}",
+            e.line(),
+            crate::formats::tuned::plain_message(&text, &e)
+        ),
     })
 }
 

@@ -67,6 +67,48 @@ pub(crate) fn line_of(text: &str, key: &str) -> usize {
         .map_or(1, |i| i + 1)
 }
 
+/// serde's message for a typed read of `text` in the file's own words: a value of the wrong
+/// shape where a record (a Rust struct) belongs is named by its key, not by the Rust type
+/// ("invalid length 0, expected struct SuiteSources with 4 elements" names no field), with the
+/// way on. Other messages are serde's, without its position (the caller gives the line).
+pub(crate) fn plain_message(text: &str, error: &serde_json::Error) -> String {
+    let mut message = error.to_string();
+    if let Some(at) = message.rfind(" at line ") {
+        message.truncate(at);
+    }
+    let Some((found, _)) = message.split_once(", expected struct ") else {
+        return message;
+    };
+    let found = found
+        .strip_prefix("invalid type: ")
+        .unwrap_or(found)
+        .replace("invalid length 0", "an empty list")
+        .replace("invalid length", "a list of length");
+    let key = key_before(text, error.line(), error.column());
+    let what = key.map_or("a value".to_string(), |k| format!("\"{k}\""));
+    format!(
+        "{what} is {found}, where the file has an object of named fields: it was edited or damaged; restore it (for example with `git checkout`) or make it again"
+    )
+}
+
+/// The last `"key":` before `line`:`column` (1-based) of `text`: the key whose value a serde
+/// error points into, on a pretty or a one-line document alike.
+fn key_before(text: &str, line: usize, column: usize) -> Option<String> {
+    let start: usize = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum();
+    let mut end = (start + column).min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let before = &text[..end];
+    let colon = before.rfind("\":")?;
+    let open = before[..colon].rfind('"')?;
+    Some(before[open + 1..colon].to_string())
+}
+
 /// The text of a margin-set or tuned file: read whole, as UTF-8. Every reader of these files
 /// (this module's margin sets, `tune::file`'s tuned files) goes through here and
 /// [`document`], so they agree on what a readable file is.

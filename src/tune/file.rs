@@ -18,7 +18,9 @@ use crate::engine::setting::Program;
 use crate::engine::{EngineDef, Setting};
 use crate::params::{ParamError, Row};
 
-use crate::formats::tuned::{TUNED_FORMAT, TunedError, document, line_of, read_text};
+use crate::formats::tuned::{
+    TUNED_FORMAT, TunedError, document, line_of, plain_message, read_text,
+};
 use crate::scoring::exec::ExecError;
 use crate::scoring::games::game::MoveLimit;
 use crate::scoring::games::matches::MatchReport;
@@ -532,17 +534,10 @@ impl TunedFile {
                 message,
             });
         }
-        let file: TunedFile = serde_json::from_str(text).map_err(|e| {
-            // The line leads the message; serde's own position would contradict it.
-            let mut message = e.to_string();
-            if let Some(at) = message.rfind(" at line ") {
-                message.truncate(at);
-            }
-            TunedError::Invalid {
-                path: path.to_path_buf(),
-                line: value_line(text, &e),
-                message: format!("not a {TUNED_FORMAT} file: {message}"),
-            }
+        let file: TunedFile = serde_json::from_str(text).map_err(|e| TunedError::Invalid {
+            path: path.to_path_buf(),
+            line: value_line(text, &e),
+            message: format!("not a {TUNED_FORMAT} file: {}", plain_message(text, &e)),
         })?;
         let def = file.def();
         let invalid = |name: &str, message: String| TunedError::Invalid {
