@@ -315,7 +315,15 @@ fn every_command_refuses_bad_input_with_exit_2_and_a_message() {
         (vec!["tune", "--out", "/proc/no/such/dir/t.json"], "--out"),
         (vec!["tune", "--confirm", "0"], "at least 1"),
         // check, export, plot
-        (vec!["check", "no/such.json"], "cannot read no/such.json"),
+        (
+            vec!["check", "no/such.json"],
+            "cannot read no/such.json: No such file or directory (os error 2) (`ls tuned/` lists the shipped tuned sets)",
+        ),
+        // The default tune's output, named before a tune made it.
+        (
+            vec!["check", "no/tuned/race.json"],
+            "(`marginal tune` writes it, its default --out: run that first",
+        ),
         (vec!["check", &corrupt], "corrupt.json:2"),
         (
             vec!["check", "tuned/spsa-suite.json", "--games", "0"],

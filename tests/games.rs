@@ -831,7 +831,7 @@ fn command_level_match_json_report() {
     assert_eq!(sprt.params, SprtParams::default());
     let llr_line = stdout.lines().find(|l| l.starts_with("SPRT ")).unwrap();
     assert!(
-        llr_line.contains(&format!("LLR {:.3} in", sprt.llr.unwrap())),
+        llr_line.contains(&format!("LLR {:.3}, bounds (", sprt.llr.unwrap())),
         "{llr_line}"
     );
     assert!(sprt.lower.unwrap() < 0.0 && sprt.upper.unwrap() > 0.0);

@@ -1006,6 +1006,50 @@ fn a_tune_that_moved_nothing_says_so() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// `--json --force` replaces a report, never a file of another kind (campaign 22, A038: an
+/// engine file replaced by a check's report); a JSON file it does replace.
+#[test]
+fn a_forced_report_goes_only_over_a_json_file() {
+    let dir = scratch("edges", "forced-json");
+    let suite = small_suite(&dir, 2);
+    let engine = dir.join("engine.toml");
+    std::fs::write(&engine, "# an engine file\ncommand = \"x\"\n").unwrap();
+    let args = |out: &Path| {
+        vec![
+            "suite".to_string(),
+            suite.to_str().unwrap().to_string(),
+            "--nodes".into(),
+            "300".into(),
+            "--json".into(),
+            out.to_str().unwrap().to_string(),
+            "--force".into(),
+        ]
+    };
+    let refused_args = args(&engine);
+    let refused_args: Vec<&str> = refused_args.iter().map(String::as_str).collect();
+    refused(
+        &refused_args,
+        &dir,
+        "exists and is no JSON report (it begins '# an engine file'): even with --force",
+    );
+    assert_eq!(
+        std::fs::read_to_string(&engine).unwrap(),
+        "# an engine file\ncommand = \"x\"\n"
+    );
+    let report = dir.join("old.json");
+    std::fs::write(&report, "{\"old\": true}").unwrap();
+    let replaced = args(&report);
+    let replaced: Vec<&str> = replaced.iter().map(String::as_str).collect();
+    let out = marginal(&replaced, &dir);
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
+    assert!(
+        std::fs::read_to_string(&report)
+            .unwrap()
+            .contains("\"objective\"")
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 /// A suite tune that moved the margins by a unit or so, too little to change any search, says
 /// it found no gain; and when `off` scored above what it wrote (60 WAC positions at 500 nodes
 /// reward no pruning), it says that too.

@@ -837,7 +837,7 @@ fn summary(result: &MatchResult, sprt: Option<&SprtParams>, args: &MatchArgs) {
         let (lo, hi) = params.bounds();
         let verdict = sprt_verdict(params, s.decision, result.interrupted);
         println!(
-            "SPRT nElo [{}, {}], alpha {}, beta {}: LLR {:.3} in ({lo:.3}, {hi:.3}): {verdict}",
+            "SPRT nElo [{}, {}], alpha {}, beta {}: LLR {:.3}, bounds ({lo:.3}, {hi:.3}): {verdict}",
             params.elo0,
             params.elo1,
             params.alpha,

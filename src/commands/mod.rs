@@ -631,6 +631,28 @@ pub fn fresh_output(out: &Path, option: &str, force: bool) -> Result<(), UserErr
             out.display()
         )));
     }
+    // --force replaces a report, not any file: a JSON report never goes over a file of
+    // another kind (an engine file, a suite, a book), as --pgn refuses what is not a PGN.
+    if option == "--json" && out.is_file() && marginal::formats::standard_stream(out).is_none() {
+        let head = std::fs::read(out)
+            .map(|bytes| bytes.into_iter().take(4096).collect::<Vec<u8>>())
+            .unwrap_or_default();
+        let text = String::from_utf8_lossy(&head);
+        let first = text
+            .trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n'])
+            .chars()
+            .next();
+        if first.is_some_and(|c| c != '{') {
+            return Err(UserError(format!(
+                "--json {} exists and is no JSON report (it begins '{}'): even with --force, marginal writes a report only over a JSON file; give another --json",
+                out.display(),
+                marginal::formats::excerpt(text.trim_start().lines().next().unwrap_or(""))
+                    .chars()
+                    .take(40)
+                    .collect::<String>()
+            )));
+        }
+    }
     writable(out, option)
 }
 

@@ -157,7 +157,7 @@ pub struct TuneArgs {
     #[serde(skip)]
     executor: ExecutorArgs,
     /// The tuned file to write.
-    #[arg(long, default_value = "tuned/race.json")]
+    #[arg(long, default_value = marginal::formats::tuned::DEFAULT_TUNE_OUT)]
     out: PathBuf,
     /// Replace --out when it exists and is not this run's own result (without it, marginal
     /// refuses to write over a file another run made).

@@ -249,6 +249,13 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     // names is written.
     let path = link_target(path)?;
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        // create_dir_all would say only "File exists" of a file or device in the way.
+        if dir.exists() && !dir.is_dir() {
+            return Err(std::io::Error::other(format!(
+                "{} is not a directory",
+                dir.display()
+            )));
+        }
         std::fs::create_dir_all(dir)?;
     }
     let mut tmp = path.as_os_str().to_owned();
@@ -441,6 +448,13 @@ mod tests {
         h.write(b"marginal");
         // FNV-1a 64 of "marginal", computed independently.
         assert_eq!(h.finish(), 0x2819_408b_a73b_7506);
+    }
+
+    #[test]
+    fn a_file_where_a_directory_belongs_is_named_as_such() {
+        // MARGINAL_CACHE_DIR=/dev/null: the cache goes inside a device.
+        let e = write_atomic(Path::new("/dev/null/cache.json"), b"{}").unwrap_err();
+        assert_eq!(e.to_string(), "/dev/null is not a directory");
     }
 
     #[test]

@@ -24,11 +24,27 @@ pub const TUNED_FORMAT: &str = "marginal-tuned/1";
 /// tuned file); its margins are read like any margin set, so an export is a `--margins` file.
 pub const EXPORT_FORMAT: &str = "marginal-export/1";
 
+/// Where `marginal tune` writes its set unless told otherwise: a file no clone ships, so a
+/// tune never replaces a committed result.
+pub const DEFAULT_TUNE_OUT: &str = "tuned/race.json";
+
+/// What to do about a margin-set file that is not there: the default tune's output is made by
+/// running it.
+fn missing_hint(path: &Path, source: &std::io::Error) -> &'static str {
+    if source.kind() != std::io::ErrorKind::NotFound {
+        ""
+    } else if path.ends_with(DEFAULT_TUNE_OUT) {
+        " (`marginal tune` writes it, its default --out: run that first, or name one of the shipped sets in tuned/)"
+    } else {
+        " (`ls tuned/` lists the shipped tuned sets)"
+    }
+}
+
 /// Why a margin set could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum TunedError {
     /// The file could not be read.
-    #[error("cannot read {path}: {source}")]
+    #[error("cannot read {path}: {source}{}", missing_hint(path, source))]
     Unreadable {
         /// File path.
         path: PathBuf,

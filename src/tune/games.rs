@@ -653,7 +653,7 @@ pub fn match_summary(report: &MatchReport, accept_h1: &str, accept_h0: &str) -> 
             SprtDecision::Continue => "no decision within the games allowed",
         };
         line.push_str(&format!(
-            ", SPRT nElo [{}, {}]: LLR {:.2} in ({:.2}, {:.2}): {verdict}",
+            ", SPRT nElo [{}, {}]: LLR {:.2}, bounds ({:.2}, {:.2}): {verdict}",
             s.params.elo0,
             s.params.elo1,
             Shown(s.llr),
