@@ -1006,6 +1006,34 @@ fn a_tune_that_moved_nothing_says_so() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// A match rerun without --resume over both its PGN and its report is told of --resume first
+/// (campaign 22, D002: it was told of --force for the report, and of --resume only after).
+#[test]
+fn a_rerun_match_is_told_of_resume_first() {
+    let dir = scratch("edges", "rerun-match");
+    let (pgn, json) = (dir.join("g.pgn"), dir.join("g.json"));
+    let args = [
+        "match",
+        "--a",
+        "default",
+        "--b",
+        "off",
+        "--games",
+        "2",
+        "--nodes",
+        "300",
+        "-q",
+        "--pgn",
+        pgn.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ];
+    let out = marginal(&args, &dir);
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
+    refused(&args, &dir, "Continue that match with --resume");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 /// `--json --force` replaces a report, never a file of another kind (campaign 22, A038: an
 /// engine file replaced by a check's report); a JSON file it does replace.
 #[test]

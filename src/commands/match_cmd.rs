@@ -362,6 +362,10 @@ fn check_outputs(args: &MatchArgs) -> Result<(), UserError> {
             )));
         }
     }
+    // A rerun's games are named first: the way on is --resume, whatever the report says.
+    if let (Some(pgn), false) = (&args.pgn, args.resume) {
+        record::refuse_filled(pgn).map_err(|e| UserError(e.to_string()))?;
+    }
     // Only a match that has games to go on from may write its report again unasked.
     let resuming = args.resume
         && args

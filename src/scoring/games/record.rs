@@ -60,18 +60,14 @@ pub struct Opened {
     pub dropped: Option<(u64, usize)>,
 }
 
-/// `--pgn FILE` without `--resume`: creates the file, refusing one that holds anything, and
-/// writes the settings record beside it (not beside a pipe or device: that cannot be resumed).
-pub fn start(path: &Path, settings: &Settings) -> Result<Opened, RecordError> {
+/// Refuses a `--pgn` file that holds anything (a new match never writes over games, nor over
+/// another kind of file); the command checks it before any other output, so the first word a
+/// user gets about a rerun is `--resume`.
+///
+/// # Errors
+/// The file holds games (continue with `--resume`) or is no PGN.
+pub fn refuse_filled(path: &Path) -> Result<(), RecordError> {
     let shown = path.display();
-    // The command's own output: the games follow what it printed, with no record beside.
-    if let Some(file) = crate::formats::standard_stream(path) {
-        return Ok(Opened {
-            file,
-            earlier: Vec::new(),
-            dropped: None,
-        });
-    }
     if let Ok(meta) = std::fs::metadata(path)
         && meta.is_file()
         && meta.len() > 0
@@ -94,6 +90,22 @@ pub fn start(path: &Path, settings: &Settings) -> Result<Opened, RecordError> {
             meta.len()
         )));
     }
+    Ok(())
+}
+
+/// `--pgn FILE` without `--resume`: creates the file, refusing one that holds anything, and
+/// writes the settings record beside it (not beside a pipe or device: that cannot be resumed).
+pub fn start(path: &Path, settings: &Settings) -> Result<Opened, RecordError> {
+    let shown = path.display();
+    // The command's own output: the games follow what it printed, with no record beside.
+    if let Some(file) = crate::formats::standard_stream(path) {
+        return Ok(Opened {
+            file,
+            earlier: Vec::new(),
+            dropped: None,
+        });
+    }
+    refuse_filled(path)?;
     let file =
         File::create(path).map_err(|e| RecordError(format!("--pgn: cannot write {shown}: {e}")))?;
     if file.metadata().is_ok_and(|m| m.is_file()) {
