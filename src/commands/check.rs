@@ -266,6 +266,7 @@ pub fn run(args: CheckArgs) -> Result<()> {
     let books = game_books(&args, &prepared, pairs)?;
     super::executor::stop_on_interrupt(interrupted_message(&args.file, args.games.is_some()))?;
     print_header(&args, &prepared, threads);
+    let started = std::time::Instant::now();
     let now = measure(&prepared, &pool)?;
     measured_something(&prepared, &now)?;
     say_faults(&prepared, &now);
@@ -293,6 +294,16 @@ pub fn run(args: CheckArgs) -> Result<()> {
     if let Some(out) = &args.json {
         println!("report written to {}", out.display());
     }
+    // What the check cost, for a CI budget (an external engine at depth can take minutes).
+    println!(
+        "cost: {:.0} s wall on {threads} thread(s) for the searches{}",
+        started.elapsed().as_secs_f64(),
+        if report.games.is_some() {
+            " and games"
+        } else {
+            ""
+        }
+    );
     if args.update {
         return write_update(&args, &prepared, &now, &report);
     }
