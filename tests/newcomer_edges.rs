@@ -258,7 +258,7 @@ fn odd_allotments_and_empty_objectives_are_refused_and_tips_name_real_options() 
             "--nodes",
             "300",
             "--objectives",
-            "mates",
+            "suite,mates",
             "--mate-suite",
             dir.join("wac8.epd").to_str().unwrap(),
             "--out",
@@ -266,6 +266,12 @@ fn odd_allotments_and_empty_objectives_are_refused_and_tips_name_real_options() 
         ],
         &dir,
         "none of its 8 positions has a mate record",
+    );
+    // ... said before any objective is prepared (campaign 22, G008: after the suite's).
+    let cached = dir.join("cache");
+    assert!(
+        !cached.exists() || std::fs::read_dir(&cached).unwrap().count() == 0,
+        "a reference run was made before the refusal"
     );
     // bench has no --set: the tip for a margin whose switch is off names the assignment.
     let out = marginal(

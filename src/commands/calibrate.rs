@@ -207,8 +207,7 @@ fn deep_of(limit: SuiteLimit, factor: u64) -> SuiteLimit {
     }
 }
 
-/// The mates objective's scorer, refused before any search when its suite holds no mate record
-/// (every set would score 0 and the objective say nothing).
+/// The mates objective's scorer (its suite checked by [`mate_suite_checked`]).
 fn mate_scorer(
     args: &CalibrateArgs,
     def: &Arc<EngineDef>,
@@ -216,6 +215,14 @@ fn mate_scorer(
     executor: Option<Arc<dyn Runner>>,
     rule: Repeats,
 ) -> Result<SuiteScorer> {
+    mate_suite_checked(args, rule)?;
+    let files = std::slice::from_ref(&args.mate_suite);
+    scorer(def, files, limit, args.hash, executor, rule)
+}
+
+/// Refuses a --mate-suite with no mate record (every set would score 0 and the objective say
+/// nothing): checked before any objective is prepared, since reference runs take minutes.
+fn mate_suite_checked(args: &CalibrateArgs, rule: Repeats) -> Result<(), UserError> {
     let files = std::slice::from_ref(&args.mate_suite);
     let suites = load_suites(files, false, rule).map_err(UserError::from_display)?;
     if !suites.positions.iter().any(|p| p.record.mate.is_some()) {
@@ -223,10 +230,9 @@ fn mate_scorer(
             "--mate-suite {}: none of its {} positions has a mate record (`bm #N` or `dm N`), so the mates objective would score 0 for every set: give a mate suite (data/suites/matetrack_short.epd), or leave mates out of --objectives",
             args.mate_suite.display(),
             suites.positions.len()
-        ))
-        .into());
+        )));
     }
-    scorer(def, files, limit, args.hash, executor, rule)
+    Ok(())
 }
 
 fn scorer(
@@ -330,8 +336,11 @@ fn objectives(
     if let Some(said) = unused_objective_options(args, &specs) {
         eprintln!("warning: {said}");
     }
-    let mut out: Vec<Box<dyn CheapObjective>> = Vec::new();
     let rule = super::repeats_rule(args.count_repeats);
+    if seen.iter().any(|(kind, _)| kind == "mates") {
+        mate_suite_checked(args, rule)?;
+    }
+    let mut out: Vec<Box<dyn CheapObjective>> = Vec::new();
     for (kind, limit) in seen {
         if !super::quiet() {
             eprintln!("preparing objective {kind} at {limit} (reference runs are cached)");
