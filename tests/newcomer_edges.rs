@@ -1046,35 +1046,31 @@ fn a_rerun_match_is_told_of_resume_first() {
 fn a_forced_report_goes_only_over_a_json_file() {
     let dir = scratch("edges", "forced-json");
     let suite = small_suite(&dir, 2);
-    let engine = dir.join("engine.toml");
+    let (engine, report) = (dir.join("engine.toml"), dir.join("old.json"));
     std::fs::write(&engine, "# an engine file\ncommand = \"x\"\n").unwrap();
-    let args = |out: &Path| {
-        vec![
-            "suite".to_string(),
-            suite.to_str().unwrap().to_string(),
-            "--nodes".into(),
-            "300".into(),
-            "--json".into(),
-            out.to_str().unwrap().to_string(),
-            "--force".into(),
-        ]
+    std::fs::write(&report, "{\"old\": true}").unwrap();
+    let suite = suite.to_str().unwrap();
+    let forced = |out: &Path| {
+        let out = out.to_str().unwrap();
+        marginal(
+            &["suite", suite, "--nodes", "300", "--json", out, "--force"],
+            &dir,
+        )
     };
-    let refused_args = args(&engine);
-    let refused_args: Vec<&str> = refused_args.iter().map(String::as_str).collect();
-    refused(
-        &refused_args,
-        &dir,
-        "exists and is no JSON report (it begins '# an engine file'): even with --force",
+    let out = forced(&engine);
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
+    assert!(
+        said(&out).contains(
+            "exists and is no JSON report (it begins '# an engine file'): even with --force"
+        ),
+        "{}",
+        said(&out)
     );
     assert_eq!(
         std::fs::read_to_string(&engine).unwrap(),
         "# an engine file\ncommand = \"x\"\n"
     );
-    let report = dir.join("old.json");
-    std::fs::write(&report, "{\"old\": true}").unwrap();
-    let replaced = args(&report);
-    let replaced: Vec<&str> = replaced.iter().map(String::as_str).collect();
-    let out = marginal(&replaced, &dir);
+    let out = forced(&report);
     assert_eq!(out.status.code(), Some(0), "{}", said(&out));
     assert!(
         std::fs::read_to_string(&report)

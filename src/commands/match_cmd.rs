@@ -373,31 +373,37 @@ fn check_outputs(args: &MatchArgs) -> Result<(), UserError> {
             .as_ref()
             .is_some_and(|p| std::fs::metadata(p).is_ok_and(|m| m.len() > 0));
     if let Some(out) = &args.json {
-        not_a_settings_record(out)?;
-        if resuming {
-            // The resumed match writes its own report again; any other file there is kept.
-            let is_match_report = |text: String| {
-                // An empty file is what a match killed before its report left (older versions
-                // emptied --json at the start): nothing of the user's to keep.
-                text.trim().is_empty()
-                    || serde_json::from_str::<serde_json::Value>(&text).is_ok_and(|v| {
-                        v["format"] == marginal::scoring::games::matches::MATCH_REPORT_FORMAT
-                    })
-            };
-            if !args.force && out.is_file() && !super::read_output(out).is_some_and(is_match_report)
-            {
-                return Err(UserError(format!(
-                    "--json {} exists and is not a match report: marginal does not replace it; give another --json, or add --force to replace it",
-                    out.display()
-                )));
-            }
-            super::writable(out, "--json")?;
-        } else {
-            super::fresh_output(out, "--json", args.force)?;
-        }
+        json_output(args, out, resuming)?;
     }
     if let Some(pgn) = &args.pgn {
         super::writable(pgn, "--pgn")?;
+    }
+    Ok(())
+}
+
+/// `--json OUT` may be written: no settings record; a resumed match writes its own report
+/// again (any other file there is kept), a new one a fresh output.
+fn json_output(args: &MatchArgs, out: &Path, resuming: bool) -> Result<(), UserError> {
+    not_a_settings_record(out)?;
+    if resuming {
+        // The resumed match writes its own report again; any other file there is kept.
+        let is_match_report = |text: String| {
+            // An empty file is what a match killed before its report left (older versions
+            // emptied --json at the start): nothing of the user's to keep.
+            text.trim().is_empty()
+                || serde_json::from_str::<serde_json::Value>(&text).is_ok_and(|v| {
+                    v["format"] == marginal::scoring::games::matches::MATCH_REPORT_FORMAT
+                })
+        };
+        if !args.force && out.is_file() && !super::read_output(out).is_some_and(is_match_report) {
+            return Err(UserError(format!(
+                "--json {} exists and is not a match report: marginal does not replace it; give another --json, or add --force to replace it",
+                out.display()
+            )));
+        }
+        super::writable(out, "--json")?;
+    } else {
+        super::fresh_output(out, "--json", args.force)?;
     }
     Ok(())
 }
