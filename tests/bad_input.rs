@@ -1261,6 +1261,48 @@ fn hash_tables_that_do_not_fit_together_are_refused_up_front() {
     }
 }
 
+/// Tables the allocator grants (address space) but the machine's memory cannot hold are
+/// refused before any work (campaign 23, G014: `--hash 16384` on 2 threads filled 24 GB and
+/// the kernel killed the run). Skipped where /proc/meminfo says 32 GB are available.
+#[test]
+fn hash_tables_past_the_machines_memory_are_refused_up_front() {
+    let available_mb = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|t| {
+            let line = t
+                .lines()
+                .find(|l| l.starts_with("MemAvailable:"))?
+                .to_string();
+            line.split_whitespace().nth(1)?.parse::<u64>().ok()
+        })
+        .map(|kb| kb / 1024);
+    match available_mb {
+        Some(mb) if mb < 2 * 16384 => {}
+        other => {
+            eprintln!("skipped: MemAvailable {other:?} MB holds two 16,384 MB tables");
+            return;
+        }
+    }
+    let dir = scratch("bad-input", "hash-memory");
+    assert_refused(
+        &[(
+            vec![
+                "suite",
+                "data/suites/bk.epd",
+                "--nodes",
+                "300",
+                "--threads",
+                "2",
+                "--hash",
+                "16384",
+            ],
+            "--hash 16384: 2 tables of 16384 MB at once (32768 MB) are more than the ",
+        )],
+        &dir,
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 /// Runs `args` in `dir`: it must succeed (exit 0) and say each of `said` on stderr.
 fn warns(args: &[&str], dir: &Path, said: &[&str]) {
     let o = run(args, dir);

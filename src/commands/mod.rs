@@ -392,7 +392,26 @@ pub fn hash_fits(mb: usize, searches: usize) -> Result<(), UserError> {
         UserError(format!(
             "--hash {mb}: {e} for each of {searches} searches at once: give a smaller --hash, or fewer threads (--threads or --concurrency)"
         ))
-    })
+    })?;
+    // The allocator grants address space, not memory: tables past the machine's memory would
+    // grow until the kernel kills the run, and others' with it.
+    let total = mb.saturating_mul(searches.max(1));
+    match available_mb() {
+        Some(available) if total > available => Err(UserError(format!(
+            "--hash {mb}: {} tables of {mb} MB at once ({total} MB) are more than the {available} MB of memory this machine has available (MemAvailable in /proc/meminfo); searches could fill them until the kernel kills the run: give a smaller --hash (16 by default), or fewer threads (--threads or --concurrency)",
+            searches.max(1)
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// The memory the system can give without swapping, in MB (`MemAvailable` of
+/// `/proc/meminfo`); `None` where it cannot be read.
+fn available_mb() -> Option<usize> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024)
 }
 
 /// `--depth`: 1 to [`MAX_DEPTH`] plies.

@@ -91,11 +91,12 @@ pub struct TtAllocError {
 ///
 /// Clearing costs nothing however large the table: each entry carries the generation it was
 /// stored in (the high bits of its bound byte), and only entries of the current generation
-/// count, so `clear` moves to the next generation instead of writing every entry (it writes
-/// them once every [`GENERATIONS`] clears, before a generation number would come back). A
-/// search sees exactly what it would see in a table filled with empty entries. The memory is
-/// allocated zeroed (lazily, by the operating system), so a large `--hash` is paid for only
-/// where searches store.
+/// count, so `clear` moves to the next generation instead of writing every entry (once every
+/// [`GENERATIONS`] clears, before a generation number would come back, the table is replaced
+/// by a fresh zeroed one). A search sees exactly what it would see in a table filled with
+/// empty entries. The memory is allocated zeroed (lazily, by the operating system), so a large
+/// `--hash` is paid for only in the pages searches store into, and those go back to the
+/// system at each replacement.
 pub struct TranspositionTable {
     buckets: Vec<[Entry; 2]>,
     generation: u8,
@@ -166,7 +167,12 @@ impl TranspositionTable {
     pub fn clear(&mut self) {
         self.generation += 1;
         if self.generation == GENERATIONS {
-            self.buckets.fill([Entry::default(); 2]);
+            // A fresh zeroed table rather than writing every entry: the pages the searches
+            // touched go back to the system, and a large table stays paid for only where the
+            // next searches store (filling it would make all of it resident).
+            let len = self.buckets.len();
+            self.buckets = Vec::new();
+            self.buckets = zeroed_buckets(len).unwrap_or_else(|| vec![[Entry::default(); 2]; len]);
             self.generation = 0;
         }
     }
