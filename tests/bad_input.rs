@@ -1303,6 +1303,41 @@ fn hash_tables_past_the_machines_memory_are_refused_up_front() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// A file of many bad lines (a binary given as a suite: campaign 23, B019, 72,943 messages)
+/// lists the first 20 and counts the rest in one line; the summary says so.
+#[test]
+fn many_bad_lines_are_listed_twenty_then_counted() {
+    let dir = scratch("bad-input", "many-bad");
+    let wac =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("data/suites/wac.epd"))
+            .unwrap();
+    let mut text = String::new();
+    for i in 0..30 {
+        text.push_str(&format!("not a position {i}\n"));
+    }
+    text.push_str(wac.lines().next().unwrap());
+    text.push('\n');
+    let suite = dir.join("bad.epd");
+    std::fs::write(&suite, text).unwrap();
+    let o = run(&["suite", suite.to_str().unwrap(), "--nodes", "300"], &dir);
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    assert_eq!(o.stderr.matches("bad.epd:").count(), 20, "{}", o.stderr);
+    assert!(o.stderr.contains("bad.epd:20: "), "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("... and 10 more bad line(s), not listed (the first 20 are above)"),
+        "{}",
+        o.stderr
+    );
+    assert!(
+        o.stdout
+            .contains("30 bad line(s) skipped (the first 20 listed on stderr)"),
+        "{}",
+        o.stdout
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 /// Runs `args` in `dir`: it must succeed (exit 0) and say each of `said` on stderr.
 fn warns(args: &[&str], dir: &Path, said: &[&str]) {
     let o = run(args, dir);

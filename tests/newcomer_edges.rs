@@ -994,12 +994,22 @@ fn a_report_on_standard_output_is_the_report_alone() {
 }
 
 /// A tune that ends where it started says so, with the way out: a short games tune, whose
-/// SPSA steps are far below a whole unit at the default final learning rate.
+/// SPSA steps are far below a whole unit at the default final learning rate; its --confirm
+/// plays no match of the defaults against themselves.
 #[test]
 fn a_tune_that_moved_nothing_says_so() {
     let dir = scratch("edges", "unmoved");
     let suite = small_suite(&dir, 6);
-    let extra = ["--objective", "games", "--iterations", "1", "--pairs", "1"];
+    let extra = [
+        "--objective",
+        "games",
+        "--iterations",
+        "1",
+        "--pairs",
+        "1",
+        "--confirm",
+        "4",
+    ];
     let run = common::tune(&dir, &suite, 300, "g.json", &extra);
     assert_eq!(run.status.code(), Some(0), "{}", said(&run));
     assert!(
@@ -1009,6 +1019,17 @@ fn a_tune_that_moved_nothing_says_so() {
         "{}",
         said(&run)
     );
+    // No confirmation of the defaults against themselves (campaign 23, E040).
+    assert!(
+        said(&run).contains(
+            "note: --confirm: the tuned set is the defaults, so no confirmation match is played"
+        ),
+        "{}",
+        said(&run)
+    );
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("g.json")).unwrap()).unwrap();
+    assert!(file.get("confirm").is_none(), "{file}");
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -1040,8 +1061,9 @@ fn a_rerun_match_is_told_of_resume_first() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
-/// `--json --force` replaces a report, never a file of another kind (campaign 22, A038: an
-/// engine file replaced by a check's report); a JSON file it does replace.
+/// `--json --force` (and a tune's `--out --force`) replaces a JSON file, never a file of another
+/// kind (campaign 22, A038: an engine file replaced by a check's report); a JSON file it does
+/// replace.
 #[test]
 fn a_forced_report_goes_only_over_a_json_file() {
     let dir = scratch("edges", "forced-json");
@@ -1059,16 +1081,51 @@ fn a_forced_report_goes_only_over_a_json_file() {
     };
     let out = forced(&engine);
     assert_eq!(out.status.code(), Some(2), "{}", said(&out));
-    assert!(
-        said(&out).contains(
-            "exists and is no JSON report (it begins '# an engine file'): even with --force"
-        ),
-        "{}",
-        said(&out)
+    let refusal = |option: &str| {
+        format!(
+            "{option} {} exists and is no JSON file (it begins '# an engine file'): even with --force",
+            engine.display()
+        )
+    };
+    assert!(said(&out).contains(&refusal("--json")), "{}", said(&out));
+    // A tune's --out too (campaign 23, A030: an engine file replaced by a tuned file).
+    let engine_path = engine.to_str().unwrap();
+    let out = marginal(
+        &[
+            "tune",
+            "--suites",
+            suite,
+            "--nodes",
+            "300",
+            "--solver",
+            "spsa",
+            "--iterations",
+            "1",
+            "--out",
+            engine_path,
+            "--force",
+        ],
+        &dir,
     );
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
+    assert!(said(&out).contains(&refusal("--out")), "{}", said(&out));
     assert_eq!(
         std::fs::read_to_string(&engine).unwrap(),
         "# an engine file\ncommand = \"x\"\n"
+    );
+    // Nor over the result of a run (campaign 23, A006: a tuned file replaced by a report).
+    let tuned = dir.join("tuned.json");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tuned/race-seed1.json"),
+        &tuned,
+    )
+    .unwrap();
+    let out = forced(&tuned);
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
+    assert!(
+        said(&out).contains("is a marginal-tuned/* file, the result of a run: even with --force"),
+        "{}",
+        said(&out)
     );
     let out = forced(&report);
     assert_eq!(out.status.code(), Some(0), "{}", said(&out));

@@ -244,9 +244,7 @@ fn scorer(
     rule: Repeats,
 ) -> Result<SuiteScorer> {
     let suites = load_suites(files, false, rule).map_err(UserError::from_display)?;
-    for line in suites.skipped() {
-        eprintln!("warning: {line}");
-    }
+    super::say_skipped(suites.skipped(), "warning: ");
     super::say_odd_suites(files, &[&suites]);
     let options = ScorerOptions {
         config: RunConfig {
@@ -359,9 +357,7 @@ fn objectives(
                             "--quality-positions: {e} (the quality objective needs positions from games, one FEN a line)"
                         ))
                     })?;
-                for line in &book.skipped {
-                    eprintln!("warning: {line}");
-                }
+                super::say_skipped(&book.skipped, "warning: ");
                 let mut hash = Fnv::new();
                 for p in &book.records {
                     hash.write(
@@ -478,9 +474,7 @@ fn books(args: &CalibrateArgs, pairs: usize) -> Result<Vec<Book>> {
     let mut out: Vec<Book> = Vec::new();
     for path in paths {
         let book = openings::read(&path).map_err(UserError::from_display)?;
-        for line in &book.skipped {
-            eprintln!("warning: {line}");
-        }
+        super::say_skipped(&book.skipped, "warning: ");
         let mut hash = Fnv::new();
         for p in &book.records {
             hash.write(
@@ -738,7 +732,7 @@ fn limits(args: &CalibrateArgs) -> Result<(MoveLimit, SuiteLimit)> {
 /// work is kept (a rerun writes it again); another calibration's report is never replaced.
 fn fresh_report(args: &CalibrateArgs, config: &Config, state_dir: &Path) -> Result<()> {
     let own = state_dir.exists() && calibrate::report::is_own_report(&args.out, config);
-    super::fresh_output(&args.out, "--out", args.force || own)?;
+    super::fresh_json_output(&args.out, "--out", args.force || own)?;
     Ok(())
 }
 

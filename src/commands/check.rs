@@ -241,7 +241,7 @@ pub fn run(args: CheckArgs) -> Result<()> {
             inputs.push(("--engine", engine.as_path()));
         }
         not_an_input(out, "--json", &inputs)?;
-        super::fresh_output(out, "--json", args.force)?;
+        super::fresh_json_output(out, "--json", args.force)?;
     }
     if !check::has_outcomes(&args.file, &file).map_err(UserError::from_display)? {
         if args.update {

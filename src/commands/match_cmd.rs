@@ -403,7 +403,7 @@ fn json_output(args: &MatchArgs, out: &Path, resuming: bool) -> Result<(), UserE
         }
         super::writable(out, "--json")?;
     } else {
-        super::fresh_output(out, "--json", args.force)?;
+        super::fresh_json_output(out, "--json", args.force)?;
     }
     Ok(())
 }
@@ -648,9 +648,7 @@ fn play(
 /// that no game would reach said.
 fn read_book(args: &MatchArgs, game: &GameConfig) -> Result<Vec<shakmaty::Chess>> {
     let book = openings::read(&args.openings).map_err(UserError::from_display)?;
-    for line in &book.skipped {
-        eprintln!("{line}");
-    }
+    super::say_skipped(&book.skipped, "");
     let latest = book
         .records
         .iter()

@@ -650,20 +650,40 @@ pub fn fresh_output(out: &Path, option: &str, force: bool) -> Result<(), UserErr
             out.display()
         )));
     }
-    // --force replaces a report, not any file: a JSON report never goes over a file of
-    // another kind (an engine file, a suite, a book), as --pgn refuses what is not a PGN.
-    if option == "--json" && out.is_file() && marginal::formats::standard_stream(out).is_none() {
-        let head = std::fs::read(out)
-            .map(|bytes| bytes.into_iter().take(4096).collect::<Vec<u8>>())
-            .unwrap_or_default();
+    writable(out, option)
+}
+
+/// [`fresh_output`] for a JSON output (a report, a tuned file): `--force` replaces a JSON file,
+/// never a file of another kind (an engine file, a suite, a book), as `--pgn` refuses what is
+/// not a PGN.
+///
+/// # Errors
+/// As [`fresh_output`], and a file there that is not JSON.
+pub fn fresh_json_output(out: &Path, option: &str, force: bool) -> Result<(), UserError> {
+    if force && out.is_file() && marginal::formats::standard_stream(out).is_none() {
+        let mut head = Vec::new();
+        let _ = std::fs::File::open(out)
+            .and_then(|f| std::io::Read::read_to_end(&mut std::io::Read::take(f, 4096), &mut head));
         let text = String::from_utf8_lossy(&head);
         let first = text
             .trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n'])
             .chars()
             .next();
+        // A report never goes over the result of a run (a tuned file, a calibration).
+        let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+        let result = ["marginal-tuned/", "marginal-calibration/"]
+            .into_iter()
+            .find(|f| compact.contains(&format!("\"format\":\"{f}")));
+        if let (Some(kind), "--json") = (result, option) {
+            return Err(UserError(format!(
+                "--json {} is a {}* file, the result of a run: even with --force, a report is not written over it; give another --json",
+                out.display(),
+                kind
+            )));
+        }
         if first.is_some_and(|c| c != '{') {
             return Err(UserError(format!(
-                "--json {} exists and is no JSON report (it begins '{}'): even with --force, marginal writes a report only over a JSON file; give another --json",
+                "{option} {} exists and is no JSON file (it begins '{}'): even with --force, marginal writes its JSON only over a JSON file; give another {option}",
                 out.display(),
                 marginal::formats::excerpt(text.trim_start().lines().next().unwrap_or(""))
                     .chars()
@@ -672,7 +692,28 @@ pub fn fresh_output(out: &Path, option: &str, force: bool) -> Result<(), UserErr
             )));
         }
     }
-    writable(out, option)
+    fresh_output(out, option, force)
+}
+
+/// Bad lines listed on standard error before the rest is said in one line.
+pub const SKIPPED_LISTED: usize = 20;
+
+/// Says the bad lines of a suite or book on standard error, each after `prefix`: the first
+/// [`SKIPPED_LISTED`], then how many more (a binary given as a suite has tens of thousands).
+pub fn say_skipped<T: std::fmt::Display>(lines: impl IntoIterator<Item = T>, prefix: &str) {
+    let mut more = 0usize;
+    for (i, line) in lines.into_iter().enumerate() {
+        if i < SKIPPED_LISTED {
+            eprintln!("{prefix}{line}");
+        } else {
+            more += 1;
+        }
+    }
+    if more > 0 {
+        eprintln!(
+            "{prefix}... and {more} more bad line(s), not listed (the first {SKIPPED_LISTED} are above): is this the file meant?"
+        );
+    }
 }
 
 /// Refuses a book with fewer openings than the `pairs` it must open: each pair opens from its

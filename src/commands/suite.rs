@@ -134,9 +134,7 @@ pub fn run(args: SuiteArgs) -> Result<()> {
     check_json_output(&args)?;
     let suites = load_suites(&args.files, args.strict, args.scoring.repeats())
         .map_err(UserError::from_display)?;
-    for bad in suites.skipped() {
-        eprintln!("{bad}");
-    }
+    super::say_skipped(suites.skipped(), "");
     super::say_odd_suites(&args.files, &[&suites]);
     let threads = threads(args.threads);
     super::hash_fits(options.config.hash_mb, threads)?;
@@ -223,7 +221,7 @@ fn check_json_output(args: &SuiteArgs) -> Result<(), UserError> {
         inputs.push(("--engine", engine.as_path()));
     }
     not_an_input(out, "--json", &inputs)?;
-    super::fresh_output(out, "--json", args.force)
+    super::fresh_json_output(out, "--json", args.force)
 }
 
 /// The reference run, then the set's, with a progress bar: the scorer, the score, the
@@ -361,7 +359,12 @@ fn print_header(args: &SuiteArgs, def: &EngineDef, suites: &LoadedSuites, config
     }
     let skipped = suites.skipped().count();
     if skipped > 0 {
-        println!("{skipped} bad line(s) skipped (listed on stderr)");
+        let listed = if skipped > super::SKIPPED_LISTED {
+            format!("the first {} listed on stderr", super::SKIPPED_LISTED)
+        } else {
+            "listed on stderr".to_string()
+        };
+        println!("{skipped} bad line(s) skipped ({listed})");
     }
 }
 

@@ -984,7 +984,7 @@ fn open_checkpoint(
         .into());
     }
     // A rerun or resume of this run (its checkpoint exists) writes the same set again.
-    super::fresh_output(&args.out, "--out", args.force || dir.exists())?;
+    super::fresh_json_output(&args.out, "--out", args.force || dir.exists())?;
     super::plot_beside(&args.out, "--out", args.force, &inputs(&args))?;
     if dir.exists() && !dir.is_dir() {
         return Err(UserError(format!(
@@ -1649,7 +1649,15 @@ fn finish(run: Prepared, outcome: pipeline::Tuned, elapsed: f64) -> Result<()> {
         &outcome.validation,
     );
     println!("calibration: {}", calibration.note);
+    let margins = |name: &str| outcome.training.set(name).map(|s| &s.margins);
+    let same_as_defaults = margins("tuned").is_some() && margins("tuned") == margins("default");
+    if args.confirm.is_some() && same_as_defaults {
+        eprintln!(
+            "note: --confirm: the tuned set is the defaults, so no confirmation match is played (it would play the defaults against themselves and measure nothing)"
+        );
+    }
     let confirm = match (args.confirm, &run.games_setup) {
+        _ if same_as_defaults => None,
         (Some(n), Some(setup)) => Some(games::run_confirm(
             args,
             setup,
@@ -1843,11 +1851,8 @@ fn split(args: &TuneArgs) -> Result<(LoadedSuites, LoadedSuites), UserError> {
             },
         )?;
     let mut seen = std::collections::HashSet::new();
-    for bad in train.skipped().chain(validation.skipped()) {
-        if seen.insert(bad.to_string()) {
-            eprintln!("{bad}");
-        }
-    }
+    let bad = (train.skipped().chain(validation.skipped())).filter(|b| seen.insert(b.to_string()));
+    super::say_skipped(bad, "");
     let named: Vec<PathBuf> = args
         .suites()
         .into_iter()
