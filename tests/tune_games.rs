@@ -300,12 +300,10 @@ fn an_interrupted_confirmation_keeps_its_pairs() {
         "tune",
         "--suites",
         suite.to_str().unwrap(),
-        "--solver",
-        "spsa",
-        "--iterations",
-        "2",
+        // The race at 300 nodes moves this suite's set (as in the test above): a set equal
+        // to the defaults plays no confirmation.
         "--nodes",
-        "2000",
+        "300",
         "--confirm",
         "200",
         "--out",
