@@ -671,12 +671,17 @@ pub fn fresh_json_output(out: &Path, option: &str, force: bool) -> Result<(), Us
             .next();
         // A report never goes over the result of a run (a tuned file, a calibration).
         let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-        let result = ["marginal-tuned/", "marginal-calibration/"]
-            .into_iter()
-            .find(|f| compact.contains(&format!("\"format\":\"{f}")));
+        let version = |format: &'static str| format.split_once('/').map_or(format, |(f, _)| f);
+        let result = [
+            marginal::formats::tuned::TUNED_FORMAT,
+            marginal::calibrate::report::FORMAT,
+        ]
+        .map(version)
+        .into_iter()
+        .find(|f| compact.contains(&format!("\"format\":\"{f}/")));
         if let (Some(kind), "--json") = (result, option) {
             return Err(UserError(format!(
-                "--json {} is a {}* file, the result of a run: even with --force, a report is not written over it; give another --json",
+                "--json {} is a {}/* file, the result of a run: even with --force, a report is not written over it; give another --json",
                 out.display(),
                 kind
             )));

@@ -1086,18 +1086,16 @@ fn say_nothing_moved(file: &TunedFile, space: &Space) {
             != start.get(d.index).map(|&v| i64::from(v))
     });
     // The race says so itself when the defaults are kept.
-    let race = file.provenance.solver == "race";
-    let hint = match file.provenance.solver.as_str() {
-        "spsa" => {
-            ": SPSA's steps were too small to move a margin by a whole unit; raise --r-end (the final learning rate, 0.002 by default) or --iterations (docs/tuning.md)"
-        }
-        _ => ": the search found nothing better than it",
-    };
-    if race {
-        // Said by the race itself.
-    } else if !moved {
+    let said_by_race = file.provenance.solver == "race";
+    if !moved && !said_by_race {
+        let hint = match file.provenance.solver.as_str() {
+            "spsa" => {
+                ": SPSA's steps were too small to move a margin by a whole unit; raise --r-end (the final learning rate, 0.002 by default) or --iterations (docs/tuning.md)"
+            }
+            _ => ": the search found nothing better than it",
+        };
         println!("note: the tuned set is the one the tune started from{hint}");
-    } else if measures_as_defaults(file) {
+    } else if moved && !said_by_race && measures_as_defaults(file) {
         println!(
             "note: the tuned set measures the same as the defaults on the training and the validation positions (objective, solved and nodes): it moved the margins too little to change a search, so no gain was found; tune longer (--iterations) or on more positions"
         );
