@@ -14,18 +14,18 @@
 //! works the same.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::Args;
 use marginal::engine::{EngineDef, Setting};
 use marginal::formats::openings;
-use marginal::scoring::games::game::{DrawRule, GameConfig, MoveLimit, ResignRule, Termination};
+use marginal::scoring::games::game::{GameConfig, MoveLimit, Termination};
 use marginal::scoring::games::matches::{
     MatchConfig, MatchReport, MatchResult, MatchStats, PairRecord, result_for_a,
 };
 use marginal::scoring::games::record;
 use marginal::scoring::games::session::{self, MatchObserver, Session, SessionError};
+use marginal::scoring::games::spec;
 use marginal::scoring::games::stats::{
     EloSummary, GameResult, Shown, SprtDecision, SprtParams, sprt_llr,
 };
@@ -166,61 +166,15 @@ pub struct MatchArgs {
     executor: ExecutorArgs,
 }
 
-fn numbers<const N: usize>(text: &str, sep: char, what: &str) -> Result<[f64; N], UserError> {
-    let parts: Vec<&str> = text.split(sep).map(str::trim).collect();
-    let bad = || {
-        UserError(format!(
-            "{what}: '{text}' is not {N} finite numbers separated by '{sep}'"
-        ))
-    };
-    if parts.len() != N {
-        return Err(bad());
-    }
-    let mut out = [0.0f64; N];
-    for (o, p) in out.iter_mut().zip(parts) {
-        *o = p.parse().map_err(|_| bad())?;
-        if !o.is_finite() {
-            return Err(bad());
-        }
-    }
-    Ok(out)
-}
-
-/// Parses a `BASE+INC` time control in seconds.
+/// Parses a `BASE+INC` time control in seconds ([`spec::parse_tc`]).
 pub(super) fn parse_tc(text: &str) -> Result<MoveLimit, UserError> {
-    let [base, inc] = numbers::<2>(text, '+', "--tc")?;
-    if base <= 0.0 || inc < 0.0 {
-        return Err(UserError(format!(
-            "--tc: '{text}' needs a positive base and an increment >= 0"
-        )));
-    }
-    // A clock longer than a year per game is a typo, and past what a Duration holds.
-    const MOST_SECONDS: f64 = 365.0 * 86_400.0;
-    if base > MOST_SECONDS || inc > MOST_SECONDS {
-        return Err(UserError(format!(
-            "--tc: '{text}': base and increment are at most {MOST_SECONDS} s (a year)"
-        )));
-    }
-    Ok(MoveLimit::Clock {
-        base: Duration::from_secs_f64(base),
-        increment: Duration::from_secs_f64(inc),
-    })
+    spec::parse_tc(text).map_err(UserError::from_display)
 }
 
-/// Parses an SPRT design `ELO0,ELO1,ALPHA,BETA` (normalized Elo), checked; the errors name
+/// Parses an SPRT design `ELO0,ELO1,ALPHA,BETA` ([`spec::parse_sprt`]); the errors name
 /// `--sprt`.
 pub(super) fn parse_sprt(text: &str) -> Result<SprtParams, UserError> {
-    let [elo0, elo1, alpha, beta] = numbers::<4>(text, ',', "--sprt")?;
-    let params = SprtParams {
-        elo0,
-        elo1,
-        alpha,
-        beta,
-    };
-    params
-        .validate()
-        .map_err(|e| UserError(format!("--sprt {text}: {e}")))?;
-    Ok(params)
+    spec::parse_sprt(text).map_err(UserError::from_display)
 }
 
 /// A share as a percentage with one decimal, or `n/a` (without a `%`) when not defined.
@@ -416,30 +370,8 @@ fn game_rules(args: &MatchArgs) -> Result<(GameConfig, Option<SprtParams>), User
         (None, Some(d), _) => MoveLimit::Depth(d.clamp(1, 100)),
         (None, None, n) => MoveLimit::Nodes(n.unwrap_or(5_000).max(1)),
     };
-    let parse_resign = |t: &str| -> Result<ResignRule, UserError> {
-        let [score, moves] = numbers::<2>(t, ':', "--resign")?;
-        at_least_one_move("--resign", t, moves)?;
-        non_negative_score("--resign", t, score)?;
-        Ok(ResignRule {
-            score: score as i32,
-            moves: moves as u32,
-        })
-    };
-    let parse_draw = |t: &str| -> Result<DrawRule, UserError> {
-        let [score, moves, after] = numbers::<3>(t, ':', "--draw")?;
-        at_least_one_move("--draw", t, moves)?;
-        non_negative_score("--draw", t, score)?;
-        if after < 0.0 || after.fract() != 0.0 {
-            return Err(UserError(format!(
-                "--draw {t}: AFTER is the move from which draws are adjudicated: a whole number of at least 0"
-            )));
-        }
-        Ok(DrawRule {
-            score: score as i32,
-            moves: moves as u32,
-            after_move: after.max(0.0) as u32,
-        })
-    };
+    let parse_resign = |t: &str| spec::parse_resign(t).map_err(UserError::from_display);
+    let parse_draw = |t: &str| spec::parse_draw(t).map_err(UserError::from_display);
     let sprt = args.sprt.as_deref().map(parse_sprt).transpose()?;
     let game = GameConfig {
         limit,
@@ -462,26 +394,6 @@ fn say_draw_never_applies(args: &MatchArgs, game: &GameConfig, latest: u32) {
             );
         }
     }
-}
-
-/// An adjudication rule's SCORE: a threshold in centipawns, not negative (no score is below it).
-fn non_negative_score(option: &str, text: &str, score: f64) -> Result<(), UserError> {
-    if score < 0.0 {
-        return Err(UserError(format!(
-            "{option} {text}: SCORE is a threshold in centipawns and must be at least 0"
-        )));
-    }
-    Ok(())
-}
-
-/// An adjudication rule's MOVES: a whole number of at least one (0 would adjudicate at once).
-fn at_least_one_move(option: &str, text: &str, moves: f64) -> Result<(), UserError> {
-    if moves < 1.0 || moves.fract() != 0.0 {
-        return Err(UserError(format!(
-            "{option} {text}: MOVES must be a whole number of at least 1 (0 would adjudicate before any move counts)"
-        )));
-    }
-    Ok(())
 }
 
 /// What a PGN record held when the match opened it: a pair cut off its end, and (resuming) the

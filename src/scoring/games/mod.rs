@@ -9,4 +9,5 @@ pub mod pgn;
 pub mod record;
 pub mod remote;
 pub mod session;
+pub mod spec;
 pub mod stats;
