@@ -480,7 +480,7 @@ fn a_directory_or_file_of_the_users_is_not_taken_for_a_checkpoint_or_a_pgn() {
     second[9] = "2";
     second.extend(["--checkpoint", &ck]);
     refused(&second, &dir, "(--iterations 1 then, 2 now)");
-    // B059: options left out of args.json at their defaults are named too (the solver as it
+    // B059: options left out of the plan at their defaults are named too (the solver as it
     // runs: without --solver the suite objective races).
     let mut third = tune(suite.to_str().unwrap(), &out_b);
     third.truncate(6);
@@ -777,7 +777,7 @@ fn a_resume_says_what_it_dropped_and_what_is_no_checkpoint() {
     refused(
         &["tune", "--resume", dir.to_str().unwrap()],
         &dir,
-        "not a tune checkpoint (no args.json in it)",
+        "not a tune checkpoint (no plan.json in it)",
     );
     // A mistyped directory is said to be missing, a file to be a file.
     let typo = dir.join("ck-typo");
@@ -1344,25 +1344,49 @@ fn a_damaged_checkpoint_run_record_is_said_to_be_damaged() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
-/// D008: `tune --resume DIR` of a checkpoint whose `args.json` is damaged says so and the way
-/// on (the tune's own command rewrites it); taken, that way works.
+/// D008: `tune --resume DIR` of a checkpoint whose plan (`plan.json`) is damaged says so, naming
+/// the file, and the way on (the tune's own command rewrites it); taken, that way works.
 #[test]
 fn a_damaged_checkpoint_arguments_record_names_the_way_on() {
     let (dir, ckpt, args) = tuned_into_checkpoint("damaged-args");
     let c = ckpt.to_str().unwrap();
-    std::fs::write(ckpt.join("args.json"), "").unwrap();
-    refused(
-        &["tune", "--resume", c],
-        &dir,
-        &format!(
-            "args.json:1: the checkpoint's record of its arguments is damaged (EOF while parsing a value at line 1 column 0): rerun the tune's own command (not --resume), which writes the record afresh and reuses the evaluations logged in {c}, or remove that directory to start afresh"
-        ),
-    );
+    std::fs::write(ckpt.join("plan.json"), "").unwrap();
+    let out = marginal(&["tune", "--resume", c], &dir);
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
+    let text = said(&out);
+    for must in [
+        format!("{c}/plan.json:1"),
+        "damaged".to_string(),
+        "rerun the tune's own command".to_string(),
+        format!("evaluations logged in {c}"),
+    ] {
+        assert!(text.contains(&must), "{must:?} not in {text}");
+    }
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let again = marginal(&args, &dir);
     assert!(again.status.success(), "{}", said(&again));
-    let record = std::fs::read_to_string(ckpt.join("args.json")).unwrap();
+    let record = std::fs::read_to_string(ckpt.join("plan.json")).unwrap();
     serde_json::from_str::<serde_json::Value>(&record).unwrap();
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Issue 37: a checkpoint made before plans (its arguments in `args.json`, no `plan.json`) is
+/// refused by `--resume` with exit 2, naming the directory and the way on (the command without
+/// --resume), and its files are left as they were.
+#[test]
+fn a_checkpoint_from_before_plans_is_refused_naming_the_way_on() {
+    let (dir, ckpt, _) = tuned_into_checkpoint("old-checkpoint");
+    let c = ckpt.to_str().unwrap();
+    std::fs::remove_file(ckpt.join("plan.json")).unwrap();
+    std::fs::write(ckpt.join("args.json"), "{\"iterations\": 1}").unwrap();
+    let log = std::fs::read(ckpt.join("evaluations.jsonl")).unwrap();
+    let out = marginal(&["tune", "--resume", c], &dir);
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
+    let text = said(&out);
+    for must in [c, "earlier version", "args.json", "without --resume"] {
+        assert!(text.contains(must), "{must:?} not in {text}");
+    }
+    assert_eq!(std::fs::read(ckpt.join("evaluations.jsonl")).unwrap(), log);
     std::fs::remove_dir_all(dir).unwrap();
 }
 

@@ -357,7 +357,7 @@ fn an_existing_output_is_replaced_only_by_its_own_run_or_with_force() {
     assert!(first.status.success());
     let written = std::fs::read_to_string(dir.join("a.json")).unwrap();
     // Its checkpoint is in the cache, named after the output; none beside the output.
-    assert!(common::checkpoint(&dir, "a").join("args.json").exists());
+    assert!(common::checkpoint(&dir, "a").join("plan.json").exists());
     assert!(!dir.join("a.checkpoint").exists());
     let doc: Value = serde_json::from_str(&written).unwrap();
     let recorded = doc["provenance"]["arguments"]["checkpoint"]

@@ -735,13 +735,7 @@ pub fn enough_openings(
     of: &str,
     fix: &str,
 ) -> Result<(), UserError> {
-    if have < pairs {
-        return Err(UserError(format!(
-            "{option} {}: {have} opening(s) for the {pairs} pairs of {of}: give a larger book or {fix}",
-            book.display()
-        )));
-    }
-    Ok(())
+    marginal::formats::openings::enough(option, book, have, pairs, of, fix).map_err(UserError)
 }
 
 /// The mark marginal puts in the plots it draws (an XML comment after the opening tag), so a

@@ -6,25 +6,27 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use marginal::calibrate;
-use marginal::calibrate::trust::Calibration;
-use marginal::engine::{EngineDef, Setting, bench};
-use marginal::formats::{Fnv, write_atomic};
-use marginal::scoring::cheap::suite_key;
+use marginal::engine::{EngineDef, Setting};
 use marginal::scoring::paired::PairedComparison;
 use marginal::scoring::suite::{
-    LoadedSuites, Repeats, RunConfig, ScorerOptions, SuiteLimit, SuiteScorer, default_cache_dir,
+    LoadedSuites, RunConfig, ScorerOptions, SuiteScorer, default_cache_dir,
 };
 use marginal::tune::SplitError;
+use marginal::tune::calibrated;
 use marginal::tune::checkpoint;
 use marginal::tune::cost::{SuiteCost, log_path};
 use marginal::tune::file::{Side, SuiteSource, SuiteSources, TunedFile};
 use marginal::tune::games::GamesProblem;
-use marginal::tune::pipeline::{self, RunRecord, SpsaProgress, TuneError, TuneObserver, TunePlan};
+use marginal::tune::pipeline::{self, RunRecord, SpsaProgress, TuneError, TuneObserver, TuneWork};
+use marginal::tune::plan::{
+    DEFAULT_GAIN, DEFAULT_ITERATIONS, EngineChoice, ObjectiveKind, RACE_BOOK, ScoringChoice,
+    SolverKind, TuneOptions, TunePlan,
+};
 use marginal::tune::race;
+use marginal::tune::run;
+use marginal::tune::setup;
 use marginal::tune::solvers::IterationRecord;
-use marginal::tune::space::{DEFAULT_PARAMS, ScheduleEnd, Space};
-use serde::{Deserialize, Serialize};
+use marginal::tune::space::Space;
 
 use super::{
     EngineArgs, ScoringArgs, UserError, count, depth_arg, positive, threads, threads_arg,
@@ -33,15 +35,12 @@ use super::{
 
 mod games;
 use super::executor::{ExecutorArgs, ExecutorKind, exec_error, solver_error};
-use games::ObjectiveKind;
+use games::ObjectiveArg;
 mod solver;
-use solver::SolverKind;
-
-/// The suites a default run tunes on (bundled with the repository).
-const DEFAULT_SUITES: [&str; 2] = ["data/suites/wac.epd", "data/suites/ecm.epd"];
+use solver::SolverArg;
 
 /// Arguments of `marginal tune`.
-#[derive(Args, Clone, Serialize, Deserialize)]
+#[derive(Args, Clone)]
 pub struct TuneArgs {
     /// Training suites (default: the bundled WAC and ECM). Without --holdout, one position in
     /// three (by a hash of its FEN) is held out for validation and never tuned on.
@@ -53,7 +52,6 @@ pub struct TuneArgs {
     holdout: Vec<PathBuf>,
     /// The engine to tune: marginal's own (default), or an external UCI engine's options.
     #[command(flatten)]
-    #[serde(flatten)]
     engine: EngineArgs,
     /// Parameters to tune (names, UCI names or aliases), comma-separated (default: the four
     /// seed margins frontier, prefrontier, razor and delta; for an external engine every row
@@ -66,13 +64,11 @@ pub struct TuneArgs {
     /// SPSA's final perturbation c_end instead of the table's step: NAME=VALUE for one tuned
     /// parameter, or VALUE for all (repeatable, applied in order).
     #[arg(long, value_name = "[NAME=]VALUE")]
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     c_end: Vec<String>,
     /// SPSA's final learning rate r_end instead of the table's (0.002 by default):
     /// NAME=VALUE or VALUE for all (repeatable, applied in order). Games tunes get a few
     /// thousand game pairs where OpenBench runs tens of thousands, so they want a larger one.
     #[arg(long, value_name = "[NAME=]VALUE")]
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     r_end: Vec<String>,
     /// Iterations of SPSA (each scores two probes on the training positions), Nelder-Mead or
     /// the swarm (at least 1; the race has its own budget: --design, --finalists, --race-pairs).
@@ -94,37 +90,30 @@ pub struct TuneArgs {
     /// the result is the best particle). --iterations counts the iterations of the last three.
     /// (Default: `race` on the suite objective, `spsa` on games.)
     #[arg(long, value_enum)]
-    #[serde(default = "legacy_solver", skip_serializing_if = "is_spsa")]
-    solver: Option<SolverKind>,
+    solver: Option<SolverArg>,
     /// --solver race: points of the global design (any N of at least 1; without it, 12 a tuned
     /// row and no fewer than 24).
     #[arg(long, value_name = "N", value_parser = count::<usize, 1>)]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     design: Option<usize>,
     /// --solver race: score the global screen on a seeded batch of N training positions
     /// (default: on all of them), then the best 16 on all.
     #[arg(long, value_name = "N", value_parser = count::<usize, 1>)]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     screen: Option<usize>,
     /// --solver race: sets that race in games (default 16).
     #[arg(long, value_name = "N", value_parser = count::<usize, 1>)]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     finalists: Option<usize>,
     /// --solver race: game pairs each surviving finalist plays against the defaults in each
     /// round, comma-separated (default 16,32,64,128; 0 races no games: the best suite
     /// objective wins).
     #[arg(long, value_name = "PAIRS", value_delimiter = ',')]
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     race_pairs: Vec<u32>,
     /// --solver race: the book of the race's games (default
     /// data/openings/8mvs_+90_+99_1k.epd, a book none of the confirmation books shares),
     /// shuffled with --seed; each round plays the openings after the last round's.
     #[arg(long, value_name = "FILE")]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     race_openings: Option<PathBuf>,
     /// Particles of --solver pso (default 8, at least 1; each iteration evaluates every one).
     #[arg(long, value_name = "N", value_parser = count::<usize, 1>)]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     particles: Option<usize>,
     /// SPSA's result per iteration is gain x (objective of theta+ - objective of theta-),
     /// objective points; OpenBench's schedule then moves a margin by about
@@ -135,7 +124,6 @@ pub struct TuneArgs {
     /// the probes, so a resumed run draws the same), not on all of them: cheaper, noisier
     /// steps. The tuned set is still judged on every position.
     #[arg(long, value_name = "N", value_parser = count::<usize, 1>)]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     batch: Option<usize>,
     /// Fixed node budget per position (the default: pruning then buys depth; 5,000 for the
     /// built-in engine, 10,000 for an external one, the limits of their shipped calibrations).
@@ -146,15 +134,12 @@ pub struct TuneArgs {
     depth: Option<u32>,
     /// The suite objective's weights and the table size.
     #[command(flatten)]
-    #[serde(flatten)]
     scoring: ScoringArgs,
     /// Worker threads (default: all cores; at most 256). Results are identical for any count.
     #[arg(long, value_parser = threads_arg())]
-    #[serde(skip)]
     threads: Option<usize>,
     /// Where the searching runs (not recorded: a run resumes on any executor).
     #[command(flatten)]
-    #[serde(skip)]
     executor: ExecutorArgs,
     /// The tuned file to write.
     #[arg(long, default_value = marginal::formats::tuned::DEFAULT_TUNE_OUT)]
@@ -162,7 +147,6 @@ pub struct TuneArgs {
     /// Replace --out when it exists and is not this run's own result (without it, marginal
     /// refuses to write over a file another run made).
     #[arg(long)]
-    #[serde(skip)]
     force: bool,
     /// Checkpoint directory (default: .marginal-cache/tune-NAME-RUN, named after the output and
     /// a digest of the run's arguments and data, and recorded in the tuned file). Rerunning the
@@ -175,116 +159,118 @@ pub struct TuneArgs {
     /// file the run records) resumes with the engine file as it is now, as `check --engine`
     /// checks with it.
     #[arg(long, value_name = "DIR")]
-    #[serde(skip)]
     resume: Option<PathBuf>,
-    /// Set by `--resume DIR --engine FILE`: the engine file is taken as it is now, though it
-    /// changed since the run started.
-    #[arg(skip)]
-    #[serde(skip)]
-    engine_as_is: bool,
     /// What to optimise: `suite` (the suite objective on the training positions) or `games`
     /// (self-play at --nodes per move, default 5,000: each SPSA iteration plays theta+
     /// against theta- for --pairs game pairs on the next openings of the shuffled book, and
     /// W-L drives the step as in fishtest and OpenBench; --gain is not applied).
-    #[arg(long, value_enum, default_value_t = ObjectiveKind::Suite)]
-    #[serde(default, skip_serializing_if = "ObjectiveKind::is_suite")]
-    objective: ObjectiveKind,
+    #[arg(long, value_enum, default_value_t = ObjectiveArg::Suite)]
+    objective: ObjectiveArg,
     /// Games objective: game pairs per SPSA iteration (each opening twice, colours reversed;
     /// default 8).
     #[arg(long, value_name = "K", value_parser = count::<u32, 1>)]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pairs: Option<u32>,
     /// Opening book of the games objective (default data/openings/UHO_4060_v2_2k.epd),
     /// shuffled with --seed.
     #[arg(long, value_name = "FILE")]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     openings: Option<PathBuf>,
     /// After tuning, play the tuned set against the defaults in self-play at --nodes per move
     /// (default 5,000), at most GAMES games, stopped by the SPRT of --confirm-sprt; the match
     /// report goes into the tuned file under "confirm".
     #[arg(long, value_name = "GAMES", value_parser = count::<u32, 1>)]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     confirm: Option<u32>,
     /// The SPRT of --confirm, as `marginal match --sprt`: elo0,elo1,alpha,beta in normalized
     /// Elo (default 0,5,0.05,0.05).
     #[arg(long, value_name = "ELO0,ELO1,ALPHA,BETA")]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     confirm_sprt: Option<String>,
     /// Opening books of --confirm, their pairs in turn, judged pooled (default: the balanced
     /// noob_3moves_1k and popularpos_lichess_1k and UHO_4060_v2_2k, less the games
     /// objective's own book).
     #[arg(long, value_name = "FILE", num_args = 1.., value_delimiter = ',')]
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     confirm_openings: Vec<PathBuf>,
     /// A calibration report (`marginal calibrate`) of this engine with this objective: the
     /// tuned file records how far the objective is trusted and the Elo it predicts (default:
     /// a report in tuned/ for the same engine signature, limit and objective, if any).
     #[arg(long, value_name = "FILE")]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     calibration: Option<PathBuf>,
 }
 
-/// Default node budget per position.
-/// The default node budget a position for the built-in engine: its suite objective's
-/// calibration at 5,000 nodes ranks margin sets as games do (tuned/calibration-builtin-nodes5000.json).
-const DEFAULT_NODES: u64 = 5_000;
-/// The default for an external engine, stopped past its budget: the limit of its shipped
-/// calibration (tuned/calibration-toga2-nodes10000.json), where the suite objective at a node
-/// budget ranks better than at a fixed depth (rho -0.41 against -0.73), though untrusted.
-const EXTERNAL_DEFAULT_NODES: u64 = 10_000;
-
-/// The solver of recorded arguments that name none: they were written before the race, when
-/// only SPSA went unrecorded.
-fn legacy_solver() -> Option<SolverKind> {
-    Some(SolverKind::Spsa)
-}
-
-fn is_spsa(solver: &Option<SolverKind>) -> bool {
-    *solver == Some(SolverKind::Spsa)
-}
-
 impl TuneArgs {
-    /// The solver: --solver, else the race on the suite objective and SPSA on games (as
-    /// fishtest and OpenBench run it).
-    fn solver(&self) -> SolverKind {
-        self.solver.unwrap_or(match self.objective {
-            ObjectiveKind::Suite => SolverKind::Race,
-            ObjectiveKind::Games => SolverKind::Spsa,
-        })
+    /// The library's plan of these arguments, and how this invocation runs it.
+    fn into_tune(self) -> Tune {
+        let solver = self
+            .solver
+            .map_or(SolverKind::default_for(self.objective.into()), Into::into);
+        let plan = TunePlan {
+            suites: self.suites,
+            holdout: self.holdout,
+            engine: EngineChoice {
+                engine: self.engine.engine,
+                engine_cmd: self.engine.engine_cmd,
+                engine_options: self.engine.engine_options,
+            },
+            params: self.params,
+            bounds: self.bounds,
+            c_end: self.c_end,
+            r_end: self.r_end,
+            iterations: self.iterations,
+            seed: self.seed,
+            solver,
+            design: self.design,
+            screen: self.screen,
+            finalists: self.finalists,
+            race_pairs: self.race_pairs,
+            race_openings: self.race_openings,
+            particles: self.particles,
+            gain: self.gain,
+            batch: self.batch,
+            nodes: self.nodes,
+            depth: self.depth,
+            scoring: ScoringChoice {
+                weight: self.scoring.weight,
+                early: self.scoring.early,
+                hash: self.scoring.hash,
+                count_repeats: self.scoring.count_repeats,
+            },
+            out: self.out,
+            objective: self.objective.into(),
+            pairs: self.pairs,
+            openings: self.openings,
+            confirm: self.confirm,
+            confirm_sprt: self.confirm_sprt,
+            confirm_openings: self.confirm_openings,
+            calibration: self.calibration,
+        };
+        Tune {
+            plan,
+            opts: TuneOptions {
+                checkpoint: self.checkpoint,
+                resume: self.resume,
+                force: self.force,
+                engine_as_is: false,
+                threads: self.threads,
+            },
+            executor: self.executor,
+        }
     }
+}
 
-    /// The checkpoint directory: --checkpoint, else one in the cache named after the output
-    /// and the run, so that no run leaves work files beside its output and a changed command
-    /// starts afresh instead of tripping over another run's checkpoint.
+/// A tune as this command runs it: the library's plan, how this invocation runs it, and where
+/// its searching runs.
+#[derive(Clone)]
+struct Tune {
+    plan: TunePlan,
+    opts: TuneOptions,
+    executor: ExecutorArgs,
+}
+
+impl Tune {
+    /// The checkpoint directory: --checkpoint, else the plan's default one in the cache.
     fn checkpoint_dir(&self, run_id: &str) -> PathBuf {
-        self.checkpoint.clone().unwrap_or_else(|| {
-            let stem = self.out.file_stem().unwrap_or_default().to_string_lossy();
-            default_cache_dir().join(format!("tune-{stem}-{run_id}"))
-        })
-    }
-
-    fn suites(&self) -> Vec<PathBuf> {
-        if self.suites.is_empty() {
-            DEFAULT_SUITES.iter().map(PathBuf::from).collect()
-        } else {
-            self.suites.clone()
-        }
-    }
-
-    fn limit(&self) -> SuiteLimit {
-        match self.depth {
-            Some(d) => SuiteLimit::Depth(d),
-            None => SuiteLimit::Nodes(self.nodes.unwrap_or(self.default_nodes())),
-        }
-    }
-
-    /// The node budget without --nodes: the limit that calibrated best for this kind of engine.
-    fn default_nodes(&self) -> u64 {
-        if self.engine.engine.is_some() || self.engine.engine_cmd.is_some() {
-            EXTERNAL_DEFAULT_NODES
-        } else {
-            DEFAULT_NODES
-        }
+        self.opts
+            .checkpoint
+            .clone()
+            .unwrap_or_else(|| self.plan.checkpoint_dir(&default_cache_dir(), run_id))
     }
 }
 
@@ -482,9 +468,9 @@ fn tune_error(e: TuneError) -> anyhow::Error {
 /// The games of the run: the games objective's problem, or the race's problems (one a
 /// round, with the race's plan printed), or neither.
 fn objective_games(
-    args: &TuneArgs,
-    games_setup: Option<&games::GamesSetup>,
-    solver_setup: &solver::SolverSetup,
+    args: &Tune,
+    games_setup: Option<&setup::GamesSetup>,
+    solver_setup: &setup::SolverSetup,
     space: &Space,
     dir: &Path,
     executor: &Option<Arc<dyn marginal::scoring::exec::Runner>>,
@@ -492,12 +478,12 @@ fn objective_games(
 ) -> Result<(Option<GamesProblem>, Vec<GamesProblem>)> {
     let mut games_problem = None;
     let mut race_games = Vec::new();
-    match (args.objective, games_setup) {
+    match (args.plan.objective, games_setup) {
         (ObjectiveKind::Games, Some(setup)) => {
             games_problem =
                 Some(games::problem(args, setup, space, dir)?.with_executor(executor.clone()));
         }
-        _ if args.solver() == SolverKind::Race => {
+        _ if args.plan.solver == SolverKind::Race => {
             let settings = solver_setup
                 .race
                 .as_ref()
@@ -517,9 +503,10 @@ fn objective_games(
                         .map(u32::to_string)
                         .collect::<Vec<_>>()
                         .join(", "),
-                    args.race_openings
+                    args.plan
+                        .race_openings
                         .as_deref()
-                        .unwrap_or(Path::new(games::RACE_BOOK))
+                        .unwrap_or(Path::new(RACE_BOOK))
                         .display(),
                 )
             };
@@ -563,15 +550,15 @@ fn say_interrupted(dir: &Path, engine: Option<&Path>, grace: std::time::Duration
         let _ = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
-            .open(dir.join(INTERRUPTED_LOG))
+            .open(dir.join(checkpoint::INTERRUPTED_LOG))
             .and_then(|mut f| std::io::Write::write_all(&mut f, format!("{line}\n").as_bytes()));
         // Whole confirmation pairs: two games each in the PGN (a pair cut short is replayed).
         let confirm = std::fs::read_to_string(games::confirm_pgn(&dir))
             .map_or(0, |t| t.matches("[Event ").count() / 2);
         eprintln!(
             "interrupted: {} and {} game batches{} are kept in {}; rerun the same command, or `{resume}`, to go on from them",
-            evaluations_kept(&dir),
-            game_batches_kept(&dir),
+            checkpoint::evaluations_kept(&dir),
+            checkpoint::game_batches_kept(&dir),
             if confirm > 0 {
                 format!(", and {confirm} confirmation pairs,")
             } else {
@@ -585,45 +572,12 @@ fn say_interrupted(dir: &Path, engine: Option<&Path>, grace: std::time::Duration
     Ok(())
 }
 
-/// The checkpoint's log of interrupted invocations: one line each, its wall seconds.
-const INTERRUPTED_LOG: &str = "interrupted.jsonl";
-
-/// The wall seconds of the interrupted invocations a checkpoint records, and how many there were.
-fn earlier_invocations(dir: &Path) -> (f64, usize) {
-    let text = std::fs::read_to_string(dir.join(INTERRUPTED_LOG)).unwrap_or_default();
-    let seconds: Vec<f64> = (text.lines())
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter_map(|v| v["wall_seconds"].as_f64())
-        .collect();
-    (seconds.iter().sum(), seconds.len())
-}
-
-/// The game batches a checkpoint keeps: the games objective's (`games.jsonl`) and the race's
-/// finalists' (`race-games-N.jsonl`), a line each.
-fn game_batches_kept(dir: &Path) -> usize {
-    std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            name == "games.jsonl" || (name.starts_with("race-games-") && name.ends_with(".jsonl"))
-        })
-        .map(|e| std::fs::read_to_string(e.path()).map_or(0, |t| t.lines().count()))
-        .sum()
-}
-
-/// How the positions were split into training and validation, for the tuned file.
-fn split_name(args: &TuneArgs) -> String {
-    if args.holdout.is_empty() {
-        "one position in three by FNV-1a of its FEN (marginal::tune::held_out)".to_string()
-    } else {
-        "--holdout files".to_string()
-    }
-}
-
 /// Says which calibration the run's objective has, or that it has none.
-fn say_calibration(args: &TuneArgs, options: &ScorerOptions, found: &Option<FoundCalibration>) {
+fn say_calibration(
+    args: &Tune,
+    options: &ScorerOptions,
+    found: &Option<calibrated::FoundCalibration>,
+) {
     match found {
         Some((path, report, o, caveat)) => {
             println!(
@@ -635,7 +589,7 @@ fn say_calibration(args: &TuneArgs, options: &ScorerOptions, found: &Option<Foun
                 println!("  ({caveat})");
             }
         }
-        None if args.objective == ObjectiveKind::Suite => println!(
+        None if args.plan.objective == ObjectiveKind::Suite => println!(
             "calibration: none of the suite objective at {} for this engine (marginal calibrate measures one)",
             options.config.limit
         ),
@@ -643,92 +597,23 @@ fn say_calibration(args: &TuneArgs, options: &ScorerOptions, found: &Option<Foun
     }
 }
 
-/// The options whose values differ between the run recorded in `dir` (its `args.json`) and
-/// `args`, as ` (--iterations 6 then, 8 now; ...)`; empty when they cannot be told.
-fn changed_arguments(dir: &Path, args: &TuneArgs) -> String {
-    let Some(mut then) = std::fs::read_to_string(dir.join("args.json"))
-        .ok()
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-    else {
-        return String::new();
-    };
-    let Ok(mut now) = serde_json::to_value(args) else {
-        return String::new();
-    };
-    // The solver as it runs (no --solver: the objective's default), on both sides.
-    let then_solver = serde_json::from_value::<TuneArgs>(then.clone()).map(|t| t.solver());
-    for (side, solver) in [(&mut then, then_solver), (&mut now, Ok(args.solver()))] {
-        if let (Some(map), Ok(solver)) = (side.as_object_mut(), solver) {
-            map.insert("solver".into(), serde_json::json!(solver));
-        }
-    }
-    // Options nested in groups (the scoring options) are compared one by one.
-    fn flat(v: &serde_json::Value, out: &mut Vec<(String, String)>) {
-        if let Some(map) = v.as_object() {
-            for (k, v) in map {
-                if v.is_object() {
-                    flat(v, out);
-                } else {
-                    out.push((k.clone(), v.as_str().map_or(v.to_string(), str::to_string)));
-                }
-            }
-        }
-    }
-    let (mut a, mut b) = (Vec::new(), Vec::new());
-    flat(&then, &mut a);
-    flat(&now, &mut b);
-    // An option at its default is left out of args.json (SPSA's solver, once the only one,
-    // as well): a key on one side only was at its default on the other.
-    let value = |side: &[(String, String)], k: &str| {
-        side.iter().find(|(o, _)| o == k).map_or_else(
-            || (if k == "solver" { "spsa" } else { "default" }).to_string(),
-            |(_, v)| {
-                if v == "null" {
-                    "default".to_string()
-                } else {
-                    v.clone()
-                }
-            },
-        )
-    };
-    let mut keys: Vec<&str> = b.iter().chain(&a).map(|(k, _)| k.as_str()).collect();
-    let mut seen = std::collections::HashSet::new();
-    keys.retain(|k| seen.insert(*k));
-    let changed: Vec<String> = keys
-        .into_iter()
-        .filter(|k| !matches!(*k, "out" | "force" | "checkpoint" | "resume"))
-        .filter_map(|k| {
-            let (old, new) = (value(&a, k), value(&b, k));
-            (old != new).then(|| format!("--{} {old} then, {new} now", k.replace('_', "-")))
-        })
-        .collect();
-    if changed.is_empty() {
-        String::new()
-    } else {
-        format!(" ({})", changed.join("; "))
-    }
-}
-
-/// `--resume DIR --engine FILE`: the run's engine file taken as it is now, though it changed
-/// since the run started (set in `recorded`). Returns the arguments given less --engine, whose
-/// other options a resume ignores.
-fn engine_override(args: &TuneArgs, recorded: &mut TuneArgs) -> TuneArgs {
-    let mut given = args.clone();
-    if let Some(engine) = given.engine.engine.take() {
-        recorded.engine.engine = Some(engine);
-        recorded.engine_as_is = true;
-    }
-    given
+/// The engine a plan names (started once to check it).
+fn engine_of(engine: &EngineChoice) -> Result<Arc<EngineDef>, UserError> {
+    super::engine_def(
+        engine.engine.as_deref(),
+        engine.engine_cmd.as_deref(),
+        &engine.engine_options,
+    )
 }
 
 /// A resumed run of an external engine says which engine it took: the one its checkpoint
 /// records (as `check` says "as the tuned file records it"), or the file given with --engine.
-fn say_resumed_engine(args: &TuneArgs, def: &EngineDef) {
-    if args.resume.is_none() || def.is_builtin() {
+fn say_resumed_engine(args: &Tune, def: &EngineDef) {
+    if args.opts.resume.is_none() || def.is_builtin() {
         return;
     }
     let source = def.source.as_deref().unwrap_or_default();
-    if args.engine_as_is {
+    if args.opts.engine_as_is {
         println!(
             "engine: {} ({source}), given with --engine: taken as it is now",
             def.name
@@ -741,304 +626,83 @@ fn say_resumed_engine(args: &TuneArgs, def: &EngineDef) {
     }
 }
 
-/// The engine the run in `dir` (run `run`) started with: as the checkpoint records it, else
-/// (a checkpoint written before it was) as the run's tuned file `out` records it.
-fn engine_then(dir: &Path, run: &str, out: &Path) -> Option<checkpoint::RecordedEngine> {
-    checkpoint::recorded_engine(dir).or_else(|| {
-        let file = TunedFile::read(out).ok()?;
-        let record = file.engine.filter(|_| file.provenance.run == run)?;
-        Some(checkpoint::RecordedEngine {
-            name: record.name,
-            source: Some(record.source),
-            signature: record.signature,
-        })
-    })
-}
-
-/// The checkpoints a run may have left of this command line: the one resumed or given with
-/// --checkpoint, else every default one of the same --out (`tune-STEM-RUN`).
-fn checkpoints_of(args: &TuneArgs) -> Vec<PathBuf> {
-    if let Some(dir) = &args.checkpoint {
-        return vec![dir.clone()];
-    }
-    let stem = args.out.file_stem().unwrap_or_default().to_string_lossy();
-    let prefix = format!("tune-{stem}-");
-    let Ok(entries) = std::fs::read_dir(default_cache_dir()) else {
-        return Vec::new();
-    };
-    let mut dirs: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .and_then(|n| n.strip_prefix(&prefix))
-                .is_some_and(|run| run.len() == 16 && run.bytes().all(|b| b.is_ascii_hexdigit()))
-        })
-        .collect();
-    dirs.sort();
-    dirs
-}
-
-/// The run's identity ([`run_id`]), with an engine file that changed since a checkpoint of
-/// this same command line was started said as such rather than as another run: a resume is
-/// refused naming the file and `--engine` (given, it resumes with the file as it is now,
-/// keeping the run's identity); a rerun whose --out that run wrote is refused naming the
-/// change and --force; a rerun of an interrupted one starts afresh and says where the old one
-/// is and how to resume it.
-fn run_identity(
-    args: &TuneArgs,
-    def: &EngineDef,
-    train: &LoadedSuites,
-    validation: &LoadedSuites,
-) -> Result<String> {
-    let id = run_id(args, def, None, train, validation)?;
-    let Some(file) = def
-        .source
-        .as_deref()
-        .filter(|s| !s.starts_with("--engine-cmd"))
-    else {
-        say_data_changed(args, &id);
-        return Ok(id);
-    };
-    let now = def.signature();
-    for dir in checkpoints_of(args) {
-        let Some(then) = checkpoint::recorded_run(&dir).filter(|then| *then != id) else {
-            continue;
-        };
-        let Some(engine) = engine_then(&dir, &then, &args.out).filter(|e| e.signature != now)
-        else {
-            continue;
-        };
-        if run_id(args, def, Some(&engine.signature), train, validation)? != then {
-            continue;
-        }
-        let changed = format!(
-            "the engine file {file} changed since the run started (content digest {now}, {} then)",
-            engine.signature
-        );
-        if args.engine_as_is {
-            eprintln!(
-                "warning: {changed}: resuming with it as it is now, as --engine asks (the evaluations logged before were measured with it as it was)"
-            );
-            return Ok(then);
-        }
-        let resume = format!("marginal tune --resume {} --engine {file}", dir.display());
-        if args.resume.is_some() {
-            return Err(UserError(format!(
-                "--resume {}: {changed}: add --engine {file} to resume with it as it is now, or start a new run without --resume",
-                dir.display()
-            ))
-            .into());
-        }
-        if args.checkpoint.is_some() {
-            return Err(UserError(format!(
-                "--checkpoint {}: {changed}: `{resume}` goes on with it as it is now; or give another --checkpoint to start afresh",
-                dir.display()
-            ))
-            .into());
-        }
-        if args.out.is_file() && !args.force {
-            return Err(UserError(format!(
-                "--out {} exists: this same command wrote it (checkpoint {}), but {changed}, so this is a new run: add --force to tune again with it as it is now and replace {}, or give another --out",
-                args.out.display(),
-                dir.display(),
-                args.out.display()
-            ))
-            .into());
-        }
-        eprintln!(
-            "note: checkpoint {} holds this same command's run, but {changed}, so this run starts afresh; to go on from that one instead: {resume}",
-            dir.display()
-        );
-        return Ok(id);
-    }
-    say_data_changed(args, &id);
-    Ok(id)
-}
-
-/// Says when a checkpoint holds a run of this same command (the same options) under another
-/// identity: the files it reads (suites, book, engine) changed since, so its evaluations are
-/// not used and this run starts afresh (a rerun of the command an interrupt gave, after an
-/// edit, would otherwise start over without a word).
-fn say_data_changed(args: &TuneArgs, id: &str) {
-    if args.resume.is_some() || args.checkpoint.is_some() {
-        return;
-    }
-    for dir in checkpoints_of(args) {
-        let Some(then) = checkpoint::recorded_run(&dir).filter(|then| *then != id) else {
-            continue;
-        };
-        if dir.join("args.json").exists() && changed_arguments(&dir, args).is_empty() {
-            eprintln!(
-                "note: checkpoint {} holds a run of this same command ({then}), but a file it reads changed since (a suite, the book or the engine file), so its evaluations are not used and this run ({id}) starts afresh; restore the files and rerun to go on from it",
-                dir.display()
-            );
-            return;
-        }
-    }
-}
-
-/// Records in the checkpoint `dir` the engine the run starts with, once (a run resumed with
-/// its engine file changed keeps the record of what it started with), so that a changed
-/// engine file is said as such ([`run_identity`]).
-fn record_engine(args: &TuneArgs, dir: &Path, def: &EngineDef) -> Result<()> {
-    if args.engine_as_is {
-        return Ok(());
-    }
-    // A record there is the run's: it must be readable and name this engine, or the logged
-    // evaluations would be taken for this engine's without a word.
-    let path = dir.join(checkpoint::ENGINE_FILE);
-    if path.exists() {
-        let refuse = |what: String| {
-            Err(UserError(format!(
-                "checkpoint {}: {what}; remove {} to start afresh, or give another checkpoint directory",
-                path.display(),
-                dir.display()
-            ))
-            .into())
-        };
-        return match checkpoint::recorded_engine(dir) {
-            None => refuse("damaged: it is not an engine record (a name and a signature)".into()),
-            Some(then) if then.signature != def.signature() => refuse(format!(
-                "the run was made with the engine {} (signature {}), and this is {} (signature {}), so its logged evaluations are not this engine's",
-                then.source.as_deref().unwrap_or(&then.name),
-                then.signature,
-                def.source.as_deref().unwrap_or(&def.name),
-                def.signature()
-            )),
-            Some(_) => Ok(()),
-        };
-    }
-    let engine = checkpoint::RecordedEngine {
-        name: def.name.clone(),
-        source: def.source.clone(),
-        signature: def.signature(),
-    };
-    checkpoint::record_engine(dir, &engine).with_context(|| {
-        format!(
-            "cannot write {}",
-            dir.join(checkpoint::ENGINE_FILE).display()
-        )
-    })
-}
-
-/// The run's checkpoint directory, made and holding the run's arguments (which now name it):
-/// an existing --out that is not this run's own is refused first, and an interrupt from here on
-/// says what the directory keeps.
-fn open_checkpoint(
-    mut args: TuneArgs,
-    run_id: &str,
-    def: &EngineDef,
-) -> Result<(TuneArgs, PathBuf)> {
+/// The run's checkpoint directory, made and holding the run's plan: an existing --out that is
+/// not this run's own is refused first, and an interrupt from here on says what the directory
+/// keeps.
+fn open_checkpoint(mut args: Tune, run_id: &str, def: &EngineDef) -> Result<(Tune, PathBuf)> {
     let dir = args.checkpoint_dir(run_id);
-    if let Some((path, other)) = marginal::tune::checkpoint::foreign(&dir, run_id) {
-        if path.ends_with(marginal::tune::checkpoint::RUN_FILE)
-            && !marginal::tune::checkpoint::is_run_id(&other)
-        {
-            return Err(UserError(format!(
-                "checkpoint {}: damaged: it holds {:?}, not a run identity (16 hex digits, this run's is {run_id}), so the directory cannot be told to be this run's; remove {} to start afresh, or give another checkpoint directory",
-                path.display(),
-                other.chars().take(40).collect::<String>(),
-                dir.display()
-            ))
-            .into());
-        }
-        let changed = changed_arguments(&dir, &args);
-        let why = if changed.is_empty() && dir.join("args.json").exists() {
-            "; its options are these, so a file it reads changed since it started (a suite, the book or the engine file): restore the files to resume it, or give another checkpoint directory to start afresh".to_string()
-        } else {
-            format!(
-                "{changed}: rerun with its options to resume it, or give another checkpoint directory"
-            )
-        };
-        return Err(UserError(format!(
-            "checkpoint {}: belongs to another run ({other}, this one is {run_id}){why}",
-            path.display(),
-        ))
-        .into());
-    }
-    // A directory of the user's (files, no run file) is not written into.
-    let run_file = dir.join(marginal::tune::checkpoint::RUN_FILE);
-    if !run_file.exists() && std::fs::read_dir(&dir).is_ok_and(|mut d| d.next().is_some()) {
-        return Err(UserError(format!(
-            "--checkpoint {} holds files and is not a checkpoint (it has no '{}' file): marginal does not write into it; name a new or empty directory",
-            dir.display(),
-            marginal::tune::checkpoint::RUN_FILE
-        ))
-        .into());
-    }
-    // The tuned file (and its plot) never goes into the checkpoint directory it resumes from.
-    let inside = |p: &Path| {
-        let resolve = |p: &Path| {
-            let p = marginal::formats::link_target(p).unwrap_or_else(|_| p.to_path_buf());
-            std::path::absolute(&p).unwrap_or(p)
-        };
-        resolve(p).starts_with(resolve(&dir))
-    };
-    if inside(&args.out) || inside(&args.out.with_extension("svg")) {
-        return Err(UserError(format!(
-            "--out {} is inside (or is) the checkpoint directory {}: the tuned file would replace the checkpoint's own files; give --out outside it",
-            args.out.display(),
-            dir.display()
-        ))
-        .into());
-    }
+    run::check_checkpoint(&args.plan, run_id, &dir).map_err(run_error)?;
     // A rerun or resume of this run (its checkpoint exists) writes the same set again.
-    super::fresh_json_output(&args.out, "--out", args.force || dir.exists())?;
-    super::plot_beside(&args.out, "--out", args.force, &inputs(&args))?;
-    if dir.exists() && !dir.is_dir() {
-        return Err(UserError(format!(
-            "--checkpoint {}: it is a file, not a directory: give a directory (it is created if missing)",
-            dir.display()
-        ))
-        .into());
-    }
-    std::fs::create_dir_all(&dir)
-        .with_context(|| format!("cannot create checkpoint directory {}", dir.display()))?;
-    let run_file = dir.join(marginal::tune::checkpoint::RUN_FILE);
-    write_atomic(&run_file, format!("{run_id}\n").as_bytes())
-        .with_context(|| format!("cannot write {}", run_file.display()))?;
-    record_engine(&args, &dir, def)?;
-    args.checkpoint = Some(dir.clone());
+    super::fresh_json_output(&args.plan.out, "--out", args.opts.force || dir.exists())?;
+    super::plot_beside(
+        &args.plan.out,
+        "--out",
+        args.opts.force,
+        &args.plan.inputs(),
+    )?;
+    run::make_checkpoint(&args.plan, &args.opts, run_id, def, &dir).map_err(run_error)?;
+    args.opts.checkpoint = Some(dir.clone());
     let grace = match args.executor.executor {
         ExecutorKind::Local => std::time::Duration::ZERO,
         ExecutorKind::Slurm => std::time::Duration::from_secs(120),
     };
-    let engine = args.engine.engine.as_deref().filter(|_| args.engine_as_is);
+    let engine = (args.plan.engine.engine.as_deref()).filter(|_| args.opts.engine_as_is);
     say_interrupted(&dir, engine, grace)?;
-    write_atomic(
-        &dir.join("args.json"),
-        serde_json::to_string_pretty(&args)?.as_bytes(),
-    )
-    .with_context(|| format!("cannot write {}", dir.join("args.json").display()))?;
     Ok((args, dir))
 }
 
-/// The evaluations a checkpoint's log keeps, as the interrupt and the resumed run both say it:
-/// the candidates searched, which only new work adds to ("48 searched candidates (195
-/// evaluations logged, repeats answered from them)").
-fn evaluations_kept(dir: &Path) -> String {
-    let (lines, distinct) = marginal::tune::cost::log_counts(&log_path(dir));
-    if lines == distinct {
-        format!("{lines} evaluations")
-    } else {
-        format!(
-            "{distinct} searched candidates ({lines} evaluations logged, repeats answered from them)"
-        )
+/// The command's error for a run that cannot be opened: a refusal is the user's (exit 2).
+fn run_error(e: run::RunError) -> anyhow::Error {
+    match e {
+        run::RunError::Refused(m) => UserError(m).into(),
+        e => e.into(),
+    }
+}
+
+/// The run's identity ([`run::identity`]), with what it had to say printed.
+fn identify(
+    args: &Tune,
+    def: &EngineDef,
+    train: &LoadedSuites,
+    validation: &LoadedSuites,
+) -> Result<String> {
+    let mut remarks = Vec::new();
+    let cache = default_cache_dir();
+    let opening = run::Opening {
+        plan: &args.plan,
+        opts: &args.opts,
+        def,
+        train,
+        validation,
+        cache: &cache,
+    };
+    let run_id = run::identity(&opening, &mut remarks).map_err(run_error);
+    say_remarks(remarks);
+    run_id
+}
+
+/// Prints what opening the run had to say.
+fn say_remarks(remarks: Vec<run::Remark>) {
+    for remark in remarks {
+        match remark {
+            run::Remark::Note(m) => eprintln!("note: {m}"),
+            run::Remark::Warning(m) => eprintln!("warning: {m}"),
+            run::Remark::Said(m) => eprintln!("{m}"),
+        }
     }
 }
 
 /// A rerun says what it goes on from, and its progress keeps the best found before.
 fn say_resuming(dir: &Path, cost: &SuiteCost, observer: &mut Lines) {
     let logged = cost.evaluations();
-    let batches = game_batches_kept(dir);
+    let batches = checkpoint::game_batches_kept(dir);
     let best = logged
         .iter()
         .filter(|e| e.batch.is_none())
         .max_by(|a, b| a.objective.total_cmp(&b.objective));
     let mut kept = Vec::new();
     if !logged.is_empty() {
-        kept.push(evaluations_kept(dir));
+        kept.push(checkpoint::evaluations_kept(dir));
     }
     if batches > 0 {
         kept.push(format!("{batches} game batches"));
@@ -1144,11 +808,11 @@ fn all_games_faulted(file: &TunedFile) -> Result<(), UserError> {
 /// Whether --out already holds this run's result (the same run, set and figures: a rerun of a
 /// finished tune replays its checkpoint): it is then left as it is, keeping the cost of the run
 /// that found the set and anything `check --update` added, and said so. --force writes afresh.
-fn already_written(args: &TuneArgs, file: &TunedFile) -> bool {
-    if args.force || !args.out.is_file() {
+fn already_written(args: &Tune, file: &TunedFile) -> bool {
+    if args.opts.force || !args.plan.out.is_file() {
         return false;
     }
-    let Ok(old) = TunedFile::read(&args.out) else {
+    let Ok(old) = TunedFile::read(&args.plan.out) else {
         return false;
     };
     let same = old.provenance.run == file.provenance.run
@@ -1159,7 +823,7 @@ fn already_written(args: &TuneArgs, file: &TunedFile) -> bool {
         let p = &old.provenance;
         println!(
             "{} already holds this run's result (the same set and figures; the run that found it took {:.0} s): left as it is, with that run's record; --force writes it afresh",
-            args.out.display(),
+            args.plan.out.display(),
             p.wall_seconds + p.earlier_wall_seconds,
         );
     }
@@ -1168,7 +832,7 @@ fn already_written(args: &TuneArgs, file: &TunedFile) -> bool {
 
 /// Writes the tuned file and its plot, and prints where and the run's speed.
 fn write_file(
-    args: &TuneArgs,
+    args: &Tune,
     file: &TunedFile,
     space: &Space,
     elapsed: f64,
@@ -1189,9 +853,14 @@ fn write_file(
     if already_written(args, file) {
         return Ok(());
     }
-    file.write(&args.out)
-        .with_context(|| format!("cannot write {}", args.out.display()))?;
-    let earlier = match args.checkpoint.as_deref().map(earlier_invocations) {
+    file.write(&args.plan.out)
+        .with_context(|| format!("cannot write {}", args.plan.out.display()))?;
+    let earlier = match args
+        .opts
+        .checkpoint
+        .as_deref()
+        .map(checkpoint::earlier_invocations)
+    {
         Some((seconds, n)) if n > 0 => format!(
             "; {:.0} s with the {n} interrupted run(s) it resumed",
             elapsed + seconds
@@ -1200,7 +869,7 @@ fn write_file(
     };
     println!(
         "tuned set written to {} ({work}, {elapsed:.0} s{earlier})",
-        args.out.display(),
+        args.plan.out.display(),
     );
     if file.provenance.faults > 0 {
         let judged = file.training.faults + file.validation.faults;
@@ -1210,18 +879,19 @@ fn write_file(
             file.provenance.faults - judged as u64,
             file.training.faults,
             file.validation.faults,
-            args.out.display()
+            args.plan.out.display()
         );
     }
     if searched > 0 {
         let each = search_seconds / searched as f64;
         println!(
             "speed: {searched} evaluations searched in {search_seconds:.1} s on {threads} thread(s): {each:.2} s each ({} positions at {}), {:.1} per minute{}",
-            args.batch
+            args.plan
+                .batch
                 .map_or(file.training.positions, |b| b.min(file.training.positions)),
             file.provenance.limit,
             60.0 / each,
-            if args.solver().is_spsa() {
+            if args.plan.solver.is_spsa() {
                 format!(", {:.2} s per SPSA iteration", 2.0 * each)
             } else {
                 String::new()
@@ -1229,92 +899,35 @@ fn write_file(
         );
     }
     // A device (--out /dev/null) has no place beside it for a plot.
-    if marginal::formats::is_stream(&args.out) {
-        println!("no plot: --out {} is not a file", args.out.display());
+    if marginal::formats::is_stream(&args.plan.out) {
+        println!("no plot: --out {} is not a file", args.plan.out.display());
         return Ok(());
     }
-    let svg = solver::write_svg(&args.out, file, space)?;
+    let svg = solver::write_svg(&args.plan.out, file, space)?;
     println!("plot written to {}", svg.display());
     Ok(())
 }
 
-/// Options given that do nothing with the chosen solver and objective, each with what it is for.
-fn unused_options(args: &TuneArgs) -> Vec<String> {
-    let solver = args.solver();
-    let (race, spsa) = (solver == SolverKind::Race, solver.is_spsa());
-    let suite = args.objective == ObjectiveKind::Suite;
-    let mut said = Vec::new();
-    let mut unused = |given: bool, option: String, for_what: &str| {
-        if given {
-            said.push(format!(
-                "{option} does nothing here (--solver {}, --objective {}): it is for {for_what}",
-                solver.name(),
-                args.objective.name()
-            ));
-        }
-    };
-    unused(
-        suite && args.pairs.is_some(),
-        format!("--pairs {}", args.pairs.unwrap_or_default()),
-        "the games objective",
-    );
-    // (--particles and the race's options with another solver are refused: tune::solver.)
-    unused(
-        race && args.iterations != DEFAULT_ITERATIONS,
-        format!("--iterations {}", args.iterations),
-        "SPSA, Nelder-Mead and the swarm (the race's budget is --design, --finalists, --race-pairs)",
-    );
-    unused(
-        !(spsa && suite) && args.gain != DEFAULT_GAIN,
-        format!("--gain {}", args.gain),
-        "SPSA on the suite objective",
-    );
-    unused(
-        (race || solver == SolverKind::Pso) && !args.c_end.is_empty(),
-        format!("--c-end {}", args.c_end.join(" ")),
-        "SPSA's perturbation and Nelder-Mead's first simplex",
-    );
-    unused(
-        !spsa && !args.r_end.is_empty(),
-        format!("--r-end {}", args.r_end.join(" ")),
-        "SPSA's learning rate",
-    );
-    let no_race_games = race && args.race_pairs.iter().all(|&p| p == 0);
-    unused(
-        no_race_games && !args.race_pairs.is_empty() && args.finalists.is_some(),
-        format!("--finalists {}", args.finalists.unwrap_or_default()),
-        "the race's games (--race-pairs 0 plays none: the best suite objective wins)",
-    );
-    unused(
-        no_race_games && !args.race_pairs.is_empty() && args.race_openings.is_some(),
-        "--race-openings".to_string(),
-        "the race's games (--race-pairs 0 plays none)",
-    );
-    // (--confirm-openings without --confirm is refused: tune::games.)
-    unused(
-        args.confirm.is_none() && args.confirm_sprt.is_some(),
-        "--confirm-sprt".to_string(),
-        "--confirm",
-    );
-    said
-}
-
 /// Options that cannot run together, and an output that would write over an input: refused
 /// before any work.
-fn check_options(args: &TuneArgs) -> Result<()> {
-    if !(args.gain.is_finite() && args.gain > 0.0) {
-        return Err(UserError(format!("--gain {}: must be a positive number", args.gain)).into());
+fn check_options(args: &Tune) -> Result<()> {
+    if !(args.plan.gain.is_finite() && args.plan.gain > 0.0) {
+        return Err(UserError(format!(
+            "--gain {}: must be a positive number",
+            args.plan.gain
+        ))
+        .into());
     }
-    for said in unused_options(args) {
+    for said in args.plan.unused_options() {
         eprintln!("warning: {said}");
     }
-    if let Some(n) = args.batch {
-        let why = if !args.solver().is_spsa() {
+    if let Some(n) = args.plan.batch {
+        let why = if !args.plan.solver.is_spsa() {
             format!(
                 "only with --solver spsa, and this tune's solver is {}",
-                args.solver().name()
+                args.plan.solver.name()
             )
-        } else if args.objective != ObjectiveKind::Suite {
+        } else if args.plan.objective != ObjectiveKind::Suite {
             "only with the suite objective (SPSA's games objective plays --pairs per step)"
                 .to_string()
         } else {
@@ -1324,47 +937,23 @@ fn check_options(args: &TuneArgs) -> Result<()> {
             return Err(UserError(format!("--batch {n}: {why}")).into());
         }
     }
-    super::not_an_input(&args.out, "--out", &inputs(args))?;
-    writable(&args.out, "--out")?;
+    super::not_an_input(&args.plan.out, "--out", &args.plan.inputs())?;
+    writable(&args.plan.out, "--out")?;
     Ok(())
 }
 
-/// The files a tune reads, each with what it is: no output of the tune may be one of them.
-fn inputs(args: &TuneArgs) -> Vec<(&'static str, &Path)> {
-    let mut inputs: Vec<(&str, &Path)> = Vec::new();
-    if args.suites.is_empty() {
-        inputs.extend(DEFAULT_SUITES.iter().map(|f| ("a suite", Path::new(*f))));
-    }
-    for f in args.suites.iter().chain(&args.holdout) {
-        inputs.push(("a suite", f.as_path()));
-    }
-    for (what, f) in [
-        ("--openings", &args.openings),
-        ("--race-openings", &args.race_openings),
-        ("--calibration", &args.calibration),
-        ("--engine", &args.engine.engine),
-    ] {
-        if let Some(f) = f {
-            inputs.push((what, f.as_path()));
-        }
-    }
-    for f in &args.confirm_openings {
-        inputs.push(("--confirm-openings", f.as_path()));
-    }
-    inputs
-}
-
-/// `--resume DIR` runs with the arguments recorded in DIR: the options of this command line
-/// that would have changed them are named once, with the way to change them (a new run).
-fn say_ignored_with_resume(args: &TuneArgs, dir: &Path) {
+/// `--resume DIR` runs with the plan recorded in DIR: the options of this command line that
+/// would have changed it are named once, with the way to change them (a new run).
+fn say_ignored_with_resume(given: &TunePlan, dir: &Path) {
     let dir_text = dir.to_string_lossy().into_owned();
     let Some(bare) = super::parsed_alone::<TuneArgs>("tune", &["--resume", dir_text.as_str()])
     else {
         return;
     };
-    let (Ok(serde_json::Value::Object(given)), Ok(serde_json::Value::Object(plain))) =
-        (serde_json::to_value(args), serde_json::to_value(&bare))
-    else {
+    let (Ok(serde_json::Value::Object(given)), Ok(serde_json::Value::Object(plain))) = (
+        serde_json::to_value(given),
+        serde_json::to_value(&bare.into_tune().plan),
+    ) else {
         return;
     };
     let mut ignored: Vec<String> = given
@@ -1385,106 +974,50 @@ fn say_ignored_with_resume(args: &TuneArgs, dir: &Path) {
     }
 }
 
-/// The run's arguments (a --resume's recorded ones, with this command's threads and executor),
-/// its engine and its search space.
-fn resolve(args: TuneArgs) -> Result<(TuneArgs, Arc<EngineDef>, Space)> {
-    let args = match &args.resume {
+/// The run's plan (a --resume's recorded one, with this command's threads and executor), its
+/// engine and its search space.
+fn resolve(given: TuneArgs) -> Result<(Tune, Arc<EngineDef>, Space)> {
+    let resume = given.resume.clone();
+    let args = match &resume {
         Some(dir) => {
-            let path = dir.join("args.json");
-            let text = std::fs::read_to_string(&path).map_err(|e| match e.kind() {
-                // A directory (or nothing) without the record every checkpoint starts with.
-                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory => UserError(format!(
-                    "--resume {}: {}: give the directory a tune named in its header or interrupt message (under .marginal-cache/tune-*, or its --checkpoint)",
-                    dir.display(),
-                    if dir.is_dir() {
-                        "not a tune checkpoint (no args.json in it)"
-                    } else if dir.exists() {
-                        "a file, not a tune checkpoint directory"
-                    } else {
-                        "no such directory"
-                    }
-                )),
-                _ => UserError(format!("--resume: cannot read {}: {e}", path.display())),
-            })?;
-            let mut recorded: TuneArgs = serde_json::from_str(&text).map_err(|e| {
-                UserError(format!(
-                    "--resume: {}:{}: the checkpoint's record of its arguments is damaged ({e}): rerun the tune's own command (not --resume), which writes the record afresh and reuses the evaluations logged in {}, or remove that directory to start afresh",
-                    path.display(),
-                    e.line(),
-                    dir.display()
-                ))
-            })?;
-            say_ignored_with_resume(&engine_override(&args, &mut recorded), dir);
+            let plan = TunePlan::read(dir).map_err(|e| UserError(format!("--resume {e}")))?;
+            let mut given = given.into_tune();
+            let mut recorded = Tune {
+                plan,
+                opts: TuneOptions {
+                    checkpoint: Some(dir.clone()),
+                    resume: Some(dir.clone()),
+                    ..given.opts.clone()
+                },
+                executor: given.executor.clone(),
+            };
+            // `--resume DIR --engine FILE`: the run's engine file taken as it is now.
+            if let Some(engine) = given.plan.engine.engine.take() {
+                recorded.plan.engine.engine = Some(engine);
+                recorded.opts.engine_as_is = true;
+            }
+            say_ignored_with_resume(&given.plan, dir);
             for log in marginal::tune::checkpoint::cut_logs(dir) {
                 eprintln!(
                     "warning: {}: its last line was cut short (the run was killed while writing it): that record is dropped, and its work is done again if the run needs it",
                     log.display()
                 );
             }
-            recorded.threads = args.threads;
-            recorded.executor = args.executor.clone();
-            recorded.checkpoint = Some(dir.clone());
-            recorded.resume = Some(dir.clone());
             recorded
         }
-        None => args,
+        None => given.into_tune(),
     };
     let mut args = args;
-    args.solver = Some(args.solver());
-    let def = args.engine.def()?;
+    let def = engine_of(&args.plan.engine)?;
     say_resumed_engine(&args, &def);
-    if args.params.is_empty() {
-        args.params = if def.is_builtin() {
-            DEFAULT_PARAMS.map(String::from).to_vec()
-        } else {
-            def.rows.iter().map(|r| r.name.clone()).collect()
-        };
+    if args.plan.params.is_empty() {
+        args.plan.params = setup::default_params(&def);
     }
-    let base = Setting::defaults(&def);
-    let bounds: Vec<&str> = args.bounds.iter().map(String::as_str).collect();
-    let names: Vec<&str> = args.params.iter().map(String::as_str).collect();
-    let c_end: Vec<&str> = args.c_end.iter().map(String::as_str).collect();
-    let r_end: Vec<&str> = args.r_end.iter().map(String::as_str).collect();
-    let space = Space::new(base, &names, &bounds)
-        .and_then(|s| s.with_schedule(ScheduleEnd::C, &c_end))
-        .and_then(|s| s.with_schedule(ScheduleEnd::R, &r_end))
-        .map_err(UserError::from_display)?;
-    fixed_rows(&space)?;
-    for (d, value) in space.base_outside() {
-        eprintln!(
-            "warning: --bounds {}={}..{} leaves out its default {value}: tuning starts from {} (the nearest bound), and the defaults it is judged against stay at {value}",
-            d.name,
-            d.lower,
-            d.upper,
-            value.clamp(d.lower, d.upper)
-        );
-    }
+    let mut remarks = Vec::new();
+    let space = setup::space(&args.plan, &def, &mut remarks);
+    say_remarks(remarks);
+    let space = space.map_err(run_error)?;
     Ok((args, def, space))
-}
-
-/// Refuses bounds that leave nothing to search (every tuned row fixed at one value), and says
-/// which rows a single value fixes among others (they are not tuned).
-fn fixed_rows(space: &Space) -> Result<()> {
-    let fixed: Vec<String> = space
-        .dims
-        .iter()
-        .filter(|d| d.lower == d.upper)
-        .map(|d| format!("{}={}..{}", d.name, d.lower, d.upper))
-        .collect();
-    if fixed.len() == space.dims.len() {
-        return Err(UserError(format!(
-            "--bounds {}: every tuned row is fixed at one value, so there is nothing to search: widen a range, or tune other --params",
-            fixed.join(" ")
-        ))
-        .into());
-    }
-    if !fixed.is_empty() {
-        eprintln!(
-            "warning: --bounds {}: a range of one value fixes the row: it is not tuned",
-            fixed.join(" ")
-        );
-    }
-    Ok(())
 }
 
 pub fn run(args: TuneArgs) -> Result<()> {
@@ -1516,17 +1049,17 @@ pub fn run(args: TuneArgs) -> Result<()> {
         &run.executor,
         run.train.positions.len(),
     )?;
-    let plan = TunePlan {
+    let plan = TuneWork {
         def: run.def.clone(),
         space: run.space.clone(),
-        solver: run.solver_setup.solver(&run.args),
-        seed: run.args.seed,
+        solver: run.solver_setup.solver(&run.args.plan),
+        seed: run.args.plan.seed,
         dir: run.dir.clone(),
         run_id: run.run_id.clone(),
         games: games_problem,
         race_games,
     };
-    let mut observer = Lines::new(&run.space, run.args.iterations, start);
+    let mut observer = Lines::new(&run.space, run.args.plan.iterations, start);
     say_resuming(&run.dir, &cost, &mut observer);
     let outcome = run
         .pool
@@ -1538,11 +1071,11 @@ pub fn run(args: TuneArgs) -> Result<()> {
 /// A tune made ready: its arguments, engine and space, the positions, the workers and the
 /// checkpoint directory, with the start of the run printed.
 struct Prepared {
-    args: TuneArgs,
+    args: Tune,
     def: Arc<EngineDef>,
     space: Space,
-    games_setup: Option<games::GamesSetup>,
-    solver_setup: solver::SolverSetup,
+    games_setup: Option<setup::GamesSetup>,
+    solver_setup: setup::SolverSetup,
     train: LoadedSuites,
     validation: LoadedSuites,
     threads: usize,
@@ -1550,7 +1083,7 @@ struct Prepared {
     /// One executor for the whole run: the suite scorers, the games objective and --confirm.
     executor: Option<Arc<dyn marginal::scoring::exec::Runner>>,
     options: ScorerOptions,
-    found_calibration: Option<FoundCalibration>,
+    found_calibration: Option<calibrated::FoundCalibration>,
     run_id: String,
     dir: PathBuf,
 }
@@ -1560,19 +1093,22 @@ struct Prepared {
 fn prepare(args: TuneArgs) -> Result<Prepared> {
     let (args, def, space) = resolve(args)?;
     check_options(&args)?;
-    let games_setup = games::setup(&args)?;
-    let solver_setup = solver::setup(&args, &space)?;
+    let mut remarks = Vec::new();
+    let games_setup = setup::games_setup(&args.plan, &mut remarks);
+    say_remarks(remarks);
+    let games_setup = games_setup.map_err(run_error)?;
+    let solver_setup = setup::solver_setup(&args.plan, &space).map_err(run_error)?;
     let (train, validation) = split(&args)?;
-    if let Some(n) = args.batch.filter(|&n| n >= train.positions.len()) {
+    if let Some(n) = args.plan.batch.filter(|&n| n >= train.positions.len()) {
         eprintln!(
             "warning: --batch {n} is not smaller than the {} training positions: every comparison scores all of them, as without --batch",
             train.positions.len()
         );
     }
-    let threads = threads(args.threads);
+    let threads = threads(args.opts.threads);
     super::hash_fits(
-        args.scoring.hash,
-        if args.plays_games() {
+        args.plan.scoring.hash,
+        if args.plan.plays_games() {
             2 * threads
         } else {
             threads
@@ -1585,27 +1121,28 @@ fn prepare(args: TuneArgs) -> Result<Prepared> {
     let executor = args.executor.build()?;
     let options = ScorerOptions {
         config: RunConfig {
-            limit: args.limit(),
-            hash_mb: args.scoring.hash,
+            limit: args.plan.limit(),
+            hash_mb: args.plan.scoring.hash,
         },
-        objective: args.scoring.params(),
+        objective: args.plan.scoring.params(),
         reference: Setting::off(&def),
         cache_dir: Some(default_cache_dir()),
         executor: executor.clone(),
     };
-    let found_calibration = find_calibration(&args, &options, &def)?;
+    let found_calibration =
+        calibrated::find_calibration(&args.plan, &options, &def).map_err(run_error)?;
     say_calibration(&args, &options, &found_calibration);
-    let run_id = run_identity(&args, &def, &train, &validation)?;
+    let run_id = identify(&args, &def, &train, &validation)?;
     let (args, dir) = open_checkpoint(args, &run_id, &def)?;
     println!(
         "marginal tune: {}{}, seed {}, tuning {space}",
-        args.solver().label(),
-        if args.solver() == SolverKind::Race {
+        args.plan.solver.label(),
+        if args.plan.solver == SolverKind::Race {
             String::new()
         } else {
-            format!(", {} iterations", args.iterations)
+            format!(", {} iterations", args.plan.iterations)
         },
-        args.seed
+        args.plan.seed
     );
     println!(
         "training {} positions, validation {} positions, {} per position, {threads} thread(s); checkpoint {}",
@@ -1639,8 +1176,8 @@ fn finish(run: Prepared, outcome: pipeline::Tuned, elapsed: f64) -> Result<()> {
     println!();
     print_side("training", &outcome.training, &outcome.paired.0);
     print_side("validation", &outcome.validation, &outcome.paired.1);
-    let calibration = calibration(
-        args,
+    let calibration = calibrated::calibration(
+        &args.plan,
         &run.options,
         run.found_calibration,
         &outcome.training,
@@ -1649,12 +1186,12 @@ fn finish(run: Prepared, outcome: pipeline::Tuned, elapsed: f64) -> Result<()> {
     println!("calibration: {}", calibration.note);
     let margins = |name: &str| outcome.training.set(name).map(|s| &s.margins);
     let same_as_defaults = margins("tuned").is_some() && margins("tuned") == margins("default");
-    if args.confirm.is_some() && same_as_defaults {
+    if args.plan.confirm.is_some() && same_as_defaults {
         eprintln!(
             "note: --confirm: the tuned set is the defaults, so no confirmation match is played (it would play the defaults against themselves and measure nothing)"
         );
     }
-    let confirm = match (args.confirm, &run.games_setup) {
+    let confirm = match (args.plan.confirm, &run.games_setup) {
         _ if same_as_defaults => None,
         (Some(n), Some(setup)) => Some(games::run_confirm(
             args,
@@ -1669,29 +1206,29 @@ fn finish(run: Prepared, outcome: pipeline::Tuned, elapsed: f64) -> Result<()> {
         .games
         .as_ref()
         .zip(run.games_setup.as_ref())
-        .map(|(problem, setup)| games::record(problem, setup));
+        .map(|(problem, setup)| setup::games_record(problem, setup));
     let searched = outcome.cost.search_time();
     let record = RunRecord {
         run: run.run_id,
-        objective: args.objective.name().to_string(),
+        objective: args.plan.objective.name().to_string(),
         solver: (
-            args.solver().name().to_string(),
+            args.plan.solver.name().to_string(),
             run.solver_setup.settings.clone(),
         ),
         suites: SuiteSources {
-            split: split_name(args),
+            split: args.plan.split_name(),
             training: SuiteSource::of(&run.train),
             validation: SuiteSource::of(&run.validation),
             repeats: run.train.rule,
         },
         limit: run.options.config.limit,
         objective_params: run.options.objective,
-        seed: args.seed,
-        iterations: args.iterations,
+        seed: args.plan.seed,
+        iterations: args.plan.iterations,
         wall_seconds: elapsed,
-        earlier_wall_seconds: earlier_invocations(&run.dir).0,
+        earlier_wall_seconds: checkpoint::earlier_invocations(&run.dir).0,
         command_line: std::env::args().collect::<Vec<_>>().join(" "),
-        arguments: serde_json::to_value(args)?,
+        arguments: recorded_arguments(&args.plan, &run.dir)?,
         games: games_record,
         confirm,
         calibration: Some(calibration),
@@ -1700,121 +1237,12 @@ fn finish(run: Prepared, outcome: pipeline::Tuned, elapsed: f64) -> Result<()> {
     write_file(args, &file, &run.space, elapsed, searched, run.threads)
 }
 
-/// A calibration report of the run's objective: its path, itself, the objective's index, and
-/// what differs from the run's objective (a calibration that counted repeated positions each
-/// time they appear, when the run counts them once).
-type FoundCalibration = (PathBuf, calibrate::Report, usize, Option<String>);
-
-/// The calibration of the run's objective, looked up before any work so that a bad one fails
-/// at once: from --calibration (refused when unreadable or for another engine, limit or
-/// objective), else the first report in tuned/ that matches, else none. `Err(None)`-like
-/// outcomes are `Ok(None)`; a games tune has none to look up. A report of the same objective
-/// with repeated positions counted each time (so every report made before repeats were
-/// scored once) is taken when there is none of the run's exact objective, and said to be so.
-fn find_calibration(
-    args: &TuneArgs,
-    options: &ScorerOptions,
-    def: &Arc<EngineDef>,
-) -> Result<Option<FoundCalibration>> {
-    if args.objective != ObjectiveKind::Suite {
-        return Ok(None);
-    }
-    let load = |rule| {
-        marginal::scoring::suite::load_suites(&args.suites(), false, rule)
-            .map_err(UserError::from_display)
-    };
-    let suites = load(args.scoring.repeats())?;
-    let mut keys = vec![(suite_key("suite", suites.content_hash, options), None)];
-    if suites.rule == Repeats::Once && !suites.repeats.is_empty() {
-        let each = load(Repeats::Each)?;
-        keys.push((
-            suite_key("suite", each.content_hash, options),
-            Some(format!(
-                "it measured the objective with the {} repeated position(s) counted each time they appear (--count-repeats); this run counts them once",
-                suites.repeats.len()
-            )),
-        ));
-    }
-    let signature = def.signature();
-    let Some(path) = &args.calibration else {
-        return Ok(keys.into_iter().find_map(|(key, caveat)| {
-            calibrate::trust::find(Path::new("tuned"), &signature, &key)
-                .into_iter()
-                .next()
-                .map(|(path, report, o)| (path, report, o, caveat))
-        }));
-    };
-    let report =
-        calibrate::report::read(path).map_err(|e| UserError(format!("--calibration {e}")))?;
-    if report.engine_signature != signature {
-        return Err(UserError(format!(
-            "--calibration {}: it calibrates engine signature {}, this engine's is {signature}",
-            path.display(),
-            report.engine_signature
-        ))
-        .into());
-    }
-    let found = keys.into_iter().find_map(|(key, caveat)| {
-        let o = report.objectives.iter().position(|o| o.key == key)?;
-        Some((o, caveat))
-    });
-    let Some((o, caveat)) = found else {
-        return Err(UserError(format!(
-            "--calibration {}: none of its objectives ({}) is this tune's (suite at {} on these suites, these weights)",
-            path.display(),
-            report
-                .objectives
-                .iter()
-                .map(|o| o.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
-            options.config.limit
-        ))
-        .into());
-    };
-    Ok(Some((path.clone(), report, o, caveat)))
-}
-
-/// What the calibration found before the run says of the tuned set.
-fn calibration(
-    args: &TuneArgs,
-    options: &ScorerOptions,
-    found: Option<FoundCalibration>,
-    train: &Side,
-    validation: &Side,
-) -> Calibration {
-    if args.objective != ObjectiveKind::Suite {
-        return Calibration {
-            status: "games".into(),
-            note: "tuned on games: its objective is what a calibration measures against".into(),
-            ..Calibration::none("")
-        };
-    }
-    let Some((path, report, o, caveat)) = found else {
-        return Calibration::none(&format!(
-            "the suite objective at {} for this engine",
-            options.config.limit
-        ));
-    };
-    // The objective is a mean over positions: the whole suite's is the position-weighted mean
-    // of the training and validation sides'.
-    let value = |side: &Side, name: &str| side.set(name).map_or(0.0, |s| s.objective.value);
-    let (nt, nv) = (train.positions as f64, validation.positions as f64);
-    let gain = (nt * (value(train, "tuned") - value(train, "default"))
-        + nv * (value(validation, "tuned") - value(validation, "default")))
-        / (nt + nv).max(1.0);
-    let tuned = train.set("tuned").map(|s| &s.margins);
-    let value_of = |name: &str| {
-        tuned
-            .and_then(|m| m.0.get(name))
-            .and_then(serde_json::Value::as_i64)
-    };
-    let mut calibration = Calibration::from_report(&report, &path.display().to_string(), o, gain)
-        .with_region(&report, &value_of);
-    if let Some(caveat) = caveat {
-        calibration.note = format!("{}; {caveat}", calibration.note);
-    }
-    calibration
+/// The tuned file's record of the run's arguments: its plan, and the checkpoint directory that
+/// holds its evaluations (`provenance.arguments.checkpoint`).
+fn recorded_arguments(plan: &TunePlan, dir: &Path) -> Result<serde_json::Value> {
+    let mut arguments = serde_json::to_value(plan)?;
+    arguments["checkpoint"] = serde_json::json!(dir);
+    Ok(arguments)
 }
 
 /// `marginal plot FILE`: draws a tuned file's SVG again, beside it (a file there that is not
@@ -1838,23 +1266,26 @@ pub fn plot(path: &std::path::Path, force: bool) -> Result<()> {
 }
 
 /// Training and validation positions (see [`marginal::tune::split`]); bad lines are reported.
-fn split(args: &TuneArgs) -> Result<(LoadedSuites, LoadedSuites), UserError> {
-    let (train, validation) =
-        marginal::tune::split(&args.suites(), &args.holdout, args.scoring.repeats()).map_err(
-            |e| {
-                UserError(match e {
-                    SplitError::Overlap { .. } => format!("--holdout {e}"),
-                    SplitError::Suite(e) => e.to_string(),
-                })
-            },
-        )?;
+fn split(args: &Tune) -> Result<(LoadedSuites, LoadedSuites), UserError> {
+    let (train, validation) = marginal::tune::split(
+        &args.plan.suites(),
+        &args.plan.holdout,
+        args.plan.scoring.repeats(),
+    )
+    .map_err(|e| {
+        UserError(match e {
+            SplitError::Overlap { .. } => format!("--holdout {e}"),
+            SplitError::Suite(e) => e.to_string(),
+        })
+    })?;
     let mut seen = std::collections::HashSet::new();
     let bad = (train.skipped().chain(validation.skipped())).filter(|b| seen.insert(b.to_string()));
     super::say_skipped(bad, "");
     let named: Vec<PathBuf> = args
+        .plan
         .suites()
         .into_iter()
-        .chain(args.holdout.clone())
+        .chain(args.plan.holdout.clone())
         .collect();
     super::say_odd_suites(&named, &[&train, &validation]);
     if validation.positions.len() < FEWEST_VALIDATION {
@@ -1867,44 +1298,9 @@ fn split(args: &TuneArgs) -> Result<(LoadedSuites, LoadedSuites), UserError> {
     Ok((train, validation))
 }
 
-/// --iterations when not given.
-const DEFAULT_ITERATIONS: u64 = 16;
-
-/// --gain when not given.
-const DEFAULT_GAIN: f64 = 100.0;
-
 /// Fewer held-out positions than this are warned about: the judged figures of a handful say
 /// little.
 const FEWEST_VALIDATION: usize = 30;
-
-/// A digest of everything that determines the run's result: checkpoints of another run are
-/// refused. `signature`, when given, stands for an external engine's own (the identity the
-/// run would have had with the engine's description as it was then).
-fn run_id(
-    args: &TuneArgs,
-    def: &EngineDef,
-    signature: Option<&str>,
-    train: &LoadedSuites,
-    validation: &LoadedSuites,
-) -> Result<String, serde_json::Error> {
-    let mut recorded = args.clone();
-    recorded.out = PathBuf::new();
-    recorded.checkpoint = None;
-    let book_hash = games::for_run_id(&mut recorded);
-    let mut h = Fnv::new();
-    h.write(serde_json::to_string(&recorded)?.as_bytes());
-    if let Some(book) = book_hash {
-        h.write(&book.to_le_bytes());
-    }
-    h.write(&train.content_hash.to_le_bytes());
-    h.write(&validation.content_hash.to_le_bytes());
-    if def.is_builtin() {
-        h.write(&bench::signature().to_le_bytes());
-    } else {
-        h.write(signature.map_or(def.signature(), String::from).as_bytes());
-    }
-    Ok(format!("{:016x}", h.finish()))
-}
 
 fn print_side(name: &str, side: &Side, paired: &PairedComparison) {
     if side.positions == 0 {

@@ -79,6 +79,28 @@ pub fn shuffle(positions: &mut [Chess], seed: u64) {
     positions.shuffle(&mut rng);
 }
 
+/// Refuses a book of `have` openings for `pairs` game pairs, each from its own opening:
+/// the message names `option`, the `book`, what the pairs are `of`, and the `fix`.
+///
+/// # Errors
+/// The message, when `have < pairs`.
+pub fn enough(
+    option: &str,
+    book: &Path,
+    have: usize,
+    pairs: usize,
+    of: &str,
+    fix: &str,
+) -> Result<(), String> {
+    if have < pairs {
+        return Err(format!(
+            "{option} {}: {have} opening(s) for the {pairs} pairs of {of}: give a larger book or {fix}",
+            book.display()
+        ));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

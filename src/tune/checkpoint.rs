@@ -245,6 +245,48 @@ pub fn cut_logs(dir: &Path) -> Vec<PathBuf> {
     cut
 }
 
+/// The checkpoint's log of interrupted invocations: one line each, its wall seconds.
+pub const INTERRUPTED_LOG: &str = "interrupted.jsonl";
+
+/// The wall seconds of the interrupted invocations a checkpoint records, and how many there were.
+pub fn earlier_invocations(dir: &Path) -> (f64, usize) {
+    let text = std::fs::read_to_string(dir.join(INTERRUPTED_LOG)).unwrap_or_default();
+    let seconds: Vec<f64> = (text.lines())
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|v| v["wall_seconds"].as_f64())
+        .collect();
+    (seconds.iter().sum(), seconds.len())
+}
+
+/// The game batches a checkpoint keeps: the games objective's (`games.jsonl`) and the race's
+/// finalists' (`race-games-N.jsonl`), a line each.
+pub fn game_batches_kept(dir: &Path) -> usize {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name == "games.jsonl" || (name.starts_with("race-games-") && name.ends_with(".jsonl"))
+        })
+        .map(|e| std::fs::read_to_string(e.path()).map_or(0, |t| t.lines().count()))
+        .sum()
+}
+
+/// The evaluations a checkpoint's log keeps, as the interrupt and the resumed run both say it:
+/// the candidates searched, which only new work adds to ("48 searched candidates (195
+/// evaluations logged, repeats answered from them)").
+pub fn evaluations_kept(dir: &Path) -> String {
+    let (lines, distinct) = super::cost::log_counts(&super::cost::log_path(dir));
+    if lines == distinct {
+        format!("{lines} evaluations")
+    } else {
+        format!(
+            "{distinct} searched candidates ({lines} evaluations logged, repeats answered from them)"
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -507,6 +507,31 @@ fn value_line(text: &str, error: &serde_json::Error) -> usize {
         .map_or(error.line(), |i| i + 1)
 }
 
+/// Refuses a document whose `format` is not this version's tuned-file format, saying whether
+/// it is another version of it or no tuned file at all.
+fn check_format(path: &Path, text: &str, value: &serde_json::Value) -> Result<(), TunedError> {
+    let format = value.get("format").and_then(|f| f.as_str());
+    if format == Some(TUNED_FORMAT) {
+        return Ok(());
+    }
+    let message = match format {
+        Some(f) if f.starts_with("marginal-tuned/") => format!(
+            "format \"{f}\" is another version of the tuned-file format: this marginal reads \"{TUNED_FORMAT}\" (a newer file needs a newer marginal)"
+        ),
+        _ => match value.get("format") {
+            Some(f) => format!("format {f} is not \"{TUNED_FORMAT}\": not a tuned file"),
+            None => format!(
+                "no \"format\" field (a tuned file has \"format\": \"{TUNED_FORMAT}\"): not a tuned file"
+            ),
+        },
+    };
+    Err(TunedError::Invalid {
+        path: path.to_path_buf(),
+        line: line_of(text, "format"),
+        message,
+    })
+}
+
 impl TunedFile {
     /// Parses the text of a tuned file; `path` names it in errors.
     ///
@@ -515,37 +540,28 @@ impl TunedFile {
     /// error names the file, the line and the value.
     pub fn parse(path: &Path, text: &str) -> Result<TunedFile, TunedError> {
         let (text, value) = document(path, text)?;
-        let format = value.get("format").and_then(|f| f.as_str());
-        if format != Some(TUNED_FORMAT) {
-            let message = match format {
-                Some(f) if f.starts_with("marginal-tuned/") => format!(
-                    "format \"{f}\" is another version of the tuned-file format: this marginal reads \"{TUNED_FORMAT}\" (a newer file needs a newer marginal)"
-                ),
-                _ => match value.get("format") {
-                    Some(f) => format!("format {f} is not \"{TUNED_FORMAT}\": not a tuned file"),
-                    None => format!(
-                        "no \"format\" field (a tuned file has \"format\": \"{TUNED_FORMAT}\"): not a tuned file"
-                    ),
-                },
-            };
-            return Err(TunedError::Invalid {
-                path: path.to_path_buf(),
-                line: line_of(text, "format"),
-                message,
-            });
-        }
+        check_format(path, text, &value)?;
         let file: TunedFile = serde_json::from_str(text).map_err(|e| TunedError::Invalid {
             path: path.to_path_buf(),
             line: value_line(text, &e),
             message: format!("not a {TUNED_FORMAT} file: {}", plain_message(text, &e)),
         })?;
-        let def = file.def();
         let invalid = |name: &str, message: String| TunedError::Invalid {
             path: path.to_path_buf(),
             line: line_of(text, name),
             message,
         };
-        if file.tuned.is_empty() {
+        file.check_record(&invalid)?;
+        file.check_sets(&invalid)?;
+        Ok(file)
+    }
+
+    /// Refuses a record no run could have written: no tuned parameter, a limit that searches
+    /// nothing, a parameter tuned twice or unknown or without a value, a schedule row whose
+    /// bounds cross. `invalid` makes the error of a key and message.
+    fn check_record(&self, invalid: &dyn Fn(&str, String) -> TunedError) -> Result<(), TunedError> {
+        let def = self.def();
+        if self.tuned.is_empty() {
             return Err(invalid(
                 "tuned",
                 "\"tuned\" is empty: a tuned file names the parameters it tuned".into(),
@@ -553,19 +569,19 @@ impl TunedFile {
         }
         // A limit the command line refuses cannot have measured the record.
         if matches!(
-            file.provenance.limit,
+            self.provenance.limit,
             SuiteLimit::Nodes(0) | SuiteLimit::Depth(0)
         ) {
             return Err(invalid(
                 "limit",
                 format!(
                     "the recorded limit ({}) searches nothing, so no run measured this file: it was edited or damaged",
-                    file.provenance.limit
+                    self.provenance.limit
                 ),
             ));
         }
-        for (i, name) in file.tuned.iter().enumerate() {
-            if let Some(twin) = file.tuned[..i]
+        for (i, name) in self.tuned.iter().enumerate() {
+            if let Some(twin) = self.tuned[..i]
                 .iter()
                 .find(|t| def.find(t).is_some() && def.find(t) == def.find(name))
             {
@@ -575,8 +591,8 @@ impl TunedFile {
                 ));
             }
         }
-        let given: Vec<usize> = file.margins.0.keys().filter_map(|k| def.find(k)).collect();
-        for name in &file.tuned {
+        let given: Vec<usize> = self.margins.0.keys().filter_map(|k| def.find(k)).collect();
+        for name in &self.tuned {
             match def.find(name) {
                 None => {
                     return Err(invalid(
@@ -593,7 +609,7 @@ impl TunedFile {
                 Some(_) => {}
             }
         }
-        for row in &file.provenance.schedule {
+        for row in &self.provenance.schedule {
             if row.lower > row.upper {
                 return Err(invalid(
                     "schedule",
@@ -604,11 +620,18 @@ impl TunedFile {
                 ));
             }
         }
-        let sets = std::iter::once(&file.margins).chain(
-            file.training
+        Ok(())
+    }
+
+    /// Refuses a margin set of the file (the tuned one, or one judged beside it) that does not
+    /// resolve for its engine, naming the parameter.
+    fn check_sets(&self, invalid: &dyn Fn(&str, String) -> TunedError) -> Result<(), TunedError> {
+        let def = self.def();
+        let sets = std::iter::once(&self.margins).chain(
+            self.training
                 .sets
                 .iter()
-                .chain(&file.validation.sets)
+                .chain(&self.validation.sets)
                 .map(|s| &s.margins),
         );
         for values in sets {
@@ -623,7 +646,7 @@ impl TunedFile {
                 invalid(&name, e.to_string())
             })?;
         }
-        Ok(file)
+        Ok(())
     }
 
     /// The engine the file was tuned for: marginal's own, or the recorded external one.
@@ -662,5 +685,85 @@ impl TunedFile {
     pub fn write(&self, path: &Path) -> std::io::Result<()> {
         let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
         crate::formats::write_atomic(path, (text + "\n").as_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A shipped tuned file as a JSON document, to be damaged by each test.
+    fn shipped() -> serde_json::Value {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tuned/race-seed1.json");
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    }
+
+    fn parse(doc: &serde_json::Value) -> Result<TunedFile, TunedError> {
+        let text = serde_json::to_string_pretty(doc).unwrap();
+        TunedFile::parse(Path::new("t.json"), &text)
+    }
+
+    fn refused(doc: &serde_json::Value) -> String {
+        parse(doc)
+            .expect_err("the damaged file is refused")
+            .to_string()
+    }
+
+    #[test]
+    fn a_shipped_tuned_file_parses_and_names_its_tuned_rows() {
+        let file = parse(&shipped()).unwrap();
+        assert!(!file.tuned.is_empty());
+        assert_eq!(file.provenance.limit, SuiteLimit::Nodes(5000));
+    }
+
+    #[test]
+    fn another_version_or_no_format_is_named_as_such() {
+        let mut doc = shipped();
+        doc["format"] = "marginal-tuned/9".into();
+        let e = refused(&doc);
+        assert!(
+            e.contains("another version of the tuned-file format"),
+            "{e}"
+        );
+        doc.as_object_mut().unwrap().remove("format");
+        let e = refused(&doc);
+        assert!(
+            e.contains("no \"format\" field") && e.contains("not a tuned file"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_record_no_run_could_write_is_refused_naming_the_key() {
+        let mut doc = shipped();
+        doc["tuned"] = serde_json::json!([]);
+        assert!(refused(&doc).contains("\"tuned\" is empty"));
+        let mut doc = shipped();
+        doc["provenance"]["limit"] = serde_json::json!({ "nodes": 0 });
+        assert!(refused(&doc).contains("searches nothing"));
+        let mut doc = shipped();
+        let first = doc["tuned"][0].clone();
+        doc["tuned"].as_array_mut().unwrap().push(first.clone());
+        let e = refused(&doc);
+        assert!(
+            e.contains(&format!(
+                "names parameter '{}' twice",
+                first.as_str().unwrap()
+            )),
+            "{e}"
+        );
+        let mut doc = shipped();
+        doc["provenance"]["schedule"][0]["lower"] = serde_json::json!(10_000);
+        assert!(refused(&doc).contains("above upper bound"));
+    }
+
+    #[test]
+    fn an_out_of_range_margin_names_its_parameter_and_line() {
+        let mut doc = shipped();
+        let name = doc["tuned"][0].as_str().unwrap().to_string();
+        doc["margins"][&name] = serde_json::json!(-5_000_000);
+        let e = refused(&doc);
+        assert!(e.contains(&name), "{e}");
+        assert!(e.starts_with("t.json:"), "{e}");
     }
 }

@@ -3,14 +3,18 @@
 //! (SPSA, written here as an argmin `Solver`, and argmin's Nelder-Mead and particle swarm) know
 //! nothing of chess.
 
+pub mod calibrated;
 pub mod checkpoint;
 pub mod cost;
 pub mod file;
 pub mod games;
 pub mod pareto;
 pub mod pipeline;
+pub mod plan;
 pub mod plot;
 pub mod race;
+pub mod run;
+pub mod setup;
 pub mod solvers;
 pub mod space;
 pub mod spsa;

@@ -3,7 +3,7 @@
 //! the defaults and everything off on training and validation positions. Progress goes to a
 //! [`TuneObserver`]; nothing here prints.
 //!
-//! The front end builds the [`TunePlan`] (which engine, space, solver, objective) and the suite
+//! The front end builds the [`TuneWork`] (which engine, space, solver, objective) and the suite
 //! cost and scorers; [`run`] does the work and returns a [`Tuned`], from which the front end
 //! writes the tuned file.
 
@@ -54,12 +54,12 @@ pub enum Solver {
     NelderMead(NelderMeadSettings),
     /// argmin's particle swarm.
     Pso(PsoSettings),
-    /// The race ([`race`]): suite objective only, its games in `TunePlan::race_games`.
+    /// The race ([`race`]): suite objective only, its games in `TuneWork::race_games`.
     Race(RaceSettings),
 }
 
 /// What a run tunes: its engine, space, solver and objective.
-pub struct TunePlan {
+pub struct TuneWork {
     /// The engine (its defaults and "off" are judged beside the tuned set).
     pub def: Arc<EngineDef>,
     /// The rows tuned, their bounds and schedule.
@@ -257,104 +257,82 @@ pub enum TuneError {
 ///
 /// # Errors
 /// See [`TuneError`].
+///
+/// # Example
+///
+/// A small race of marginal's own engine over two margins, on 40 positions of the bundled
+/// WAC suite at 300 nodes a position, with no games (the best suite objective wins):
+///
+/// ```
+/// use marginal::engine::{EngineDef, Setting};
+/// use marginal::scoring::suite::{Repeats, RunConfig, ScorerOptions, SuiteLimit, SuiteScorer};
+/// use marginal::tune::cost::{SuiteCost, log_path};
+/// use marginal::tune::pipeline::{self, Solver, TuneObserver, TuneWork};
+/// use marginal::tune::race::RaceSettings;
+/// use marginal::tune::space::Space;
+///
+/// let dir = std::env::temp_dir().join(format!("marginal-doc-tune-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let wac = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/data/suites/wac.epd")).unwrap();
+/// let suite = dir.join("wac40.epd");
+/// std::fs::write(&suite, wac.lines().take(40).collect::<Vec<_>>().join("\n")).unwrap();
+/// let (train, validation) = marginal::tune::split(&[suite], &[], Repeats::Once).unwrap();
+///
+/// let def = EngineDef::builtin();
+/// let options = ScorerOptions {
+///     config: RunConfig { limit: SuiteLimit::Nodes(300), hash_mb: 1 },
+///     objective: Default::default(),
+///     reference: Setting::off(&def),
+///     cache_dir: None,
+///     executor: None,
+/// };
+/// let space = Space::new(Setting::defaults(&def), &["futility_margin", "razor_margin"], &[]).unwrap();
+/// let scorer = SuiteScorer::new(train, options.clone(), None).unwrap();
+/// let validation = SuiteScorer::new(validation, options, None).unwrap();
+/// let cost = SuiteCost::new(scorer, space.clone(), Some(&log_path(&dir))).unwrap();
+/// let mut settings = RaceSettings::new(space.dims.len(), 1);
+/// settings.design = 4;
+/// settings.rounds.clear();
+///
+/// struct Quiet;
+/// impl TuneObserver for Quiet {}
+/// let work = TuneWork {
+///     def: def.clone(),
+///     space: space.clone(),
+///     solver: Solver::Race(settings),
+///     seed: 1,
+///     dir: dir.clone(),
+///     run_id: "0123456789abcdef".into(),
+///     games: None,
+///     race_games: Vec::new(),
+/// };
+/// let tuned = pipeline::run(work, cost, &validation, Quiet).unwrap();
+/// // The tuned set, the defaults and `off` are judged on both sides of the split.
+/// assert_eq!(tuned.training.sets.len(), 3);
+/// assert_eq!(tuned.training.positions + tuned.validation.positions, 40);
+/// assert!(tuned.race.is_some());
+/// # std::fs::remove_dir_all(&dir).unwrap();
+/// ```
 pub fn run<O: TuneObserver + 'static>(
-    plan: TunePlan,
+    plan: TuneWork,
     cost: SuiteCost,
     validation: &SuiteScorer,
     observer: O,
 ) -> Result<Tuned, TuneError> {
-    let TunePlan {
-        def,
-        space,
-        solver,
-        seed,
-        dir,
-        run_id,
-        games,
-        race_games,
-    } = plan;
     let observer = Arc::new(Mutex::new(observer));
-    let is_spsa = matches!(solver, Solver::Spsa { .. });
-    let log = dir.join("iterations.jsonl");
-    let mut recorder = Recorder::new(space.clone(), !is_spsa, Some(&log))
-        .map_err(|error| TuneError::Log {
-            path: log.clone(),
-            error,
-        })?
-        .with_tap(cost.tap());
-    if !is_spsa {
-        let observer = observer.clone();
-        recorder = recorder.on_record(move |r: &IterationRecord| lock(&observer).iteration(r));
-    }
+    let recorder = recorder(&plan, &cost, &observer)?;
     let records = recorder.records();
-
-    let spsa_lines = |iterations| SpsaLines {
-        space: space.clone(),
-        iterations,
-        records: records.clone(),
-        observer: observer.clone(),
-    };
-    let mut games_problem = None;
-    let mut race_result = None;
-    let (theta, cost) = match (solver, games) {
-        (Solver::Race(settings), _) => {
-            let result = race::run(&cost, &race_games, &settings, &mut |s| {
-                lock(&observer).race_step(s)
-            })?;
-            lock(&observer).race_done(&result);
-            let theta = result.values.iter().map(|&v| f64::from(v)).collect();
-            race_result = Some(result);
-            (theta, cost)
-        }
-        (Solver::Spsa { iterations, .. }, Some(problem)) => {
-            let path = dir.join("spsa.json");
-            let (theta, problem) = run_spsa_games(
-                problem,
-                iterations,
-                seed,
-                Some((&path, &run_id)),
-                Both(recorder, spsa_lines(iterations)),
-            )
-            .map_err(TuneError::Solver)?;
-            games_problem = Some(problem);
-            (theta, cost)
-        }
-        (solver, Some(problem)) => {
-            let (theta, problem) = run_argmin(&solver, problem, &dir, &run_id, recorder)?;
-            games_problem = Some(problem);
-            (theta, cost)
-        }
-        (
-            Solver::Spsa {
-                iterations,
-                gain,
-                batch,
-            },
-            None,
-        ) => {
-            let path = dir.join("spsa.json");
-            run_spsa(
-                cost,
-                iterations,
-                seed,
-                gain,
-                batch,
-                Some((&path, &run_id)),
-                Both(recorder, spsa_lines(iterations)),
-            )
-            .map_err(TuneError::Solver)?
-        }
-        (solver, None) => run_argmin(&solver, cost, &dir, &run_id, recorder)?,
-    };
-    let tuned = space.margins(&theta);
-
+    let def = plan.def.clone();
+    let space = plan.space.clone();
+    let solved = solve(plan, cost, recorder, &records, &observer)?;
+    let tuned = space.margins(&solved.theta);
     // Judge: tuned, the defaults and off, on training and on validation positions.
     let sets = [
         ("tuned", tuned.clone()),
         ("default", Setting::defaults(&def)),
         ("off", Setting::off(&def)),
     ];
-    let training = Side::measure(cost.scorer(), &sets)?;
+    let training = Side::measure(solved.cost.scorer(), &sets)?;
     let validation = Side::measure(validation, &sets)?;
     let paired = (
         training.paired("tuned", "default").expect("both measured"),
@@ -364,15 +342,121 @@ pub fn run<O: TuneObserver + 'static>(
     );
     let iterations = records.lock().unwrap_or_else(|e| e.into_inner()).clone();
     Ok(Tuned {
-        theta,
+        theta: solved.theta,
         tuned,
         training,
         validation,
         paired,
-        cost,
-        games: games_problem,
-        race: race_result,
+        cost: solved.cost,
+        games: solved.games,
+        race: solved.race,
         iterations,
+    })
+}
+
+/// The run's iteration recorder (`iterations.jsonl` in its checkpoint), telling the observer
+/// of each iteration of Nelder-Mead and the swarm (SPSA's are told by its own observer).
+fn recorder<O: TuneObserver + 'static>(
+    plan: &TuneWork,
+    cost: &SuiteCost,
+    observer: &Arc<Mutex<O>>,
+) -> Result<Recorder, TuneError> {
+    let is_spsa = matches!(plan.solver, Solver::Spsa { .. });
+    let log = plan.dir.join("iterations.jsonl");
+    let mut recorder = Recorder::new(plan.space.clone(), !is_spsa, Some(&log))
+        .map_err(|error| TuneError::Log {
+            path: log.clone(),
+            error,
+        })?
+        .with_tap(cost.tap());
+    if !is_spsa {
+        let observer = observer.clone();
+        recorder = recorder.on_record(move |r: &IterationRecord| lock(&observer).iteration(r));
+    }
+    Ok(recorder)
+}
+
+/// What the solver found: its result in its coordinates, the suite cost (with every
+/// evaluation), and the games objective's problem or the race's result when there was one.
+struct Solved {
+    theta: Vec<f64>,
+    cost: SuiteCost,
+    games: Option<GamesProblem>,
+    race: Option<RaceResult>,
+}
+
+/// Runs the plan's solver on its objective: the race, SPSA or an argmin solver, on the suite
+/// objective or on games.
+fn solve<O: TuneObserver + 'static>(
+    plan: TuneWork,
+    cost: SuiteCost,
+    recorder: Recorder,
+    records: &Iterations,
+    observer: &Arc<Mutex<O>>,
+) -> Result<Solved, TuneError> {
+    let TuneWork {
+        space,
+        solver,
+        seed,
+        dir,
+        run_id,
+        games,
+        race_games,
+        ..
+    } = plan;
+    let spsa_lines = |iterations| SpsaLines {
+        space: space.clone(),
+        iterations,
+        records: records.clone(),
+        observer: observer.clone(),
+    };
+    let solved = |theta, cost, games| Solved {
+        theta,
+        cost,
+        games,
+        race: None,
+    };
+    let spsa_path = dir.join("spsa.json");
+    let checkpoint = Some((spsa_path.as_path(), run_id.as_str()));
+    Ok(match (solver, games) {
+        (Solver::Race(settings), _) => {
+            let result = race::run(&cost, &race_games, &settings, &mut |s| {
+                lock(observer).race_step(s)
+            })?;
+            lock(observer).race_done(&result);
+            let theta = result.values.iter().map(|&v| f64::from(v)).collect();
+            Solved {
+                race: Some(result),
+                ..solved(theta, cost, None)
+            }
+        }
+        (Solver::Spsa { iterations, .. }, Some(problem)) => {
+            let lines = Both(recorder, spsa_lines(iterations));
+            let (theta, problem) = run_spsa_games(problem, iterations, seed, checkpoint, lines)
+                .map_err(TuneError::Solver)?;
+            solved(theta, cost, Some(problem))
+        }
+        (solver, Some(problem)) => {
+            let (theta, problem) = run_argmin(&solver, problem, &dir, &run_id, recorder)?;
+            solved(theta, cost, Some(problem))
+        }
+        (
+            Solver::Spsa {
+                iterations,
+                gain,
+                batch,
+            },
+            None,
+        ) => {
+            let lines = Both(recorder, spsa_lines(iterations));
+            let (theta, cost) = run_spsa(cost, iterations, seed, gain, batch, checkpoint, lines)
+                .map_err(TuneError::Solver)?;
+            solved(theta, cost, None)
+        }
+        (solver, None) => {
+            let (theta, cost) = run_argmin(&solver, cost, &dir, &run_id, recorder)?;
+            solved(theta, cost, None)
+        }
     })
 }
 

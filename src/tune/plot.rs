@@ -13,7 +13,9 @@ use plotters::coord::Shift;
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
+use super::file::TunedFile;
 use super::solvers::IterationRecord;
+use super::space::Space;
 
 /// Width of the picture, pixels.
 pub const WIDTH: u32 = 1280;
@@ -504,6 +506,59 @@ fn pareto_panel(area: &DrawingArea<SVGBackend, Shift>, data: &PlotData) -> Resul
             .map_err(err)?;
     }
     draw_legend(&mut chart)
+}
+
+impl PlotData {
+    /// What the plot of a tuned file shows: the solver's path over `space` (its tuned rows),
+    /// every candidate the suite objective scored, and the sets judged beside the tuned one.
+    pub fn of_tuned(file: &TunedFile, space: &Space) -> PlotData {
+        let p = &file.provenance;
+        let solver = match p.solver.as_str() {
+            "race" => "race",
+            "spsa" => "SPSA",
+            "nelder-mead" => "Nelder-Mead",
+            "pso" => "particle swarm",
+            other => other,
+        };
+        let title = match &file.games {
+            Some(g) => format!(
+                "marginal tune: {solver} on games, {} iterations, {} pair(s) each ({} games) at {} per move",
+                p.iterations, g.pairs, g.games, g.limit
+            ),
+            None => format!(
+                "marginal tune: {solver}, {} iterations, {} training positions, {} per position",
+                p.iterations, file.training.positions, p.limit
+            ),
+        };
+        let candidates = file
+            .evaluations
+            .iter()
+            .map(|e| Candidate {
+                node_ratio: e.evaluation.node_ratio,
+                accuracy: e.evaluation.accuracy,
+                pareto: e.pareto,
+            })
+            .collect();
+        let marked = file
+            .training
+            .sets
+            .iter()
+            .map(|s| MarkedSet {
+                label: s.name.clone(),
+                node_ratio: s.objective.node_ratio,
+                accuracy: s.objective.accuracy,
+                objective: Some(s.objective.value),
+            })
+            .collect();
+        PlotData {
+            title,
+            margins: space.dims.iter().map(|d| d.name.to_string()).collect(),
+            starts: space.start(),
+            iterations: file.iterations.clone(),
+            candidates,
+            marked,
+        }
+    }
 }
 
 #[cfg(test)]

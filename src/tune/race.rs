@@ -260,6 +260,37 @@ pub fn run(
     settings: &RaceSettings,
     observe: &mut dyn FnMut(&RaceStep),
 ) -> Result<RaceResult, RaceError> {
+    check_settings(games, settings)?;
+    let mut race = Race::new(cost, settings, observe);
+    // 1. Screen: the design and the base set on one mini-batch.
+    let (candidates, screened) = race.screen()?;
+    // 2. The best of the screen on every training position.
+    let mut full = race.keep(&screened)?;
+    // 3. Compass search in log coordinates from the best full score.
+    let centre = race.compass(&mut full)?;
+    // 3b. The line through the base set.
+    let on_line = race.line()?;
+    // 4. Finalists, then their games.
+    let finalists = race.finalists(&centre, &on_line, &full, &candidates);
+    let by_suite = finalists
+        .first()
+        .cloned()
+        .unwrap_or_else(|| race.base.clone());
+    if games.is_empty() || finalists.is_empty() {
+        let verdict = if by_suite == race.base {
+            "no set scored above the base set: the base set is kept".to_string()
+        } else {
+            "the best suite objective (no games raced)".to_string()
+        };
+        return Ok(race.result(by_suite, verdict));
+    }
+    let tally = race.games(finalists, games)?;
+    let (values, verdict) = verdict(&tally, &race.base);
+    Ok(race.result(values, verdict))
+}
+
+/// Refuses settings the race cannot run.
+fn check_settings(games: &[GamesProblem], settings: &RaceSettings) -> Result<(), RaceError> {
     if settings.design == 0 || settings.keep == 0 || settings.finalists == 0 {
         return Err(RaceError::Settings(
             "the race needs design points, kept sets and finalists".into(),
@@ -272,242 +303,400 @@ pub fn run(
             settings.rounds.len()
         )));
     }
-    let space = cost.space();
-    let scale = LogScale::new(space);
-    let base = space.values_of(&space.base);
-    let mut steps: Vec<RaceStep> = Vec::new();
-    let mut record = |step: RaceStep, steps: &mut Vec<RaceStep>| {
-        observe(&step);
-        steps.push(step);
-    };
-    let suite_step = |stage, round, e: &Evaluation| RaceStep {
-        stage,
-        round,
-        values: e.values.clone(),
-        score: e.objective,
-        games: None,
-        cached: e.cached,
-    };
+    Ok(())
+}
 
-    // 1. Screen: the design and the base set on one mini-batch.
-    let mut rng = ChaCha8Rng::seed_from_u64(settings.seed);
-    let mut candidates: Vec<Vec<i32>> = vec![base.clone()];
-    for u in unit_hypercube(settings.design, space.dims.len(), &mut rng) {
-        let v = scale.values_at_unit(space, &u);
-        if !candidates.contains(&v) {
-            candidates.push(v);
+/// A race under way: its cost, settings and coordinates, and the steps made so far (each seen
+/// by the observer as it is made).
+struct Race<'a> {
+    cost: &'a SuiteCost,
+    settings: &'a RaceSettings,
+    space: &'a Space,
+    scale: LogScale,
+    base: Vec<i32>,
+    steps: Vec<RaceStep>,
+    observe: &'a mut dyn FnMut(&RaceStep),
+}
+
+impl<'a> Race<'a> {
+    fn new(
+        cost: &'a SuiteCost,
+        settings: &'a RaceSettings,
+        observe: &'a mut dyn FnMut(&RaceStep),
+    ) -> Race<'a> {
+        let space = cost.space();
+        Race {
+            cost,
+            settings,
+            space,
+            scale: LogScale::new(space),
+            base: space.values_of(&space.base),
+            steps: Vec::new(),
+            observe,
         }
     }
-    let positions = cost.scorer().reference().len();
-    let batch = (settings.screen_positions < positions).then(|| {
-        Batch::sample(
-            settings.screen_positions,
-            positions,
-            settings.seed,
-            &[],
-            &[],
-        )
-    });
-    let requests: Vec<(&[i32], Option<&Batch>)> = candidates
-        .iter()
-        .map(|v| (v.as_slice(), batch.as_ref()))
-        .collect();
-    let screened = cost.evaluate_many(&requests).map_err(RaceError::Suite)?;
-    for e in &screened {
-        record(suite_step(Stage::Screen, 0, e), &mut steps);
+
+    /// Records a step and shows it to the observer.
+    fn record(&mut self, step: RaceStep) {
+        (self.observe)(&step);
+        self.steps.push(step);
     }
 
-    // 2. The best of the screen on every training position.
-    let mut order: Vec<&Evaluation> = screened.iter().collect();
-    order.sort_by(|a, b| b.objective.total_cmp(&a.objective));
-    let kept: Vec<&[i32]> = order
-        .iter()
-        .take(settings.keep)
-        .map(|e| e.values.as_slice())
-        .collect();
-    let full_requests: Vec<(&[i32], Option<&Batch>)> = kept.iter().map(|v| (*v, None)).collect();
-    let mut full: Vec<Evaluation> = cost
-        .evaluate_many(&full_requests)
-        .map_err(RaceError::Suite)?;
-    for e in &full {
-        record(suite_step(Stage::Full, 0, e), &mut steps);
+    /// Scores `sets` (on `batch`, or on every training position) and records each as a step
+    /// of `stage` and `round`.
+    fn score(
+        &mut self,
+        sets: &[Vec<i32>],
+        batch: Option<&Batch>,
+        stage: Stage,
+        round: usize,
+    ) -> Result<Vec<Evaluation>, RaceError> {
+        let requests: Vec<(&[i32], Option<&Batch>)> =
+            sets.iter().map(|v| (v.as_slice(), batch)).collect();
+        let scored = self
+            .cost
+            .evaluate_many(&requests)
+            .map_err(RaceError::Suite)?;
+        for e in &scored {
+            self.record(RaceStep {
+                stage,
+                round,
+                values: e.values.clone(),
+                score: e.objective,
+                games: None,
+                cached: e.cached,
+            });
+        }
+        Ok(scored)
     }
 
-    // 3. Compass search in log coordinates from the best full score.
-    let best_of = |all: &[Evaluation]| -> Evaluation {
-        all.iter()
-            .max_by(|a, b| a.objective.total_cmp(&b.objective))
-            .expect("at least one full evaluation")
-            .clone()
-    };
-    let mut centre = best_of(&full);
-    let mut step: Vec<f64> = (0..space.dims.len())
-        .map(|d| (scale.top[d] - scale.bottom(d)) / 8.0)
-        .collect();
-    for round in 1..=settings.local_rounds {
-        let t = scale.to_log(&centre.values);
+    /// The global screen: the base set and a seeded Latin hypercube over the whole bounds in
+    /// log coordinates, on one mini-batch of training positions. Returns the sets and scores.
+    fn screen(&mut self) -> Result<(Vec<Vec<i32>>, Vec<Evaluation>), RaceError> {
+        let settings = self.settings;
+        let mut rng = ChaCha8Rng::seed_from_u64(settings.seed);
+        let mut candidates: Vec<Vec<i32>> = vec![self.base.clone()];
+        for u in unit_hypercube(settings.design, self.space.dims.len(), &mut rng) {
+            let v = self.scale.values_at_unit(self.space, &u);
+            if !candidates.contains(&v) {
+                candidates.push(v);
+            }
+        }
+        let positions = self.cost.scorer().reference().len();
+        let batch = (settings.screen_positions < positions).then(|| {
+            Batch::sample(
+                settings.screen_positions,
+                positions,
+                settings.seed,
+                &[],
+                &[],
+            )
+        });
+        let screened = self.score(&candidates, batch.as_ref(), Stage::Screen, 0)?;
+        Ok((candidates, screened))
+    }
+
+    /// The best `keep` of the screen, scored on every training position.
+    fn keep(&mut self, screened: &[Evaluation]) -> Result<Vec<Evaluation>, RaceError> {
+        let mut order: Vec<&Evaluation> = screened.iter().collect();
+        order.sort_by(|a, b| b.objective.total_cmp(&a.objective));
+        let kept: Vec<Vec<i32>> = (order.iter().take(self.settings.keep))
+            .map(|e| e.values.clone())
+            .collect();
+        self.score(&kept, None, Stage::Full, 0)
+    }
+
+    /// Compass search in log coordinates from the best of `full`, each round's scores added to
+    /// `full`; returns the best set found.
+    fn compass(&mut self, full: &mut Vec<Evaluation>) -> Result<Evaluation, RaceError> {
+        let mut centre = best_of(full);
+        let scale = &self.scale;
+        let mut step: Vec<f64> = (0..self.space.dims.len())
+            .map(|d| (scale.top[d] - scale.bottom(d)) / 8.0)
+            .collect();
+        for round in 1..=self.settings.local_rounds {
+            let neighbours = self.neighbours(&centre.values, &step);
+            if neighbours.is_empty() {
+                break;
+            }
+            let scored = self.score(&neighbours, None, Stage::Local, round)?;
+            let best = best_of(&scored);
+            full.extend(scored);
+            if best.objective > centre.objective {
+                centre = best;
+            } else {
+                step.iter_mut().for_each(|s| *s /= 2.0);
+            }
+        }
+        Ok(centre)
+    }
+
+    /// The sets one `step` away from `centre` along each coordinate (log scale), each once.
+    fn neighbours(&self, centre: &[i32], step: &[f64]) -> Vec<Vec<i32>> {
+        let t = self.scale.to_log(centre);
         let mut neighbours: Vec<Vec<i32>> = Vec::new();
         for d in 0..t.len() {
             for sign in [-1.0, 1.0] {
                 let mut moved = t.clone();
                 moved[d] += sign * step[d];
-                let v = scale.values_at(space, &moved);
-                if v != centre.values && !neighbours.contains(&v) {
+                let v = self.scale.values_at(self.space, &moved);
+                if v != centre && !neighbours.contains(&v) {
                     neighbours.push(v);
                 }
             }
         }
-        if neighbours.is_empty() {
-            break;
-        }
-        let requests: Vec<(&[i32], Option<&Batch>)> =
-            neighbours.iter().map(|v| (v.as_slice(), None)).collect();
-        let scored = cost.evaluate_many(&requests).map_err(RaceError::Suite)?;
-        for e in &scored {
-            record(suite_step(Stage::Local, round, e), &mut steps);
-        }
-        let best = best_of(&scored);
-        full.extend(scored);
-        if best.objective > centre.objective {
-            centre = best;
-        } else {
-            step.iter_mut().for_each(|s| *s /= 2.0);
-        }
+        neighbours
     }
 
-    // 3b. The line through the base set: every tuned margin scaled by the same factor, the
-    // one direction in which all the margins trade speed for accuracy together.
-    let mut line: Vec<Vec<i32>> = Vec::new();
-    for &f in &settings.line {
-        let x: Vec<f64> = base.iter().map(|&v| f64::from(v) * f).collect();
-        let v = space.values(&x);
-        if v != base && !line.contains(&v) {
-            line.push(v);
+    /// The line through the base set: every tuned margin scaled by the same factor, the one
+    /// direction in which all the margins trade speed for accuracy together.
+    fn line(&mut self) -> Result<Vec<Evaluation>, RaceError> {
+        let mut line: Vec<Vec<i32>> = Vec::new();
+        for &f in &self.settings.line {
+            let x: Vec<f64> = self.base.iter().map(|&v| f64::from(v) * f).collect();
+            let v = self.space.values(&x);
+            if v != self.base && !line.contains(&v) {
+                line.push(v);
+            }
         }
-    }
-    let line_requests: Vec<(&[i32], Option<&Batch>)> =
-        line.iter().map(|v| (v.as_slice(), None)).collect();
-    let on_line = cost
-        .evaluate_many(&line_requests)
-        .map_err(RaceError::Suite)?;
-    for e in &on_line {
-        record(suite_step(Stage::Line, 0, e), &mut steps);
+        self.score(&line, None, Stage::Line, 0)
     }
 
-    // 4. Finalists: the local search's best, every point of the line (the suite objective
-    // ranks sets along it unlike games: it prefers the mildest scaling, which plays no better
-    // than the defaults, while a quarter of the defaults wins by 60 Elo and more), then the best
-    // screened sets by full score, so the race meets as many regions of the space as it has
-    // finalists (the local neighbours of one point would crowd them out).
-    let mut finalists: Vec<Vec<i32>> = Vec::new();
-    if centre.values != base {
-        finalists.push(centre.values.clone());
-    }
-    for e in &on_line {
-        if !finalists.contains(&e.values) && finalists.len() < settings.finalists {
-            finalists.push(e.values.clone());
+    /// The finalists: the local search's best, every point of the line (the suite objective
+    /// ranks sets along it unlike games: it prefers the mildest scaling, which plays no better
+    /// than the defaults, while a quarter of the defaults wins by 60 Elo and more), then the
+    /// best screened sets by full score, so the race meets as many regions of the space as it
+    /// has finalists (the local neighbours of one point would crowd them out).
+    fn finalists(
+        &self,
+        centre: &Evaluation,
+        on_line: &[Evaluation],
+        full: &[Evaluation],
+        candidates: &[Vec<i32>],
+    ) -> Vec<Vec<i32>> {
+        let limit = self.settings.finalists;
+        let mut finalists: Vec<Vec<i32>> = Vec::new();
+        if centre.values != self.base {
+            finalists.push(centre.values.clone());
         }
-    }
-    let mut screened_full: Vec<&Evaluation> = full
-        .iter()
-        .filter(|e| candidates.contains(&e.values))
-        .collect();
-    screened_full.sort_by(|a, b| b.objective.total_cmp(&a.objective));
-    for e in screened_full {
-        if finalists.len() >= settings.finalists {
-            break;
+        for e in on_line {
+            if !finalists.contains(&e.values) && finalists.len() < limit {
+                finalists.push(e.values.clone());
+            }
         }
-        if !finalists.contains(&e.values) && e.values != base {
-            finalists.push(e.values.clone());
+        let mut screened_full: Vec<&Evaluation> = full
+            .iter()
+            .filter(|e| candidates.contains(&e.values))
+            .collect();
+        screened_full.sort_by(|a, b| b.objective.total_cmp(&a.objective));
+        for e in screened_full {
+            if finalists.len() >= limit {
+                break;
+            }
+            if !finalists.contains(&e.values) && e.values != self.base {
+                finalists.push(e.values.clone());
+            }
         }
+        finalists
     }
-    let by_suite = finalists.first().cloned().unwrap_or_else(|| base.clone());
-    if games.is_empty() || finalists.is_empty() {
-        let verdict = if by_suite == base {
-            "no set scored above the base set: the base set is kept".to_string()
-        } else {
-            "the best suite objective (no games raced)".to_string()
-        };
-        return Ok(RaceResult {
-            settings: settings.clone(),
-            values: by_suite,
+
+    /// The finalists' games against the base set, round by round, the better half going on
+    /// after each round but the last; returns them ranked.
+    fn games(
+        &mut self,
+        finalists: Vec<Vec<i32>>,
+        games: &[GamesProblem],
+    ) -> Result<Vec<(Vec<i32>, RaceGames)>, RaceError> {
+        let mut tally: Vec<(Vec<i32>, RaceGames)> = finalists
+            .into_iter()
+            .map(|v| {
+                let g = RaceGames {
+                    pairs: 0,
+                    wdl: Wdl::default(),
+                    pentanomial: Pentanomial::default(),
+                };
+                (v, g)
+            })
+            .collect();
+        for (round, problem) in games.iter().enumerate() {
+            for (values, g) in &mut tally {
+                let e = problem.cost_values(values)?;
+                g.pairs += e.pairs;
+                g.wdl += e.wdl;
+                g.pentanomial += e.pentanomial;
+                let step = RaceStep {
+                    stage: Stage::Games,
+                    round: round + 1,
+                    values: values.clone(),
+                    score: regularized_elo(&g.wdl),
+                    games: Some(*g),
+                    cached: e.cached,
+                };
+                self.record(step);
+            }
+            tally.sort_by(|a, b| regularized_elo(&b.1.wdl).total_cmp(&regularized_elo(&a.1.wdl)));
+            if round + 1 < games.len() {
+                tally.truncate(tally.len().div_ceil(2));
+            }
+        }
+        Ok(tally)
+    }
+
+    /// The race's result: the set it chose and why, with every step made.
+    fn result(self, values: Vec<i32>, verdict: String) -> RaceResult {
+        RaceResult {
+            settings: self.settings.clone(),
+            values,
             verdict,
-            steps,
-        });
+            steps: self.steps,
+        }
     }
+}
 
-    let mut tally: Vec<(Vec<i32>, RaceGames)> = finalists
-        .into_iter()
-        .map(|v| {
-            let g = RaceGames {
-                pairs: 0,
-                wdl: Wdl::default(),
-                pentanomial: Pentanomial::default(),
-            };
-            (v, g)
-        })
-        .collect();
-    for (round, problem) in games.iter().enumerate() {
-        for (values, g) in &mut tally {
-            let e = problem.cost_values(values)?;
-            g.pairs += e.pairs;
-            g.wdl += e.wdl;
-            g.pentanomial += e.pentanomial;
-            let step = RaceStep {
-                stage: Stage::Games,
-                round: round + 1,
-                values: values.clone(),
-                score: regularized_elo(&g.wdl),
-                games: Some(*g),
-                cached: e.cached,
-            };
-            record(step, &mut steps);
-        }
-        tally.sort_by(|a, b| regularized_elo(&b.1.wdl).total_cmp(&regularized_elo(&a.1.wdl)));
-        if round + 1 < games.len() {
-            tally.truncate(tally.len().div_ceil(2));
-        }
-    }
+/// The best evaluation of `all` by objective.
+fn best_of(all: &[Evaluation]) -> Evaluation {
+    all.iter()
+        .max_by(|a, b| a.objective.total_cmp(&b.objective))
+        .expect("at least one full evaluation")
+        .clone()
+}
+
+/// The set the ranked `tally` of the race's games chooses, and why: its winner when it scored
+/// above the base set, else the base set.
+fn verdict(tally: &[(Vec<i32>, RaceGames)], base: &[i32]) -> (Vec<i32>, String) {
     let (winner, g) = &tally[0];
     let elo = regularized_elo(&g.wdl);
-    let (values, verdict) = if elo > 0.0 {
-        let estimate = crate::scoring::games::stats::EloSummary::from(g.pentanomial.estimate());
-        let shown = crate::scoring::games::stats::Shown;
-        let mut verdict = format!(
-            "won the race: {elo:+.1} Elo against the base set in {} games (95% [{:+.1}, {:+.1}])",
-            2 * g.pairs,
-            shown(estimate.lower),
-            shown(estimate.upper)
-        );
-        // Another finalist that scored the same: the (stable) order before the last round's
-        // games decided.
-        let tied = (tally.iter().skip(1))
-            .filter(|(_, o)| regularized_elo(&o.wdl) == elo)
-            .count();
-        if tied > 0 {
-            verdict.push_str(&format!(
-                "; tied on score with {tied} other finalist(s): the ranking before the last round decided"
-            ));
-        }
-        if !estimate.lower.is_some_and(|l| l > 0.0) {
-            verdict.push_str(
-                "; too few games to show it is stronger than the base set: measure it with `marginal match` (or --confirm) before using it",
-            );
-        }
-        (winner.clone(), verdict)
-    } else {
-        (
-            base.clone(),
+    if elo <= 0.0 {
+        return (
+            base.to_vec(),
             format!(
                 "no finalist beat the base set in games (the best {elo:+.1} Elo in {} games): the base set is kept",
                 2 * g.pairs
             ),
+        );
+    }
+    let estimate = crate::scoring::games::stats::EloSummary::from(g.pentanomial.estimate());
+    let shown = crate::scoring::games::stats::Shown;
+    let mut verdict = format!(
+        "won the race: {elo:+.1} Elo against the base set in {} games (95% [{:+.1}, {:+.1}])",
+        2 * g.pairs,
+        shown(estimate.lower),
+        shown(estimate.upper)
+    );
+    // Another finalist that scored the same: the (stable) order before the last round's games
+    // decided.
+    let tied = (tally.iter().skip(1))
+        .filter(|(_, o)| regularized_elo(&o.wdl) == elo)
+        .count();
+    if tied > 0 {
+        verdict.push_str(&format!(
+            "; tied on score with {tied} other finalist(s): the ranking before the last round decided"
+        ));
+    }
+    if !estimate.lower.is_some_and(|l| l > 0.0) {
+        verdict.push_str(
+            "; too few games to show it is stronger than the base set: measure it with `marginal match` (or --confirm) before using it",
+        );
+    }
+    (winner.clone(), verdict)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn games(pairs: u64, [wins, draws, losses]: [u64; 3], p: [u64; 5]) -> RaceGames {
+        RaceGames {
+            pairs,
+            wdl: Wdl {
+                wins,
+                draws,
+                losses,
+            },
+            pentanomial: Pentanomial {
+                ll: p[0],
+                ld: p[1],
+                wl_dd: p[2],
+                wd: p[3],
+                ww: p[4],
+            },
+        }
+    }
+
+    #[test]
+    fn a_finalist_that_scored_above_the_base_set_wins_with_its_interval() {
+        let tally = vec![
+            (vec![10, 20], games(16, [14, 14, 4], [0, 2, 6, 6, 2])),
+            (vec![30, 40], games(16, [8, 16, 8], [2, 4, 4, 4, 2])),
+        ];
+        let (values, verdict) = verdict(&tally, &[50, 60]);
+        assert_eq!(values, vec![10, 20]);
+        assert!(verdict.starts_with("won the race: +"), "{verdict}");
+        assert!(verdict.contains("in 32 games (95% ["), "{verdict}");
+    }
+
+    #[test]
+    fn the_base_set_is_kept_when_no_finalist_beat_it() {
+        let tally = vec![(vec![10, 20], games(8, [4, 8, 4], [1, 2, 2, 2, 1]))];
+        let (values, verdict) = verdict(&tally, &[50, 60]);
+        assert_eq!(values, vec![50, 60]);
+        assert!(
+            verdict.starts_with(
+                "no finalist beat the base set in games (the best +0.0 Elo in 16 games)"
+            ),
+            "{verdict}"
+        );
+    }
+
+    #[test]
+    fn a_win_by_too_few_games_and_a_tie_are_said() {
+        let tally = vec![
+            (vec![1], games(1, [1, 1, 0], [0, 0, 0, 1, 0])),
+            (vec![2], games(1, [1, 1, 0], [0, 0, 0, 1, 0])),
+        ];
+        let (values, verdict) = verdict(&tally, &[3]);
+        assert_eq!(values, vec![1]);
+        assert!(
+            verdict.contains("tied on score with 1 other finalist(s)"),
+            "{verdict}"
+        );
+        assert!(
+            verdict.contains("too few games to show it is stronger"),
+            "{verdict}"
+        );
+    }
+
+    #[test]
+    fn settings_that_cannot_run_are_refused() {
+        let mut s = RaceSettings::new(2, 1);
+        s.design = 0;
+        assert!(matches!(
+            check_settings(&[], &s),
+            Err(RaceError::Settings(_))
+        ));
+        let s = RaceSettings::new(2, 1);
+        assert!(
+            check_settings(&[], &s).is_ok(),
+            "no games: the suite decides"
+        );
+    }
+
+    #[test]
+    fn the_log_scale_maps_the_unit_cube_onto_the_whole_bounds() {
+        let def = crate::engine::EngineDef::builtin();
+        let space = Space::new(
+            crate::engine::Setting::defaults(&def),
+            &["futility_margin"],
+            &["futility_margin=10..400"],
         )
-    };
-    Ok(RaceResult {
-        settings: settings.clone(),
-        values,
-        verdict,
-        steps,
-    })
+        .unwrap();
+        let scale = LogScale::new(&space);
+        assert_eq!(scale.values_at_unit(&space, &[0.0]), vec![10]);
+        assert_eq!(scale.values_at_unit(&space, &[1.0]), vec![400]);
+        let mid = scale.values_at_unit(&space, &[0.5])[0];
+        // Log coordinates give the small margins, where pruning changes most, more of the cube.
+        assert!(mid > 10 && mid < 205, "{mid}");
+        let back = scale.values_at(&space, &scale.to_log(&[123]));
+        assert_eq!(back, vec![123]);
+    }
 }

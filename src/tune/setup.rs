@@ -1,0 +1,598 @@
+//! What a plan's solver resolves to before any work: the solver of its kind with its settings
+//! (the race's design, SPSA's schedule, Nelder-Mead's simplex, the swarm), its options checked
+//! against the solver and objective in effect; and what its games need (the books, the
+//! games objective's problem, the race's rounds, the confirmation's design).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::Value;
+use shakmaty::Chess;
+
+use super::file::GamesRecord;
+use super::games::{GamesProblem, GamesSettings, log_path as games_log_path};
+use super::pipeline::Solver;
+use super::plan::{ObjectiveKind, SolverKind, TunePlan};
+use super::race::RaceSettings;
+use super::run::{Remark, RunError};
+use super::solvers::{DEFAULT_PARTICLES, NelderMeadSettings, PsoSettings, SpsaSettings};
+use super::space::{DEFAULT_PARAMS, ScheduleEnd, Space};
+use crate::engine::{EngineDef, Setting};
+use crate::formats::{Fnv, openings, read_bytes};
+use crate::scoring::games::game::GameConfig;
+use crate::scoring::games::spec::parse_sprt;
+use crate::scoring::games::stats::SprtParams;
+
+/// A checked solver configuration.
+pub struct SolverSetup {
+    kind: SolverKind,
+    /// The solver's settings, as the tuned file records them.
+    pub settings: Value,
+    nelder_mead: Option<NelderMeadSettings>,
+    pso: Option<PsoSettings>,
+    /// The race's settings (`--solver race`).
+    pub race: Option<RaceSettings>,
+}
+
+impl SolverSetup {
+    /// The library's solver for this setup.
+    pub fn solver(&self, plan: &TunePlan) -> Solver {
+        match (self.kind, &self.nelder_mead, &self.pso, &self.race) {
+            (SolverKind::NelderMead, Some(s), _, _) => Solver::NelderMead(s.clone()),
+            (SolverKind::Pso, _, Some(s), _) => Solver::Pso(s.clone()),
+            (SolverKind::Race, _, _, Some(s)) => Solver::Race(s.clone()),
+            _ => Solver::Spsa {
+                iterations: plan.iterations,
+                gain: plan.gain,
+                batch: plan.batch,
+            },
+        }
+    }
+}
+
+/// The race's options (`--design`, `--screen`, `--finalists`, `--race-pairs`,
+/// `--race-openings`) with another solver are refused, naming the solver in effect.
+fn race_options_only_with_race(plan: &TunePlan, kind: SolverKind) -> Result<(), RunError> {
+    if kind == SolverKind::Race
+        || (plan.design.is_none()
+            && plan.screen.is_none()
+            && plan.finalists.is_none()
+            && plan.race_pairs.is_empty()
+            && plan.race_openings.is_none())
+    {
+        return Ok(());
+    }
+    let why = if plan.objective == ObjectiveKind::Games {
+        " (spsa is the default with --objective games; the race tunes with --objective suite)"
+    } else {
+        ""
+    };
+    Err(RunError::Refused(format!(
+        "--design, --screen, --finalists, --race-pairs and --race-openings: only with --solver race, and this tune's solver is {}{why}",
+        kind.name()
+    )))
+}
+
+/// Checks the solver arguments and works out the settings.
+pub fn solver_setup(plan: &TunePlan, space: &Space) -> Result<SolverSetup, RunError> {
+    let kind = plan.solver;
+    if plan.particles.is_some() && kind != SolverKind::Pso {
+        return Err(RunError::Refused(
+            "--particles: only with --solver pso".into(),
+        ));
+    }
+    let particles = plan.particles.unwrap_or(DEFAULT_PARTICLES);
+    if particles == 0 {
+        return Err(RunError::Refused(
+            "--particles 0: the swarm needs at least one particle".into(),
+        ));
+    }
+    race_options_only_with_race(plan, kind)?;
+    no_empty_rounds(&plan.race_pairs)?;
+    if kind == SolverKind::Race && plan.objective != ObjectiveKind::Suite {
+        return Err(RunError::Refused(
+            "--solver race tunes on the suite objective and races games itself: --objective games runs with --solver spsa, nelder-mead or pso".into(),
+        ));
+    }
+    let (mut nelder_mead, mut pso, mut race) = (None, None, None);
+    let settings = match kind {
+        SolverKind::Race => {
+            let mut s = RaceSettings::new(space.dims.len(), plan.seed);
+            if let Some(n) = plan.design {
+                s.design = n;
+            }
+            if let Some(n) = plan.screen {
+                s.screen_positions = n;
+            }
+            if let Some(n) = plan.finalists {
+                s.finalists = n;
+                s.keep = s.keep.max(n);
+            }
+            if !plan.race_pairs.is_empty() {
+                s.rounds = plan.race_pairs.iter().copied().filter(|&p| p > 0).collect();
+            }
+            let value = serde_json::to_value(&s).expect("settings serialize");
+            race = Some(s);
+            value
+        }
+        SolverKind::Spsa => serde_json::to_value(
+            SpsaSettings::new(space, plan.iterations, plan.seed, plan.gain)
+                .map_err(|e| RunError::Refused(e.to_string()))?,
+        )
+        .expect("settings serialize"),
+        SolverKind::NelderMead => {
+            let s = NelderMeadSettings::new(space, plan.iterations);
+            let value = serde_json::to_value(&s).expect("settings serialize");
+            nelder_mead = Some(s);
+            value
+        }
+        SolverKind::Pso => {
+            let s = PsoSettings::new(space, plan.iterations, particles, plan.seed);
+            let value = serde_json::to_value(&s).expect("settings serialize");
+            pso = Some(s);
+            value
+        }
+    };
+    Ok(SolverSetup {
+        kind,
+        settings,
+        nelder_mead,
+        pso,
+        race,
+    })
+}
+
+/// Refuses a round of 0 pairs among others in --race-pairs (0 alone means no games).
+fn no_empty_rounds(pairs: &[u32]) -> Result<(), RunError> {
+    if pairs.len() > 1 && pairs.contains(&0) {
+        let list: Vec<String> = pairs.iter().map(u32::to_string).collect();
+        return Err(RunError::Refused(format!(
+            "--race-pairs {}: a round of 0 pairs plays nothing; give 0 alone (no games: the best suite objective wins) or only positive pairs",
+            list.join(",")
+        )));
+    }
+    Ok(())
+}
+
+/// The default SPRT of the confirmation.
+pub const DEFAULT_CONFIRM_SPRT: &str = "0,5,0.05,0.05";
+
+/// What the games objective and the confirmation need, checked before anything runs.
+pub struct GamesSetup {
+    /// The book of the games objective in file order (empty when it plays none).
+    pub book: Vec<Chess>,
+    /// Its path.
+    pub book_path: PathBuf,
+    /// FNV-1a hash of its bytes (0 when the games objective plays none).
+    pub book_hash: u64,
+    /// The books of the confirmation, each in file order (empty without one).
+    pub confirm_books: Vec<(PathBuf, Vec<Chess>)>,
+    /// The design of the confirmation's SPRT.
+    pub sprt: SprtParams,
+}
+
+/// Checks the games options of `plan` and reads its books, when it plays games at all; the
+/// books' skipped lines go to `remarks`.
+///
+/// # Errors
+/// `--pairs 0`, `--confirm 0`, a bad `--confirm-sprt`, an unreadable or too small book, or
+/// games options of an objective that plays none.
+pub fn games_setup(
+    plan: &TunePlan,
+    remarks: &mut Vec<Remark>,
+) -> Result<Option<GamesSetup>, RunError> {
+    let refused = |m: String| RunError::Refused(m);
+    if plan.pairs == Some(0) {
+        return Err(refused("--pairs 0: play at least one game pair".into()));
+    }
+    if plan.confirm == Some(0) {
+        return Err(refused("--confirm 0: play at least two games".into()));
+    }
+    let sprt_text = plan.confirm_sprt.as_deref().unwrap_or(DEFAULT_CONFIRM_SPRT);
+    let sprt =
+        parse_sprt(sprt_text).map_err(|e| refused(e.0.replacen("--sprt", "--confirm-sprt", 1)))?;
+    if let Some(path) = &plan.openings
+        && plan.objective != ObjectiveKind::Games
+    {
+        return Err(refused(format!(
+            "--openings {}: the book of --objective games; --confirm plays --confirm-openings",
+            path.display()
+        )));
+    }
+    if !plan.plays_games() {
+        if !plan.confirm_openings.is_empty() {
+            return Err(refused(
+                "--confirm-openings: only with --confirm GAMES".into(),
+            ));
+        }
+        return Ok(None);
+    }
+    let confirm_books = confirm_books(plan, remarks)?;
+    let book_path = plan.book_path();
+    if plan.objective != ObjectiveKind::Games {
+        return Ok(Some(GamesSetup {
+            book: Vec::new(),
+            book_path,
+            book_hash: 0,
+            confirm_books,
+            sprt,
+        }));
+    }
+    let book = read_book("--openings", &book_path, remarks)?;
+    enough_openings(
+        "--openings",
+        &book_path,
+        book.len(),
+        plan.pairs() as usize,
+        "an iteration (--pairs)",
+        "fewer --pairs",
+    )?;
+    let bytes =
+        read_bytes(&book_path, "opening book ").map_err(|e| refused(format!("--openings: {e}")))?;
+    let mut h = Fnv::new();
+    h.write(&bytes);
+    Ok(Some(GamesSetup {
+        book,
+        book_path,
+        book_hash: h.finish(),
+        confirm_books,
+        sprt,
+    }))
+}
+
+/// The book of `option` at `path`, its skipped lines said in `remarks`.
+fn read_book(option: &str, path: &Path, remarks: &mut Vec<Remark>) -> Result<Vec<Chess>, RunError> {
+    let book = openings::read(path).map_err(|e| RunError::Refused(format!("{option}: {e}")))?;
+    remarks.extend(
+        book.skipped
+            .iter()
+            .map(|line| Remark::Said(line.to_string())),
+    );
+    Ok(book.records)
+}
+
+/// Refuses a book of `have` openings for `pairs` pairs (each pair plays its own opening).
+fn enough_openings(
+    option: &str,
+    book: &Path,
+    have: usize,
+    pairs: usize,
+    of: &str,
+    fix: &str,
+) -> Result<(), RunError> {
+    openings::enough(option, book, have, pairs, of, fix).map_err(RunError::Refused)
+}
+
+/// The books of the confirmation, each long enough for its share of the pairs (none without
+/// one).
+fn confirm_books(
+    plan: &TunePlan,
+    remarks: &mut Vec<Remark>,
+) -> Result<Vec<(PathBuf, Vec<Chess>)>, RunError> {
+    let Some(games) = plan.confirm else {
+        return Ok(Vec::new());
+    };
+    let mut books = Vec::new();
+    for path in plan.confirm_book_paths() {
+        let book = read_book("--confirm-openings", &path, remarks)?;
+        books.push((path, book));
+    }
+    // The confirmation's pairs go to its books in turn, each pair from its own opening.
+    let each = (games.div_ceil(2) as usize).div_ceil(books.len().max(1));
+    for (path, book) in &books {
+        enough_openings(
+            "--confirm-openings",
+            path,
+            book.len(),
+            each,
+            &format!("--confirm {games} it plays"),
+            "fewer --confirm games",
+        )?;
+    }
+    Ok(books)
+}
+
+/// The games objective of a run: the book shuffled with the seed, the games' settings
+/// (`threads` games at once), the log in the checkpoint directory `dir`. A book shorter than
+/// SPSA's iterations' pairs is said in `remarks` (openings repeat).
+///
+/// # Errors
+/// A book with fewer openings than a comparison's pairs, or a log that cannot be opened.
+pub fn games_problem(
+    plan: &TunePlan,
+    setup: &GamesSetup,
+    space: &Space,
+    dir: &Path,
+    threads: usize,
+    remarks: &mut Vec<Remark>,
+) -> Result<GamesProblem, RunError> {
+    let mut book = setup.book.clone();
+    openings::shuffle(&mut book, plan.seed);
+    let settings = GamesSettings {
+        game: GameConfig {
+            limit: plan.move_limit(),
+            ..GameConfig::default()
+        },
+        pairs: plan.pairs(),
+        concurrency: threads,
+        hash_mb: plan.scoring.hash,
+    };
+    enough_openings(
+        "--openings",
+        &setup.book_path,
+        book.len(),
+        settings.pairs as usize,
+        "each comparison",
+        "fewer --pairs",
+    )?;
+    let wanted = settings.pairs as usize * plan.iterations as usize;
+    if plan.solver.is_spsa() && book.len() < wanted {
+        remarks.push(Remark::Warning(format!(
+            "--openings {}: {} openings for {} iterations x {} pairs = {wanted} pairs: openings repeat (each about {:.1} times), so the comparisons share games' starts",
+            setup.book_path.display(),
+            book.len(),
+            plan.iterations,
+            settings.pairs,
+            wanted as f64 / book.len() as f64
+        )));
+    }
+    GamesProblem::new(space.clone(), book, settings, Some(&games_log_path(dir))).map_err(|source| {
+        RunError::Io {
+            what: format!("open the games log in {}", dir.display()),
+            source,
+        }
+    })
+}
+
+/// The games of the race: one problem per round of `rounds` pairs, each a candidate against
+/// the defaults on its own openings of the race book (shuffled with the seed; round r plays
+/// the openings after round r - 1's), `threads` games at once, logged in the checkpoint
+/// directory `dir`. None when no round is raced.
+///
+/// # Errors
+/// An unreadable book, one with fewer openings than the rounds' pairs, or a log that cannot
+/// be opened.
+pub fn race_problems(
+    plan: &TunePlan,
+    space: &Space,
+    rounds: &[u32],
+    dir: &Path,
+    threads: usize,
+    remarks: &mut Vec<Remark>,
+) -> Result<Vec<GamesProblem>, RunError> {
+    if rounds.is_empty() || plan.objective != ObjectiveKind::Suite {
+        return Ok(Vec::new());
+    }
+    let path = plan.race_book_path();
+    let mut book = read_book("--race-openings", &path, remarks)?;
+    let needed: u64 = rounds.iter().map(|&p| u64::from(p)).sum();
+    if (book.len() as u64) < needed {
+        return Err(RunError::Refused(format!(
+            "--race-openings {}: {} openings, fewer than the {needed} pairs of the race (--race-pairs {}): give a larger book or fewer pairs",
+            path.display(),
+            book.len(),
+            rounds
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(",")
+        )));
+    }
+    openings::shuffle(&mut book, plan.seed);
+    let mut offset = 0usize;
+    let mut problems = Vec::with_capacity(rounds.len());
+    for (r, &pairs) in rounds.iter().enumerate() {
+        let mut openings = book.clone();
+        openings.rotate_left(offset);
+        offset += pairs as usize;
+        let settings = GamesSettings {
+            game: GameConfig {
+                limit: plan.move_limit(),
+                ..GameConfig::default()
+            },
+            pairs,
+            concurrency: threads,
+            hash_mb: plan.scoring.hash,
+        };
+        let log = dir.join(format!("race-games-{}.jsonl", r + 1));
+        let problem =
+            GamesProblem::new(space.clone(), openings, settings, Some(&log)).map_err(|source| {
+                RunError::Io {
+                    what: format!("open the race's games log {}", log.display()),
+                    source,
+                }
+            })?;
+        problems.push(problem);
+    }
+    Ok(problems)
+}
+
+/// What the games objective adds to the tuned file: the log's name and size and every
+/// comparison.
+pub fn games_record(problem: &GamesProblem, setup: &GamesSetup) -> GamesRecord {
+    let evaluations = problem.evaluations();
+    GamesRecord {
+        log: "games.jsonl".to_string(),
+        comparisons: evaluations.len(),
+        games: evaluations.iter().map(|e| 2 * e.pairs).sum(),
+        pairs: u64::from(problem.settings().pairs),
+        limit: problem.settings().game.limit,
+        openings: setup.book_path.clone(),
+        openings_hash: format!("{:016x}", setup.book_hash),
+        evaluations,
+    }
+}
+
+/// The rows a plan that names none tunes: the four seed margins of marginal's own engine,
+/// every row of an external engine's file.
+pub fn default_params(def: &EngineDef) -> Vec<String> {
+    if def.is_builtin() {
+        DEFAULT_PARAMS.map(String::from).to_vec()
+    } else {
+        def.rows.iter().map(|r| r.name.clone()).collect()
+    }
+}
+
+/// The search space of `plan` for `def`'s engine: its rows (`params`, else
+/// [`default_params`]), bounds and schedule ends. A row fixed at one value among others, and
+/// bounds that leave out a default, are said in `remarks`.
+///
+/// # Errors
+/// A row, bound or schedule value the space refuses, or bounds that fix every row.
+pub fn space(
+    plan: &TunePlan,
+    def: &Arc<EngineDef>,
+    remarks: &mut Vec<Remark>,
+) -> Result<Space, RunError> {
+    let params = if plan.params.is_empty() {
+        default_params(def)
+    } else {
+        plan.params.clone()
+    };
+    let names = strs(&params);
+    let space = Space::new(Setting::defaults(def), &names, &strs(&plan.bounds))
+        .and_then(|s| s.with_schedule(ScheduleEnd::C, &strs(&plan.c_end)))
+        .and_then(|s| s.with_schedule(ScheduleEnd::R, &strs(&plan.r_end)))
+        .map_err(|e| RunError::Refused(e.to_string()))?;
+    fixed_rows(&space, remarks)?;
+    for (d, value) in space.base_outside() {
+        remarks.push(Remark::Warning(format!(
+            "--bounds {}={}..{} leaves out its default {value}: tuning starts from {} (the nearest bound), and the defaults it is judged against stay at {value}",
+            d.name,
+            d.lower,
+            d.upper,
+            value.clamp(d.lower, d.upper)
+        )));
+    }
+    Ok(space)
+}
+
+/// The strings of `v` as `&str`s.
+fn strs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}
+
+/// Refuses bounds that leave nothing to search (every tuned row fixed at one value), and says
+/// which rows a single value fixes among others (they are not tuned).
+fn fixed_rows(space: &Space, remarks: &mut Vec<Remark>) -> Result<(), RunError> {
+    let fixed: Vec<String> = space
+        .dims
+        .iter()
+        .filter(|d| d.lower == d.upper)
+        .map(|d| format!("{}={}..{}", d.name, d.lower, d.upper))
+        .collect();
+    if fixed.len() == space.dims.len() {
+        return Err(RunError::Refused(format!(
+            "--bounds {}: every tuned row is fixed at one value, so there is nothing to search: widen a range, or tune other --params",
+            fixed.join(" ")
+        )));
+    }
+    if !fixed.is_empty() {
+        remarks.push(Remark::Warning(format!(
+            "--bounds {}: a range of one value fixes the row: it is not tuned",
+            fixed.join(" ")
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan() -> TunePlan {
+        TunePlan::default()
+    }
+
+    #[test]
+    fn race_options_with_another_solver_are_refused_naming_it() {
+        let def = EngineDef::builtin();
+        let space = space(&plan(), &def, &mut Vec::new()).unwrap();
+        let spsa = TunePlan {
+            solver: SolverKind::Spsa,
+            design: Some(4),
+            ..plan()
+        };
+        let e = solver_setup(&spsa, &space).err().unwrap().to_string();
+        assert!(
+            e.contains("only with --solver race") && e.contains("is spsa"),
+            "{e}"
+        );
+        let games = TunePlan {
+            objective: ObjectiveKind::Games,
+            ..plan()
+        };
+        let e = solver_setup(&games, &space).err().unwrap().to_string();
+        assert!(
+            e.contains("--solver race tunes on the suite objective"),
+            "{e}"
+        );
+        let race = TunePlan {
+            design: Some(5),
+            finalists: Some(20),
+            race_pairs: vec![4, 8],
+            ..plan()
+        };
+        let setup = solver_setup(&race, &space).unwrap();
+        let settings = setup.race.expect("race settings");
+        assert_eq!(settings.design, 5);
+        assert_eq!(settings.rounds, vec![4, 8]);
+        assert!(
+            settings.keep >= 20,
+            "every finalist is kept for the full score"
+        );
+    }
+
+    #[test]
+    fn bounds_that_fix_every_row_are_refused_and_one_fixed_row_is_said() {
+        let def = EngineDef::builtin();
+        let names = default_params(&def);
+        let all: Vec<String> = names.iter().map(|n| format!("{n}=100..100")).collect();
+        let fixed = TunePlan {
+            bounds: all.clone(),
+            ..plan()
+        };
+        let e = space(&fixed, &def, &mut Vec::new())
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("nothing to search"), "{e}");
+        let one = TunePlan {
+            bounds: vec![all[0].clone()],
+            ..plan()
+        };
+        let mut remarks = Vec::new();
+        space(&one, &def, &mut remarks).unwrap();
+        assert!(
+            remarks
+                .iter()
+                .any(|r| matches!(r, Remark::Warning(m) if m.contains("fixes the row"))),
+            "{remarks:?}"
+        );
+    }
+
+    #[test]
+    fn games_options_are_checked_before_any_book_is_read() {
+        let mut remarks = Vec::new();
+        assert!(games_setup(&plan(), &mut remarks).unwrap().is_none());
+        let zero = TunePlan {
+            pairs: Some(0),
+            ..plan()
+        };
+        let e = games_setup(&zero, &mut remarks).err().unwrap().to_string();
+        assert!(e.starts_with("--pairs 0"), "{e}");
+        let book = TunePlan {
+            openings: Some("book.epd".into()),
+            ..plan()
+        };
+        let e = games_setup(&book, &mut remarks).err().unwrap().to_string();
+        assert!(e.contains("the book of --objective games"), "{e}");
+        let sprt = TunePlan {
+            confirm: Some(10),
+            confirm_sprt: Some("1,2".into()),
+            ..plan()
+        };
+        let e = games_setup(&sprt, &mut remarks).err().unwrap().to_string();
+        assert!(e.starts_with("--confirm-sprt"), "{e}");
+    }
+}
