@@ -139,9 +139,7 @@ pub fn run(args: SuiteArgs) -> Result<()> {
     let threads = threads(args.threads);
     super::hash_fits(options.config.hash_mb, threads)?;
     say_and_watch(&args, &def, &options, &margins)?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
+    let pool = marginal::scoring::exec::local::pool(threads, "suite")
         .context("cannot start worker threads")?;
     print_header(&args, &def, &suites, &options.config);
 

@@ -759,7 +759,7 @@ fn say_nothing_moved(file: &TunedFile, space: &Space) {
             _ => ": the search found nothing better than it",
         };
         println!("note: the tuned set is the one the tune started from{hint}");
-    } else if moved && !said_by_race && measures_as_defaults(file) {
+    } else if moved && !said_by_race && file.measures_as_defaults() {
         println!(
             "note: the tuned set measures the same as the defaults on the training and the validation positions (objective, solved and nodes): it moved the margins too little to change a search, so no gain was found; tune longer (--iterations) or on more positions"
         );
@@ -777,32 +777,6 @@ fn say_nothing_moved(file: &TunedFile, space: &Space) {
             "note: `off` (no margin test) scores above the tuned set on the training positions ({off:.3} against {tuned:.3}): at this node budget these positions reward no pruning; tune at a larger --nodes or on more positions"
         );
     }
-}
-
-/// Whether the tuned set's figures equal the defaults' on the training and the validation
-/// positions alike (objective, solved count and nodes).
-fn measures_as_defaults(file: &TunedFile) -> bool {
-    let same = |side: &Side| match (side.set("tuned"), side.set("default")) {
-        (Some(t), Some(d)) => t.objective == d.objective,
-        _ => false,
-    };
-    same(&file.training) && same(&file.validation)
-}
-
-/// A games tune whose every game ended with an engine fault measured nothing of the margins:
-/// no tuned file is written (exit 2), as `match` and `calibrate` refuse such games.
-fn all_games_faulted(file: &TunedFile) -> Result<(), UserError> {
-    let Some(g) = &file.games else {
-        return Ok(());
-    };
-    let games: u64 = g.evaluations.iter().map(|e| e.wdl.total_games()).sum();
-    let faults: u64 = g.evaluations.iter().map(|e| e.faults).sum();
-    if games > 0 && faults >= games {
-        return Err(UserError(format!(
-            "every one of the {games} games of the tune ended with an engine fault: no evaluation measured the margins, so no tuned file is written; fix the engine (or its engine file or --engine-cmd line) and tune again"
-        )));
-    }
-    Ok(())
 }
 
 /// Whether --out already holds this run's result (the same run, set and figures: a rerun of a
@@ -839,7 +813,12 @@ fn write_file(
     (searched, search_seconds): (usize, f64),
     threads: usize,
 ) -> Result<()> {
-    all_games_faulted(file)?;
+    if let Some(games) = file.all_games_faulted() {
+        return Err(UserError(format!(
+            "every one of the {games} games of the tune ended with an engine fault: no evaluation measured the margins, so no tuned file is written; fix the engine (or its engine file or --engine-cmd line) and tune again"
+        ))
+        .into());
+    }
     let work = match &file.games {
         Some(g) => format!("{} games", g.games),
         None => format!("{} evaluations", file.evaluations.len()),
@@ -911,32 +890,10 @@ fn write_file(
 /// Options that cannot run together, and an output that would write over an input: refused
 /// before any work.
 fn check_options(args: &Tune) -> Result<()> {
-    if !(args.plan.gain.is_finite() && args.plan.gain > 0.0) {
-        return Err(UserError(format!(
-            "--gain {}: must be a positive number",
-            args.plan.gain
-        ))
-        .into());
-    }
-    for said in args.plan.unused_options() {
-        eprintln!("warning: {said}");
-    }
-    if let Some(n) = args.plan.batch {
-        let why = if !args.plan.solver.is_spsa() {
-            format!(
-                "only with --solver spsa, and this tune's solver is {}",
-                args.plan.solver.name()
-            )
-        } else if args.plan.objective != ObjectiveKind::Suite {
-            "only with the suite objective (SPSA's games objective plays --pairs per step)"
-                .to_string()
-        } else {
-            String::new()
-        };
-        if !why.is_empty() {
-            return Err(UserError(format!("--batch {n}: {why}")).into());
-        }
-    }
+    let mut remarks = Vec::new();
+    let checked = args.plan.check(&mut remarks);
+    say_remarks(remarks);
+    checked.map_err(run_error)?;
     super::not_an_input(&args.plan.out, "--out", &args.plan.inputs())?;
     writable(&args.plan.out, "--out")?;
     Ok(())
@@ -1114,9 +1071,7 @@ fn prepare(args: TuneArgs) -> Result<Prepared> {
             threads
         },
     )?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
+    let pool = marginal::scoring::exec::local::pool(threads, "tune")
         .context("cannot start worker threads")?;
     let executor = args.executor.build()?;
     let options = ScorerOptions {

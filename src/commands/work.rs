@@ -62,9 +62,7 @@ pub fn run(args: WorkArgs) -> Result<()> {
         Some(n) => n,
         None => slurm_cpus()?.unwrap_or_else(|| super::threads(None)),
     };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
+    let pool = marginal::scoring::exec::local::pool(threads, "work")
         .context("cannot start worker threads")?;
     let result = pool
         .install(|| run_unit(&text))

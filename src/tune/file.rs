@@ -649,6 +649,25 @@ impl TunedFile {
         Ok(())
     }
 
+    /// Whether the tuned set's figures equal the defaults' on the training and the validation
+    /// positions alike (objective, solved count and nodes).
+    pub fn measures_as_defaults(&self) -> bool {
+        let same = |side: &Side| match (side.set("tuned"), side.set("default")) {
+            (Some(t), Some(d)) => t.objective == d.objective,
+            _ => false,
+        };
+        same(&self.training) && same(&self.validation)
+    }
+
+    /// The games of a games tune when every one of them ended with an engine fault (it
+    /// measured nothing of the margins); `None` otherwise.
+    pub fn all_games_faulted(&self) -> Option<u64> {
+        let g = self.games.as_ref()?;
+        let games: u64 = g.evaluations.iter().map(|e| e.wdl.total_games()).sum();
+        let faults: u64 = g.evaluations.iter().map(|e| e.faults).sum();
+        (games > 0 && faults >= games).then_some(games)
+    }
+
     /// The engine the file was tuned for: marginal's own, or the recorded external one.
     pub fn def(&self) -> Arc<EngineDef> {
         match &self.engine {

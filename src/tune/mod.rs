@@ -13,6 +13,7 @@ pub mod pipeline;
 pub mod plan;
 pub mod plot;
 pub mod race;
+pub mod remark;
 pub mod run;
 pub mod setup;
 pub mod solvers;

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::games::{CONFIRM_BOOKS, DEFAULT_BOOK, DEFAULT_PAIRS};
+use super::remark::{Remark, RunError};
 use crate::formats::Fnv;
 use crate::scoring::games::game::MoveLimit;
 use crate::scoring::suite::objective::{DEFAULT_EARLY, DEFAULT_WEIGHT, ObjectiveParams};
@@ -549,6 +550,37 @@ impl TunePlan {
         } else {
             "--holdout files".to_string()
         }
+    }
+
+    /// Refuses options that cannot run together (a gain that is not a positive number, a
+    /// batch with another solver or objective) and says, in `remarks`, the options given that
+    /// do nothing here ([`TunePlan::unused_options`]).
+    ///
+    /// # Errors
+    /// [`RunError::Refused`] naming the option and why.
+    pub fn check(&self, remarks: &mut Vec<Remark>) -> Result<(), RunError> {
+        if !(self.gain.is_finite() && self.gain > 0.0) {
+            return Err(RunError::Refused(format!(
+                "--gain {}: must be a positive number",
+                self.gain
+            )));
+        }
+        remarks.extend(self.unused_options().into_iter().map(Remark::Warning));
+        if let Some(n) = self.batch {
+            let why = if !self.solver.is_spsa() {
+                format!(
+                    "only with --solver spsa, and this tune's solver is {}",
+                    self.solver.name()
+                )
+            } else if self.objective != ObjectiveKind::Suite {
+                "only with the suite objective (SPSA's games objective plays --pairs per step)"
+                    .to_string()
+            } else {
+                return Ok(());
+            };
+            return Err(RunError::Refused(format!("--batch {n}: {why}")));
+        }
+        Ok(())
     }
 
     /// The default checkpoint directory under `cache`: named after the output and the run, so

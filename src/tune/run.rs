@@ -12,33 +12,7 @@ use super::plan::{PLAN_FILE, TuneOptions, TunePlan};
 use crate::engine::{EngineDef, bench};
 use crate::scoring::suite::LoadedSuites;
 
-/// Something the user should hear about a run that goes on.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Remark {
-    /// Worth knowing (printed as `note: ...`).
-    Note(String),
-    /// Probably not what the user meant (printed as `warning: ...`).
-    Warning(String),
-    /// A line that says itself (a skipped line of an input, printed as it is).
-    Said(String),
-}
-
-/// Why a run cannot be opened.
-#[derive(Debug, thiserror::Error)]
-pub enum RunError {
-    /// The run is refused: the message names the file or option and the way on (exit 2).
-    #[error("{0}")]
-    Refused(String),
-    /// A file of the checkpoint could not be written.
-    #[error("cannot {what}")]
-    Io {
-        /// What was being done, naming the file.
-        what: String,
-        /// Why it failed.
-        #[source]
-        source: std::io::Error,
-    },
-}
+pub use super::remark::{Remark, RunError};
 
 /// The run's identity ([`TunePlan::run_id`]) with `def`'s engine: the bench signature of
 /// marginal's own, an external engine's signature (`signature`, when given, stands for it: the

@@ -27,6 +27,7 @@ use crate::scoring::games::game::{
 use crate::scoring::games::matches::{PairRecord, play_pair};
 use crate::scoring::suite::{PositionResult, RunConfig, SuiteLimit, SuitePosition};
 
+pub mod local;
 pub mod slurm;
 
 /// The `format` of a [`Unit`] file.

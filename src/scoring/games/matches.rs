@@ -231,9 +231,9 @@ pub fn run_match_from(
     let next = AtomicUsize::new(resumed);
     let stop = AtomicBool::new(tally.done());
     let (tx, rx) = mpsc::channel::<PairRecord>();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(workers)
-        .build()
+    // The games' own pool, apart from the caller's: a game worker waits on its engines for
+    // the whole game, and would hold a search thread of the caller's pool meanwhile.
+    let pool = crate::scoring::exec::local::pool(workers, "games")
         .expect("cannot start match worker threads");
 
     std::thread::scope(|scope| {
