@@ -779,6 +779,17 @@ fn say_nothing_moved(file: &TunedFile, space: &Space) {
     }
 }
 
+/// A games tune whose every game ended with an engine fault measured nothing of the margins:
+/// no tuned file is written (exit 2), as `match` and `calibrate` refuse such games.
+fn all_games_faulted(file: &TunedFile) -> Result<(), UserError> {
+    match file.all_games_faulted() {
+        Some(games) => Err(UserError(format!(
+            "every one of the {games} games of the tune ended with an engine fault: no evaluation measured the margins, so no tuned file is written; fix the engine (or its engine file or --engine-cmd line) and tune again"
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// Whether --out already holds this run's result (the same run, set and figures: a rerun of a
 /// finished tune replays its checkpoint): it is then left as it is, keeping the cost of the run
 /// that found the set and anything `check --update` added, and said so. --force writes afresh.
@@ -813,12 +824,7 @@ fn write_file(
     (searched, search_seconds): (usize, f64),
     threads: usize,
 ) -> Result<()> {
-    if let Some(games) = file.all_games_faulted() {
-        return Err(UserError(format!(
-            "every one of the {games} games of the tune ended with an engine fault: no evaluation measured the margins, so no tuned file is written; fix the engine (or its engine file or --engine-cmd line) and tune again"
-        ))
-        .into());
-    }
+    all_games_faulted(file)?;
     let work = match &file.games {
         Some(g) => format!("{} games", g.games),
         None => format!("{} evaluations", file.evaluations.len()),

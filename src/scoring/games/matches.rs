@@ -181,6 +181,36 @@ pub fn play_pair_until(
 /// Runs a match of A against B over `openings` (already shuffled). `on_pair` sees each counted
 /// pair and the totals after it, in index order (for progress and for writing PGN as games
 /// finish, so nothing is lost if the run is interrupted).
+///
+/// # Example
+///
+/// Marginal's own engine with every margin test off (A) against its defaults (B), two game
+/// pairs from the first openings of a bundled book at 300 nodes a move:
+///
+/// ```
+/// use marginal::engine::{EngineDef, Setting};
+/// use marginal::scoring::games::game::{EnginePlayer, GameConfig, MoveLimit, Player};
+/// use marginal::scoring::games::matches::{MatchConfig, run_match};
+///
+/// let book = concat!(env!("CARGO_MANIFEST_DIR"), "/data/openings/noob_3moves_1k.epd");
+/// let openings = marginal::formats::openings::read(book.as_ref()).unwrap().records;
+/// let def = EngineDef::builtin();
+/// let (off, defaults) = (Setting::off(&def), Setting::defaults(&def));
+/// let a = || Box::new(EnginePlayer::new("off", off.clone(), 1)) as Box<dyn Player>;
+/// let b = || Box::new(EnginePlayer::new("default", defaults.clone(), 1)) as Box<dyn Player>;
+/// let config = MatchConfig {
+///     game: GameConfig { limit: MoveLimit::Nodes(300), ..GameConfig::default() },
+///     games: 4,
+///     concurrency: 2,
+///     sprt: None,
+/// };
+/// let mut pairs_seen = 0;
+/// let result = run_match(&a, &b, &openings[..2], &config, &mut |_, _| pairs_seen += 1);
+/// assert_eq!(result.stats.games, 4);
+/// assert_eq!(pairs_seen, 2);
+/// let wdl = result.stats.wdl;
+/// assert_eq!(wdl.wins + wdl.draws + wdl.losses, 4);
+/// ```
 pub fn run_match(
     a: &PlayerFactory<'_>,
     b: &PlayerFactory<'_>,
