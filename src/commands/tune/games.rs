@@ -28,7 +28,7 @@ pub enum ObjectiveArg {
     /// The suite objective on the training positions.
     #[default]
     Suite,
-    /// Self-play: SPSA plays theta+ against theta-.
+    /// Self-play at fixed nodes: SPSA plays theta+ against theta-.
     Games,
 }
 

@@ -12,13 +12,14 @@ use marginal::tune::space::Space;
 /// `--solver`: which solver walks the space (the library's [`SolverKind`]).
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SolverArg {
-    /// The race.
+    /// The default: a global screen over the whole bounds, a local refinement and a race in
+    /// games among the finalists (`marginal::tune::race`).
     Race,
-    /// SPSA.
+    /// SPSA with OpenBench's schedule; the result is the final iterate.
     Spsa,
-    /// Nelder-Mead.
+    /// argmin's Nelder-Mead from a simplex around the defaults; the result is the best vertex.
     NelderMead,
-    /// The particle swarm.
+    /// argmin's particle swarm over the bounds; the result is the best particle.
     Pso,
 }
 
