@@ -10,6 +10,7 @@
 pub mod journal;
 pub mod load;
 pub mod mate;
+pub mod mate_outcome;
 pub mod objective;
 pub mod reference;
 pub mod run;
