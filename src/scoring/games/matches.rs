@@ -181,6 +181,56 @@ pub fn play_pair_until(
 /// Runs a match of A against B over `openings` (already shuffled). `on_pair` sees each counted
 /// pair and the totals after it, in index order (for progress and for writing PGN as games
 /// finish, so nothing is lost if the run is interrupted).
+///
+/// Two game pairs of the built-in engine's default margins against pruning off, at 300 nodes
+/// a move, from two openings:
+///
+/// ```
+/// use marginal::engine::Setting;
+/// use marginal::params::Margins;
+/// use marginal::scoring::games::game::{EnginePlayer, GameConfig, MoveLimit, Player};
+/// use marginal::scoring::games::matches::{MatchConfig, run_match};
+/// use shakmaty::{Chess, Position};
+///
+/// let (a, b): (Setting, Setting) = (Margins::default().into(), Margins::off().into());
+/// let after_e4 = {
+///     let mut pos = Chess::default();
+///     let e4 = pos
+///         .legal_moves()
+///         .into_iter()
+///         .find(|m| m.to().to_string() == "e4")
+///         .unwrap();
+///     pos.play_unchecked(e4);
+///     pos
+/// };
+/// let openings = [Chess::default(), after_e4];
+/// let config = MatchConfig {
+///     game: GameConfig {
+///         limit: MoveLimit::Nodes(300),
+///         max_plies: 120,
+///         ..GameConfig::default()
+///     },
+///     games: 4,
+///     concurrency: 2,
+///     sprt: None,
+/// };
+/// let fa = || -> Box<dyn Player> { Box::new(EnginePlayer::new("default", a.clone(), 1)) };
+/// let fb = || -> Box<dyn Player> { Box::new(EnginePlayer::new("off", b.clone(), 1)) };
+/// let mut seen = Vec::new();
+/// let result = run_match(&fa, &fb, &openings, &config, &mut |pair, _| seen.push(pair.index));
+///
+/// assert_eq!(seen, [0, 1]);
+/// assert_eq!(result.pairs.len(), 2);
+/// assert_eq!(result.stats.games, 4);
+/// assert_eq!(result.stats.wdl.total_games(), 4);
+/// assert!(!result.interrupted);
+/// // Each pair plays its opening twice, A White then B White.
+/// for pair in &result.pairs {
+///     assert_eq!(pair.first.white, "default");
+///     assert_eq!(pair.second.white, "off");
+///     assert_eq!(pair.first.start, openings[pair.index]);
+/// }
+/// ```
 pub fn run_match(
     a: &PlayerFactory<'_>,
     b: &PlayerFactory<'_>,
