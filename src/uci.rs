@@ -704,64 +704,10 @@ pub fn parse_go(words: &[&str], turn: Color) -> GoCommand {
                     continue;
                 };
                 i += 1;
-                let number = match text.parse::<i64>() {
-                    Ok(number) => number,
-                    // A number past what a search can count: the most (or least) there is.
-                    Err(e) if matches!(
-                        e.kind(),
-                        std::num::IntErrorKind::PosOverflow | std::num::IntErrorKind::NegOverflow
-                    ) =>
-                    {
-                        let bound = if text.starts_with('-') { i64::MIN } else { i64::MAX };
-                        if bound == i64::MAX && !matches!(w, "depth" | "mate" | "movestogo") {
-                            problems.push(format!(
-                                "go {w} {}: too large; using {bound}",
-                                quote(text)
-                            ));
-                        }
-                        bound
-                    }
-                    Err(_) => {
-                        problems.push(format!("go {w}: '{}' is not a number", quote(text)));
-                        continue;
-                    }
+                let Some(number) = go_number(w, text, &mut problems) else {
+                    continue;
                 };
-                let least = match w {
-                    "depth" | "nodes" | "movestogo" | "mate" => 1,
-                    _ => 0,
-                };
-                if number < least {
-                    problems.push(format!("go {w} {number}: at least {least}; using {least}"));
-                }
-                // The search's own ceilings, said rather than applied in silence.
-                let most = match w {
-                    "depth" => 100,
-                    "mate" => 50,
-                    "movestogo" => 1000,
-                    _ => i64::MAX,
-                };
-                if number > most {
-                    problems.push(format!(
-                        "go {w} {}: at most {most}; using {most}",
-                        quote(text)
-                    ));
-                }
-                let n = number.max(0) as u64;
-                let ours = |white: &str| (w == white) == (turn == Color::White);
-                match w {
-                    "depth" => limits.depth = Some(n.clamp(1, 100) as u32),
-                    "nodes" => limits.nodes = Some(n.max(1)),
-                    "movetime" => limits.movetime = Some(Duration::from_millis(n)),
-                    "wtime" | "btime" if ours("wtime") => {
-                        limits.time_left = Some(Duration::from_millis(n));
-                    }
-                    "winc" | "binc" if ours("winc") => {
-                        limits.increment = Some(Duration::from_millis(n));
-                    }
-                    "movestogo" => limits.moves_to_go = Some(n.clamp(1, 1000) as u32),
-                    "mate" => limits.depth = Some((n * 2).clamp(1, 100) as u32),
-                    _ => {} // the other side's clock
-                }
+                set_go_limit(&mut limits, w, number, turn);
             }
             other => problems.push(format!("go: unknown parameter '{}'", quote(other))),
         }
@@ -776,6 +722,78 @@ pub fn parse_go(words: &[&str], turn: Color) -> GoCommand {
         problems.push("go: no usable limit left; searching one ply".into());
     }
     GoCommand { limits, problems }
+}
+
+/// The value `text` of the `go` parameter `w`: a number past what a search can count is the
+/// most (or least) there is; one out of the parameter's range is said (and used as is, see
+/// [`set_go_limit`]); None, said, when it is not a number.
+fn go_number(w: &str, text: &str, problems: &mut Vec<String>) -> Option<i64> {
+    let number = match text.parse::<i64>() {
+        Ok(number) => number,
+        // A number past what a search can count: the most (or least) there is.
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::num::IntErrorKind::PosOverflow | std::num::IntErrorKind::NegOverflow
+            ) =>
+        {
+            let bound = if text.starts_with('-') {
+                i64::MIN
+            } else {
+                i64::MAX
+            };
+            if bound == i64::MAX && !matches!(w, "depth" | "mate" | "movestogo") {
+                problems.push(format!("go {w} {}: too large; using {bound}", quote(text)));
+            }
+            bound
+        }
+        Err(_) => {
+            problems.push(format!("go {w}: '{}' is not a number", quote(text)));
+            return None;
+        }
+    };
+    let least = match w {
+        "depth" | "nodes" | "movestogo" | "mate" => 1,
+        _ => 0,
+    };
+    if number < least {
+        problems.push(format!("go {w} {number}: at least {least}; using {least}"));
+    }
+    // The search's own ceilings, said rather than applied in silence.
+    let most = match w {
+        "depth" => 100,
+        "mate" => 50,
+        "movestogo" => 1000,
+        _ => i64::MAX,
+    };
+    if number > most {
+        problems.push(format!(
+            "go {w} {}: at most {most}; using {most}",
+            quote(text)
+        ));
+    }
+    Some(number)
+}
+
+/// Sets the limit of the `go` parameter `w` to `number`, within its range (a clock or
+/// increment only when it is the side to move `turn`'s).
+fn set_go_limit(limits: &mut Limits, w: &str, number: i64, turn: Color) {
+    let n = number.max(0) as u64;
+    let ours = |white: &str| (w == white) == (turn == Color::White);
+    match w {
+        "depth" => limits.depth = Some(n.clamp(1, 100) as u32),
+        "nodes" => limits.nodes = Some(n.max(1)),
+        "movetime" => limits.movetime = Some(Duration::from_millis(n)),
+        "wtime" | "btime" if ours("wtime") => {
+            limits.time_left = Some(Duration::from_millis(n));
+        }
+        "winc" | "binc" if ours("winc") => {
+            limits.increment = Some(Duration::from_millis(n));
+        }
+        "movestogo" => limits.moves_to_go = Some(n.clamp(1, 1000) as u32),
+        "mate" => limits.depth = Some((n * 2).clamp(1, 100) as u32),
+        _ => {} // the other side's clock
+    }
 }
 
 #[cfg(test)]

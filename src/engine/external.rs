@@ -15,7 +15,7 @@
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -534,53 +534,12 @@ impl UciProcess {
     /// The program does not start, dies, or does not answer within the grace time.
     pub fn start(program: &UciProgram, extra: &[(String, String)]) -> Result<UciProcess, Fault> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
-        let mut command = Command::new(&program.command);
-        command
-            .args(&program.args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        if let Some(dir) = &program.dir {
-            command.current_dir(dir);
-        }
-        die_with_parent(&mut command);
-        own_group(&mut command);
-        let mut child = command
-            .spawn()
-            .map_err(|e| Fault::Start(start_error(program, &e)))?;
+        let mut child = spawn(program)?;
         let stdin = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
         let stderr_pipe = child.stderr.take().expect("piped stderr");
-        let stderr = Arc::new(Mutex::new(std::collections::VecDeque::new()));
-        let tail = stderr.clone();
-        let stderr_closed = Arc::new(AtomicBool::new(false));
-        let closed = stderr_closed.clone();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stderr_pipe);
-            while let Some(line) = read_line(&mut reader) {
-                let line = excerpt(line.trim());
-                if line.is_empty() {
-                    continue;
-                }
-                if let Ok(mut kept) = tail.lock() {
-                    if kept.len() == STDERR_LINES {
-                        kept.pop_front();
-                    }
-                    kept.push_back(line);
-                }
-            }
-            closed.store(true, Ordering::Release);
-        });
-        // Bounded: an engine that floods its output waits for marginal to read it.
-        let (tx, lines) = mpsc::sync_channel(LINES_QUEUED);
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            while let Some(line) = read_line(&mut reader) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let (stderr, stderr_closed) = keep_stderr_tail(stderr_pipe);
+        let lines = read_lines(stdout);
         let id = NEXT.fetch_add(1, Ordering::Relaxed);
         let child = Arc::new(Mutex::new(child));
         if let Ok(mut live) = registry().lock() {
@@ -597,19 +556,29 @@ impl UciProcess {
             name: None,
             declared: Vec::new(),
         };
+        process.handshake()?;
+        for (name, value) in program.options.iter().chain(extra) {
+            process.send(&format!("setoption name {name} value {value}"))?;
+        }
+        process.sync()?;
+        Ok(process)
+    }
+
+    /// `uci`, reading the engine's name and options until `uciok`.
+    fn handshake(&mut self) -> Result<(), Fault> {
         // A program that ended already is still read to the end of what it wrote (which says
         // what it is), for a moment only.
-        let sent = process.send("uci");
+        let sent = self.send("uci");
         let deadline = Instant::now()
             + if sent.is_ok() {
-                process.grace
+                self.grace
             } else {
                 Duration::from_millis(200)
             };
         // Lines that are not UCI, the last few: said if no uciok comes.
         let mut said: std::collections::VecDeque<String> = std::collections::VecDeque::new();
         loop {
-            let line = match process.next_line(deadline, "uciok") {
+            let line = match self.next_line(deadline, "uciok") {
                 Err(Fault::Hung { .. }) if sent.is_err() => {
                     return Err(sent.expect_err("the send failed"));
                 }
@@ -632,12 +601,12 @@ impl UciProcess {
                 other => other?,
             };
             if line == "uciok" {
-                break;
+                return Ok(());
             }
             if let Some(name) = line.strip_prefix("id name ") {
-                process.name = Some(name.trim().to_string());
+                self.name = Some(name.trim().to_string());
             } else if let Some(option) = parse_option(&line) {
-                process.declared.push(option);
+                self.declared.push(option);
             } else if !line.trim().is_empty() && !line.starts_with("id ") {
                 if said.len() == STDERR_LINES {
                     said.pop_front();
@@ -645,11 +614,6 @@ impl UciProcess {
                 said.push_back(excerpt(line.trim()));
             }
         }
-        for (name, value) in program.options.iter().chain(extra) {
-            process.send(&format!("setoption name {name} value {value}"))?;
-        }
-        process.sync()?;
-        Ok(process)
     }
 
     /// Whether the engine declared an option of this name (ignoring case).
@@ -770,6 +734,18 @@ impl UciProcess {
         position: &Chess,
         limits: &Limits,
     ) -> Result<Found, Fault> {
+        self.set_up(start, moves)?;
+        let (go, expected) = go_command(limits, position.turn());
+        self.send(&go)?;
+        let started = Instant::now();
+        let mut heard = Heard::default();
+        let bestmove =
+            self.await_bestmove(started, started + expected + self.grace, limits, &mut heard)?;
+        heard.found(&bestmove, position)
+    }
+
+    /// Sends the `position` command of `start` and `moves`.
+    fn set_up(&mut self, start: &Chess, moves: &[Move]) -> Result<(), Fault> {
         let mut setup = format!(
             "position fen {}",
             Fen::from_position(start, EnPassantMode::Legal)
@@ -781,26 +757,25 @@ impl UciProcess {
                 setup.push_str(&crate::formats::uci_move(*m));
             }
         }
-        self.send(&setup)?;
-        let (go, expected) = go_command(limits, position.turn());
-        self.send(&go)?;
-        let started = Instant::now();
-        let mut deadline = started + expected + self.grace;
+        self.send(&setup)
+    }
+
+    /// Reads the search's lines into `heard` until `bestmove` (its line), sending `stop` once
+    /// past the node budget or the `deadline` (then [`STOP_GRACE`] more is given).
+    fn await_bestmove(
+        &mut self,
+        started: Instant,
+        mut deadline: Instant,
+        limits: &Limits,
+        heard: &mut Heard,
+    ) -> Result<String, Fault> {
         let budget = limits.nodes;
-        let mut stopped = false;
-        let mut overshot = false;
-        // (move, score, depth, nodes) of the last PV within the budget.
-        let mut last: Option<(String, Option<i32>, u32, u64)> = None;
-        let mut found_at = 0u64;
-        let mut nodes_seen = 0u64;
-        let mut depth_seen = 0u32;
-        let mut score_seen = None;
-        let bestmove = loop {
+        loop {
             let line = match self.next_line(deadline, "bestmove") {
-                Err(Fault::Hung { .. }) if !stopped => {
+                Err(Fault::Hung { .. }) if !heard.stopped => {
                     // Ask once; a healthy engine answers `stop` at once.
                     self.send("stop")?;
-                    stopped = true;
+                    heard.stopped = true;
                     deadline += STOP_GRACE;
                     continue;
                 }
@@ -818,42 +793,74 @@ impl UciProcess {
             };
             match first {
                 "info" => {
-                    let info = parse_info(&line);
-                    if info.multipv.is_some_and(|k| k != 1) {
-                        continue;
-                    }
-                    let Some(nodes) = info.nodes else { continue };
-                    if budget.is_some_and(|b| nodes > b) {
-                        if !stopped {
-                            self.send("stop")?;
-                            stopped = true;
-                        }
-                        overshot = true;
-                        continue;
-                    }
-                    nodes_seen = nodes_seen.max(nodes);
-                    if let Some(d) = info.depth {
-                        depth_seen = depth_seen.max(d);
-                    }
-                    if info.score.is_some() {
-                        score_seen = info.score;
-                    }
-                    if let Some(mv) = info.pv_first {
-                        if last.as_ref().is_none_or(|(m, ..)| *m != mv) {
-                            found_at = nodes;
-                        }
-                        last = Some((mv, info.score.or(score_seen), depth_seen, nodes));
+                    let over_budget = heard.info(&line, budget);
+                    if over_budget && !heard.stopped {
+                        self.send("stop")?;
+                        heard.stopped = true;
                     }
                 }
-                "bestmove" => break line,
+                "bestmove" => return Ok(line),
                 _ => {}
             }
+        }
+    }
+}
+
+/// What an engine said of its search so far.
+#[derive(Default)]
+struct Heard {
+    /// Whether it was sent `stop`.
+    stopped: bool,
+    /// Whether it went past the node budget.
+    overshot: bool,
+    /// (move, score, depth, nodes) of the last PV within the budget.
+    last: Option<(String, Option<i32>, u32, u64)>,
+    found_at: u64,
+    nodes_seen: u64,
+    depth_seen: u32,
+    score_seen: Option<i32>,
+}
+
+impl Heard {
+    /// Takes in an `info` line; true when it reports more nodes than `budget` (the engine is
+    /// then to be stopped, and the line is not taken).
+    fn info(&mut self, line: &str, budget: Option<u64>) -> bool {
+        let info = parse_info(line);
+        if info.multipv.is_some_and(|k| k != 1) {
+            return false;
+        }
+        let Some(nodes) = info.nodes else {
+            return false;
         };
+        if budget.is_some_and(|b| nodes > b) {
+            self.overshot = true;
+            return true;
+        }
+        self.nodes_seen = self.nodes_seen.max(nodes);
+        if let Some(d) = info.depth {
+            self.depth_seen = self.depth_seen.max(d);
+        }
+        if info.score.is_some() {
+            self.score_seen = info.score;
+        }
+        if let Some(mv) = info.pv_first {
+            if self.last.as_ref().is_none_or(|(m, ..)| *m != mv) {
+                self.found_at = nodes;
+            }
+            self.last = Some((mv, info.score.or(self.score_seen), self.depth_seen, nodes));
+        }
+        false
+    }
+
+    /// What the search found, its `bestmove` line said in `position` (the last PV within the
+    /// budget when it overshot).
+    fn found(mut self, bestmove: &str, position: &Chess) -> Result<Found, Fault> {
+        let overshot = self.overshot;
         let text = bestmove.split_whitespace().nth(1).unwrap_or("").to_string();
         // The move it played is checked on every path: an engine that overshot a node budget
         // and then names an illegal or unreadable move is faulty, whichever move is taken.
-        let played = read_move(&text, &bestmove, position)?;
-        let chosen = match (&last, overshot) {
+        let played = read_move(&text, bestmove, position)?;
+        let chosen = match (&self.last, overshot) {
             (Some((m, ..)), true) => m.clone(),
             _ => text.clone(),
         };
@@ -862,22 +869,88 @@ impl UciProcess {
         } else {
             read_move(&chosen, &chosen, position)?
         };
-        if best_move.is_some() && last.as_ref().is_none_or(|(m, ..)| *m != chosen) {
-            found_at = nodes_seen;
+        if best_move.is_some() && self.last.as_ref().is_none_or(|(m, ..)| *m != chosen) {
+            self.found_at = self.nodes_seen;
         }
-        let (score, depth, nodes) = match (&last, overshot) {
+        let (score, depth, nodes) = match (&self.last, overshot) {
             (Some((_, s, d, n)), true) => (*s, *d, *n),
-            _ => (score_seen, depth_seen, nodes_seen),
+            _ => (self.score_seen, self.depth_seen, self.nodes_seen),
         };
         Ok(Found {
             best_move,
             score,
             depth,
             nodes,
-            found_at,
+            found_at: self.found_at,
             overshot,
         })
     }
+}
+
+/// Starts `program` with its standard streams piped, in its own process group, to die with
+/// marginal.
+fn spawn(program: &UciProgram) -> Result<Child, Fault> {
+    let mut command = Command::new(&program.command);
+    command
+        .args(&program.args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(dir) = &program.dir {
+        command.current_dir(dir);
+    }
+    die_with_parent(&mut command);
+    own_group(&mut command);
+    command
+        .spawn()
+        .map_err(|e| Fault::Start(start_error(program, &e)))
+}
+
+/// The tail of an engine's standard error, kept by a thread reading `pipe`, and whether the
+/// engine has closed it.
+type StderrTail = (
+    Arc<Mutex<std::collections::VecDeque<String>>>,
+    Arc<AtomicBool>,
+);
+
+/// Reads `pipe` (an engine's standard error) on a thread, keeping its last lines.
+fn keep_stderr_tail(pipe: ChildStderr) -> StderrTail {
+    let stderr = Arc::new(Mutex::new(std::collections::VecDeque::new()));
+    let tail = stderr.clone();
+    let stderr_closed = Arc::new(AtomicBool::new(false));
+    let closed = stderr_closed.clone();
+    std::thread::spawn(move || {
+        let mut reader = BufReader::new(pipe);
+        while let Some(line) = read_line(&mut reader) {
+            let line = excerpt(line.trim());
+            if line.is_empty() {
+                continue;
+            }
+            if let Ok(mut kept) = tail.lock() {
+                if kept.len() == STDERR_LINES {
+                    kept.pop_front();
+                }
+                kept.push_back(line);
+            }
+        }
+        closed.store(true, Ordering::Release);
+    });
+    (stderr, stderr_closed)
+}
+
+/// Reads `stdout` (an engine's output) on a thread, line by line, into the receiver.
+fn read_lines(stdout: ChildStdout) -> Receiver<String> {
+    // Bounded: an engine that floods its output waits for marginal to read it.
+    let (tx, lines) = mpsc::sync_channel(LINES_QUEUED);
+    std::thread::spawn(move || {
+        let mut reader = BufReader::new(stdout);
+        while let Some(line) = read_line(&mut reader) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    lines
 }
 
 /// The move `text` (from `line`) names in `position`: `None` for a null move where there is

@@ -129,109 +129,13 @@ impl EngineDef {
     /// # Errors
     /// The engine does not start or answer, or an option is unknown or not a spin.
     pub fn from_command(command: &str, options: &[String]) -> Result<EngineDef, EngineDefError> {
-        if let Some(c) = command.chars().find(|c| matches!(c, '\'' | '"' | '\\')) {
-            return Err(EngineDefError(format!(
-                "--engine-cmd '{command}': {c} is not interpreted (the command is split at spaces, with no quoting or escapes); for a path or argument with spaces, write an engine file (command and args) and give --engine FILE"
-            )));
-        }
-        let mut words = command.split_whitespace();
-        let program = words
-            .next()
-            .ok_or_else(|| EngineDefError("--engine-cmd is empty".into()))?;
-        let program = UciProgram {
-            command: program.into(),
-            args: words.map(str::to_string).collect(),
-            dir: None,
-            options: Vec::new(),
-            grace: Duration::from_millis(crate::formats::engine_file::DEFAULT_TIMEOUT_MS),
-            fresh: false,
-            breaker: Arc::default(),
-        };
+        let program = command_program(command)?;
         let process = UciProcess::start(&program, &[])
             .map_err(|e| EngineDefError(format!("--engine-cmd '{command}': {e}")))?;
         let mut rows = Vec::new();
         for asked in options.iter().map(|o| o.trim()).filter(|o| !o.is_empty()) {
-            let (name, off) = match asked.split_once('=') {
-                Some((n, v)) => (n.trim(), Some(v.trim())),
-                None => (asked, None),
-            };
-            let declared = process
-                .declared
-                .iter()
-                .find(|o| o.name.eq_ignore_ascii_case(name))
-                .ok_or_else(|| {
-                    EngineDefError(format!(
-                        "--engine-options: '{name}' is not an option of '{command}' (it declares: {})",
-                        process
-                            .declared
-                            .iter()
-                            .map(|o| o.name.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ))
-                })?;
-            let (Some(min), Some(max), Some(default)) = (
-                declared.min,
-                declared.max,
-                declared
-                    .default
-                    .as_deref()
-                    .and_then(|d| d.parse::<i64>().ok()),
-            ) else {
-                return Err(EngineDefError(if declared.kind == "spin" {
-                    format!(
-                        "--engine-options: '{}' is a spin option whose default, min or max is missing or not a whole number within 64 bits (-9223372036854775808 to 9223372036854775807): describe it in an engine file with the range to tune",
-                        declared.name
-                    )
-                } else if declared.kind.is_empty() {
-                    format!(
-                        "--engine-options: the engine declares '{}' without a type, so it is not a spin with default, min and max",
-                        declared.name
-                    )
-                } else {
-                    format!(
-                        "--engine-options: '{}' is a {} option, not a spin with default, min and max",
-                        declared.name, declared.kind
-                    )
-                }));
-            };
-            if rows.iter().any(|r: &Row| r.uci_name == declared.name) {
-                return Err(EngineDefError(format!(
-                    "--engine-options: '{}' is given twice",
-                    declared.name
-                )));
-            }
-            if !(min..=max).contains(&default) {
-                return Err(EngineDefError(format!(
-                    "--engine-options: '{command}' declares '{}' with default {default} outside its own range [{min}, {max}]: describe it in an engine file with a default in range",
-                    declared.name
-                )));
-            }
-            let clamp = |v: i64| v.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32;
-            let (min, max, default) = (clamp(min), clamp(max), clamp(default));
-            let off = match off {
-                None => default,
-                Some(v) => v
-                    .parse::<i32>()
-                    .ok()
-                    .filter(|v| (min..=max).contains(v))
-                    .ok_or_else(|| {
-                        EngineDefError(format!(
-                            "--engine-options: off value '{v}' of '{name}' is not an integer in [{min}, {max}]"
-                        ))
-                    })?,
-            };
-            rows.push(Row {
-                name: snake_case(&declared.name),
-                uci_name: declared.name.clone(),
-                kind: ParamKind::Spin,
-                default,
-                min,
-                max,
-                step: ((i64::from(max) - i64::from(min)) / 20).max(1) as i32,
-                r_end: DEFAULT_R_END,
-                off,
-            });
+            let row = option_row(asked, command, &process, &rows)?;
+            rows.push(row);
         }
         if rows.is_empty() {
             return Err(EngineDefError(format!(
@@ -818,6 +722,126 @@ impl Worker {
             }
         }
     }
+}
+
+/// The program `--engine-cmd` names: `command` split at spaces (no quoting), with the default
+/// timeout.
+fn command_program(command: &str) -> Result<UciProgram, EngineDefError> {
+    if let Some(c) = command.chars().find(|c| matches!(c, '\'' | '"' | '\\')) {
+        return Err(EngineDefError(format!(
+            "--engine-cmd '{command}': {c} is not interpreted (the command is split at spaces, with no quoting or escapes); for a path or argument with spaces, write an engine file (command and args) and give --engine FILE"
+        )));
+    }
+    let mut words = command.split_whitespace();
+    let program = words
+        .next()
+        .ok_or_else(|| EngineDefError("--engine-cmd is empty".into()))?;
+    Ok(UciProgram {
+        command: program.into(),
+        args: words.map(str::to_string).collect(),
+        dir: None,
+        options: Vec::new(),
+        grace: Duration::from_millis(crate::formats::engine_file::DEFAULT_TIMEOUT_MS),
+        fresh: false,
+        breaker: Arc::default(),
+    })
+}
+
+/// The row of the `--engine-options` entry `asked` (`Name` or `Name=OFF`): a spin option the
+/// engine `command` (`process`) declares, not among `rows` already.
+fn option_row(
+    asked: &str,
+    command: &str,
+    process: &UciProcess,
+    rows: &[Row],
+) -> Result<Row, EngineDefError> {
+    let (name, off) = match asked.split_once('=') {
+        Some((n, v)) => (n.trim(), Some(v.trim())),
+        None => (asked, None),
+    };
+    let declared = process
+        .declared
+        .iter()
+        .find(|o| o.name.eq_ignore_ascii_case(name))
+        .ok_or_else(|| {
+            EngineDefError(format!(
+                "--engine-options: '{name}' is not an option of '{command}' (it declares: {})",
+                process
+                    .declared
+                    .iter()
+                    .map(|o| o.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })?;
+    let (min, max, default) = spin_range(declared)?;
+    if rows.iter().any(|r: &Row| r.uci_name == declared.name) {
+        return Err(EngineDefError(format!(
+            "--engine-options: '{}' is given twice",
+            declared.name
+        )));
+    }
+    if !(min..=max).contains(&default) {
+        return Err(EngineDefError(format!(
+            "--engine-options: '{command}' declares '{}' with default {default} outside its own range [{min}, {max}]: describe it in an engine file with a default in range",
+            declared.name
+        )));
+    }
+    let clamp = |v: i64| v.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32;
+    let (min, max, default) = (clamp(min), clamp(max), clamp(default));
+    let off = match off {
+        None => default,
+        Some(v) => v
+            .parse::<i32>()
+            .ok()
+            .filter(|v| (min..=max).contains(v))
+            .ok_or_else(|| {
+                EngineDefError(format!(
+                    "--engine-options: off value '{v}' of '{name}' is not an integer in [{min}, {max}]"
+                ))
+            })?,
+    };
+    Ok(Row {
+        name: snake_case(&declared.name),
+        uci_name: declared.name.clone(),
+        kind: ParamKind::Spin,
+        default,
+        min,
+        max,
+        step: ((i64::from(max) - i64::from(min)) / 20).max(1) as i32,
+        r_end: DEFAULT_R_END,
+        off,
+    })
+}
+
+/// The (min, max, default) of the spin option `declared`; an error saying why it has none.
+fn spin_range(declared: &DeclaredOption) -> Result<(i64, i64, i64), EngineDefError> {
+    let (Some(min), Some(max), Some(default)) = (
+        declared.min,
+        declared.max,
+        declared
+            .default
+            .as_deref()
+            .and_then(|d| d.parse::<i64>().ok()),
+    ) else {
+        return Err(EngineDefError(if declared.kind == "spin" {
+            format!(
+                "--engine-options: '{}' is a spin option whose default, min or max is missing or not a whole number within 64 bits (-9223372036854775808 to 9223372036854775807): describe it in an engine file with the range to tune",
+                declared.name
+            )
+        } else if declared.kind.is_empty() {
+            format!(
+                "--engine-options: the engine declares '{}' without a type, so it is not a spin with default, min and max",
+                declared.name
+            )
+        } else {
+            format!(
+                "--engine-options: '{}' is a {} option, not a spin with default, min and max",
+                declared.name, declared.kind
+            )
+        }));
+    };
+    Ok((min, max, default))
 }
 
 #[cfg(test)]

@@ -321,27 +321,91 @@ pub fn parse_row(text: &str) -> Result<Row, String> {
     })
 }
 
+/// An engine file's text and its path as shown, for errors.
+struct FileText<'a> {
+    shown: String,
+    text: &'a str,
+}
+
+impl FileText<'_> {
+    /// An error of the file, at `line` when known.
+    fn fail(&self, line: Option<usize>, message: String) -> EngineFileError {
+        EngineFileError {
+            path: self.shown.clone(),
+            line,
+            message,
+        }
+    }
+
+    /// The options of the table `[key]` in file order (setting one option can change
+    /// another's meaning, e.g. threads and hash); a value that is not a scalar is refused with
+    /// its line.
+    fn table(&self, t: &SpannedTable, key: &str) -> Result<Vec<(String, String)>, EngineFileError> {
+        let mut entries: Vec<(&String, &toml::Spanned<toml::Value>)> = t.iter().collect();
+        entries.sort_by_key(|(_, v)| v.span().start);
+        entries
+            .into_iter()
+            .map(|(k, v)| {
+                option_value(v.get_ref())
+                    .map(|value| (k.clone(), value))
+                    .ok_or_else(|| {
+                        let hint = if k == "params" {
+                            " (params belongs before the first [table] header)"
+                        } else {
+                            ""
+                        };
+                        self.fail(
+                            Some(line_of(self.text, v.span().start)),
+                            format!(
+                                "[{key}] {k} = {}: expected a string, number or boolean{hint}",
+                                as_written(v.get_ref())
+                            ),
+                        )
+                    })
+            })
+            .collect()
+    }
+
+    /// The rows of `params`, each refused with its line when bad or repeating another.
+    fn rows(&self, params: &[toml::Spanned<String>]) -> Result<Vec<Row>, EngineFileError> {
+        let mut rows: Vec<Row> = Vec::new();
+        for spanned in params {
+            let line = Some(line_of(self.text, spanned.span().start));
+            let row = parse_row(spanned.get_ref()).map_err(|m| self.fail(line, m))?;
+            if let Some(twin) = rows
+                .iter()
+                .find(|r| r.answers_to(&row.name) || r.answers_to(&row.uci_name))
+            {
+                return Err(self.fail(
+                    line,
+                    format!("row '{}' repeats row '{}'", row.name, twin.name),
+                ));
+            }
+            rows.push(row);
+        }
+        Ok(rows)
+    }
+}
+
 impl EngineFile {
     /// Parses the text of an engine file read from `path`.
     ///
     /// # Errors
     /// TOML syntax, unknown keys, a bad row, repeated names, a non-scalar option.
     pub fn parse(path: &Path, text: &str) -> Result<EngineFile, EngineFileError> {
-        let shown = path.display().to_string();
-        let fail = |line: Option<usize>, message: String| EngineFileError {
-            path: shown.clone(),
-            line,
-            message,
+        let file = FileText {
+            shown: path.display().to_string(),
+            text,
         };
-        check_types(text).map_err(|(line, message)| fail(line, message))?;
+        check_types(text).map_err(|(line, message)| file.fail(line, message))?;
         let raw: Raw = toml::from_str(text).map_err(|e| {
             let line = e.span().map(|s| line_of(text, s.start));
-            fail(line, e.message().trim().to_string())
+            file.fail(line, e.message().trim().to_string())
         })?;
         let base = path.parent().unwrap_or(Path::new("")).to_path_buf();
         let command_text = raw.command.get_ref().trim();
         if command_text.is_empty() {
-            return Err(fail(
+            return Err(file.fail(
                 Some(line_of(text, raw.command.span().start)),
                 "command is empty".into(),
             ));
@@ -355,58 +419,16 @@ impl EngineFile {
         } else {
             PathBuf::from(command_text)
         };
-        // In file order (setting one option can change another's meaning, e.g. threads and
-        // hash); a value that is not a scalar is refused with its line.
-        let table =
-            |t: &SpannedTable, key: &str| -> Result<Vec<(String, String)>, EngineFileError> {
-                let mut entries: Vec<(&String, &toml::Spanned<toml::Value>)> = t.iter().collect();
-                entries.sort_by_key(|(_, v)| v.span().start);
-                entries
-                    .into_iter()
-                    .map(|(k, v)| {
-                        option_value(v.get_ref())
-                        .map(|value| (k.clone(), value))
-                        .ok_or_else(|| {
-                            let hint = if k == "params" {
-                                " (params belongs before the first [table] header)"
-                            } else {
-                                ""
-                            };
-                            fail(
-                                Some(line_of(text, v.span().start)),
-                                format!(
-                                    "[{key}] {k} = {}: expected a string, number or boolean{hint}",
-                                    as_written(v.get_ref())
-                                ),
-                            )
-                        })
-                    })
-                    .collect()
-            };
         if raw.timeout_ms == Some(0) {
             let at = text.find("timeout_ms").unwrap_or(0);
-            return Err(fail(
+            return Err(file.fail(
                 Some(line_of(text, at)),
                 format!(
                     "timeout_ms 0: an engine would count as hung before it could answer; give the milliseconds of silence to allow (default {DEFAULT_TIMEOUT_MS})"
                 ),
             ));
         }
-        let mut rows: Vec<Row> = Vec::new();
-        for spanned in &raw.params {
-            let line = Some(line_of(text, spanned.span().start));
-            let row = parse_row(spanned.get_ref()).map_err(|m| fail(line, m))?;
-            if let Some(twin) = rows
-                .iter()
-                .find(|r| r.answers_to(&row.name) || r.answers_to(&row.uci_name))
-            {
-                return Err(fail(
-                    line,
-                    format!("row '{}' repeats row '{}'", row.name, twin.name),
-                ));
-            }
-            rows.push(row);
-        }
+        let rows = file.rows(&raw.params)?;
         let name = raw
             .name
             .filter(|n| !n.trim().is_empty())
@@ -417,15 +439,15 @@ impl EngineFile {
         let mut digest = Fnv::new();
         digest.write(text.as_bytes());
         Ok(EngineFile {
-            path: shown.clone(),
+            path: file.shown.clone(),
             name,
             command,
             args: raw.args,
             // Started beside its file unless told otherwise, as its relative command is found
             // there: `args = ["engine.py"]` names the script beside the file.
             dir: Some(base.join(raw.dir.as_deref().unwrap_or("."))),
-            options: table(&raw.options, "options")?,
-            reference_options: table(&raw.reference_options, "reference_options")?,
+            options: file.table(&raw.options, "options")?,
+            reference_options: file.table(&raw.reference_options, "reference_options")?,
             rows,
             timeout_ms: raw.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS),
             fresh: raw.fresh,

@@ -131,6 +131,116 @@ fn search_all(
         .collect()
 }
 
+/// The cache files of a deep reference by `defaults` at `deep` (the reference of these `fens`,
+/// and the values of moves), in `cache_dir`; none without it.
+fn cache_paths(
+    defaults: &Setting,
+    deep: SuiteLimit,
+    hash_mb: usize,
+    fens: &[String],
+    cache_dir: Option<&Path>,
+) -> (Option<PathBuf>, Option<PathBuf>) {
+    let mut key = Fnv::new();
+    key.write(defaults.def().signature().as_bytes());
+    key.write(defaults.to_string().as_bytes());
+    key.write(format!("{deep:?} {hash_mb}").as_bytes());
+    let mut list = key.clone();
+    for fen in fens {
+        list.write(fen.as_bytes());
+        list.write(b"\n");
+    }
+    let reference_path =
+        cache_dir.map(|d| d.join(format!("quality-reference-{:016x}.json", list.finish())));
+    let cache = cache_dir.map(|d| d.join(format!("quality-moves-{:016x}.json", key.finish())));
+    (reference_path, cache)
+}
+
+/// The deep reference cached at `path`, if it is there, whole and of `count` positions.
+fn read_reference(path: Option<&Path>, count: usize) -> Option<Vec<Deep>> {
+    path.and_then(|p| std::fs::read_to_string(p).ok())
+        .and_then(|t| serde_json::from_str::<Sealed<Vec<Deep>>>(&t).ok())
+        .and_then(|sealed| sealed.open().ok())
+        .filter(|r| r.len() == count)
+}
+
+/// Searches the deep reference of `positions` (with their `fens`), leaving out the positions
+/// it faulted on, and caches it at `path` when it has no fault; the reference and its faults.
+fn search_reference(
+    (positions, fens): (&mut Vec<Chess>, &mut Vec<String>),
+    defaults: &Setting,
+    deep: SuiteLimit,
+    hash_mb: usize,
+    on_searched: &(dyn Fn(usize) + Sync),
+    path: Option<&Path>,
+) -> Result<(Vec<Deep>, Vec<ReferenceFault>), QualityError> {
+    let mut reference_faults = Vec::new();
+    let count = positions.len();
+    let mut out = Vec::with_capacity(count);
+    let mut kept = vec![true; count];
+    for (index, found) in search_all(positions, defaults, deep, hash_mb, on_searched)
+        .into_iter()
+        .enumerate()
+    {
+        match found {
+            Ok(r) => out.push(Deep {
+                best_move: r.best_move.map(uci_move),
+                score: r.score.unwrap_or(0),
+            }),
+            Err(why) => {
+                kept[index] = false;
+                reference_faults.push(ReferenceFault {
+                    index,
+                    fen: fens[index].clone(),
+                    why,
+                });
+            }
+        }
+    }
+    if out.is_empty()
+        && let Some(first) = reference_faults.first()
+    {
+        return Err(QualityError::Reference {
+            count,
+            first: first.clone(),
+        });
+    }
+    // A position without a yardstick is left out, and a reference with faults (an
+    // accident of this run) is not cached.
+    let mut keep = kept.iter().copied();
+    positions.retain(|_| keep.next().unwrap_or(true));
+    let mut keep = kept.iter().copied();
+    fens.retain(|_| keep.next().unwrap_or(true));
+    if let Some(p) = path.filter(|_| reference_faults.is_empty()) {
+        // A cache that cannot be written only costs time on the next run.
+        let _ = write_atomic(
+            p,
+            serde_json::to_string(&Sealed::new(&out))
+                .unwrap_or_default()
+                .as_bytes(),
+        );
+    }
+    Ok((out, reference_faults))
+}
+
+/// The cached deep values of moves at `path`, keyed by position index in `fens` and move.
+fn read_values(path: Option<&Path>, fens: &[String]) -> HashMap<(usize, String), i32> {
+    path.and_then(|p| std::fs::read_to_string(p).ok())
+        .and_then(|t| serde_json::from_str::<Sealed<Vec<(String, String, i32)>>>(&t).ok())
+        .and_then(|sealed| sealed.open().ok())
+        .map(|entries| {
+            let index: HashMap<&str, usize> = fens
+                .iter()
+                .enumerate()
+                .map(|(i, f)| (f.as_str(), i))
+                .collect();
+            entries
+                .into_iter()
+                .filter_map(|(fen, mv, v)| index.get(fen.as_str()).map(|&i| ((i, mv), v)))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 impl MoveQuality {
     /// Prepares the objective: `positions` searched at `limit`, judged against the engine's
     /// defaults at `deep`; deep results cached in `cache_dir` (none: no cache).
@@ -172,97 +282,21 @@ impl MoveQuality {
         on_searched: &(dyn Fn(usize) + Sync),
     ) -> Result<MoveQuality, QualityError> {
         let fens: Vec<String> = positions.iter().map(fen_of).collect();
-        let mut key = Fnv::new();
-        key.write(defaults.def().signature().as_bytes());
-        key.write(defaults.to_string().as_bytes());
-        key.write(format!("{deep:?} {hash_mb}").as_bytes());
-        let mut list = key.clone();
-        for fen in &fens {
-            list.write(fen.as_bytes());
-            list.write(b"\n");
-        }
-        let reference_path =
-            cache_dir.map(|d| d.join(format!("quality-reference-{:016x}.json", list.finish())));
-        let cache = cache_dir.map(|d| d.join(format!("quality-moves-{:016x}.json", key.finish())));
-        let cached: Option<Vec<Deep>> = reference_path
-            .as_ref()
-            .and_then(|p| std::fs::read_to_string(p).ok())
-            .and_then(|t| serde_json::from_str::<Sealed<Vec<Deep>>>(&t).ok())
-            .and_then(|sealed| sealed.open().ok())
-            .filter(|r| r.len() == positions.len());
-        let mut reference_faults = Vec::new();
+        let (reference_path, cache) = cache_paths(&defaults, deep, hash_mb, &fens, cache_dir);
+        let cached = read_reference(reference_path.as_deref(), positions.len());
         let (mut positions, mut fens) = (positions, fens);
-        let reference = match cached {
-            Some(r) => r,
-            None => {
-                let count = positions.len();
-                let mut out = Vec::with_capacity(count);
-                let mut kept = vec![true; count];
-                for (index, found) in search_all(&positions, &defaults, deep, hash_mb, on_searched)
-                    .into_iter()
-                    .enumerate()
-                {
-                    match found {
-                        Ok(r) => out.push(Deep {
-                            best_move: r.best_move.map(uci_move),
-                            score: r.score.unwrap_or(0),
-                        }),
-                        Err(why) => {
-                            kept[index] = false;
-                            reference_faults.push(ReferenceFault {
-                                index,
-                                fen: fens[index].clone(),
-                                why,
-                            });
-                        }
-                    }
-                }
-                if out.is_empty()
-                    && let Some(first) = reference_faults.first()
-                {
-                    return Err(QualityError::Reference {
-                        count,
-                        first: first.clone(),
-                    });
-                }
-                // A position without a yardstick is left out, and a reference with faults (an
-                // accident of this run) is not cached.
-                let mut keep = kept.iter().copied();
-                positions.retain(|_| keep.next().unwrap_or(true));
-                let mut keep = kept.iter().copied();
-                fens.retain(|_| keep.next().unwrap_or(true));
-                if let Some(p) = reference_path
-                    .as_ref()
-                    .filter(|_| reference_faults.is_empty())
-                {
-                    // A cache that cannot be written only costs time on the next run.
-                    let _ = write_atomic(
-                        p,
-                        serde_json::to_string(&Sealed::new(&out))
-                            .unwrap_or_default()
-                            .as_bytes(),
-                    );
-                }
-                out
-            }
+        let (reference, reference_faults) = match cached {
+            Some(r) => (r, Vec::new()),
+            None => search_reference(
+                (&mut positions, &mut fens),
+                &defaults,
+                deep,
+                hash_mb,
+                on_searched,
+                reference_path.as_deref(),
+            )?,
         };
-        let values: HashMap<(usize, String), i32> = cache
-            .as_ref()
-            .and_then(|p| std::fs::read_to_string(p).ok())
-            .and_then(|t| serde_json::from_str::<Sealed<Vec<(String, String, i32)>>>(&t).ok())
-            .and_then(|sealed| sealed.open().ok())
-            .map(|entries| {
-                let index: HashMap<&str, usize> = fens
-                    .iter()
-                    .enumerate()
-                    .map(|(i, f)| (f.as_str(), i))
-                    .collect();
-                entries
-                    .into_iter()
-                    .filter_map(|(fen, mv, v)| index.get(fen.as_str()).map(|&i| ((i, mv), v)))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let values = read_values(cache.as_deref(), &fens);
         Ok(MoveQuality {
             positions,
             fens,

@@ -25,7 +25,7 @@ use crate::scoring::games::game::{
     GameConfig, GameOutcome, GameRecord, MoveLimit, Player, Termination,
 };
 use crate::scoring::games::matches::{PairRecord, play_pair};
-use crate::scoring::suite::{PositionResult, RunConfig, SuiteLimit, SuitePosition};
+use crate::scoring::suite::run::{PositionResult, RunConfig, SuiteLimit, SuitePosition};
 
 pub mod local;
 pub mod slurm;
@@ -923,7 +923,7 @@ mod tests {
         Job::Suite(SuiteJob {
             setting: Margins::default().with("futility_margin", 150).into(),
             config: RunConfig {
-                limit: crate::scoring::suite::SuiteLimit::Nodes(2000),
+                limit: SuiteLimit::Nodes(2000),
                 hash_mb: 1,
             },
             positions,

@@ -327,40 +327,9 @@ impl Runner for Slurm {
             .iter()
             .map(|j| Sharded::new(j, self.config.shards))
             .collect();
-        let texts: Vec<String> = sharded
-            .iter()
-            .flat_map(|s| &s.shards)
-            .map(|shard| serde_json::to_string_pretty(&Unit::of(shard)))
-            .collect::<Result<_, _>>()
-            .map_err(|e| ExecError::Failed(format!("cannot write a unit: {e}")))?;
+        let texts = unit_texts(&sharded)?;
         let units = texts.len();
-        if units > MAX_TASKS {
-            return Err(ExecError::Failed(format!(
-                "{units} units in one batch: more than a job array holds ({MAX_TASKS}); use fewer --shards"
-            )));
-        }
-        let digests: Vec<String> = texts.iter().map(|t| digest(t.as_bytes())).collect();
-        let dir = self
-            .config
-            .workdir
-            .join(format!("batch-{}", digest(digests.join(",").as_bytes())));
-        let io = |what: &str, path: &Path, e: std::io::Error| {
-            ExecError::Failed(format!("cannot write {what} {}: {e}", path.display()))
-        };
-        std::fs::create_dir_all(&dir).map_err(|e| io("the batch directory", &dir, e))?;
-        for (i, text) in texts.iter().enumerate() {
-            let path = dir.join(format!("unit-{i}.json"));
-            if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
-                write_atomic(&path, text.as_bytes()).map_err(|e| io("the unit", &path, e))?;
-            }
-        }
-        let script = dir.join("task.sh");
-        let body = format!(
-            "#!/bin/sh\n# One task of a marginal batch: runs the unit of its array index.\nexec {} work \"unit-$SLURM_ARRAY_TASK_ID.json\" --out \"result-$SLURM_ARRAY_TASK_ID.json\"\n",
-            quote(&self.config.exe)
-        );
-        write_atomic(&script, body.as_bytes()).map_err(|e| io("the task script", &script, e))?;
-        let batch = Batch { dir, digests };
+        let (batch, script) = self.write_batch(&texts)?;
 
         let mut results: Vec<Option<(Done, f64)>> = (0..units).map(|i| batch.result(i)).collect();
         let reused = results.iter().filter(|r| r.is_some()).count();
@@ -371,6 +340,104 @@ impl Runner for Slurm {
                 units,
             });
         }
+        self.run_pending(&batch, &script, &mut results)?;
+
+        let (merged, work_seconds) = merge_results(&sharded, results, &batch)?;
+        // Merged: the batch's files are no longer needed for a resume.
+        let _ = std::fs::remove_dir_all(&batch.dir);
+        (self.on_event)(&Event::Finished {
+            units,
+            seconds: start.elapsed().as_secs_f64(),
+            work_seconds,
+        });
+        Ok(merged)
+    }
+}
+
+/// The text of each shard's unit, in order; refused past what one job array holds.
+fn unit_texts(sharded: &[Sharded]) -> Result<Vec<String>, ExecError> {
+    let texts: Vec<String> = sharded
+        .iter()
+        .flat_map(|s| &s.shards)
+        .map(|shard| serde_json::to_string_pretty(&Unit::of(shard)))
+        .collect::<Result<_, _>>()
+        .map_err(|e| ExecError::Failed(format!("cannot write a unit: {e}")))?;
+    let units = texts.len();
+    if units > MAX_TASKS {
+        return Err(ExecError::Failed(format!(
+            "{units} units in one batch: more than a job array holds ({MAX_TASKS}); use fewer --shards"
+        )));
+    }
+    Ok(texts)
+}
+
+/// The error of a batch file that cannot be written.
+fn write_error(what: &str, path: &Path, e: std::io::Error) -> ExecError {
+    ExecError::Failed(format!("cannot write {what} {}: {e}", path.display()))
+}
+
+/// Merges the results of each job's shards, in order; the merged results and the seconds
+/// the tasks worked in all.
+fn merge_results(
+    sharded: &[Sharded],
+    results: Vec<Option<(Done, f64)>>,
+    batch: &Batch,
+) -> Result<(Vec<Done>, f64), ExecError> {
+    let mut done = results.into_iter().map(|r| r.expect("every result read"));
+    let mut work_seconds = 0.0;
+    let mut merged = Vec::with_capacity(sharded.len());
+    for s in sharded {
+        let parts: Vec<Done> = (&mut done)
+            .take(s.shards.len())
+            .map(|(d, secs)| {
+                work_seconds += secs;
+                d
+            })
+            .collect();
+        merged.push(
+            s.merge(parts)
+                .map_err(|e| ExecError::Failed(format!("batch {}: {e}", batch.dir.display())))?,
+        );
+    }
+    Ok((merged, work_seconds))
+}
+
+impl Slurm {
+    /// Writes the batch's directory (named by its units' digests), the units not already
+    /// there and the task script; the batch and the script's path.
+    fn write_batch(&self, texts: &[String]) -> Result<(Batch, PathBuf), ExecError> {
+        let digests: Vec<String> = texts.iter().map(|t| digest(t.as_bytes())).collect();
+        let dir = self
+            .config
+            .workdir
+            .join(format!("batch-{}", digest(digests.join(",").as_bytes())));
+        std::fs::create_dir_all(&dir).map_err(|e| write_error("the batch directory", &dir, e))?;
+        for (i, text) in texts.iter().enumerate() {
+            let path = dir.join(format!("unit-{i}.json"));
+            if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+                write_atomic(&path, text.as_bytes())
+                    .map_err(|e| write_error("the unit", &path, e))?;
+            }
+        }
+        let script = dir.join("task.sh");
+        let body = format!(
+            "#!/bin/sh\n# One task of a marginal batch: runs the unit of its array index.\nexec {} work \"unit-$SLURM_ARRAY_TASK_ID.json\" --out \"result-$SLURM_ARRAY_TASK_ID.json\"\n",
+            quote(&self.config.exe)
+        );
+        write_atomic(&script, body.as_bytes())
+            .map_err(|e| write_error("the task script", &script, e))?;
+        Ok((Batch { dir, digests }, script))
+    }
+
+    /// Submits the tasks without a result as job arrays, again after a failure up to the
+    /// retries, until every task has its result.
+    fn run_pending(
+        &self,
+        batch: &Batch,
+        script: &Path,
+        results: &mut [Option<(Done, f64)>],
+    ) -> Result<(), ExecError> {
+        let units = results.len();
         let mut attempt = 0;
         loop {
             let pending: Vec<usize> = (0..units).filter(|&i| results[i].is_none()).collect();
@@ -391,7 +458,7 @@ impl Runner for Slurm {
                     "before submitting a job array".into(),
                 ));
             }
-            let job = self.submit(&batch.dir, &script, &pending)?;
+            let job = self.submit(&batch.dir, script, &pending)?;
             (self.on_event)(&Event::Submitted {
                 dir: batch.dir.clone(),
                 job: job.clone(),
@@ -411,31 +478,6 @@ impl Runner for Slurm {
             }
             attempt += 1;
         }
-
-        let mut done = results.into_iter().map(|r| r.expect("every result read"));
-        let mut work_seconds = 0.0;
-        let mut merged = Vec::with_capacity(jobs.len());
-        for s in &sharded {
-            let parts: Vec<Done> = (&mut done)
-                .take(s.shards.len())
-                .map(|(d, secs)| {
-                    work_seconds += secs;
-                    d
-                })
-                .collect();
-            merged.push(
-                s.merge(parts).map_err(|e| {
-                    ExecError::Failed(format!("batch {}: {e}", batch.dir.display()))
-                })?,
-            );
-        }
-        // Merged: the batch's files are no longer needed for a resume.
-        let _ = std::fs::remove_dir_all(&batch.dir);
-        (self.on_event)(&Event::Finished {
-            units,
-            seconds: start.elapsed().as_secs_f64(),
-            work_seconds,
-        });
-        Ok(merged)
+        Ok(())
     }
 }

@@ -368,18 +368,7 @@ pub fn play_game_until(
 ) -> Option<GameRecord> {
     white.new_game();
     black.new_game();
-    // The board carries the Zobrist key incrementally (threefold repetition, engine history).
-    let mut board = Board::new(opening.clone());
-    let mut keys: Vec<u64> = Vec::new();
-    let mut seen: HashMap<u64, u32> = HashMap::new();
-    seen.insert(board.hash(), 1);
-    let mut moves = Vec::new();
-    // White-point-of-view scores, one per ply (None when a player gave none).
-    let mut scores: Vec<Option<i32>> = Vec::new();
-    let mut clocks = match config.limit {
-        MoveLimit::Clock { base, .. } => [base, base],
-        _ => [Duration::ZERO; 2],
-    };
+    let mut game = GameState::new(opening, config);
     let (white_name, black_name) = (white.name().to_string(), black.name().to_string());
     let finish = |moves: Vec<Move>, outcome, termination| {
         Some(GameRecord {
@@ -392,44 +381,16 @@ pub fn play_game_until(
         })
     };
     loop {
-        let pos = board.pos();
-        // The rules, in the order FIDE applies them.
-        if pos.is_checkmate() {
-            return finish(
-                moves,
-                GameOutcome::win_for(!pos.turn()),
-                Termination::Checkmate,
-            );
-        }
-        if pos.is_stalemate() {
-            return finish(moves, GameOutcome::Draw, Termination::Stalemate);
-        }
-        if pos.is_insufficient_material() {
-            return finish(moves, GameOutcome::Draw, Termination::InsufficientMaterial);
-        }
-        if seen.get(&board.hash()).copied().unwrap_or(0) >= 3 {
-            return finish(moves, GameOutcome::Draw, Termination::ThreefoldRepetition);
-        }
-        if pos.halfmoves() >= 100 {
-            return finish(moves, GameOutcome::Draw, Termination::FiftyMoves);
-        }
-        if moves.len() as u32 >= config.max_plies {
-            return finish(moves, GameOutcome::Draw, Termination::PlyCap);
+        if let Some((outcome, termination)) = game.ended_by_rules(config) {
+            return finish(game.moves, outcome, termination);
         }
 
         if abandon() {
             return None;
         }
+        let pos = game.board.pos();
         let side = pos.turn();
-        let limits = match config.limit {
-            MoveLimit::Nodes(n) => Limits::nodes(n),
-            MoveLimit::Depth(d) => Limits::depth(d),
-            MoveLimit::Clock { increment, .. } => Limits {
-                time_left: Some(clocks[side as usize]),
-                increment: Some(increment),
-                ..Limits::default()
-            },
-        };
+        let limits = move_limits(config, &game.clocks, side);
         let player: &mut dyn Player = match side {
             Color::White => white,
             Color::Black => black,
@@ -437,31 +398,21 @@ pub fn play_game_until(
         let started = Instant::now();
         let chosen = player.choose(&Turn {
             start: opening,
-            moves: &moves,
+            moves: &game.moves,
             position: pos,
-            history: &keys,
+            history: &game.keys,
             limits: &limits,
         });
         let spent = started.elapsed();
-        if let MoveLimit::Clock { increment, .. } = config.limit {
-            let clock = &mut clocks[side as usize];
-            if spent > *clock {
-                // Out of time: a loss, unless the opponent cannot possibly mate.
-                let outcome = if pos.has_insufficient_material(!side) {
-                    GameOutcome::Draw
-                } else {
-                    GameOutcome::win_for(!side)
-                };
-                return finish(moves, outcome, Termination::TimeForfeit);
-            }
-            *clock = *clock - spent + increment;
+        if let Some(outcome) = charge_clock(config, &mut game.clocks, side, spent, pos) {
+            return finish(game.moves, outcome, Termination::TimeForfeit);
         }
         let chosen = match chosen {
             Ok(c) if pos.is_legal(c.mv) => c,
             Ok(c) => {
                 let why = format!("illegal move {}", c.mv);
                 return finish(
-                    moves,
+                    game.moves,
                     GameOutcome::win_for(!side),
                     Termination::PlayerFailure(why),
                 );
@@ -471,34 +422,143 @@ pub fn play_game_until(
             Err(_) if abandon() => return None,
             Err(e) => {
                 return finish(
-                    moves,
+                    game.moves,
                     GameOutcome::win_for(!side),
                     Termination::PlayerFailure(e.to_string()),
                 );
             }
         };
-        scores.push(chosen.score.map(|s| match side {
+        game.play(chosen, side);
+
+        if let Some((outcome, termination)) = game.ended_by_adjudication(config) {
+            return finish(game.moves, outcome, termination);
+        }
+    }
+}
+
+/// A game being played: the board, the keys of its earlier positions and how often each
+/// position was seen, the moves, the scores and the clocks.
+struct GameState {
+    // The board carries the Zobrist key incrementally (threefold repetition, engine history).
+    board: Board,
+    keys: Vec<u64>,
+    seen: HashMap<u64, u32>,
+    moves: Vec<Move>,
+    // White-point-of-view scores, one per ply (None when a player gave none).
+    scores: Vec<Option<i32>>,
+    clocks: [Duration; 2],
+}
+
+impl GameState {
+    /// A game at `opening`, no move played, the clocks at `config`'s base time.
+    fn new(opening: &Chess, config: &GameConfig) -> Self {
+        let board = Board::new(opening.clone());
+        let mut seen: HashMap<u64, u32> = HashMap::new();
+        seen.insert(board.hash(), 1);
+        let clocks = match config.limit {
+            MoveLimit::Clock { base, .. } => [base, base],
+            _ => [Duration::ZERO; 2],
+        };
+        GameState {
+            board,
+            keys: Vec::new(),
+            seen,
+            moves: Vec::new(),
+            scores: Vec::new(),
+            clocks,
+        }
+    }
+
+    /// How the rules end the game before the next move, if they do (the ply cap last).
+    fn ended_by_rules(&self, config: &GameConfig) -> Option<(GameOutcome, Termination)> {
+        let pos = self.board.pos();
+        // The rules, in the order FIDE applies them.
+        if pos.is_checkmate() {
+            return Some((GameOutcome::win_for(!pos.turn()), Termination::Checkmate));
+        }
+        if pos.is_stalemate() {
+            return Some((GameOutcome::Draw, Termination::Stalemate));
+        }
+        if pos.is_insufficient_material() {
+            return Some((GameOutcome::Draw, Termination::InsufficientMaterial));
+        }
+        if self.seen.get(&self.board.hash()).copied().unwrap_or(0) >= 3 {
+            return Some((GameOutcome::Draw, Termination::ThreefoldRepetition));
+        }
+        if pos.halfmoves() >= 100 {
+            return Some((GameOutcome::Draw, Termination::FiftyMoves));
+        }
+        if self.moves.len() as u32 >= config.max_plies {
+            return Some((GameOutcome::Draw, Termination::PlyCap));
+        }
+        None
+    }
+
+    /// Plays `side`'s move `chosen`, keeping its score from White's point of view.
+    fn play(&mut self, chosen: PlayerMove, side: Color) {
+        self.scores.push(chosen.score.map(|s| match side {
             Color::White => s,
             Color::Black => -s,
         }));
-        keys.push(board.hash());
-        board = board.play(chosen.mv);
-        moves.push(chosen.mv);
-        *seen.entry(board.hash()).or_insert(0) += 1;
-        let pos = board.pos();
-
-        if let Some(outcome) = adjudicate(config, &scores, pos.fullmoves().get()) {
-            // Mate on the board takes precedence: it is checked at the top of the loop first.
-            if !pos.is_checkmate() {
-                let termination = if outcome == GameOutcome::Draw {
-                    Termination::DrawAdjudication
-                } else {
-                    Termination::ResignAdjudication
-                };
-                return finish(moves, outcome, termination);
-            }
-        }
+        self.keys.push(self.board.hash());
+        self.board = self.board.play(chosen.mv);
+        self.moves.push(chosen.mv);
+        *self.seen.entry(self.board.hash()).or_insert(0) += 1;
     }
+
+    /// How adjudication ends the game after a move, if it does.
+    fn ended_by_adjudication(&self, config: &GameConfig) -> Option<(GameOutcome, Termination)> {
+        let pos = self.board.pos();
+        let outcome = adjudicate(config, &self.scores, pos.fullmoves().get())?;
+        // Mate on the board takes precedence: it is checked at the top of the loop first.
+        if pos.is_checkmate() {
+            return None;
+        }
+        let termination = if outcome == GameOutcome::Draw {
+            Termination::DrawAdjudication
+        } else {
+            Termination::ResignAdjudication
+        };
+        Some((outcome, termination))
+    }
+}
+
+/// The limits of `side`'s next move under `config`'s limit (its clock's time under a clock).
+fn move_limits(config: &GameConfig, clocks: &[Duration; 2], side: Color) -> Limits {
+    match config.limit {
+        MoveLimit::Nodes(n) => Limits::nodes(n),
+        MoveLimit::Depth(d) => Limits::depth(d),
+        MoveLimit::Clock { increment, .. } => Limits {
+            time_left: Some(clocks[side as usize]),
+            increment: Some(increment),
+            ..Limits::default()
+        },
+    }
+}
+
+/// Under a clock, takes the `spent` time of `side`'s move from its clock and adds the
+/// increment; the game's outcome if the move took more time than the clock had.
+fn charge_clock(
+    config: &GameConfig,
+    clocks: &mut [Duration; 2],
+    side: Color,
+    spent: Duration,
+    pos: &Chess,
+) -> Option<GameOutcome> {
+    if let MoveLimit::Clock { increment, .. } = config.limit {
+        let clock = &mut clocks[side as usize];
+        if spent > *clock {
+            // Out of time: a loss, unless the opponent cannot possibly mate.
+            let outcome = if pos.has_insufficient_material(!side) {
+                GameOutcome::Draw
+            } else {
+                GameOutcome::win_for(!side)
+            };
+            return Some(outcome);
+        }
+        *clock = *clock - spent + increment;
+    }
+    None
 }
 
 /// Applies the adjudication rules to the White-view scores of the plies so far.

@@ -184,32 +184,54 @@ pub fn play_pair_until(
 ///
 /// # Example
 ///
-/// Marginal's own engine with every margin test off (A) against its defaults (B), two game
-/// pairs from the first openings of a bundled book at 300 nodes a move:
+/// Two game pairs of the built-in engine's default margins against pruning off, at 300 nodes
+/// a move, from two openings:
 ///
 /// ```
-/// use marginal::engine::{EngineDef, Setting};
+/// use marginal::engine::Setting;
+/// use marginal::params::Margins;
 /// use marginal::scoring::games::game::{EnginePlayer, GameConfig, MoveLimit, Player};
 /// use marginal::scoring::games::matches::{MatchConfig, run_match};
+/// use shakmaty::{Chess, Position};
 ///
-/// let book = concat!(env!("CARGO_MANIFEST_DIR"), "/data/openings/noob_3moves_1k.epd");
-/// let openings = marginal::formats::openings::read(book.as_ref()).unwrap().records;
-/// let def = EngineDef::builtin();
-/// let (off, defaults) = (Setting::off(&def), Setting::defaults(&def));
-/// let a = || Box::new(EnginePlayer::new("off", off.clone(), 1)) as Box<dyn Player>;
-/// let b = || Box::new(EnginePlayer::new("default", defaults.clone(), 1)) as Box<dyn Player>;
+/// let (a, b): (Setting, Setting) = (Margins::default().into(), Margins::off().into());
+/// let after_e4 = {
+///     let mut pos = Chess::default();
+///     let e4 = pos
+///         .legal_moves()
+///         .into_iter()
+///         .find(|m| m.to().to_string() == "e4")
+///         .unwrap();
+///     pos.play_unchecked(e4);
+///     pos
+/// };
+/// let openings = [Chess::default(), after_e4];
 /// let config = MatchConfig {
-///     game: GameConfig { limit: MoveLimit::Nodes(300), ..GameConfig::default() },
+///     game: GameConfig {
+///         limit: MoveLimit::Nodes(300),
+///         max_plies: 120,
+///         ..GameConfig::default()
+///     },
 ///     games: 4,
 ///     concurrency: 2,
 ///     sprt: None,
 /// };
-/// let mut pairs_seen = 0;
-/// let result = run_match(&a, &b, &openings[..2], &config, &mut |_, _| pairs_seen += 1);
+/// let fa = || -> Box<dyn Player> { Box::new(EnginePlayer::new("default", a.clone(), 1)) };
+/// let fb = || -> Box<dyn Player> { Box::new(EnginePlayer::new("off", b.clone(), 1)) };
+/// let mut seen = Vec::new();
+/// let result = run_match(&fa, &fb, &openings, &config, &mut |pair, _| seen.push(pair.index));
+///
+/// assert_eq!(seen, [0, 1]);
+/// assert_eq!(result.pairs.len(), 2);
 /// assert_eq!(result.stats.games, 4);
-/// assert_eq!(pairs_seen, 2);
-/// let wdl = result.stats.wdl;
-/// assert_eq!(wdl.wins + wdl.draws + wdl.losses, 4);
+/// assert_eq!(result.stats.wdl.total_games(), 4);
+/// assert!(!result.interrupted);
+/// // Each pair plays its opening twice, A White then B White.
+/// for pair in &result.pairs {
+///     assert_eq!(pair.first.white, "default");
+///     assert_eq!(pair.second.white, "off");
+///     assert_eq!(pair.first.start, openings[pair.index]);
+/// }
 /// ```
 pub fn run_match(
     a: &PlayerFactory<'_>,

@@ -243,39 +243,15 @@ pub fn read_games(text: &[u8]) -> Result<ReadPgn, PgnError> {
 /// Reads one whole game: tag lines, a blank line, movetext lines (`first` is the index of its
 /// first line).
 fn read_game(lines: &[Line<'_>], first: usize) -> Result<ReadGame, PgnError> {
-    let err = |index: usize, reason: String| PgnError {
-        line: first + index + 1,
-        reason,
-    };
-    let text_of = |index: usize| {
-        std::str::from_utf8(lines[index].text).map_err(|_| err(index, "not UTF-8 text".into()))
-    };
-    let mut tags = Vec::new();
-    let mut index = 0;
-    while lines[index].text.starts_with(b"[") {
-        let line = text_of(index)?;
-        let tag = parse_tag(line).ok_or_else(|| err(index, format!("not a tag pair: {line}")))?;
-        tags.push(tag);
-        index += 1;
-    }
-    let tag = |name: &str| {
-        tags.iter()
-            .find(|(n, _): &&(String, String)| n == name)
-            .map(|(_, v)| v.as_str())
-    };
-    let start: Chess = match tag("FEN") {
-        None => Chess::default(),
-        Some(fen) => fen
-            .parse::<Fen>()
-            .ok()
-            .and_then(|f| f.into_position(CastlingMode::Standard).ok())
-            .ok_or_else(|| err(0, format!("FEN tag '{fen}' is not a legal position")))?,
-    };
+    let game = GameLines { lines, first };
+    let (tags, blank) = game.tags()?;
+    let tag = |name: &str| tag_value(&tags, name);
+    let start = game.start_position(tag("FEN"))?;
     let tag_outcome = tag("Result").and_then(GameOutcome::from_pgn);
     let (white, black) = match (tag("White"), tag("Black"), tag_outcome) {
         (Some(w), Some(b), Some(_)) => (w.to_string(), b.to_string()),
         _ => {
-            return Err(err(
+            return Err(game.err(
                 0,
                 "a game needs White, Black and a Result tag (1-0, 0-1 or 1/2-1/2)".into(),
             ));
@@ -283,99 +259,25 @@ fn read_game(lines: &[Line<'_>], first: usize) -> Result<ReadGame, PgnError> {
     };
 
     // The movetext: move numbers, SAN moves, one final comment, the result.
-    let movetext_start = index + 1;
-    let mut pos = start.clone();
-    let mut moves = Vec::new();
-    let mut comment: Option<String> = None;
-    let mut open_comment: Option<String> = None;
-    let mut result: Option<GameOutcome> = None;
-    for index in movetext_start..lines.len() {
-        let line = text_of(index)?;
+    let mut movetext = Movetext::new(start.clone());
+    for index in blank + 1..lines.len() {
+        let line = game.text(index)?;
         for token in line.split_ascii_whitespace() {
-            if let Some(open) = open_comment.as_mut() {
-                open.push(' ');
-                open.push_str(token);
-            } else if token.starts_with('{') {
-                open_comment = Some(token.to_string());
-            } else if result.is_some() {
-                return Err(err(index, format!("'{token}' after the result")));
-            } else if let Some(outcome) = GameOutcome::from_pgn(token) {
-                result = Some(outcome);
-            } else if is_move_number(token) {
-                // a move number
-            } else {
-                if comment.is_some() {
-                    return Err(err(
-                        index,
-                        format!("move '{token}' after the final comment"),
-                    ));
-                }
-                let mv = token
-                    .parse::<SanPlus>()
-                    .ok()
-                    .and_then(|san| san.san.to_move(&pos).ok())
-                    .ok_or_else(|| {
-                        err(
-                            index,
-                            format!("'{token}' is not a legal move after {} plies", moves.len()),
-                        )
-                    })?;
-                pos.play_unchecked(mv);
-                moves.push(mv);
-            }
-            if let Some(open) = open_comment.take_if(|c| c.ends_with('}')) {
-                if comment.is_some() {
-                    return Err(err(index, "more than one comment".into()));
-                }
-                comment = Some(open[1..open.len() - 1].to_string());
-            }
+            movetext.take(token, index, &game)?;
         }
     }
+    let outcome = game.check_result(&movetext, tag_outcome)?;
     let last = lines.len() - 1;
-    let outcome = result.ok_or_else(|| err(last, "the movetext has no result".into()))?;
-    if Some(outcome) != tag_outcome {
-        return Err(err(
-            last,
-            format!("result {} differs from the Result tag", outcome.pgn()),
-        ));
-    }
-    // A game its moves end (checkmate, stalemate) has the result they give, whatever the
-    // tags say: an edited result would count a lost game as won.
-    let by_moves = if pos.is_checkmate() {
-        Some(match pos.turn() {
-            shakmaty::Color::White => GameOutcome::BlackWins,
-            shakmaty::Color::Black => GameOutcome::WhiteWins,
-        })
-    } else if pos.is_stalemate() {
-        Some(GameOutcome::Draw)
-    } else {
-        None
-    };
-    if let Some(by_moves) = by_moves
-        && by_moves != outcome
-    {
-        return Err(err(
-            last,
-            format!(
-                "result {}, but its moves end in {} ({})",
-                outcome.pgn(),
-                if pos.is_checkmate() {
-                    "checkmate"
-                } else {
-                    "stalemate"
-                },
-                by_moves.pgn()
-            ),
-        ));
-    }
-    let termination = comment
+    let termination = movetext
+        .comment
         .as_deref()
         .and_then(Termination::from_description)
-        .ok_or_else(|| err(last, "no final comment saying how the game ended".into()))?;
+        .ok_or_else(|| game.err(last, "no final comment saying how the game ended".into()))?;
+    let moves = movetext.moves;
     if let Some(count) = tag("PlyCount")
         && count != moves.len().to_string()
     {
-        return Err(err(
+        return Err(game.err(
             0,
             format!(
                 "PlyCount {count}, but the movetext has {} moves",
@@ -396,6 +298,176 @@ fn read_game(lines: &[Line<'_>], first: usize) -> Result<ReadGame, PgnError> {
         line: first + 1,
         end: 0,
     })
+}
+
+/// The lines of one game and the index of its first line in the file, for errors.
+struct GameLines<'l, 'a> {
+    lines: &'l [Line<'a>],
+    first: usize,
+}
+
+impl GameLines<'_, '_> {
+    /// An error at the game's line `index` (0-based within the game).
+    fn err(&self, index: usize, reason: String) -> PgnError {
+        PgnError {
+            line: self.first + index + 1,
+            reason,
+        }
+    }
+
+    /// The text of the game's line `index`, which must be UTF-8.
+    fn text(&self, index: usize) -> Result<&str, PgnError> {
+        std::str::from_utf8(self.lines[index].text)
+            .map_err(|_| self.err(index, "not UTF-8 text".into()))
+    }
+
+    /// The tag pairs at the game's head, and the index of the line after them.
+    fn tags(&self) -> Result<(Vec<(String, String)>, usize), PgnError> {
+        let mut tags = Vec::new();
+        let mut index = 0;
+        while self.lines[index].text.starts_with(b"[") {
+            let line = self.text(index)?;
+            let tag = parse_tag(line)
+                .ok_or_else(|| self.err(index, format!("not a tag pair: {line}")))?;
+            tags.push(tag);
+            index += 1;
+        }
+        Ok((tags, index))
+    }
+
+    /// The start position its FEN tag gives, the standard one without it.
+    fn start_position(&self, fen: Option<&str>) -> Result<Chess, PgnError> {
+        Ok(match fen {
+            None => Chess::default(),
+            Some(fen) => fen
+                .parse::<Fen>()
+                .ok()
+                .and_then(|f| f.into_position(CastlingMode::Standard).ok())
+                .ok_or_else(|| self.err(0, format!("FEN tag '{fen}' is not a legal position")))?,
+        })
+    }
+
+    /// The movetext's result, checked against the Result tag and against how its moves end.
+    fn check_result(
+        &self,
+        movetext: &Movetext,
+        tag_outcome: Option<GameOutcome>,
+    ) -> Result<GameOutcome, PgnError> {
+        let last = self.lines.len() - 1;
+        let pos = &movetext.pos;
+        let outcome = movetext
+            .result
+            .ok_or_else(|| self.err(last, "the movetext has no result".into()))?;
+        if Some(outcome) != tag_outcome {
+            return Err(self.err(
+                last,
+                format!("result {} differs from the Result tag", outcome.pgn()),
+            ));
+        }
+        // A game its moves end (checkmate, stalemate) has the result they give, whatever the
+        // tags say: an edited result would count a lost game as won.
+        let by_moves = if pos.is_checkmate() {
+            Some(match pos.turn() {
+                shakmaty::Color::White => GameOutcome::BlackWins,
+                shakmaty::Color::Black => GameOutcome::WhiteWins,
+            })
+        } else if pos.is_stalemate() {
+            Some(GameOutcome::Draw)
+        } else {
+            None
+        };
+        if let Some(by_moves) = by_moves
+            && by_moves != outcome
+        {
+            return Err(self.err(
+                last,
+                format!(
+                    "result {}, but its moves end in {} ({})",
+                    outcome.pgn(),
+                    if pos.is_checkmate() {
+                        "checkmate"
+                    } else {
+                        "stalemate"
+                    },
+                    by_moves.pgn()
+                ),
+            ));
+        }
+        Ok(outcome)
+    }
+}
+
+/// The value of the tag `name`, if the game has it.
+fn tag_value<'t>(tags: &'t [(String, String)], name: &str) -> Option<&'t str> {
+    tags.iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| v.as_str())
+}
+
+/// The movetext read so far: the position its moves reach, the moves, the final comment (and
+/// one still open), the result.
+struct Movetext {
+    pos: Chess,
+    moves: Vec<shakmaty::Move>,
+    comment: Option<String>,
+    open_comment: Option<String>,
+    result: Option<GameOutcome>,
+}
+
+impl Movetext {
+    /// Nothing read yet, from `start`.
+    fn new(start: Chess) -> Self {
+        Movetext {
+            pos: start,
+            moves: Vec::new(),
+            comment: None,
+            open_comment: None,
+            result: None,
+        }
+    }
+
+    /// Takes one token of the game's line `index`: a comment's word, a result, a move number
+    /// or a SAN move.
+    fn take(&mut self, token: &str, index: usize, game: &GameLines) -> Result<(), PgnError> {
+        if let Some(open) = self.open_comment.as_mut() {
+            open.push(' ');
+            open.push_str(token);
+        } else if token.starts_with('{') {
+            self.open_comment = Some(token.to_string());
+        } else if self.result.is_some() {
+            return Err(game.err(index, format!("'{token}' after the result")));
+        } else if let Some(outcome) = GameOutcome::from_pgn(token) {
+            self.result = Some(outcome);
+        } else if is_move_number(token) {
+            // a move number
+        } else {
+            if self.comment.is_some() {
+                return Err(game.err(index, format!("move '{token}' after the final comment")));
+            }
+            let mv = token
+                .parse::<SanPlus>()
+                .ok()
+                .and_then(|san| san.san.to_move(&self.pos).ok())
+                .ok_or_else(|| {
+                    game.err(
+                        index,
+                        format!(
+                            "'{token}' is not a legal move after {} plies",
+                            self.moves.len()
+                        ),
+                    )
+                })?;
+            self.pos.play_unchecked(mv);
+            self.moves.push(mv);
+        }
+        if let Some(open) = self.open_comment.take_if(|c| c.ends_with('}')) {
+            if self.comment.is_some() {
+                return Err(game.err(index, "more than one comment".into()));
+            }
+            self.comment = Some(open[1..open.len() - 1].to_string());
+        }
+        Ok(())
+    }
 }
 
 /// Whether `token` is a move number: `12.` or `12...`.

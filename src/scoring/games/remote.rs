@@ -111,12 +111,13 @@ mod tests {
         assert_eq!(x.interrupted, y.interrupted);
     }
 
-    #[test]
-    fn a_match_through_an_executor_counts_what_a_local_one_counts() {
+    /// The two players at 300 nodes a move, and a match of up to 20 pairs whose SPRT decides
+    /// within a few.
+    fn players_and_config() -> (GamesJob, MatchConfig) {
         let (a, b): (Setting, Setting) = (Margins::default().into(), Margins::off().into());
         let players = GamesJob {
-            a: ("A".into(), a.clone()),
-            b: ("B".into(), b.clone()),
+            a: ("A".into(), a),
+            b: ("B".into(), b),
             hash_mb: 1,
             game: GameConfig {
                 limit: MoveLimit::Nodes(300),
@@ -137,6 +138,13 @@ mod tests {
                 beta: 0.2,
             }),
         };
+        (players, config)
+    }
+
+    #[test]
+    fn a_match_through_an_executor_counts_what_a_local_one_counts() {
+        let (players, config) = players_and_config();
+        let (a, b) = (players.a.1.clone(), players.b.1.clone());
         let book = openings();
         let fa = || -> Box<dyn Player> { Box::new(EnginePlayer::new("A", a.clone(), 1)) };
         let fb = || -> Box<dyn Player> { Box::new(EnginePlayer::new("B", b.clone(), 1)) };
@@ -150,48 +158,73 @@ mod tests {
             (2..20).contains(&stopped_at),
             "the SPRT did not decide after a few pairs: {stopped_at}"
         );
-
-        let never = AtomicBool::new(false);
         let executor = InProcess { shards: 2 };
+        batches_count_what_a_local_match_counts(&executor, &players, &config, &book, &local);
+        stopped_matches_count_their_whole_pairs(&executor, &players, &config, &book, &local);
+    }
+
+    /// Checks that the match through `executor` in batches of 1, 2 and 3 pairs counts what
+    /// `local` counted, asking for batches until the one holding the decisive pair.
+    fn batches_count_what_a_local_match_counts(
+        executor: &InProcess,
+        players: &GamesJob,
+        config: &MatchConfig,
+        book: &[Chess],
+        local: &MatchResult,
+    ) {
+        let stopped_at = local.pairs.len();
+        let never = AtomicBool::new(false);
         for batch in [1, 2, 3] {
             let mut asked = Vec::new();
             let mut seen = Vec::new();
             let remote = run_match_batched(
-                &config,
+                config,
                 Vec::new(),
                 batch,
                 &never,
                 &mut |range| {
                     asked.push(range.clone());
-                    play_pairs(&executor, &players, &book, range)
+                    play_pairs(executor, players, book, range)
                 },
                 &mut |p, _| seen.push(p.index),
             )
             .unwrap();
-            same(&remote, &local);
+            same(&remote, local);
             assert_eq!(seen, (0..stopped_at).collect::<Vec<_>>());
             // Batches of `batch` pairs from pair 0 until the one holding the decisive pair.
             assert_eq!(asked.len(), stopped_at.div_ceil(batch), "batch {batch}");
             assert!(asked.iter().all(|r| r.len() == batch));
         }
+    }
 
+    /// Checks that the match through `executor` resumed from `local`'s first pair counts what
+    /// `local` counted, and that one stopped by a failing batch or by the interrupt counts the
+    /// whole pairs before it.
+    fn stopped_matches_count_their_whole_pairs(
+        executor: &InProcess,
+        players: &GamesJob,
+        config: &MatchConfig,
+        book: &[Chess],
+        local: &MatchResult,
+    ) {
+        let never = AtomicBool::new(false);
         // Resumed from the first pair, and stopped by a failing batch.
         let resumed = run_match_batched(
-            &config,
+            config,
             local.pairs[..1].to_vec(),
             2,
             &never,
-            &mut |range| play_pairs(&executor, &players, &book, range),
+            &mut |range| play_pairs(executor, players, book, range),
             &mut |_, _| {},
         )
         .unwrap();
-        same(&resumed, &local);
+        same(&resumed, local);
         assert_eq!(resumed.earlier, 1);
         // Without an SPRT, stopped by a failing second batch, or by the interrupt flag raised
         // after the first pair: the first pair counts, nothing after it.
         let open = MatchConfig {
             sprt: None,
-            ..config
+            ..*config
         };
         let mut batches = 0;
         let Err(stopped) = run_match_batched(
@@ -204,7 +237,7 @@ mod tests {
                 if batches == 2 {
                     return Err(ExecError::Failed("lost".into()));
                 }
-                play_pairs(&executor, &players, &book, range)
+                play_pairs(executor, players, book, range)
             },
             &mut |_, _| {},
         ) else {
@@ -213,18 +246,18 @@ mod tests {
         let Stopped { error, result } = *stopped;
         assert_eq!(error, ExecError::Failed("lost".into()));
         assert!(result.interrupted);
-        assert_eq!(games(&result), games(&local)[..1]);
+        assert_eq!(games(&result), games(local)[..1]);
         let interrupt = AtomicBool::new(false);
         let cut = run_match_batched(
             &open,
             Vec::new(),
             1,
             &interrupt,
-            &mut |range| play_pairs(&executor, &players, &book, range),
+            &mut |range| play_pairs(executor, players, book, range),
             &mut |_, _| interrupt.store(true, std::sync::atomic::Ordering::Relaxed),
         )
         .unwrap();
         assert!(cut.interrupted);
-        assert_eq!(games(&cut), games(&local)[..1]);
+        assert_eq!(games(&cut), games(local)[..1]);
     }
 }

@@ -264,22 +264,15 @@ impl Session {
     /// # Errors
     /// A PGN write failed, or the executor failed for another reason than an interrupt.
     pub fn play(
-        self,
+        mut self,
         executor: Option<&dyn Runner>,
         batch: usize,
         interrupt: &AtomicBool,
         observer: &mut dyn MatchObserver,
     ) -> Result<MatchResult, SessionError> {
-        let Session {
-            a,
-            b,
-            hash_mb,
-            config,
-            openings,
-            mut pgn,
-            earlier,
-            ..
-        } = self;
+        let (a, b) = (&self.a, &self.b);
+        let mut pgn = self.pgn.take();
+        let earlier = std::mem::take(&mut self.earlier);
         let date = pgn::today();
         let mut write_error: Option<std::io::Error> = None;
         // Why the match gave up on an engine (too many faults in a row): the pairs after it
@@ -311,50 +304,9 @@ impl Session {
             observer.pair(pair, stats);
         };
         let result = match executor {
-            None => {
-                // Raised with the interrupt: a built-in search in progress ends at once (a
-                // long one would hold the match for minutes), and its game is abandoned.
-                let stop = Arc::new(AtomicBool::new(false));
-                let player = |side: &Side| -> Box<dyn Player> {
-                    Box::new(
-                        EnginePlayer::new(side.name.clone(), side.setting.clone(), hash_mb)
-                            .stopped_by(stop.clone()),
-                    )
-                };
-                let factory_a = || player(&a);
-                let factory_b = || player(&b);
-                let finished = AtomicBool::new(false);
-                Ok(std::thread::scope(|scope| {
-                    scope.spawn(|| stop_engines_on(interrupt, &finished, &stop));
-                    let result = run_match_from(
-                        &factory_a,
-                        &factory_b,
-                        &openings,
-                        &config,
-                        earlier,
-                        interrupt,
-                        &mut on_pair,
-                    );
-                    finished.store(true, Ordering::Relaxed);
-                    result
-                }))
-            }
+            None => Ok(self.play_here(earlier, interrupt, &mut on_pair)),
             Some(executor) => {
-                let players = GamesJob {
-                    a: (a.name.clone(), a.setting.clone()),
-                    b: (b.name.clone(), b.setting.clone()),
-                    hash_mb,
-                    game: config.game,
-                    pairs: Vec::new(),
-                };
-                let played = run_match_batched(
-                    &config,
-                    earlier,
-                    batch,
-                    interrupt,
-                    &mut |range| play_pairs(executor, &players, &openings, range),
-                    &mut on_pair,
-                );
+                let played = self.play_through(executor, earlier, batch, interrupt, &mut on_pair);
                 match played.map_err(|stopped| *stopped) {
                     Ok(result) => Ok(result),
                     // Cancelled: the pairs counted so far are summed up as after a local
@@ -377,6 +329,70 @@ impl Session {
             return Err(SessionError::Exec(ExecError::GaveUp(why)));
         }
         result.map_err(SessionError::Exec)
+    }
+
+    /// Plays the pairs after `earlier` here, on this machine's threads, until the match ends
+    /// or `interrupt` is raised.
+    fn play_here(
+        &self,
+        earlier: Vec<PairRecord>,
+        interrupt: &AtomicBool,
+        on_pair: &mut dyn FnMut(&PairRecord, &MatchStats),
+    ) -> MatchResult {
+        // Raised with the interrupt: a built-in search in progress ends at once (a
+        // long one would hold the match for minutes), and its game is abandoned.
+        let stop = Arc::new(AtomicBool::new(false));
+        let player = |side: &Side| -> Box<dyn Player> {
+            Box::new(
+                EnginePlayer::new(side.name.clone(), side.setting.clone(), self.hash_mb)
+                    .stopped_by(stop.clone()),
+            )
+        };
+        let factory_a = || player(&self.a);
+        let factory_b = || player(&self.b);
+        let finished = AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            scope.spawn(|| stop_engines_on(interrupt, &finished, &stop));
+            let result = run_match_from(
+                &factory_a,
+                &factory_b,
+                &self.openings,
+                &self.config,
+                earlier,
+                interrupt,
+                on_pair,
+            );
+            finished.store(true, Ordering::Relaxed);
+            result
+        })
+    }
+
+    /// Plays the pairs after `earlier` through `executor`, `batch` pairs at a time, until the
+    /// match ends, `interrupt` is raised or the executor fails.
+    fn play_through(
+        &self,
+        executor: &dyn Runner,
+        earlier: Vec<PairRecord>,
+        batch: usize,
+        interrupt: &AtomicBool,
+        on_pair: &mut dyn FnMut(&PairRecord, &MatchStats),
+    ) -> Result<MatchResult, Box<Stopped<ExecError>>> {
+        let (a, b) = (&self.a, &self.b);
+        let players = GamesJob {
+            a: (a.name.clone(), a.setting.clone()),
+            b: (b.name.clone(), b.setting.clone()),
+            hash_mb: self.hash_mb,
+            game: self.config.game,
+            pairs: Vec::new(),
+        };
+        run_match_batched(
+            &self.config,
+            earlier,
+            batch,
+            interrupt,
+            &mut |range| play_pairs(executor, &players, &self.openings, range),
+            on_pair,
+        )
     }
 }
 

@@ -135,8 +135,8 @@ pub fn run_kept(
 mod tests {
     use super::*;
     use crate::engine::EngineDef;
-    use crate::scoring::suite::load::load_suites;
-    use crate::scoring::suite::{Repeats, SuiteLimit};
+    use crate::scoring::suite::load::{Repeats, load_suites};
+    use crate::scoring::suite::run::SuiteLimit;
 
     fn positions(n: usize) -> Vec<SuitePosition> {
         let suites = load_suites(

@@ -10,6 +10,7 @@
 pub mod journal;
 pub mod load;
 pub mod mate;
+pub mod mate_outcome;
 pub mod objective;
 pub mod reference;
 pub mod run;
@@ -75,6 +76,46 @@ impl Default for ScorerOptions {
 /// Suites, limits, objective and reference, ready to score candidate margin sets. Scoring runs
 /// on the current rayon pool (install a pool to choose the thread count); results do not
 /// depend on it.
+///
+/// Scoring the built-in engine's default margins on two positions at 2,000 nodes each,
+/// against the default reference (pruning off), without a cache:
+///
+/// ```
+/// use marginal::engine::Setting;
+/// use marginal::params::Margins;
+/// use marginal::scoring::suite::{
+///     Repeats, RunConfig, ScorerOptions, SuiteLimit, SuiteScorer, load_suites,
+/// };
+///
+/// let dir = std::env::temp_dir().join(format!("marginal-doc-suite-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let suite = dir.join("two.epd");
+/// std::fs::write(
+///     &suite,
+///     "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - bm Qg6; id \"WAC.001\";\n\
+///      8/7p/5k2/5p2/p1p2P2/Pr1pPK2/1P1R3P/8 b - - bm Rxb2; id \"WAC.002\";\n",
+/// )
+/// .unwrap();
+/// let suites = load_suites(&[suite], true, Repeats::Once).unwrap();
+/// let options = ScorerOptions {
+///     config: RunConfig {
+///         limit: SuiteLimit::Nodes(2_000),
+///         hash_mb: 1,
+///     },
+///     cache_dir: None,
+///     ..ScorerOptions::default()
+/// };
+/// let scorer = SuiteScorer::new(suites, options, None).unwrap();
+/// assert_eq!(scorer.reference().len(), 2);
+///
+/// let defaults: Setting = Margins::default().into();
+/// let score = scorer.score(&defaults).unwrap();
+/// assert_eq!(score.positions.len(), 2);
+/// assert_eq!(score.suites.len(), 1);
+/// assert_eq!(score.suites[0].positions, 2);
+/// assert!(score.positions.iter().all(|p| p.result.nodes > 0 && p.reference_nodes > 0));
+/// std::fs::remove_dir_all(&dir).unwrap();
+/// ```
 pub struct SuiteScorer {
     suites: LoadedSuites,
     options: ScorerOptions,
@@ -299,35 +340,6 @@ impl SuiteScorer {
     ///
     /// # Errors
     /// The executor could not run the positions.
-    ///
-    /// # Example
-    ///
-    /// The Bratko-Kopec suite scored with marginal's own engine at its default margins, at
-    /// 2,000 nodes a position, against everything off:
-    ///
-    /// ```
-    /// use marginal::engine::{EngineDef, Setting};
-    /// use marginal::scoring::suite::{
-    ///     Repeats, RunConfig, ScorerOptions, SuiteLimit, SuiteScorer, load_suites,
-    /// };
-    ///
-    /// let bk = concat!(env!("CARGO_MANIFEST_DIR"), "/data/suites/bk.epd").into();
-    /// let suites = load_suites(&[bk], false, Repeats::Once).unwrap();
-    /// let def = EngineDef::builtin();
-    /// let options = ScorerOptions {
-    ///     config: RunConfig { limit: SuiteLimit::Nodes(2_000), hash_mb: 1 },
-    ///     objective: Default::default(),
-    ///     reference: Setting::off(&def),
-    ///     cache_dir: None,
-    ///     executor: None,
-    /// };
-    /// let scorer = SuiteScorer::new(suites, options, None).unwrap();
-    /// let score = scorer.score(&Setting::defaults(&def)).unwrap();
-    /// assert_eq!(score.positions.len(), 24);
-    /// assert!(score.objective.solved <= 24);
-    /// // A search is deterministic: the same set scores the same again.
-    /// assert_eq!(scorer.score(&Setting::defaults(&def)).unwrap().objective, score.objective);
-    /// ```
     pub fn score(&self, margins: &Setting) -> Result<SuiteScore, ExecError> {
         let results = self.run(margins)?;
         Ok(self.score_results(margins, results))

@@ -106,25 +106,7 @@ pub fn reference_run(
     if let Some(path) = &path
         && path.exists()
     {
-        let read = std::fs::read(path)
-            .map_err(|e| e.to_string())
-            .and_then(|bytes| {
-                serde_json::from_slice::<Sealed<Vec<PositionResult>>>(&bytes)
-                    .map_err(|e| e.to_string())
-            })
-            .and_then(Sealed::open)
-            .and_then(|results| {
-                if results.len() == suites.positions.len() {
-                    Ok(results)
-                } else {
-                    Err(format!(
-                        "{} results for {} positions",
-                        results.len(),
-                        suites.positions.len()
-                    ))
-                }
-            });
-        match read {
+        match read_cached(path, suites.positions.len()) {
             Ok(results) => {
                 return Ok(Reference {
                     results,
@@ -143,25 +125,14 @@ pub fn reference_run(
     // Run here with a cache, the positions are kept as they finish: an interrupted reference
     // run is taken up where it stopped.
     let journal = cache_dir.map(|dir| journal_path(dir, suites, setting, config, true));
-    let mut kept = 0;
-    let results = match (executor, &journal) {
-        (None, Some(journal)) => {
-            let run = journal::run_kept(&suites.positions, setting, config, None, journal, on_done);
-            kept = run.kept;
-            run.results
-        }
-        (None, None) => run::run(&suites.positions, setting, config, None, on_done),
-        (Some(executor), _) => {
-            let job = Job::Suite(SuiteJob {
-                setting: setting.clone(),
-                config: *config,
-                positions: suites.positions.clone(),
-                costs: run::no_hint(config, suites.positions.len()),
-            });
-            let mut done = executor.run(std::slice::from_ref(&job))?;
-            done.pop().map(Done::into_positions).unwrap_or_default()
-        }
-    };
+    let (results, kept) = search_reference(
+        suites,
+        setting,
+        config,
+        journal.as_deref(),
+        executor,
+        on_done,
+    )?;
     let mut stored = false;
     // A fault is an accident of this run, not a property of the reference: a run with faults
     // is used once and never kept as the yardstick of later runs.
@@ -176,10 +147,7 @@ pub fn reference_run(
             }
         ));
     } else if let Some(path) = &path {
-        let written = serde_json::to_vec(&Sealed::new(&results))
-            .map_err(std::io::Error::other)
-            .and_then(|bytes| write_atomic(path, &bytes));
-        match written {
+        match write_cached(path, &results) {
             Ok(()) => {
                 stored = true;
                 if let Some(journal) = &journal {
@@ -199,4 +167,62 @@ pub fn reference_run(
         kept,
         warnings,
     })
+}
+
+/// The cached reference at `path`, if it is sealed whole and has `count` results; else what
+/// is wrong with it.
+fn read_cached(path: &Path, count: usize) -> Result<Vec<PositionResult>, String> {
+    std::fs::read(path)
+        .map_err(|e| e.to_string())
+        .and_then(|bytes| {
+            serde_json::from_slice::<Sealed<Vec<PositionResult>>>(&bytes).map_err(|e| e.to_string())
+        })
+        .and_then(Sealed::open)
+        .and_then(|results| {
+            if results.len() == count {
+                Ok(results)
+            } else {
+                Err(format!("{} results for {} positions", results.len(), count))
+            }
+        })
+}
+
+/// Searches the reference: here, kept in `journal` as the positions finish when there is
+/// one, or through `executor`; the results and how many were kept from an earlier run.
+fn search_reference(
+    suites: &LoadedSuites,
+    setting: &Setting,
+    config: &RunConfig,
+    journal: Option<&Path>,
+    executor: Option<&dyn Runner>,
+    on_done: &(dyn Fn() + Sync),
+) -> Result<(Vec<PositionResult>, usize), ExecError> {
+    Ok(match (executor, journal) {
+        (None, Some(journal)) => {
+            let run = journal::run_kept(&suites.positions, setting, config, None, journal, on_done);
+            (run.results, run.kept)
+        }
+        (None, None) => (
+            run::run(&suites.positions, setting, config, None, on_done),
+            0,
+        ),
+        (Some(executor), _) => {
+            let job = Job::Suite(SuiteJob {
+                setting: setting.clone(),
+                config: *config,
+                positions: suites.positions.clone(),
+                costs: run::no_hint(config, suites.positions.len()),
+            });
+            let mut done = executor.run(std::slice::from_ref(&job))?;
+            let results = done.pop().map(Done::into_positions).unwrap_or_default();
+            (results, 0)
+        }
+    })
+}
+
+/// Writes `results` sealed to the cache file `path`.
+fn write_cached(path: &Path, results: &[PositionResult]) -> std::io::Result<()> {
+    serde_json::to_vec(&Sealed::new(results))
+        .map_err(std::io::Error::other)
+        .and_then(|bytes| write_atomic(path, &bytes))
 }

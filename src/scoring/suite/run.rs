@@ -8,7 +8,7 @@ use shakmaty::Move;
 
 use std::sync::Mutex;
 
-use super::mate::MateOutcome;
+use super::mate_outcome::MateOutcome;
 use crate::engine::{Limits, PruneStats, Setting, Worker};
 use crate::formats::epd::EpdRecord;
 use crate::formats::uci_move;
