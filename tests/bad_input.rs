@@ -494,38 +494,6 @@ fn no_command_replaces_an_existing_output_without_force() {
 }
 
 #[test]
-fn help_works_for_every_command_and_for_help_itself() {
-    let dir = scratch("bad-input", "help");
-    for command in [
-        "suite", "match", "tune", "check", "export", "plot", "bench", "uci", "params", "help",
-    ] {
-        let out = run(&["help", command], &dir);
-        assert_eq!(out.code, Some(0), "help {command}: {}", out.stderr);
-        assert!(
-            out.stdout.contains(&format!("marginal {command}")),
-            "help {command}: {}",
-            out.stdout
-        );
-        let out = run(&[command, "--help"], &dir);
-        assert_eq!(out.code, Some(0), "{command} --help: {}", out.stderr);
-    }
-    let out = run(&["help", "--help"], &dir);
-    assert_eq!(out.code, Some(0), "{}", out.stderr);
-    // The built-in sets are all named where a margin set is taken.
-    for command in ["suite", "bench"] {
-        let out = run(&[command, "--help"], &dir);
-        assert!(
-            out.stdout.contains("bare"),
-            "{command} --help: {}",
-            out.stdout
-        );
-    }
-    // Aliases are listed.
-    let out = run(&["params"], &dir);
-    assert!(out.stdout.contains("frontier") && out.stdout.contains("prefrontier"));
-}
-
-#[test]
 fn rounding_is_said_and_bundled_data_is_found_from_anywhere() {
     let dir = scratch("bad-input", "anywhere");
     // Odd games are rounded up to a whole pair, and the output says so.

@@ -135,3 +135,57 @@ pub fn interrupt_when(
     );
     out
 }
+
+/// Everything a run printed: its standard output, then its standard error.
+pub fn said(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr)
+}
+
+/// `marginal ARGS` must end with exit 2 (unusable input) and say each of `needles`: the file or
+/// value it names, the fix it offers. Returns what it said, for further checks.
+pub fn refused(args: &[&str], dir: &Path, needles: &[&str]) -> String {
+    let out = marginal(args, dir);
+    let text = said(&out);
+    assert_eq!(out.status.code(), Some(2), "marginal {args:?}: {text}");
+    for needle in needles {
+        assert!(
+            text.contains(needle),
+            "marginal {args:?}: '{needle}' not in {text}"
+        );
+    }
+    text
+}
+
+/// The first `n` lines of the crate's file `from` (e.g. `data/suites/wac.epd`) written to `to`.
+pub fn first_lines(from: &str, n: usize, to: &Path) {
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(from)).unwrap();
+    let lines: Vec<&str> = text.lines().take(n).collect();
+    std::fs::write(to, lines.join("\n") + "\n").unwrap();
+}
+
+/// The arguments of a one-iteration SPSA tune of `suite` at 300 nodes, quiet, writing `out`
+/// (`[9]` is the iteration count).
+pub fn spsa_once<'a>(suite: &'a str, out: &'a str) -> Vec<&'a str> {
+    vec![
+        "tune",
+        "--suites",
+        suite,
+        "--nodes",
+        "300",
+        "-q",
+        "--solver",
+        "spsa",
+        "--iterations",
+        "1",
+        "--out",
+        out,
+    ]
+}
+
+/// A copy of the shipped tuned file `tuned/NAME`, read as JSON.
+pub fn shipped_tuned(name: &str) -> serde_json::Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tuned")
+        .join(name);
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
