@@ -7,7 +7,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{first_lines, marginal, refused, said, scratch, small_suite, spsa_once};
+use common::{first_lines, marginal, refused, run_bounded, said, scratch, small_suite, spsa_once};
 
 /// `marginal match` of `default` against `off`, 2 games at 300 nodes, quiet, from `book`, and
 /// `extra`.
@@ -336,5 +336,377 @@ fn a_killed_match_leaves_the_earlier_json_report_whole() {
     child.kill().unwrap();
     child.wait().unwrap();
     assert_eq!(std::fs::read(&json).unwrap(), report);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Every command that writes refuses an output that is one of its inputs (also under another
+/// spelling of its path), exit 2, and leaves the inputs as they were.
+#[test]
+fn no_command_writes_over_one_of_its_inputs() {
+    let dir = scratch("outputs", "own-input");
+    // Copies of the inputs, so that a failure of this test harms nothing shipped.
+    let copy = |from: &str, name: &str| -> String {
+        let to = dir.join(name);
+        std::fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join(from), &to).unwrap();
+        to.to_str().unwrap().to_string()
+    };
+    let suite = copy("data/suites/wac.epd", "wac.epd");
+    let book = copy("data/openings/noob_3moves_1k.epd", "book.epd");
+    let tuned = copy("tuned/race-seed1.json", "tuned.json");
+    let unit = copy("data/suites/bk.epd", "unit.json");
+    // The same file under another spelling counts too.
+    let dotted = format!("{}/./wac.epd", dir.display());
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["suite", &suite, "--json", &suite],
+        vec!["suite", &suite, "--json", &dotted],
+        vec![
+            "match",
+            "--a",
+            "default",
+            "--b",
+            "off",
+            "--openings",
+            &book,
+            "--json",
+            &book,
+        ],
+        vec![
+            "match",
+            "--a",
+            "default",
+            "--b",
+            "off",
+            "--openings",
+            &book,
+            "--pgn",
+            &book,
+        ],
+        vec!["match", "--a", &tuned, "--b", "off", "--json", &tuned],
+        vec!["tune", "--suites", &suite, "--out", &suite],
+        vec!["tune", "--out", "data/suites/wac.epd"],
+        vec!["export", &tuned, "--format", "json", "--out", &tuned],
+        vec!["check", &tuned, "--json", &tuned],
+        vec!["work", &unit, "--out", &unit],
+    ];
+    let before: Vec<Vec<u8>> = [&suite, &book, &tuned, &unit]
+        .iter()
+        .map(|f| std::fs::read(f).unwrap())
+        .collect();
+    for args in &cases {
+        let out = run_bounded(args, &dir);
+        assert_eq!(out.code, Some(2), "marginal {args:?}: {}", out.stderr);
+        assert!(
+            out.stderr.contains("does not write over its input"),
+            "marginal {args:?}: {}",
+            out.stderr
+        );
+    }
+    let after: Vec<Vec<u8>> = [&suite, &book, &tuned, &unit]
+        .iter()
+        .map(|f| std::fs::read(f).unwrap())
+        .collect();
+    assert!(before == after, "an input changed");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Every command that writes refuses an existing output without --force, naming the file and
+/// --force; with it the file is replaced.
+#[test]
+fn no_command_replaces_an_existing_output_without_force() {
+    let dir = scratch("outputs", "existing-output");
+    let existing = dir.join("results.json");
+    let text = "{\"a result\": \"another run made\"}\n";
+    std::fs::write(&existing, text).unwrap();
+    let out = existing.to_str().unwrap();
+    // A calibration report is replaced only by its own calibration's rerun (a file that is
+    // not one is never written over).
+    let report = dir.join("calibration-results.json");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tuned/calibration-builtin-nodes5000.json"),
+        &report,
+    )
+    .unwrap();
+    let export = [
+        "export",
+        "tuned/race-seed1.json",
+        "--format",
+        "toml",
+        "--out",
+        out,
+    ];
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["suite", "data/suites/bk.epd", "--depth", "1", "--json", out],
+        vec![
+            "match", "--a", "default", "--b", "off", "--depth", "1", "--games", "2", "--json", out,
+        ],
+        export.to_vec(),
+        vec!["check", "tuned/race-seed1.json", "--json", out],
+        vec!["tune", "--out", out],
+        vec!["calibrate", "--out", report.to_str().unwrap()],
+    ];
+    for args in &cases {
+        let o = run_bounded(args, &dir);
+        assert_eq!(o.code, Some(2), "marginal {args:?}: {}", o.stderr);
+        assert!(
+            o.stderr.contains("results.json exists") && o.stderr.contains("--force"),
+            "marginal {args:?}: {}",
+            o.stderr
+        );
+        assert_eq!(std::fs::read_to_string(&existing).unwrap(), text);
+        assert!(marginal::calibrate::report::read(&report).is_ok());
+    }
+    // With --force the file is replaced.
+    let o = run_bounded(&[&export[..], &["--force"]].concat(), &dir);
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    assert_ne!(std::fs::read_to_string(&existing).unwrap(), text);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A copy of the BK suite in `dir` (`s.epd`), to be linked to.
+fn bk_copy(dir: &Path) -> std::path::PathBuf {
+    let suite = dir.join("s.epd");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("data/suites/bk.epd"),
+        &suite,
+    )
+    .unwrap();
+    suite
+}
+
+fn s(p: &Path) -> String {
+    p.to_str().unwrap().to_string()
+}
+
+/// A hard link to the suite given as its report is that input: refused even with --force,
+/// and the suite is left as it was.
+#[test]
+fn a_hard_link_to_an_input_is_that_input() {
+    let dir = scratch("outputs", "hard-link");
+    let suite = bk_copy(&dir);
+    let before = std::fs::read(&suite).unwrap();
+    let linked = dir.join("h.json");
+    std::fs::hard_link(&suite, &linked).unwrap();
+    let o = run_bounded(
+        &[
+            "suite",
+            &s(&suite),
+            "--depth",
+            "1",
+            "--json",
+            &s(&linked),
+            "--force",
+        ],
+        &dir,
+    );
+    assert_eq!(o.code, Some(2), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("does not write over its input"),
+        "{}",
+        o.stderr
+    );
+    assert_eq!(std::fs::read(&suite).unwrap(), before);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// The export of race-seed1 in UCI form, written to `--out` (the path comes after).
+const EXPORT: [&str; 5] = [
+    "export",
+    "tuned/race-seed1.json",
+    "--format",
+    "uci",
+    "--out",
+];
+
+/// A symbolic link as --out is followed: refused without --force; with it, the file it names
+/// is replaced and the link stays a link. A dangling link names the file to make: it is made,
+/// the link stays.
+#[test]
+fn a_symbolic_link_as_output_is_followed_and_stays_a_link() {
+    let dir = scratch("outputs", "symlink");
+    let real = dir.join("real.txt");
+    std::fs::write(&real, "mine\n").unwrap();
+    let link = dir.join("link.txt");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let o = run_bounded(&[&EXPORT[..], &[&s(&link)]].concat(), &dir);
+    assert_eq!(o.code, Some(2), "{}", o.stderr);
+    assert_eq!(std::fs::read_to_string(&real).unwrap(), "mine\n");
+    let o = run_bounded(&[&EXPORT[..], &[&s(&link), "--force"]].concat(), &dir);
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(
+        std::fs::read_to_string(&real)
+            .unwrap()
+            .contains("setoption name")
+    );
+    let dangling = dir.join("dangling.txt");
+    std::os::unix::fs::symlink("made/later.txt", &dangling).unwrap();
+    let o = run_bounded(&[&EXPORT[..], &[&s(&dangling)]].concat(), &dir);
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    assert!(
+        std::fs::read_to_string(dir.join("made/later.txt"))
+            .unwrap()
+            .contains("setoption name")
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// An output where no file can be made fails before the work, naming the directory, in every
+/// command that writes one (calibrate would play its games first).
+#[test]
+fn an_output_where_no_file_can_be_made_fails_before_the_work() {
+    let dir = scratch("outputs", "proc");
+    for args in [
+        vec![
+            "calibrate",
+            "--sets",
+            "4",
+            "--out",
+            "/proc/marginal-cal.json",
+        ],
+        vec![
+            "export",
+            "tuned/race-seed1.json",
+            "--format",
+            "c",
+            "--out",
+            "/proc/x.h",
+        ],
+        vec!["suite", "data/suites/bk.epd", "--json", "/proc/x.json"],
+    ] {
+        let o = run_bounded(&args, &dir);
+        assert_eq!(o.code, Some(2), "{args:?}: {}", o.stderr);
+        assert!(
+            o.stderr
+                .contains("no file can be made in its directory /proc"),
+            "{args:?}: {}",
+            o.stderr
+        );
+        assert!(o.stdout.is_empty(), "{args:?} worked first: {}", o.stdout);
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A file of the user's where the plot goes is kept (exit 2, naming it), unless --force; its
+/// own plot marginal replaces freely; a tune whose plot would replace a file of the user's
+/// stops before any work.
+#[test]
+fn a_users_file_where_the_plot_goes_is_kept() {
+    let dir = scratch("outputs", "users-plot");
+    let tuned = dir.join("mine.json");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tuned/race-seed1.json"),
+        &tuned,
+    )
+    .unwrap();
+    let svg = dir.join("mine.svg");
+    std::fs::write(&svg, "MY NOTES\n").unwrap();
+    let o = run_bounded(&["plot", &s(&tuned)], &dir);
+    assert_eq!(o.code, Some(2), "{}", o.stderr);
+    for needle in ["mine.svg", "exists and is not a plot marginal drew"] {
+        assert!(o.stderr.contains(needle), "'{needle}' not in {}", o.stderr);
+    }
+    assert_eq!(std::fs::read_to_string(&svg).unwrap(), "MY NOTES\n");
+    let o = run_bounded(&["plot", &s(&tuned), "--force"], &dir);
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    let o = run_bounded(&["plot", &s(&tuned)], &dir);
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    let out = dir.join("mine-tuned.json");
+    std::fs::write(dir.join("mine-tuned.svg"), "MY NOTES\n").unwrap();
+    let o = run_bounded(&["tune", "--out", &s(&out)], &dir);
+    assert_eq!(o.code, Some(2), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("is not a plot marginal drew"),
+        "{}",
+        o.stderr
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A --resume with nothing to resume is a new match: an existing report of the user's is kept
+/// (exit 2, naming it).
+#[test]
+fn a_resume_with_nothing_to_resume_keeps_an_existing_report() {
+    let dir = scratch("outputs", "nothing-to-resume");
+    let (precious, none_pgn) = (dir.join("precious.json"), dir.join("none.pgn"));
+    std::fs::write(&precious, "precious\n").unwrap();
+    let o = run_bounded(
+        &[
+            "match",
+            "--a",
+            "default",
+            "--b",
+            "off",
+            "--games",
+            "2",
+            "--nodes",
+            "100",
+            "--pgn",
+            &s(&none_pgn),
+            "--resume",
+            "--json",
+            &s(&precious),
+        ],
+        &dir,
+    );
+    assert_eq!(o.code, Some(2), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("exists: marginal does not replace it"),
+        "{}",
+        o.stderr
+    );
+    assert_eq!(std::fs::read_to_string(&precious).unwrap(), "precious\n");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Redrawing a plot that is already the same drawing changes no file (a clone stays clean).
+#[test]
+fn redrawing_the_same_plot_changes_no_file() {
+    let dir = scratch("outputs", "same-plot");
+    let (copy, svg) = (dir.join("drawn.json"), dir.join("drawn.svg"));
+    std::fs::copy("tuned/race-seed1.json", &copy).unwrap();
+    std::fs::copy("tuned/race-seed1.svg", &svg).unwrap();
+    let before = std::fs::read(&svg).unwrap();
+    common::warns(&["plot", &s(&copy)], &dir, &[]);
+    assert_eq!(std::fs::read(&svg).unwrap(), before);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Another calibration's report is kept: only this calibration's own is written again (exit 2,
+/// naming it, before any work).
+#[test]
+fn another_calibrations_report_is_kept() {
+    let dir = scratch("outputs", "other-calibration");
+    let other = dir.join("other-calibration.json");
+    std::fs::copy("tuned/calibration-builtin-nodes5000.json", &other).unwrap();
+    let o = run_bounded(
+        &[
+            "calibrate",
+            "--sets",
+            "4",
+            "--games",
+            "4",
+            "--nodes",
+            "300",
+            "--objectives",
+            "suite",
+            "--suite",
+            "data/suites/bk.epd",
+            "--out",
+            &s(&other),
+        ],
+        &dir,
+    );
+    assert_eq!(o.code, Some(2), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("exists: marginal does not replace it"),
+        "{}",
+        o.stderr
+    );
+    assert!(marginal::calibrate::report::read(&other).is_ok());
     std::fs::remove_dir_all(dir).unwrap();
 }

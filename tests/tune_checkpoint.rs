@@ -352,3 +352,46 @@ fn a_rerun_of_a_finished_tune_leaves_its_file_as_it_is() {
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// The arguments of a race tune of BK at 300 nodes (design 4, no race pairs) into `DIR/t.json`
+/// with the checkpoint `DIR/ck`, and `extra`.
+fn bk_race<'a>(dir: &'a str, extra: &[&'a str]) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "tune",
+        "--suites",
+        "data/suites/bk.epd",
+        "--nodes",
+        "300",
+        "--design",
+        "4",
+        "--race-pairs",
+        "0",
+        "--out",
+        &format!("{dir}/t.json"),
+        "--checkpoint",
+        &format!("{dir}/ck"),
+    ]
+    .iter()
+    .map(|a| a.to_string())
+    .collect();
+    args.extend(extra.iter().map(|a| a.to_string()));
+    args
+}
+
+/// The same checkpoint directory with another seed is another run's: refused before it says
+/// it resumes or writes anything there (its finished set stays).
+#[test]
+fn a_checkpoint_of_another_seed_is_refused_before_anything_is_written() {
+    let dir = scratch("tune-checkpoint", "other-seed");
+    let d = dir.to_str().unwrap();
+    let first = bk_race(d, &[]);
+    let first: Vec<&str> = first.iter().map(String::as_str).collect();
+    let out = marginal(&first, &dir);
+    assert!(out.status.success(), "{}", said(&out));
+    let finished = std::fs::read(dir.join("t.json")).unwrap();
+    let other = bk_race(d, &["--seed", "3"]);
+    let other: Vec<&str> = other.iter().map(String::as_str).collect();
+    refused(&other, &dir, &["belongs to another run"]);
+    assert_eq!(std::fs::read(dir.join("t.json")).unwrap(), finished);
+    std::fs::remove_dir_all(dir).unwrap();
+}

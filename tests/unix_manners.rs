@@ -540,3 +540,41 @@ fn a_report_on_standard_output_is_the_report_alone() {
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// An export whose --out is /dev/stdout on a pipe is written through the pipe.
+#[test]
+fn an_export_to_dev_stdout_on_a_pipe_is_written_through() {
+    let o = Command::new(env!("CARGO_BIN_EXE_marginal"))
+        .args([
+            "export",
+            "tuned/race-seed1.json",
+            "--format",
+            "uci",
+            "--out",
+            "/dev/stdout",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    assert!(String::from_utf8_lossy(&o.stdout).contains("setoption name"));
+}
+
+/// A full disk on standard output (Linux's /dev/full): exit 2 and a message naming standard
+/// output, no panic.
+#[test]
+fn a_full_standard_output_is_exit_2_not_a_panic() {
+    if let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") {
+        let o = Command::new(env!("CARGO_BIN_EXE_marginal"))
+            .arg("params")
+            .stdout(full)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("error: cannot write stdout"), "{stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    } else {
+        eprintln!("skipped: no /dev/full here");
+    }
+}

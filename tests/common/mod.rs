@@ -189,3 +189,64 @@ pub fn shipped_tuned(name: &str) -> serde_json::Value {
         .join(name);
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
+
+/// Longest any case may take before it counts as a hang.
+pub const DEADLINE: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// How a bounded run ended: its exit code and what it wrote.
+pub struct Outcome {
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs `marginal ARGS` from the crate's root with the cache in `dir`, killing it (and failing
+/// the test) at the deadline: a hang is a failure, not a stuck test.
+pub fn run_bounded(args: &[&str], dir: &Path) -> Outcome {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_marginal"))
+        .args(args)
+        .env("MARGINAL_CACHE_DIR", dir.join("cache"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run marginal");
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut out, &mut s);
+        s
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut err, &mut s);
+        s
+    });
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > DEADLINE {
+            let _ = child.kill();
+            panic!("marginal {args:?} did not finish within {DEADLINE:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    Outcome {
+        code: status.code(),
+        stdout: reader.join().unwrap(),
+        stderr: err_reader.join().unwrap(),
+    }
+}
+
+/// Runs `args` in `dir`: it must succeed (exit 0) and say each of `said` on stderr.
+pub fn warns(args: &[&str], dir: &Path, said: &[&str]) {
+    let o = run_bounded(args, dir);
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    for text in said {
+        assert!(o.stderr.contains(text), "{text} not in: {}", o.stderr);
+    }
+}
