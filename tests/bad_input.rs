@@ -5,9 +5,8 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 
-use common::{run_bounded, scratch, warns};
+use common::{run_bounded, scratch};
 
 #[test]
 fn every_command_refuses_bad_input_with_exit_2_and_a_message() {
@@ -321,99 +320,6 @@ fn every_command_refuses_bad_input_with_exit_2_and_a_message() {
     }
 }
 
-#[test]
-fn rounding_is_said_and_bundled_data_is_found_from_anywhere() {
-    let dir = scratch("bad-input", "anywhere");
-    // Odd games are rounded up to a whole pair, and the output says so.
-    let out = run_bounded(
-        &[
-            "match",
-            "--a",
-            "default",
-            "--b",
-            "default",
-            "--games",
-            "1",
-            "--nodes",
-            "200",
-            "--concurrency",
-            "1",
-        ],
-        &dir,
-    );
-    assert_eq!(out.code, Some(0), "{}", out.stderr);
-    assert!(out.stdout.contains("rounded up to 2"), "{}", out.stdout);
-    // From a directory without data/: the default book and the bundled suites come from the
-    // binary.
-    let elsewhere = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_marginal"))
-            .args(args)
-            .env("MARGINAL_CACHE_DIR", dir.join("cache"))
-            .current_dir(&dir)
-            .output()
-            .unwrap()
-    };
-    let out = elsewhere(&[
-        "match", "--a", "default", "--b", "off", "--games", "2", "--nodes", "200",
-    ]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let out = elsewhere(&["suite", "data/suites/bk.epd", "--nodes", "200"]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(String::from_utf8_lossy(&out.stdout).contains("24 positions"));
-    // The default race (its book 8mvs_+90_+99) and a calibration (its two books, mate suite
-    // and quality positions) run from anywhere too.
-    let out = elsewhere(&[
-        "tune",
-        "--depth",
-        "1",
-        "--design",
-        "4",
-        "--finalists",
-        "2",
-        "--race-pairs",
-        "2",
-        "--out",
-        "t.json",
-        "-q",
-    ]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let out = elsewhere(&[
-        "calibrate",
-        "--sets",
-        "4",
-        "--games",
-        "4",
-        "--depth",
-        "1",
-        "--resamples",
-        "100",
-        "--out",
-        "c.json",
-        "-q",
-    ]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 /// Each case exits 2 with its text in the message.
 fn assert_refused(cases: &[(Vec<&str>, &str)], dir: &Path) {
     for (args, needle) in cases {
@@ -566,9 +472,9 @@ fn short_books_and_hollow_margin_files_are_refused() {
 
 /// An engine given the wrong way gets the fix in its message: a program where an engine file
 /// goes, an engine file as a command, a bare command not on PATH, a missing working
-/// directory; and options that ask for nothing are refused by name.
+/// directory; and options that ask for nothing (or too little) are refused by name.
 #[test]
-fn engine_misuse_and_idle_options_name_the_fix() {
+fn misused_engines_and_options_are_refused_naming_the_fix() {
     let dir = scratch("bad-input", "engine-misuse");
     let s = |name: &str| dir.join(name).to_str().unwrap().to_string();
     std::fs::write(dir.join("bare.toml"), "command = \"eng.sh\"\n").unwrap();
@@ -700,150 +606,6 @@ fn engine_misuse_and_idle_options_name_the_fix() {
     // The tuned file named *.svg is still itself.
     let kept = std::fs::read_to_string(&svg_named).unwrap();
     assert!(kept.contains("marginal-tuned/1"), "{kept}");
-    // Adjudication from a move that no game reaches is said.
-    warns(
-        &[
-            "match",
-            "--a",
-            "default",
-            "--b",
-            "off",
-            "--games",
-            "2",
-            "--nodes",
-            "100",
-            "--draw",
-            "10:8:300",
-            "--max-plies",
-            "200",
-            "-q",
-        ],
-        &dir,
-        &["--draw 10:8:300 starts at move 300", "it never adjudicates"],
-    );
-    // A book whose openings repeat is said (each is played as often as it appears).
-    let text = std::fs::read_to_string("data/openings/noob_3moves_1k.epd").unwrap();
-    let two: Vec<&str> = text.lines().take(2).collect();
-    std::fs::write(dir.join("repeats.epd"), two.repeat(3).join("\n") + "\n").unwrap();
-    warns(
-        &[
-            "match",
-            "--a",
-            "default",
-            "--b",
-            "off",
-            "--games",
-            "2",
-            "--nodes",
-            "100",
-            "--openings",
-            &s("repeats.epd"),
-            "-q",
-        ],
-        &dir,
-        &["repeats.epd: 4 opening(s) repeat an earlier one"],
-    );
-    // Schedule ends that no part of the race uses are said, once each.
-    let o = run_bounded(
-        &[
-            "tune",
-            "--depth",
-            "1",
-            "--design",
-            "4",
-            "--finalists",
-            "2",
-            "--race-pairs",
-            "0",
-            "--c-end",
-            "frontier=5",
-            "--r-end",
-            "0.5",
-            "--bounds",
-            "delta=0..100",
-            "--out",
-            &s("t.json"),
-            "-q",
-        ],
-        &dir,
-    );
-    assert_eq!(o.code, Some(0), "{}", o.stderr);
-    assert!(
-        o.stderr.contains(
-            "--bounds delta_margin=0..100 leaves out its default 200: tuning starts from 100"
-        ),
-        "{}",
-        o.stderr
-    );
-    assert_eq!(
-        o.stderr
-            .matches("--c-end frontier=5 does nothing here")
-            .count(),
-        1,
-        "{}",
-        o.stderr
-    );
-    assert_eq!(
-        o.stderr.matches("--r-end 0.5 does nothing here").count(),
-        1,
-        "{}",
-        o.stderr
-    );
-    // A row set twice by --set: said, naming both (aliases count as their row).
-    let o = run_bounded(
-        &[
-            "suite",
-            bk,
-            "--depth",
-            "1",
-            "--set",
-            "frontier=150",
-            "--set",
-            "futility_margin=10",
-        ],
-        &dir,
-    );
-    assert_eq!(o.code, Some(0), "{}", o.stderr);
-    assert!(
-        o.stderr
-            .contains("--set futility_margin=10 sets the row --set frontier=150 set already"),
-        "{}",
-        o.stderr
-    );
-    // A --batch that holds every training position batches nothing.
-    warns(
-        &[
-            "tune",
-            "--solver",
-            "spsa",
-            "--iterations",
-            "1",
-            "--depth",
-            "1",
-            "--batch",
-            "5000",
-            "-q",
-            "--out",
-            &s("batch.json"),
-        ],
-        &dir,
-        &["--batch 5000 is not smaller than the 805 training positions"],
-    );
-    // And twice in an inline margin set.
-    warns(
-        &[
-            "suite",
-            bk,
-            "--depth",
-            "1",
-            "--margins",
-            "frontier=100,frontier=200",
-        ],
-        &dir,
-        &[
-            "frontier=200 sets the row frontier=100 set already in the margin set 'frontier=100,frontier=200'",
-        ],
-    );
     // A calibration needs 4 sets at least, and says so at the option.
     assert_refused(
         &[(

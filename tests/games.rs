@@ -29,7 +29,7 @@ use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Move, Position};
 
 mod common;
-use common::{first_lines, marginal, said, scratch};
+use common::{first_lines, marginal, run_bounded, said, scratch};
 
 /// Plays a fixed list of UCI moves (then the first legal move), reporting a fixed score, after
 /// an optional delay.
@@ -1011,5 +1011,30 @@ fn a_matchs_last_progress_line_agrees_with_its_summary() {
         last.starts_with("20/20 games score ") && last.contains(&format!("score {score} ")),
         "last line '{last}', summary score {score}: {stderr}"
     );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Odd games are rounded up to a whole pair, and the output says so.
+#[test]
+fn odd_games_are_rounded_up_to_a_whole_pair_and_said() {
+    let dir = scratch("games", "rounding");
+    let out = run_bounded(
+        &[
+            "match",
+            "--a",
+            "default",
+            "--b",
+            "default",
+            "--games",
+            "1",
+            "--nodes",
+            "200",
+            "--concurrency",
+            "1",
+        ],
+        &dir,
+    );
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(out.stdout.contains("rounded up to 2"), "{}", out.stdout);
     std::fs::remove_dir_all(dir).unwrap();
 }

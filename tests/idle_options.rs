@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{scratch, warns};
+use common::{run_bounded, scratch, warns};
 
 const BK: &str = "data/suites/bk.epd";
 
@@ -88,6 +88,186 @@ fn a_set_equal_to_its_reference_is_said() {
         &["suite", BK, "--depth", "1", "--margins", "off"],
         &dir,
         &["the reference run ('off') searches with the same values as the set scored"],
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Adjudication from a move that no game reaches is said.
+#[test]
+fn an_adjudication_no_game_reaches_is_said() {
+    let dir = scratch("idle-options", "adjudication");
+    warns(
+        &[
+            "match",
+            "--a",
+            "default",
+            "--b",
+            "off",
+            "--games",
+            "2",
+            "--nodes",
+            "100",
+            "--draw",
+            "10:8:300",
+            "--max-plies",
+            "200",
+            "-q",
+        ],
+        &dir,
+        &["--draw 10:8:300 starts at move 300", "it never adjudicates"],
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A book whose openings repeat is said (each is played as often as it appears).
+#[test]
+fn a_book_whose_openings_repeat_is_said() {
+    let dir = scratch("idle-options", "repeated-book");
+    let s = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let text = std::fs::read_to_string("data/openings/noob_3moves_1k.epd").unwrap();
+    let two: Vec<&str> = text.lines().take(2).collect();
+    std::fs::write(dir.join("repeats.epd"), two.repeat(3).join("\n") + "\n").unwrap();
+    warns(
+        &[
+            "match",
+            "--a",
+            "default",
+            "--b",
+            "off",
+            "--games",
+            "2",
+            "--nodes",
+            "100",
+            "--openings",
+            &s("repeats.epd"),
+            "-q",
+        ],
+        &dir,
+        &["repeats.epd: 4 opening(s) repeat an earlier one"],
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Schedule ends that no part of the race uses are said, once each; bounds that leave out a
+/// default say where tuning starts.
+#[test]
+fn schedule_ends_no_part_of_the_race_uses_are_said_once_each() {
+    let dir = scratch("idle-options", "schedule-ends");
+    let s = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let o = run_bounded(
+        &[
+            "tune",
+            "--depth",
+            "1",
+            "--design",
+            "4",
+            "--finalists",
+            "2",
+            "--race-pairs",
+            "0",
+            "--c-end",
+            "frontier=5",
+            "--r-end",
+            "0.5",
+            "--bounds",
+            "delta=0..100",
+            "--out",
+            &s("t.json"),
+            "-q",
+        ],
+        &dir,
+    );
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    assert!(
+        o.stderr.contains(
+            "--bounds delta_margin=0..100 leaves out its default 200: tuning starts from 100"
+        ),
+        "{}",
+        o.stderr
+    );
+    assert_eq!(
+        o.stderr
+            .matches("--c-end frontier=5 does nothing here")
+            .count(),
+        1,
+        "{}",
+        o.stderr
+    );
+    assert_eq!(
+        o.stderr.matches("--r-end 0.5 does nothing here").count(),
+        1,
+        "{}",
+        o.stderr
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A row set twice, by --set or in an inline margin set, is said naming both (aliases count as
+/// their row).
+#[test]
+fn a_row_set_twice_is_said_naming_both() {
+    let dir = scratch("idle-options", "row-twice");
+    let o = run_bounded(
+        &[
+            "suite",
+            BK,
+            "--depth",
+            "1",
+            "--set",
+            "frontier=150",
+            "--set",
+            "futility_margin=10",
+        ],
+        &dir,
+    );
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("--set futility_margin=10 sets the row --set frontier=150 set already"),
+        "{}",
+        o.stderr
+    );
+    // And twice in an inline margin set: the row, both values and the set.
+    warns(
+        &[
+            "suite",
+            BK,
+            "--depth",
+            "1",
+            "--margins",
+            "frontier=100,frontier=200",
+        ],
+        &dir,
+        &[
+            "frontier=200 sets the row frontier=100 set already",
+            "in the margin set 'frontier=100,frontier=200'",
+        ],
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A --batch that holds every training position batches nothing, and says so.
+#[test]
+fn a_batch_that_holds_every_position_is_said() {
+    let dir = scratch("idle-options", "batch");
+    let s = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    warns(
+        &[
+            "tune",
+            "--solver",
+            "spsa",
+            "--iterations",
+            "1",
+            "--depth",
+            "1",
+            "--batch",
+            "5000",
+            "-q",
+            "--out",
+            &s("batch.json"),
+        ],
+        &dir,
+        &["--batch 5000 is not smaller than the 805 training positions"],
     );
     std::fs::remove_dir_all(dir).unwrap();
 }

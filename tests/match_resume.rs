@@ -16,7 +16,7 @@ use serde_json::Value;
 
 mod common;
 use common::child::{LIMIT, Run, finish};
-use common::{first_lines, marginal, refused, said, scratch};
+use common::{first_lines, marginal, refused, said, scratch, small_match};
 
 impl Run {
     /// The lines of the result: counts, pentanomial, Elo, and the SPRT's when one ran.
@@ -636,23 +636,7 @@ fn a_resumed_match_keeps_a_file_that_is_not_its_report() {
     first_lines("data/openings/noob_3moves_1k.epd", 6, &dir.join("book.epd"));
     let (book, pgn, precious) = (s("book.epd"), s("m.pgn"), s("precious.json"));
     let play = |extra: &[&str]| {
-        let mut args = vec![
-            "match",
-            "--a",
-            "default",
-            "--b",
-            "off",
-            "--games",
-            "2",
-            "--nodes",
-            "300",
-            "-q",
-            "--openings",
-            &book,
-            "--pgn",
-            &pgn,
-        ];
-        args.extend_from_slice(extra);
+        let args = [&small_match(&book, &["--pgn", &pgn])[..], extra].concat();
         marginal(&args, &dir)
     };
     assert_eq!(play(&[]).status.code(), Some(0));

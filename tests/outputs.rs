@@ -7,28 +7,9 @@ mod common;
 
 use std::path::Path;
 
-use common::{first_lines, marginal, refused, run_bounded, said, scratch, small_suite, spsa_once};
-
-/// `marginal match` of `default` against `off`, 2 games at 300 nodes, quiet, from `book`, and
-/// `extra`.
-fn small_match<'a>(book: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
-    let mut args = vec![
-        "match",
-        "--a",
-        "default",
-        "--b",
-        "off",
-        "--games",
-        "2",
-        "--nodes",
-        "300",
-        "-q",
-        "--openings",
-        book,
-    ];
-    args.extend_from_slice(extra);
-    args
-}
+use common::{
+    first_lines, marginal, refused, run_bounded, said, scratch, small_match, small_suite, spsa_once,
+};
 
 /// A tune's plot that links to its suite, and a match's settings record (beside its PGN) that
 /// links to the book it plays, are refused even with --force, before the work; the inputs are

@@ -250,3 +250,24 @@ pub fn warns(args: &[&str], dir: &Path, said: &[&str]) {
         assert!(o.stderr.contains(text), "{text} not in: {}", o.stderr);
     }
 }
+
+/// The arguments of `marginal match` of `default` against `off`, 2 games at 300 nodes, quiet,
+/// from `book`, and `extra`.
+pub fn small_match<'a>(book: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "match",
+        "--a",
+        "default",
+        "--b",
+        "off",
+        "--games",
+        "2",
+        "--nodes",
+        "300",
+        "-q",
+        "--openings",
+        book,
+    ];
+    args.extend_from_slice(extra);
+    args
+}
