@@ -437,7 +437,18 @@ fn short_books_and_hollow_margin_files_are_refused() {
                 "--margins",
                 "tuned/toga2-suite.json",
             ],
-            "a margin set of the external engine Toga II 3.0 (engines/toga2.toml), not of marginal's own: give it where that engine plays (--engine engines/toga2.toml",
+            "a margin set of the external engine Toga II 3.0 (engines/toga2.toml), not of marginal's own",
+        ),
+        (
+            vec![
+                "suite",
+                "data/suites/bk.epd",
+                "--depth",
+                "1",
+                "--margins",
+                "tuned/toga2-suite.json",
+            ],
+            "give it where that engine plays (--engine engines/toga2.toml",
         ),
     ];
     let empty = s("empty.json");
@@ -564,7 +575,19 @@ fn misused_engines_and_options_are_refused_naming_the_fix() {
             vec![
                 "match", "--a", "default", "--b", "off", "--pgn", "g.pgn", "--force",
             ],
-            "--force replaces the --json report only, and no --json FILE is given: a --pgn file is never written over, even with --force; continue its match with --resume, or name another --pgn than g.pgn",
+            "--force replaces the --json report only, and no --json FILE is given",
+        ),
+        (
+            vec![
+                "match", "--a", "default", "--b", "off", "--pgn", "g.pgn", "--force",
+            ],
+            "a --pgn file is never written over, even with --force",
+        ),
+        (
+            vec![
+                "match", "--a", "default", "--b", "off", "--pgn", "g.pgn", "--force",
+            ],
+            "continue its match with --resume, or name another --pgn than g.pgn",
         ),
         (
             vec!["suite", bk, "--no-cache", "--cache-dir", "x"],
