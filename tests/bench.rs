@@ -1,6 +1,9 @@
 //! The bench signature is a test: `marginal bench` must give the recorded node count. A change
 //! that alters search behaviour updates `engine::bench::SIGNATURE_NODES` (and the README) in
-//! the same commit and says why.
+//! the same commit and says why. What bench says of the margins it is given names options
+//! bench has.
+
+mod common;
 
 use std::process::Command;
 
@@ -39,4 +42,26 @@ fn bench_gives_the_recorded_signature() {
         readme.contains(&with_commas),
         "README does not quote {with_commas}"
     );
+}
+
+/// bench has no --set: the tip for a margin whose switch is off names the assignment that
+/// turns it on, and no option bench lacks.
+#[test]
+fn a_tip_for_a_margin_switched_off_names_the_assignment() {
+    let dir = common::scratch("bench", "tip");
+    let out = common::marginal(
+        &[
+            "bench",
+            "--depth",
+            "1",
+            "--margins",
+            "futility=0,frontier=10",
+        ],
+        &dir,
+    );
+    let text = common::said(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("turn it on with futility=1"), "{text}");
+    assert!(!text.contains("--set"), "{text}");
+    std::fs::remove_dir_all(dir).unwrap();
 }

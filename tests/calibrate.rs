@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::{marginal, scratch, small_suite};
+use common::{first_lines, marginal, refused, said, scratch, small_suite};
 use serde_json::Value;
 
 /// A small position file for the quality objective: the first `n` lines of the bundled one.
@@ -752,4 +752,125 @@ fn max_faults_that_is_not_a_whole_number_is_refused_plainly() {
         let out = marginal(&["--max-faults", ok, "params"], &dir);
         assert_eq!(out.status.code(), Some(0), "{ok}");
     }
+}
+
+/// A mate suite without a mate record is refused (the mates objective would say nothing),
+/// naming how many positions it has, before any objective is prepared (campaign 22, G008: it
+/// was said after the suite objective's reference searches).
+#[test]
+fn a_mate_suite_without_mate_records_is_refused_before_any_work() {
+    let dir = scratch("calibrate", "no-mates");
+    let wac8 = dir.join("wac8.epd");
+    first_lines("data/suites/wac.epd", 8, &wac8);
+    refused(
+        &[
+            "calibrate",
+            "--sets",
+            "4",
+            "--games",
+            "4",
+            "--nodes",
+            "300",
+            "--objectives",
+            "suite,mates",
+            "--mate-suite",
+            wac8.to_str().unwrap(),
+            "--out",
+            dir.join("cal.json").to_str().unwrap(),
+        ],
+        &dir,
+        &["none of its 8 positions has a mate record"],
+    );
+    let cached = dir.join("cache");
+    assert!(
+        !cached.exists() || std::fs::read_dir(&cached).unwrap().count() == 0,
+        "a reference run was made before the refusal"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A calibration's report that cannot be written is refused before any work: the report named
+/// as the --state directory, and an existing report of another calibration (before the
+/// objectives' reference searches, which take a while; nothing is written to the cache).
+#[test]
+fn a_calibration_report_is_checked_before_any_work() {
+    let dir = scratch("calibrate", "out-checked");
+    let state = dir.join("state");
+    let state = state.to_str().unwrap();
+    let base = ["calibrate", "--sets", "4", "--games", "4", "--nodes", "300"];
+    refused(
+        &[&base[..], &["--out", state, "--state", state]].concat(),
+        &dir,
+        &["is the --state directory"],
+    );
+    let report = dir.join("other.json");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tuned/calibration-builtin-nodes5000.json"),
+        &report,
+    )
+    .unwrap();
+    let text = refused(
+        &[&base[..], &["--out", report.to_str().unwrap()]].concat(),
+        &dir,
+        &["exists: marginal does not replace it"],
+    );
+    assert!(!text.contains("preparing"), "{text}");
+    assert!(!dir.join("cache").exists(), "the reference searches ran");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A calibration's prediction for a tuned set counts the calibration sets' scatter about the
+/// line (the interval recorded before counted the slope's alone), and a set outside the region
+/// the calibration drew its sets from is called an extrapolation: race-seed2 lies below it.
+#[test]
+fn a_prediction_counts_the_scatter_and_names_an_extrapolation() {
+    let dir = scratch("calibrate", "prediction");
+    let out = marginal(
+        &["export", "tuned/race-seed2.json", "--format", "uci"],
+        &dir,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
+    let note = said(&out);
+    // What is withheld, why, and the value that lies outside.
+    for needle in [
+        "no prediction for this set",
+        "outside the region the calibration's sets were drawn from",
+        "futility_margin 16 < 31",
+    ] {
+        assert!(note.contains(needle), "'{needle}' not in {note}");
+    }
+    // No Elo figure is given for it in the note (the extrapolation is no estimate).
+    assert!(!note.contains("predicted "), "{note}");
+    let file: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tuned/race-seed2.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let recorded = &file["calibration"]["predicted_elo"];
+    let (lower, upper) = (
+        recorded["lower"].as_f64().unwrap(),
+        recorded["upper"].as_f64().unwrap(),
+    );
+    // The prediction made again from the report (what `export` and `check` start from)
+    // counts the scatter: wider than the one recorded.
+    let tuned = marginal::tune::file::TunedFile::read(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tuned/race-seed2.json"),
+    )
+    .unwrap();
+    let value_of = |name: &str| {
+        tuned
+            .margins
+            .0
+            .get(name)
+            .and_then(serde_json::Value::as_i64)
+    };
+    let now = marginal::calibrate::trust::refreshed(tuned.calibration.as_ref().unwrap(), &value_of);
+    let shown = now.predicted_elo.unwrap();
+    assert!(
+        shown.lower < lower && shown.upper > upper,
+        "{shown:?} within [{lower}, {upper}]"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
 }

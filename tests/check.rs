@@ -497,3 +497,129 @@ fn games_are_played_when_the_cache_cannot_keep_them() {
     );
     assert!(said.contains("2 games: +"), "{said}");
 }
+
+/// `check --update` of a file that holds changes nothing in it, and says so.
+#[test]
+fn update_of_a_file_that_holds_leaves_it_as_it_is() {
+    let dir = scratch("check", "update-holds");
+    let text = std::fs::read_to_string(root().join("tuned/spsa-suite.json")).unwrap();
+    let same = dir.join("same.json");
+    std::fs::write(&same, &text).unwrap();
+    let out = marginal(&["check", same.to_str().unwrap(), "--update", "-q"], &dir);
+    assert_eq!(out.status.code(), Some(0), "{}", common::said(&out));
+    assert!(
+        common::said(&out).contains("the file is left as it is"),
+        "{}",
+        common::said(&out)
+    );
+    assert_eq!(std::fs::read_to_string(&same).unwrap(), text);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// `check --games` with a book shorter than its pairs is refused, naming how many openings
+/// the book has.
+#[test]
+fn games_with_a_book_shorter_than_the_pairs_are_refused() {
+    let dir = scratch("check", "short-book");
+    let same = dir.join("same.json");
+    std::fs::copy(root().join("tuned/spsa-suite.json"), &same).unwrap();
+    let one = dir.join("one.epd");
+    common::first_lines("data/openings/noob_3moves_1k.epd", 1, &one);
+    common::refused(
+        &[
+            "check",
+            same.to_str().unwrap(),
+            "--games",
+            "4",
+            "--openings",
+            one.to_str().unwrap(),
+            "-q",
+        ],
+        &dir,
+        &["1 opening(s) in"],
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A bad --openings book of `check --games` is refused (naming the book) before the suites are
+/// measured.
+#[test]
+fn a_bad_book_is_refused_before_the_suites_are_measured() {
+    let dir = scratch("check", "bad-book");
+    std::fs::write(dir.join("bad.epd"), "garbage\n").unwrap();
+    let original = dir.join("original.json");
+    std::fs::copy(root().join("tuned/spsa-suite.json"), &original).unwrap();
+    let book = dir.join("bad.epd");
+    let said = common::refused(
+        &[
+            "check",
+            original.to_str().unwrap(),
+            "--games",
+            "4",
+            "--openings",
+            book.to_str().unwrap(),
+        ],
+        &dir,
+        &["bad.epd: no usable opening positions"],
+    );
+    assert!(
+        !said.contains("validation ("),
+        "measured before the book was read: {said}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A suite edited after the tune: check refuses (exit 2) and names the way forward, restoring
+/// the file from git.
+#[test]
+fn a_suite_edited_after_the_tune_names_the_way_forward() {
+    let dir = scratch("check", "edited-suite");
+    let suite = common::small_suite(&dir, 3);
+    let t = dir.join("t.json");
+    let out = marginal(
+        &common::spsa_once(suite.to_str().unwrap(), t.to_str().unwrap()),
+        &dir,
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let mut lines = std::fs::read_to_string(&suite).unwrap();
+    lines.push_str("# an added comment\n");
+    std::fs::write(&suite, lines).unwrap();
+    common::refused(
+        &["check", t.to_str().unwrap()],
+        &dir,
+        &["restore that file", "`git checkout -- "],
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// G005: `check` shows its progress (outside a terminal, a plain line at most every few
+/// seconds and the last one at the end): the side, the positions done and in all; none with -q.
+#[test]
+fn a_check_shows_its_progress() {
+    let dir = scratch("check", "progress");
+    let suite = common::small_suite(&dir, 30);
+    let out = dir.join("t.json");
+    let made = marginal(
+        &common::spsa_once(suite.to_str().unwrap(), out.to_str().unwrap()),
+        &dir,
+    );
+    assert!(made.status.success(), "{}", text(&made));
+    let t = out.to_str().unwrap();
+    let check = marginal(&["check", t], &dir);
+    let stderr = String::from_utf8_lossy(&check.stderr);
+    assert!(check.status.success(), "{}", text(&check));
+    let last = stderr.lines().last().unwrap_or_default();
+    let (done, rest) = last.split_once('/').unwrap_or_default();
+    assert!(
+        rest.ends_with(" validation: positions of the sets")
+            && rest.starts_with(&format!("{done} ")),
+        "{stderr}"
+    );
+    let quiet = marginal(&["check", t, "-q"], &dir);
+    assert!(
+        !text(&quiet).contains("positions of the sets"),
+        "{}",
+        text(&quiet)
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -531,3 +531,53 @@ fn export_never_replaces_the_engine_file_a_tuned_file_records() {
     assert_eq!(std::fs::read(&engine).unwrap(), before);
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// A race's export says its evaluations, not an iteration count it never ran.
+#[test]
+fn a_races_export_counts_its_evaluations() {
+    let dir = scratch("export", "race-evaluations");
+    let out = common::marginal(
+        &["export", "tuned/race-seed2.json", "--format", "rust"],
+        &dir,
+    );
+    let text = common::said(&out);
+    assert!(
+        text.contains("race on the suite objective, seed 2, 72 evaluations"),
+        "{text}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A tuned file whose margin does nothing under its switch (futility off, futility_margin 2):
+/// export and suite say which margin, its value and the switch.
+#[test]
+fn a_margin_that_does_nothing_under_its_switch_is_said() {
+    let dir = scratch("export", "idle-margin");
+    let suite = common::small_suite(&dir, 30);
+    let mut file = common::shipped_tuned("race-seed1.json");
+    file["margins"]["futility"] = false.into();
+    let off = dir.join("off.json");
+    std::fs::write(&off, file.to_string()).unwrap();
+    let off = off.to_str().unwrap();
+    for args in [
+        vec!["export", off, "--format", "uci"],
+        vec![
+            "suite",
+            suite.to_str().unwrap(),
+            "--nodes",
+            "300",
+            "-q",
+            "--margins",
+            off,
+        ],
+    ] {
+        let out = common::marginal(&args, &dir);
+        let text = common::said(&out);
+        assert_eq!(out.status.code(), Some(0), "{text}");
+        assert!(
+            text.contains("futility_margin is 2 but does nothing while futility is off"),
+            "{args:?}: {text}"
+        );
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}

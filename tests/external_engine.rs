@@ -1569,3 +1569,89 @@ fn an_engine_starts_in_its_files_directory() {
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// An engine whose spin option's range does not fit in 64 bits is refused, naming the option
+/// and what is wrong with it.
+#[test]
+fn a_spin_option_whose_range_overflows_is_named_as_such() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch("external", "spin");
+    let script = dir.join("huge.sh");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\nwhile read line; do\n  case \"$line\" in\n    uci) echo 'id name huge'; echo 'option name Big type spin default 200 min -99999999999999999999 max 99999999999999999999'; echo uciok ;;\n    isready) echo readyok ;;\n    quit) exit 0 ;;\n  esac\ndone\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let suite = small_suite(&dir, 3);
+    common::refused(
+        &[
+            "suite",
+            suite.to_str().unwrap(),
+            "--depth",
+            "2",
+            "--engine-cmd",
+            script.to_str().unwrap(),
+            "--engine-options",
+            "Big",
+        ],
+        &dir,
+        &[
+            "'Big' is a spin option",
+            "default, min or max is missing or not a whole number within 64 bits",
+        ],
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// An engine file whose command holds its arguments is refused with the fix: the arguments
+/// go in `args = [...]`.
+#[test]
+fn an_engine_command_with_its_arguments_in_it_names_args() {
+    let dir = scratch("external", "spaced");
+    let suite = small_suite(&dir, 5);
+    let engine = dir.join("spaced.toml");
+    std::fs::write(
+        &engine,
+        "command = \"./fake.py ok\"\nparams = [\"futility_margin, FutilityMargin, 125, 0, 1500, 10, 0.002, 1500\"]\n",
+    )
+    .unwrap();
+    common::refused(
+        &[
+            "suite",
+            suite.to_str().unwrap(),
+            "--depth",
+            "1",
+            "--engine",
+            engine.to_str().unwrap(),
+        ],
+        &dir,
+        &["the arguments in args = [...]"],
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// marginal's own engine over UCI at a node budget: every search spends the budget, so equal
+/// node counts are not taken to mean the engine ignores its options.
+#[test]
+fn a_node_limited_engine_is_not_said_to_ignore_its_options() {
+    let dir = scratch("external", "node-budget");
+    let suite = small_suite(&dir, 3);
+    let cmd = format!("{} uci", env!("CARGO_BIN_EXE_marginal"));
+    let args = [
+        "suite",
+        suite.to_str().unwrap(),
+        "--engine-cmd",
+        &cmd,
+        "--engine-options",
+        "FutilityMargin,DeltaMargin=0",
+        "--nodes",
+        "500",
+        "-q",
+    ];
+    let out = marginal(&args, &dir);
+    let text = common::said(&out);
+    assert!(out.status.success(), "{text}");
+    assert!(!text.contains("ignores the options"), "{text}");
+    std::fs::remove_dir_all(dir).unwrap();
+}

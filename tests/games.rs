@@ -1,6 +1,7 @@
 //! Self-play: every termination rule, colour reversal and opening use, determinism at fixed
 //! nodes (also under SPRT stopping), PGN read back by an independent parser, a small
-//! `marginal match` run, and its JSON report.
+//! `marginal match` run, and its JSON report; what a match says of itself (the same set on both
+//! sides, its last progress line).
 
 use std::io::Cursor;
 use std::ops::ControlFlow;
@@ -26,6 +27,9 @@ use pgn_reader::{RawTag, Reader, SanPlus, Visitor};
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Move, Position};
+
+mod common;
+use common::{first_lines, marginal, run_bounded, said, scratch};
 
 /// Plays a fixed list of UCI moves (then the first legal move), reporting a fixed score, after
 /// an optional delay.
@@ -947,4 +951,90 @@ fn a_report_with_infinite_elo_is_valid_json_with_nulls() {
     assert_eq!(value["game_results"][1]["result"], "0-1");
     assert_eq!(value["game_results"][1]["a_result"], "Win");
     assert_same_report(&serde_json::from_str(&text).unwrap(), &report);
+}
+
+/// The same set on both sides can only measure 0 Elo: the match is played and says so.
+#[test]
+fn a_match_of_a_set_against_itself_says_it_measures_nothing() {
+    let dir = scratch("games", "twins");
+    let book = dir.join("book.epd");
+    first_lines("data/openings/noob_3moves_1k.epd", 6, &book);
+    let out = marginal(
+        &[
+            "match",
+            "--a",
+            "default",
+            "--b",
+            "default",
+            "--games",
+            "2",
+            "--nodes",
+            "300",
+            "-q",
+            "--openings",
+            book.to_str().unwrap(),
+        ],
+        &dir,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
+    assert!(
+        said(&out).contains("can only measure 0 Elo"),
+        "{}",
+        said(&out)
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// G023: outside a terminal a match's progress lines come at most every few seconds, so its
+/// last line is printed at the end: the same games and score as the summary after it.
+#[test]
+fn a_matchs_last_progress_line_agrees_with_its_summary() {
+    let dir = scratch("games", "last-line");
+    let args = ["match", "--a", "futility_margin=50", "--b", "default"];
+    let out = marginal(
+        &[&args[..], &["--games", "20", "--nodes", "300"]].concat(),
+        &dir,
+    );
+    assert!(out.status.success(), "{}", said(&out));
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    let score = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("games 20: "))
+        .and_then(|l| l.split("(score ").nth(1))
+        .map(|s| s.trim_end_matches(')'))
+        .expect("summary score");
+    let last = stderr.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("20/20 games score ") && last.contains(&format!("score {score} ")),
+        "last line '{last}', summary score {score}: {stderr}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Odd games are rounded up to a whole pair, and the output says so.
+#[test]
+fn odd_games_are_rounded_up_to_a_whole_pair_and_said() {
+    let dir = scratch("games", "rounding");
+    let out = run_bounded(
+        &[
+            "match",
+            "--a",
+            "default",
+            "--b",
+            "default",
+            "--games",
+            "1",
+            "--nodes",
+            "200",
+            "--concurrency",
+            "1",
+        ],
+        &dir,
+    );
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(out.stdout.contains("rounded up to 2"), "{}", out.stdout);
+    std::fs::remove_dir_all(dir).unwrap();
 }

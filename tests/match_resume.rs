@@ -16,7 +16,7 @@ use serde_json::Value;
 
 mod common;
 use common::child::{LIMIT, Run, finish};
-use common::scratch;
+use common::{first_lines, marginal, refused, said, scratch, small_match};
 
 impl Run {
     /// The lines of the result: counts, pentanomial, Elo, and the SPRT's when one ran.
@@ -624,5 +624,68 @@ fn a_rejected_sprt_exits_1_and_an_accepted_one_0() {
         out.line("SPRT ")
             .ends_with("H1 accepted: A's nElo is 0 or more (no regression beyond that)")
     );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A resumed match whose --json names a file that is not a match report keeps that file and
+/// says what it is (exit 2).
+#[test]
+fn a_resumed_match_keeps_a_file_that_is_not_its_report() {
+    let dir = scratch("match-resume", "not-report");
+    let s = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    first_lines("data/openings/noob_3moves_1k.epd", 6, &dir.join("book.epd"));
+    let (book, pgn, precious) = (s("book.epd"), s("m.pgn"), s("precious.json"));
+    let play = |extra: &[&str]| {
+        let args = [&small_match(&book, &["--pgn", &pgn])[..], extra].concat();
+        marginal(&args, &dir)
+    };
+    assert_eq!(play(&[]).status.code(), Some(0));
+    std::fs::write(&precious, "{\"format\": \"marginal-suite\"}\n").unwrap();
+    let out = play(&["--resume", "--json", &precious]);
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
+    assert!(
+        said(&out).contains("exists and is not a match report"),
+        "{}",
+        said(&out)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&precious).unwrap(),
+        "{\"format\": \"marginal-suite\"}\n"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A match rerun without --resume over both its PGN and its report is told of --resume first
+/// (campaign 22, D002: it was told of --force for the report, and of --resume only after).
+#[test]
+fn a_rerun_match_is_told_of_resume_first() {
+    let dir = scratch("match-resume", "rerun");
+    let (pgn, json) = (dir.join("g.pgn"), dir.join("g.json"));
+    let args = [
+        "match",
+        "--a",
+        "default",
+        "--b",
+        "off",
+        "--games",
+        "2",
+        "--nodes",
+        "300",
+        "-q",
+        "--pgn",
+        pgn.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ];
+    let out = marginal(&args, &dir);
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
+    let text = refused(&args, &dir, &["--resume"]);
+    // --resume is the first fix offered, before any talk of --force.
+    let resume = text.find("--resume").unwrap();
+    assert!(
+        text.find("--force").is_none_or(|force| resume < force),
+        "{text}"
+    );
+    assert!(text.contains("Continue that match with --resume"), "{text}");
     std::fs::remove_dir_all(dir).unwrap();
 }

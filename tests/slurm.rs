@@ -13,7 +13,7 @@ use serde_json::Value;
 mod common;
 use common::child::{Run, finish};
 use common::slurm::{hold, queue_empty};
-use common::{scratch, small_suite};
+use common::{said, scratch, small_suite};
 
 /// Starts `marginal ARGS` from the crate's root, with the reference cache in `dir` and its
 /// output in `dir/NAME.out` and `dir/NAME.err`.
@@ -377,5 +377,31 @@ fn a_tune_interrupted_on_slurm_resumes_on_this_machine_to_the_same_result() {
         common::tuned_result(&dir.join("straight.json")),
         common::tuned_result(&out)
     );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A unit of work under a malformed Slurm allotment (not a number, or 0) is refused (exit 2),
+/// naming the variable and its value; this needs no cluster.
+#[test]
+fn a_malformed_cpu_allotment_is_refused_naming_the_variable() {
+    let dir = scratch("slurm", "allotment");
+    let unit = dir.join("unit.json");
+    std::fs::write(&unit, "{}").unwrap();
+    for value in ["abc", "0"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_marginal"))
+            .args(["work", unit.to_str().unwrap(), "--out"])
+            .arg(dir.join("r.json"))
+            .env("SLURM_CPUS_PER_TASK", value)
+            .output()
+            .unwrap();
+        let text = said(&out);
+        assert_eq!(out.status.code(), Some(2), "{text}");
+        for needle in [
+            &format!("SLURM_CPUS_PER_TASK='{value}'")[..],
+            "is not a CPU count",
+        ] {
+            assert!(text.contains(needle), "'{needle}' not in {text}");
+        }
+    }
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -446,3 +446,20 @@ fn odd_suites_are_said_repeats_named_and_strict_holds_to_the_standard() {
     assert!(stdout.contains("2 positions from 1 file(s)"), "{stdout}");
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// A --reference that names no margin set is refused (exit 2), naming the option and the
+/// value.
+#[test]
+fn a_reference_that_names_no_set_is_refused_naming_the_option() {
+    let dir = scratch("bogus-reference");
+    let suite = small_suite(&dir, 12, &[]);
+    let out = marginal(
+        &["suite", suite.to_str().unwrap(), "--reference", "bogus"],
+        &dir.join("cache"),
+    );
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stdout}{stderr}");
+    let said = stdout + &stderr;
+    assert!(said.contains("--reference: margin set 'bogus'"), "{said}");
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -9,7 +9,7 @@ use marginal::tune::file::TunedFile;
 use serde_json::Value;
 
 mod common;
-use common::{marginal, scratch, small_suite};
+use common::{first_lines, marginal, said, scratch, small_suite, spsa_once};
 
 /// A 3-iteration SPSA tune at 400 nodes per position.
 fn tune(dir: &Path, suite: &Path, out: &str, extra: &[&str]) -> Output {
@@ -503,6 +503,59 @@ fn a_resumed_race_logs_no_evaluation_twice() {
             String::from_utf8_lossy(&again.stderr)
         );
         assert_eq!(lines(), logged);
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A split that leaves no validation position prints no table for it: it says the split left
+/// none.
+#[test]
+fn a_split_that_leaves_no_validation_position_says_so() {
+    let dir = scratch("tune", "no-validation");
+    let suite = small_suite(&dir, 3);
+    let t = dir.join("t.json");
+    let out = marginal(
+        &spsa_once(suite.to_str().unwrap(), t.to_str().unwrap()),
+        &dir,
+    );
+    let text = said(&out);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("validation: no positions (the split left none)")
+            && !text.contains("validation (0 positions)"),
+        "{text}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A suite tune that moved the margins by a unit or so, too little to change any search, says
+/// it found no gain; and when `off` scored above what it wrote (60 WAC positions at 500 nodes
+/// reward no pruning), it says that too.
+#[test]
+fn a_tune_that_measures_as_the_defaults_says_it_gained_nothing() {
+    let dir = scratch("tune", "no-gain");
+    let suite = dir.join("w60.epd");
+    first_lines("data/suites/wac.epd", 60, &suite);
+    let extra = ["--solver", "spsa", "--iterations", "3"];
+    let run = common::tune(&dir, &suite, 500, "t.json", &extra);
+    assert_eq!(run.status.code(), Some(0), "{}", said(&run));
+    let text = said(&run);
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("t.json")).unwrap()).unwrap();
+    // The case: the set moved, yet measured as the defaults on both sides.
+    assert_ne!(file["margins"], file["training"]["sets"][1]["margins"]);
+    for side in ["training", "validation"] {
+        let sets = &file[side]["sets"];
+        assert_eq!(sets[0]["objective"], sets[1]["objective"], "{side}");
+    }
+    // What it found, on which positions, and what that means; and the set that scored above.
+    for needle in [
+        "the tuned set measures the same as the defaults",
+        "on the training and the validation positions",
+        "no gain was found",
+        "`off` (no margin test) scores above the tuned set on the training positions (",
+    ] {
+        assert!(text.contains(needle), "'{needle}' not in {text}");
     }
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -8,7 +8,7 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 mod common;
-use common::{scratch, small_suite};
+use common::{said, scratch, small_suite};
 
 /// A tune at 300 nodes (per position, and per move in games).
 fn tune(dir: &Path, suite: &Path, out: &str, extra: &[&str]) -> Output {
@@ -353,5 +353,44 @@ fn an_interrupted_confirmation_keeps_its_pairs() {
     for (game, result) in results.iter().zip(&kept_results) {
         assert_eq!(game["result"].as_str(), Some(*result));
     }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A tune that ends where it started says so, with the way out: a short games tune, whose
+/// SPSA steps are far below a whole unit at the default final learning rate; its --confirm
+/// plays no match of the defaults against themselves.
+#[test]
+fn a_tune_that_moved_nothing_says_so() {
+    let dir = scratch("tune-games", "unmoved");
+    let suite = small_suite(&dir, 6);
+    let extra = [
+        "--objective",
+        "games",
+        "--iterations",
+        "1",
+        "--pairs",
+        "1",
+        "--confirm",
+        "4",
+    ];
+    let run = tune(&dir, &suite, "g.json", &extra);
+    assert_eq!(run.status.code(), Some(0), "{}", said(&run));
+    assert!(
+        said(&run).contains(
+            "note: the tuned set is the one the tune started from: SPSA's steps were too small"
+        ) && said(&run).contains("raise --r-end"),
+        "{}",
+        said(&run)
+    );
+    // No confirmation of the defaults against themselves (campaign 23, E040).
+    assert!(
+        said(&run).contains("--confirm: the tuned set is the defaults")
+            && said(&run).contains("no confirmation match is played"),
+        "{}",
+        said(&run)
+    );
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("g.json")).unwrap()).unwrap();
+    assert!(file.get("confirm").is_none(), "{file}");
     std::fs::remove_dir_all(dir).unwrap();
 }

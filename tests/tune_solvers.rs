@@ -9,7 +9,7 @@ use std::process::Output;
 use serde_json::Value;
 
 mod common;
-use common::{scratch, small_suite};
+use common::{said, scratch, small_suite};
 
 /// A 2-iteration tune at 300 nodes per position.
 fn tune(dir: &Path, suite: &Path, out: &str, extra: &[&str]) -> Output {
@@ -318,5 +318,37 @@ fn the_race_screens_refines_races_and_resumes_from_its_logs() {
     let b = tune_ok(&dir, &suite, "b.json", &extra);
     assert_eq!(race_steps(&b), steps);
     assert_eq!(b["margins"], a["margins"]);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A race decided in a handful of games gives its interval and says the games are too few to
+/// show the winner stronger than the base set.
+#[test]
+fn a_race_won_in_few_games_says_they_are_too_few() {
+    let dir = scratch("tune-solvers", "race-few");
+    let suite = small_suite(&dir, 12);
+    // A seed whose finalist wins its 2 games.
+    let extra = [
+        "--design",
+        "2",
+        "--race-pairs",
+        "1",
+        "--finalists",
+        "2",
+        "--seed",
+        "4",
+    ];
+    let run = common::tune(&dir, &suite, 300, "r.json", &extra);
+    let text = said(&run);
+    assert_eq!(run.status.code(), Some(0), "{text}");
+    let verdict = (text.lines())
+        .find(|l| l.starts_with("race: won") || l.starts_with("race: no finalist"))
+        .expect(&text);
+    assert!(
+        verdict.contains("won the race: ")
+            && verdict.contains("games (95% [")
+            && verdict.contains("too few games to show it is stronger"),
+        "{verdict}"
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }

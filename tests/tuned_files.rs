@@ -1,8 +1,13 @@
 //! The tuned sets shipped in `tuned/` are valid tuned files, and their recorded figures agree
-//! with themselves: what an engine author reads in the README is what the files hold.
+//! with themselves: what an engine author reads in the README is what the files hold. A tuned
+//! file damaged or edited by hand is refused (exit 2), naming the file, the record and the fix,
+//! never read as something it does not say.
+
+mod common;
 
 use std::path::Path;
 
+use common::{marginal, refused, said, scratch, shipped_tuned, small_suite};
 use marginal::tune::file::TunedFile;
 
 #[test]
@@ -39,4 +44,138 @@ fn every_shipped_tuned_file_parses_and_is_consistent() {
         assert!(path.with_extension("svg").exists(), "{name}: no SVG");
     }
     assert!(seen >= 1, "no tuned files in {}", dir.display());
+}
+
+/// Writes `value` to `DIR/NAME` on one line and returns the path as a string.
+fn written(dir: &Path, name: &str, value: &serde_json::Value) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, value.to_string()).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+/// A tuned file whose per-position list was cut is damaged, not "from an older marginal":
+/// check names the set, the counts and the damage.
+#[test]
+fn a_tuned_file_with_outcomes_cut_is_said_to_be_damaged() {
+    let dir = scratch("tuned-files", "cut");
+    let mut file = shipped_tuned("spsa-suite.json");
+    file["training"]["sets"][0]["positions"]
+        .as_array_mut()
+        .unwrap()
+        .truncate(500);
+    let cut = written(&dir, "cut.json", &file);
+    refused(
+        &["check", &cut],
+        &dir,
+        &[
+            "its training 'tuned' set",
+            "records 500 per-position outcomes for 810 positions",
+            "the file is damaged",
+        ],
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A tuned file whose recorded objective alone was edited contradicts itself: every outcome
+/// comes out as recorded, so check exits 2 (no regression is claimed) and names the way
+/// forward, `check FILE --update`; taken, it records the figures, says the record did not
+/// match, and the file then holds.
+#[test]
+fn a_record_that_contradicts_itself_names_update_and_update_mends_it() {
+    let dir = scratch("tuned-files", "contradicts");
+    let mut file = shipped_tuned("spsa-suite.json");
+    let value = file["training"]["sets"][0]["objective"]["value"]
+        .as_f64()
+        .unwrap();
+    file["training"]["sets"][0]["objective"]["value"] = (value + 5.0).into();
+    let edited = written(&dir, "edited.json", &file);
+    refused(
+        &["check", &edited, "-q"],
+        &dir,
+        &[
+            "every position came out as its record says, yet the recorded figures",
+            "record what it gives now",
+            &format!("`marginal check {edited} --update`"),
+        ],
+    );
+    let update = said(&marginal(&["check", &edited, "-q", "--update"], &dir));
+    assert!(
+        update.contains("its record did not match its own outcomes before the update"),
+        "{update}"
+    );
+    let out = marginal(&["check", &edited, "-q"], &dir);
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A tuned file without its "margins" given as --margins is damaged, not a margin set named
+/// 'tuned'.
+#[test]
+fn a_tuned_file_without_its_margins_is_refused_as_margins() {
+    let dir = scratch("tuned-files", "no-margins");
+    let mut file = shipped_tuned("spsa-suite.json");
+    file.as_object_mut().unwrap().remove("margins");
+    let path = written(&dir, "nomargins.json", &file);
+    let suite = small_suite(&dir, 5);
+    refused(
+        &[
+            "suite",
+            suite.to_str().unwrap(),
+            "--nodes",
+            "300",
+            "--margins",
+            &path,
+        ],
+        &dir,
+        &["a tuned file without its \"margins\" object"],
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A recorded limit no run can have used (0 nodes) is refused by check.
+#[test]
+fn a_recorded_limit_that_searches_nothing_is_refused() {
+    let dir = scratch("tuned-files", "limit0");
+    let mut file = shipped_tuned("spsa-suite.json");
+    file["provenance"]["limit"] = serde_json::json!({"nodes": 0});
+    let path = written(&dir, "limit0.json", &file);
+    refused(
+        &["check", &path],
+        &dir,
+        &["searches nothing, so no run measured this file"],
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A record emptied or replaced (campaign 22, H028) is named by the file, its line and its
+/// key, on one line or pretty-printed, not by the Rust type that reads it; the fix is to
+/// restore the file.
+#[test]
+fn an_emptied_record_is_named_by_its_key_and_line() {
+    let dir = scratch("tuned-files", "emptied");
+    let mut emptied = shipped_tuned("spsa-suite.json");
+    emptied["provenance"]["suites"] = serde_json::json!([]);
+    let pretty = serde_json::to_string_pretty(&emptied).unwrap();
+    let suites_line = pretty
+        .lines()
+        .position(|l| l.contains("\"suites\""))
+        .unwrap()
+        + 1;
+    for (name, text, line) in [
+        ("emptied.json", emptied.to_string(), 1),
+        ("emptied-pretty.json", pretty, suites_line),
+    ] {
+        std::fs::write(dir.join(name), text).unwrap();
+        refused(
+            &["check", dir.join(name).to_str().unwrap()],
+            &dir,
+            &[
+                &format!("{name}:{line}: not a marginal-tuned/1 file"),
+                "\"suites\" is an empty list, where the file has an object of named fields",
+                "edited or damaged",
+                "restore it",
+            ],
+        );
+    }
+    std::fs::remove_dir_all(dir).unwrap();
 }

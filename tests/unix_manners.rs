@@ -1,9 +1,15 @@
 //! marginal as a Unix filter: a reader that closes the pipe early (`marginal bench | head -1`)
 //! ends marginal quietly with status 141, without a panic; a standard output closed from the
-//! start (`>&-`) is refused.
+//! start (`>&-`) is refused; `/dev/stdout` named as an output holds that output alone; a device
+//! where a plot goes is written, never read; a full standard error costs no result.
+
+mod common;
 
 use std::io::{BufRead, BufReader};
+use std::path::Path;
 use std::process::{Command, Stdio};
+
+use common::{first_lines, said, scratch, small_suite};
 
 /// Runs marginal with `args`, reads one line of its stdout, closes it, and returns the exit
 /// status and what marginal wrote on stderr.
@@ -348,4 +354,227 @@ fn an_interrupted_suite_resumes_with_the_same_figures() {
         "the journals are removed once the run is scored"
     );
     let _ = std::fs::remove_dir_all(cache);
+}
+
+/// A plot path that links to /dev/zero (a device that reads forever): marginal writes the
+/// plot there and never reads it to see whether it drew it.
+#[test]
+fn a_device_where_the_plot_goes_is_written_not_read() {
+    let dir = scratch("unix", "device");
+    let tuned = Path::new(env!("CARGO_MANIFEST_DIR")).join("tuned/race-seed2.json");
+    std::fs::copy(&tuned, dir.join("d.json")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", dir.join("d.svg")).unwrap();
+    let out = Command::new("timeout")
+        .args(["60", env!("CARGO_BIN_EXE_marginal"), "plot"])
+        .arg(dir.join("d.json"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
+    assert!(said(&out).contains("plot written to"), "{}", said(&out));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A standard error on a full device costs no result: the suite ends with exit 0 and its
+/// table.
+#[test]
+fn a_full_standard_error_costs_no_result() {
+    let dir = scratch("unix", "full-stderr");
+    let suite = small_suite(&dir, 5);
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg("exec \"$0\" suite \"$1\" --nodes 300 2>/dev/full")
+        .arg(env!("CARGO_BIN_EXE_marginal"))
+        .arg(&suite)
+        .env("MARGINAL_CACHE_DIR", dir.join("cache"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
+    assert!(said(&out).contains("objective "), "{}", said(&out));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// `/dev/stdout` named as an output while the shell sends standard output to a file: the
+/// file holds the report, games or tuned file alone (what the command says for people goes to
+/// standard error; never written over from the start, never refused as "exists", nothing
+/// written beside it in /dev); a report to /dev/null draws no plot beside it.
+#[test]
+fn the_commands_own_output_named_as_a_file_follows_what_it_printed() {
+    let dir = scratch("unix", "stdout");
+    let suite = small_suite(&dir, 20);
+    let book = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/openings/noob_3moves_1k.epd"
+    );
+    let bin = env!("CARGO_BIN_EXE_marginal");
+    // The file standard output went to, and what the command said on standard error.
+    let to_file = |args: &str, file: &str| -> (String, String) {
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(format!("'{bin}' {args} > '{}'", dir.join(file).display()))
+            .current_dir(&dir)
+            .env("MARGINAL_CACHE_DIR", dir.join("cache"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args}: {}", said(&out));
+        (
+            std::fs::read_to_string(dir.join(file)).unwrap(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    let s = suite.to_str().unwrap();
+    let (text, err) = to_file(
+        &format!("suite '{s}' --nodes 300 -q --json /dev/stdout"),
+        "s.txt",
+    );
+    assert!(err.starts_with("marginal suite: 20 positions"), "{err}");
+    let report: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(report["positions"].as_array().map(Vec::len), Some(20));
+    let (text, err) = to_file(
+        &format!(
+            "match --a default --b off --nodes 300 --games 2 --openings '{book}' --pgn /dev/stdout"
+        ),
+        "m.txt",
+    );
+    assert!(err.starts_with("marginal match: "), "{err}");
+    assert!(text.starts_with("[Event "), "{text}");
+    assert_eq!(text.matches("[Event ").count(), 2, "{text}");
+    assert!(err.contains("games 2: A "), "{err}");
+    let (text, err) = to_file(
+        &format!(
+            "tune --suites '{s}' --solver spsa --iterations 1 --nodes 300 -q --out /dev/stdout"
+        ),
+        "t.txt",
+    );
+    let tuned: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(tuned["format"], "marginal-tuned/1");
+    assert!(
+        err.contains("no plot: --out /dev/stdout is not a file"),
+        "{err}"
+    );
+    let (text, _) = to_file(
+        &format!(
+            "calibrate --sets 4 --games 2 --nodes 300 --objectives suite --suite '{s}' -q --out /dev/null --state '{}'",
+            dir.join("st").display()
+        ),
+        "c.txt",
+    );
+    assert!(
+        text.contains("no plots: --out /dev/null is not a file"),
+        "{text}"
+    );
+    for beside in [
+        "/dev/stdout.match.json",
+        "/dev/stdout.svg",
+        "/dev/null-suite.svg",
+    ] {
+        assert!(!Path::new(beside).exists(), "{beside} was written");
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A report sent to standard output holds the report alone: `--json /dev/stdout | jq` and
+/// `--json r.json > r.json` parse, and what the command says for people goes to standard error.
+#[test]
+fn a_report_on_standard_output_is_the_report_alone() {
+    let dir = scratch("unix", "stdout-report");
+    first_lines("data/suites/wac.epd", 5, &dir.join("five.epd"));
+    let suite = dir.join("five.epd");
+    let suite = suite.to_str().unwrap();
+    let cache = dir.join("cache");
+    let run = |args: &[&str], stdout: Stdio| {
+        Command::new(env!("CARGO_BIN_EXE_marginal"))
+            .args(args)
+            .env("MARGINAL_CACHE_DIR", &cache)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdout(stdout)
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap()
+    };
+    let suite_args = ["suite", suite, "--nodes", "300", "--json", "/dev/stdout"];
+    let match_args = [
+        "match",
+        "--a",
+        "default",
+        "--b",
+        "off",
+        "--games",
+        "2",
+        "--nodes",
+        "300",
+        "--json",
+        "/dev/stdout",
+    ];
+    for (args, header) in [
+        (&suite_args[..], "marginal suite: 5 positions"),
+        (&match_args[..], "marginal match: A 'default'"),
+    ] {
+        let out = run(args, Stdio::piped());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+        let report: Result<serde_json::Value, _> = serde_json::from_slice(&out.stdout);
+        assert!(
+            report.is_ok(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        assert!(err.contains(header), "{args:?}: {err}");
+    }
+    // The file the shell sends standard output to, named as --json.
+    let file = dir.join("r.json");
+    let sink = std::fs::File::create(&file).unwrap();
+    let args = [
+        "suite",
+        suite,
+        "--nodes",
+        "300",
+        "--json",
+        file.to_str().unwrap(),
+    ];
+    let out = run(&args, Stdio::from(sink));
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        serde_json::from_str::<serde_json::Value>(&text).is_ok(),
+        "{text}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// An export whose --out is /dev/stdout on a pipe is written through the pipe.
+#[test]
+fn an_export_to_dev_stdout_on_a_pipe_is_written_through() {
+    let o = Command::new(env!("CARGO_BIN_EXE_marginal"))
+        .args([
+            "export",
+            "tuned/race-seed1.json",
+            "--format",
+            "uci",
+            "--out",
+            "/dev/stdout",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    assert!(String::from_utf8_lossy(&o.stdout).contains("setoption name"));
+}
+
+/// A full disk on standard output (Linux's /dev/full): exit 2 and a message naming standard
+/// output, no panic.
+#[test]
+fn a_full_standard_output_is_exit_2_not_a_panic() {
+    if let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") {
+        let o = Command::new(env!("CARGO_BIN_EXE_marginal"))
+            .arg("params")
+            .stdout(full)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("error: cannot write stdout"), "{stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    } else {
+        eprintln!("skipped: no /dev/full here");
+    }
 }

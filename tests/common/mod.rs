@@ -135,3 +135,139 @@ pub fn interrupt_when(
     );
     out
 }
+
+/// Everything a run printed: its standard output, then its standard error.
+pub fn said(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr)
+}
+
+/// `marginal ARGS` must end with exit 2 (unusable input) and say each of `needles`: the file or
+/// value it names, the fix it offers. Returns what it said, for further checks.
+pub fn refused(args: &[&str], dir: &Path, needles: &[&str]) -> String {
+    let out = marginal(args, dir);
+    let text = said(&out);
+    assert_eq!(out.status.code(), Some(2), "marginal {args:?}: {text}");
+    for needle in needles {
+        assert!(
+            text.contains(needle),
+            "marginal {args:?}: '{needle}' not in {text}"
+        );
+    }
+    text
+}
+
+/// The first `n` lines of the crate's file `from` (e.g. `data/suites/wac.epd`) written to `to`.
+pub fn first_lines(from: &str, n: usize, to: &Path) {
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(from)).unwrap();
+    let lines: Vec<&str> = text.lines().take(n).collect();
+    std::fs::write(to, lines.join("\n") + "\n").unwrap();
+}
+
+/// The arguments of a one-iteration SPSA tune of `suite` at 300 nodes, quiet, writing `out`
+/// (`[9]` is the iteration count).
+pub fn spsa_once<'a>(suite: &'a str, out: &'a str) -> Vec<&'a str> {
+    vec![
+        "tune",
+        "--suites",
+        suite,
+        "--nodes",
+        "300",
+        "-q",
+        "--solver",
+        "spsa",
+        "--iterations",
+        "1",
+        "--out",
+        out,
+    ]
+}
+
+/// A copy of the shipped tuned file `tuned/NAME`, read as JSON.
+pub fn shipped_tuned(name: &str) -> serde_json::Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tuned")
+        .join(name);
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Longest any case may take before it counts as a hang.
+pub const DEADLINE: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// How a bounded run ended: its exit code and what it wrote.
+pub struct Outcome {
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs `marginal ARGS` from the crate's root with the cache in `dir`, killing it (and failing
+/// the test) at the deadline: a hang is a failure, not a stuck test.
+pub fn run_bounded(args: &[&str], dir: &Path) -> Outcome {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_marginal"))
+        .args(args)
+        .env("MARGINAL_CACHE_DIR", dir.join("cache"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run marginal");
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut out, &mut s);
+        s
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut err, &mut s);
+        s
+    });
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > DEADLINE {
+            let _ = child.kill();
+            panic!("marginal {args:?} did not finish within {DEADLINE:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    Outcome {
+        code: status.code(),
+        stdout: reader.join().unwrap(),
+        stderr: err_reader.join().unwrap(),
+    }
+}
+
+/// Runs `args` in `dir`: it must succeed (exit 0) and say each of `said` on stderr.
+pub fn warns(args: &[&str], dir: &Path, said: &[&str]) {
+    let o = run_bounded(args, dir);
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    for text in said {
+        assert!(o.stderr.contains(text), "{text} not in: {}", o.stderr);
+    }
+}
+
+/// The arguments of `marginal match` of `default` against `off`, 2 games at 300 nodes, quiet,
+/// from `book`, and `extra`.
+pub fn small_match<'a>(book: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "match",
+        "--a",
+        "default",
+        "--b",
+        "off",
+        "--games",
+        "2",
+        "--nodes",
+        "300",
+        "-q",
+        "--openings",
+        book,
+    ];
+    args.extend_from_slice(extra);
+    args
+}

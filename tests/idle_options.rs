@@ -1,0 +1,273 @@
+//! Options that do nothing where they are given are said (the run goes on, exit 0): the option,
+//! the value and why it does nothing, never silently dropped.
+
+mod common;
+
+use common::{run_bounded, scratch, warns};
+
+const BK: &str = "data/suites/bk.epd";
+
+/// --finalists without race pairs does nothing in a tune.
+#[test]
+fn finalists_without_race_pairs_are_said_to_do_nothing() {
+    let dir = scratch("idle-options", "finalists");
+    let out = dir.join("t.json");
+    warns(
+        &[
+            "tune",
+            "--suites",
+            BK,
+            "--nodes",
+            "300",
+            "--design",
+            "4",
+            "--race-pairs",
+            "0",
+            "--finalists",
+            "2",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &dir,
+        &["--finalists 2 does nothing here"],
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// --max-faults where the built-in engine runs (suite, and check of a built-in engine's file)
+/// is said to do nothing, naming the command.
+#[test]
+fn max_faults_with_the_builtin_engine_is_said_to_do_nothing() {
+    let dir = scratch("idle-options", "max-faults");
+    warns(
+        &["suite", BK, "--depth", "1", "--max-faults", "3"],
+        &dir,
+        &["--max-faults: `marginal suite` runs the built-in engine here"],
+    );
+    warns(
+        &[
+            "check",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/tuned/spsa-suite.json"),
+            "--max-faults",
+            "2",
+            "-q",
+        ],
+        &dir,
+        &["--max-faults: `marginal check` runs the built-in engine here"],
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A margin set while its switch is off is said to do nothing, naming the assignment, the
+/// margin and the switch.
+#[test]
+fn a_margin_under_a_switch_that_is_off_is_said_to_do_nothing() {
+    let dir = scratch("idle-options", "switch-off");
+    warns(
+        &[
+            "suite",
+            BK,
+            "--depth",
+            "1",
+            "--set",
+            "futility=0",
+            "--set",
+            "frontier=50",
+        ],
+        &dir,
+        &["frontier=50: futility_margin does nothing while futility is off"],
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A set scored that is the reference ('off') itself is said to be compared with itself.
+#[test]
+fn a_set_equal_to_its_reference_is_said() {
+    let dir = scratch("idle-options", "reference");
+    warns(
+        &["suite", BK, "--depth", "1", "--margins", "off"],
+        &dir,
+        &["the reference run ('off') searches with the same values as the set scored"],
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Adjudication from a move that no game reaches is said.
+#[test]
+fn an_adjudication_no_game_reaches_is_said() {
+    let dir = scratch("idle-options", "adjudication");
+    warns(
+        &[
+            "match",
+            "--a",
+            "default",
+            "--b",
+            "off",
+            "--games",
+            "2",
+            "--nodes",
+            "100",
+            "--draw",
+            "10:8:300",
+            "--max-plies",
+            "200",
+            "-q",
+        ],
+        &dir,
+        &["--draw 10:8:300 starts at move 300", "it never adjudicates"],
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A book whose openings repeat is said (each is played as often as it appears).
+#[test]
+fn a_book_whose_openings_repeat_is_said() {
+    let dir = scratch("idle-options", "repeated-book");
+    let s = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let text = std::fs::read_to_string("data/openings/noob_3moves_1k.epd").unwrap();
+    let two: Vec<&str> = text.lines().take(2).collect();
+    std::fs::write(dir.join("repeats.epd"), two.repeat(3).join("\n") + "\n").unwrap();
+    warns(
+        &[
+            "match",
+            "--a",
+            "default",
+            "--b",
+            "off",
+            "--games",
+            "2",
+            "--nodes",
+            "100",
+            "--openings",
+            &s("repeats.epd"),
+            "-q",
+        ],
+        &dir,
+        &["repeats.epd: 4 opening(s) repeat an earlier one"],
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Schedule ends that no part of the race uses are said, once each; bounds that leave out a
+/// default say where tuning starts.
+#[test]
+fn schedule_ends_no_part_of_the_race_uses_are_said_once_each() {
+    let dir = scratch("idle-options", "schedule-ends");
+    let s = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let o = run_bounded(
+        &[
+            "tune",
+            "--depth",
+            "1",
+            "--design",
+            "4",
+            "--finalists",
+            "2",
+            "--race-pairs",
+            "0",
+            "--c-end",
+            "frontier=5",
+            "--r-end",
+            "0.5",
+            "--bounds",
+            "delta=0..100",
+            "--out",
+            &s("t.json"),
+            "-q",
+        ],
+        &dir,
+    );
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    assert!(
+        o.stderr.contains(
+            "--bounds delta_margin=0..100 leaves out its default 200: tuning starts from 100"
+        ),
+        "{}",
+        o.stderr
+    );
+    assert_eq!(
+        o.stderr
+            .matches("--c-end frontier=5 does nothing here")
+            .count(),
+        1,
+        "{}",
+        o.stderr
+    );
+    assert_eq!(
+        o.stderr.matches("--r-end 0.5 does nothing here").count(),
+        1,
+        "{}",
+        o.stderr
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A row set twice, by --set or in an inline margin set, is said naming both (aliases count as
+/// their row).
+#[test]
+fn a_row_set_twice_is_said_naming_both() {
+    let dir = scratch("idle-options", "row-twice");
+    let o = run_bounded(
+        &[
+            "suite",
+            BK,
+            "--depth",
+            "1",
+            "--set",
+            "frontier=150",
+            "--set",
+            "futility_margin=10",
+        ],
+        &dir,
+    );
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    assert!(
+        o.stderr
+            .contains("--set futility_margin=10 sets the row --set frontier=150 set already"),
+        "{}",
+        o.stderr
+    );
+    // And twice in an inline margin set: the row, both values and the set.
+    warns(
+        &[
+            "suite",
+            BK,
+            "--depth",
+            "1",
+            "--margins",
+            "frontier=100,frontier=200",
+        ],
+        &dir,
+        &[
+            "frontier=200 sets the row frontier=100 set already",
+            "in the margin set 'frontier=100,frontier=200'",
+        ],
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A --batch that holds every training position batches nothing, and says so.
+#[test]
+fn a_batch_that_holds_every_position_is_said() {
+    let dir = scratch("idle-options", "batch");
+    let s = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    warns(
+        &[
+            "tune",
+            "--solver",
+            "spsa",
+            "--iterations",
+            "1",
+            "--depth",
+            "1",
+            "--batch",
+            "5000",
+            "-q",
+            "--out",
+            &s("batch.json"),
+        ],
+        &dir,
+        &["--batch 5000 is not smaller than the 805 training positions"],
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
