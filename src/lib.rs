@@ -10,6 +10,7 @@ pub mod check;
 pub mod engine;
 pub mod export;
 pub mod formats;
+pub mod margin_spec;
 pub mod params;
 pub mod scoring;
 pub mod tune;

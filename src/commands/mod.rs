@@ -19,8 +19,10 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
 use marginal::engine::tt::TranspositionTable;
 use marginal::engine::{EngineDef, MAX_DEPTH, MAX_HASH_MB, Setting};
 use marginal::formats::engine_file::EngineFile;
-use marginal::formats::tuned;
-use marginal::params::{Margins, ParamError};
+use marginal::formats::outputs;
+pub use marginal::formats::outputs::{read_output, write_plot};
+use marginal::margin_spec;
+use marginal::params::Margins;
 use marginal::scoring::suite::objective::{DEFAULT_EARLY, DEFAULT_WEIGHT, ObjectiveParams};
 use marginal::scoring::suite::{Repeats, RunConfig};
 use marginal::tune::file::TunedFile;
@@ -69,34 +71,23 @@ pub fn calibration_note(
     }
 }
 
+impl From<outputs::OutputError> for UserError {
+    fn from(e: outputs::OutputError) -> Self {
+        UserError(e.0)
+    }
+}
+
+impl From<margin_spec::MarginSpecError> for UserError {
+    fn from(e: margin_spec::MarginSpecError) -> Self {
+        UserError(e.to_string())
+    }
+}
+
 impl UserError {
     /// A user error from any error's message.
     pub fn from_display(e: impl std::fmt::Display) -> Self {
         UserError(e.to_string())
     }
-}
-
-/// Resolves a margin set as users write it: a built-in name (`default`, `off`, `bare`,
-/// `sound`), a path to a tuned file (anything ending in `.json` or naming an existing file),
-/// or a comma-separated `name=value` list applied to the defaults.
-pub fn resolve(spec: &str) -> Result<Margins, UserError> {
-    let spec = spec.trim();
-    if let Some(m) = Margins::builtin(spec) {
-        return Ok(m);
-    }
-    let path = Path::new(spec);
-    if spec.ends_with(".json") || path.is_file() {
-        return tuned::read(path).map_err(UserError::from_display);
-    }
-    if spec.contains('=') {
-        return spec
-            .parse::<Margins>()
-            .map_err(|e| UserError(format!("margin set '{spec}': {e}")));
-    }
-    Err(UserError(format!(
-        "margin set '{spec}': not a built-in set ({}), a .json file, or name=value assignments",
-        Margins::BUILTIN_NAMES.join(", ")
-    )))
 }
 
 /// Which engine a command searches with: marginal's own (the default), an engine file, or an
@@ -174,67 +165,17 @@ pub fn engine_def(
     }
 }
 
-/// A margin set of `def`'s engine as users write it: for marginal's own engine as
-/// [`resolve`]; for an external one `default`, `off`, a tuned file of that engine, or
-/// `name=value` assignments (row names or UCI option names) on top of its defaults.
+/// A margin set of `def`'s engine as users write it ([`margin_spec::resolve_for`]): a
+/// built-in name, a tuned file or `name=value` assignments.
 ///
 /// # Errors
 /// An unknown name or row, a bad value, a file of another engine.
 pub fn resolve_for(def: &Arc<EngineDef>, spec: &str) -> Result<Setting, UserError> {
-    if def.is_builtin() {
-        return resolve(spec).map(Setting::from);
-    }
-    let spec = spec.trim();
-    let path = Path::new(spec);
-    match spec {
-        "default" => Ok(Setting::defaults(def)),
-        "off" => Ok(Setting::off(def)),
-        _ if spec.ends_with(".json") || path.is_file() => {
-            let file = TunedFile::read(path).map_err(UserError::from_display)?;
-            if file.engine.is_none() {
-                return Err(UserError(format!(
-                    "{spec}: a margin set of marginal's own engine, not of {}: play it with marginal's own engine (without the engine option for this side), or tune {} for a set of its own (marginal tune {})",
-                    def.name,
-                    def.name,
-                    marginal::check::engine_option(def.source.as_deref().unwrap_or(&def.name))
-                )));
-            }
-            // A file of another engine whose rows happen to resolve would set other options.
-            if let Some(message) = file
-                .engine
-                .as_ref()
-                .and_then(|record| marginal::check::another_engine(record, def, &file.tuned))
-            {
-                return Err(UserError(format!("{spec}: {message}")));
-            }
-            file.margins
-                .resolve(def)
-                .map_err(|e| UserError(format!("{spec}: {e}")))
-        }
-        _ if spec.contains('=') => {
-            let mut setting = Setting::defaults(def);
-            for assignment in spec.split(',').filter(|a| !a.trim().is_empty()) {
-                apply(&mut setting, assignment)
-                    .map_err(|e| UserError(format!("margin set '{spec}': {e}")))?;
-            }
-            Ok(setting)
-        }
-        _ => Err(UserError(format!(
-            "margin set '{spec}': for {} give default, off, a tuned .json file of it, or name=value assignments",
-            def.name
-        ))),
-    }
+    Ok(margin_spec::resolve_for(def, spec)?)
 }
 
-/// Applies one `name=value` assignment to a setting.
-fn apply(setting: &mut Setting, assignment: &str) -> Result<(), ParamError> {
-    let (name, value) = assignment
-        .split_once('=')
-        .ok_or_else(|| ParamError::NotAssignment(assignment.to_string()))?;
-    setting.set(name.trim(), value)
-}
-
-/// A setting of `def`'s engine from `--margins SPEC` plus `--set name=value` overrides.
+/// A setting of `def`'s engine from `--margins SPEC` plus `--set name=value` overrides
+/// ([`margin_spec::setting_from`]), its warnings said on standard error.
 ///
 /// # Errors
 /// As [`resolve_for`], or a bad override.
@@ -243,124 +184,33 @@ pub fn setting_from(
     spec: &str,
     sets: &[String],
 ) -> Result<Setting, UserError> {
-    let mut setting = resolve_for(def, spec)?;
-    for assignment in sets {
-        apply(&mut setting, assignment)
-            .map_err(|e| UserError(format!("--set {assignment}: {e}")))?;
-    }
-    say_repeated_in_spec(spec, |name| def.find(name));
-    say_repeated_sets(sets, |name| def.find(name));
-    if def.is_builtin() {
-        say_idle(spec, sets, &setting.margins());
-        if Path::new(spec).is_file() {
-            say_idle_in_file(spec, &setting.margins());
-        }
-    }
+    let (setting, warnings) = margin_spec::setting_from(def, spec, sets)?;
+    say_warnings(&warnings);
     Ok(setting)
 }
 
-/// Says once per row when a margin-set file gives a row of the built-in engine a value other
-/// than its default while the row's technique is switched off in it: the value does nothing
-/// (rows at their defaults under a switch that is off by default say nothing).
+/// Says on standard error the values a margin-set file gives to rows whose technique is off in
+/// it ([`margin_spec::idle_in_file`]).
 pub fn say_idle_in_file(file: &str, margins: &Margins) {
-    let (values, defaults) = (margins.to_vector(), Margins::default().to_vector());
-    for (name, switch) in marginal::params::GOVERNED_BY {
-        let (Some(row), Some(s)) = (Margins::find(name), Margins::find(switch)) else {
-            continue;
-        };
-        if values[s] == 0 && values[row] != defaults[row] {
-            eprintln!(
-                "warning: {file}: {name} is {} but does nothing while {switch} is off (0) in this set",
-                values[row]
-            );
-        }
-    }
+    say_warnings(&margin_spec::idle_in_file(file, margins));
 }
 
-/// Says once per assignment when it gives a value to a row of the built-in engine whose
-/// technique is switched off in the set (`--set futility=0 --set frontier=50`): the value does
-/// nothing, and the fix is to turn the switch on.
-fn say_idle(spec: &str, sets: &[String], margins: &Margins) {
-    let inline = if spec.contains('=') && !Path::new(spec).exists() {
-        spec.split(',').map(str::trim).collect()
-    } else {
-        Vec::new()
-    };
-    let values = margins.to_vector();
-    for assignment in inline.into_iter().chain(sets.iter().map(String::as_str)) {
-        let Some(row) = assignment
-            .split_once('=')
-            .and_then(|(name, _)| Margins::find(name.trim()))
-        else {
-            continue;
-        };
-        let name = marginal::params::PARAMS[row].name;
-        let Some((_, switch)) = marginal::params::GOVERNED_BY
-            .iter()
-            .find(|(governed, _)| *governed == name)
-        else {
-            continue;
-        };
-        if Margins::find(switch).is_some_and(|s| values[s] == 0) {
-            eprintln!(
-                "warning: {assignment}: {name} does nothing while {switch} is off (0) in this set; turn it on with {switch}=1 beside it"
-            );
-        }
-    }
-}
-
-/// Says once per row when `--set` names it more than once (the last value counts); `index`
-/// finds a name's row, so aliases and UCI names count as the row they name.
-fn say_repeated_sets(sets: &[String], index: impl Fn(&str) -> Option<usize>) {
-    say_repeated("--set ", "", sets, index);
-}
-
-/// Says once per row when a margin set given inline (`--a 'frontier=100,frontier=200'`)
-/// names a row twice (the last value counts).
-fn say_repeated_in_spec(spec: &str, index: impl Fn(&str) -> Option<usize>) {
-    if !spec.contains('=') || Path::new(spec).exists() {
-        return;
-    }
-    let parts: Vec<String> = spec.split(',').map(|p| p.trim().to_string()).collect();
-    say_repeated("", &format!(" in the margin set '{spec}'"), &parts, index);
-}
-
-fn say_repeated(
-    prefix: &str,
-    context: &str,
-    sets: &[String],
-    index: impl Fn(&str) -> Option<usize>,
-) {
-    let mut seen: Vec<(usize, &str)> = Vec::new();
-    for assignment in sets {
-        let Some((name, _)) = assignment.split_once('=') else {
-            continue;
-        };
-        let Some(i) = index(name.trim()) else {
-            continue;
-        };
-        if let Some((_, first)) = seen.iter().find(|(j, _)| *j == i) {
-            eprintln!(
-                "warning: {prefix}{assignment} sets the row {prefix}{first} set already{context}: the last one counts"
-            );
-        } else {
-            seen.push((i, assignment));
-        }
-    }
-}
-
-/// A margin set from `--margins SPEC` plus `--set name=value` overrides.
+/// A margin set from `--margins SPEC` plus `--set name=value` overrides
+/// ([`margin_spec::margins_from`]), its warnings said on standard error.
+///
+/// # Errors
+/// As [`resolve`], or a bad override.
 pub fn margins_from(spec: &str, sets: &[String]) -> Result<Margins, UserError> {
-    let mut margins = resolve(spec)?;
-    for assignment in sets {
-        margins
-            .apply_assignment(assignment)
-            .map_err(|e| UserError(format!("--set {assignment}: {e}")))?;
-    }
-    say_repeated_in_spec(spec, Margins::find);
-    say_repeated_sets(sets, Margins::find);
-    say_idle(spec, sets, &margins);
+    let (margins, warnings) = margin_spec::margins_from(spec, sets)?;
+    say_warnings(&warnings);
     Ok(margins)
+}
+
+/// Says each warning on standard error, after `warning: `.
+fn say_warnings(warnings: &[String]) {
+    for warning in warnings {
+        eprintln!("warning: {warning}");
+    }
 }
 
 /// The most worker threads (or games at once) a command accepts.
@@ -382,36 +232,13 @@ pub fn hash_arg(text: &str) -> Result<usize, String> {
     Ok(mb)
 }
 
-/// `--hash MB` for `searches` searches at once (a thread each; two engines a game): the
-/// allocator must grant them all together, or the run would fail in a worker after it began.
+/// `--hash MB` for `searches` searches at once: the tables must fit together
+/// ([`marginal::engine::tt::hash_fits`]).
 ///
 /// # Errors
 /// The tables do not fit: names the option, the sizes and the fix.
 pub fn hash_fits(mb: usize, searches: usize) -> Result<(), UserError> {
-    TranspositionTable::can_allocate_many(mb, searches).map_err(|e| {
-        UserError(format!(
-            "--hash {mb}: {e} for each of {searches} searches at once: give a smaller --hash, or fewer threads (--threads or --concurrency)"
-        ))
-    })?;
-    // The allocator grants address space, not memory: tables past the machine's memory would
-    // grow until the kernel kills the run, and others' with it.
-    let total = mb.saturating_mul(searches.max(1));
-    match available_mb() {
-        Some(available) if total > available => Err(UserError(format!(
-            "--hash {mb}: {} tables of {mb} MB at once ({total} MB) are more than the {available} MB of memory this machine has available (MemAvailable in /proc/meminfo); searches could fill them until the kernel kills the run: give a smaller --hash (16 by default), or fewer threads (--threads or --concurrency)",
-            searches.max(1)
-        ))),
-        _ => Ok(()),
-    }
-}
-
-/// The memory the system can give without swapping, in MB (`MemAvailable` of
-/// `/proc/meminfo`); `None` where it cannot be read.
-fn available_mb() -> Option<usize> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kb: usize = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb / 1024)
+    marginal::engine::tt::hash_fits(mb, searches).map_err(UserError::from_display)
 }
 
 /// `--depth`: 1 to [`MAX_DEPTH`] plies.
@@ -486,59 +313,18 @@ pub fn fraction(text: &str) -> Result<f64, String> {
     }
 }
 
-/// Checks before any work that `path` can be written (its directory exists or can be
-/// created, and a file can be made there), without touching an existing file: a bad output
-/// path fails at once instead of after the run. A user error names the option and the path.
+/// Checks before any work that `path` can be written ([`outputs::writable`]), and says on
+/// standard error the directory it created for it.
 pub fn writable(path: &Path, option: &str) -> Result<(), UserError> {
-    let fail = |e: &dyn std::fmt::Display| {
-        UserError(format!("{option}: cannot write {}: {e}", path.display()))
-    };
-    if path.is_dir() {
-        return Err(fail(&"it is a directory"));
-    }
-    if path.as_os_str().as_encoded_bytes().ends_with(b"/") {
-        return Err(fail(
-            &"it ends in '/', so it names a directory: name a file",
-        ));
-    }
-    // The command's own standard output (`--json /dev/stdout | jq`) holds that output alone:
-    // what the command says for people goes to standard error.
-    if marginal::formats::keep_stdout_for(path) {
-        return Ok(());
-    }
-    // A device or a pipe (/dev/null, /dev/stdout) is written through: it only has to open.
-    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
-        return std::fs::OpenOptions::new()
-            .write(true)
-            .open(path)
-            .map(drop)
-            .map_err(|e| fail(&e));
-    }
-    // A symbolic link is written through, even to a file not made yet.
-    let target = marginal::formats::link_target(path).map_err(|e| fail(&e))?;
-    let dir = target
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    if !dir.exists() {
-        std::fs::create_dir_all(dir).map_err(|e| fail(&e))?;
-        eprintln!("note: {option}: created the directory {}", dir.display());
-    }
-    let probe = dir.join(format!(".marginal-write-probe-{}", std::process::id()));
-    std::fs::File::create(&probe).map_err(|e| {
-        fail(&format_args!(
-            "no file can be made in its directory {}: {e}",
-            dir.display()
-        ))
-    })?;
-    let _ = std::fs::remove_file(&probe);
-    if target.exists() {
-        std::fs::OpenOptions::new()
-            .append(true)
-            .open(&target)
-            .map_err(|e| fail(&e))?;
-    }
+    say_note(outputs::writable(path, option)?);
     Ok(())
+}
+
+/// Says a guard's note (a directory it created) on standard error.
+fn say_note(note: Option<String>) {
+    if let Some(note) = note {
+        eprintln!("note: {note}");
+    }
 }
 
 /// Says on standard error what is odd in the suites a command reads: a file named twice (read
@@ -623,81 +409,36 @@ pub fn fix_engine(def: &EngineDef) -> &'static str {
     }
 }
 
-/// Refuses to write over an existing `out` unless `force` (the command's --force): results
-/// another run made are never replaced by accident; then checks that `out` can be written
-/// ([`writable`]), so a bad path fails before the work and not after it.
+/// Refuses to write over an existing `out` unless `force` ([`outputs::fresh_output`]), and
+/// says the directory it created for it.
 ///
 /// # Errors
 /// A user error (exit 2) naming the option, the file and the fix.
 pub fn fresh_output(out: &Path, option: &str, force: bool) -> Result<(), UserError> {
-    if !out.is_dir() && out.as_os_str().as_encoded_bytes().ends_with(b"/") {
-        return Err(UserError(format!(
-            "{option} {} ends in '/', so it names a directory: name a file",
-            out.display()
-        )));
-    }
-    if out.is_dir() {
-        return Err(UserError(format!(
-            "{option} {} is a directory: name a file in it",
-            out.display()
-        )));
-    }
-    // A device or a pipe (`/dev/null`) is written through and loses nothing; a regular file
-    // (or a link to one) is another run's result.
-    if !force && out.is_file() && marginal::formats::standard_stream(out).is_none() {
-        return Err(UserError(format!(
-            "{option} {} exists: marginal does not replace it; give another {option}, or add --force to replace it",
-            out.display()
-        )));
-    }
-    writable(out, option)
+    say_note(outputs::fresh_output(out, option, force)?);
+    Ok(())
 }
 
-/// [`fresh_output`] for a JSON output (a report, a tuned file): `--force` replaces a JSON file,
-/// never a file of another kind (an engine file, a suite, a book), as `--pgn` refuses what is
-/// not a PGN.
+/// The formats of the files that hold a run's result (a tuned file, a calibration report),
+/// which a `--json` report never replaces.
+const RESULT_FORMATS: [&str; 2] = [
+    marginal::formats::tuned::TUNED_FORMAT,
+    marginal::calibrate::report::FORMAT,
+];
+
+/// [`fresh_output`] for a JSON output ([`outputs::fresh_json_output`]): `--force` replaces a
+/// JSON file, never a file of another kind, and a `--json` report never a run's result.
 ///
 /// # Errors
 /// As [`fresh_output`], and a file there that is not JSON.
 pub fn fresh_json_output(out: &Path, option: &str, force: bool) -> Result<(), UserError> {
-    if force && out.is_file() && marginal::formats::standard_stream(out).is_none() {
-        let mut head = Vec::new();
-        let _ = std::fs::File::open(out)
-            .and_then(|f| std::io::Read::read_to_end(&mut std::io::Read::take(f, 4096), &mut head));
-        let text = String::from_utf8_lossy(&head);
-        let first = text
-            .trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n'])
-            .chars()
-            .next();
-        // A report never goes over the result of a run (a tuned file, a calibration).
-        let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-        let version = |format: &'static str| format.split_once('/').map_or(format, |(f, _)| f);
-        let result = [
-            marginal::formats::tuned::TUNED_FORMAT,
-            marginal::calibrate::report::FORMAT,
-        ]
-        .map(version)
-        .into_iter()
-        .find(|f| compact.contains(&format!("\"format\":\"{f}/")));
-        if let (Some(kind), "--json") = (result, option) {
-            return Err(UserError(format!(
-                "--json {} is a {}/* file, the result of a run: even with --force, a report is not written over it; give another --json",
-                out.display(),
-                kind
-            )));
-        }
-        if first.is_some_and(|c| c != '{') {
-            return Err(UserError(format!(
-                "{option} {} exists and is no JSON file (it begins '{}'): even with --force, marginal writes its JSON only over a JSON file; give another {option}",
-                out.display(),
-                marginal::formats::excerpt(text.trim_start().lines().next().unwrap_or(""))
-                    .chars()
-                    .take(40)
-                    .collect::<String>()
-            )));
-        }
-    }
-    fresh_output(out, option, force)
+    say_note(outputs::fresh_json_output(
+        out,
+        option,
+        force,
+        &RESULT_FORMATS,
+    )?);
+    Ok(())
 }
 
 /// Bad lines listed on standard error before the rest is said in one line.
@@ -738,37 +479,15 @@ pub fn enough_openings(
     marginal::formats::openings::enough(option, book, have, pairs, of, fix).map_err(UserError)
 }
 
-/// The mark marginal puts in the plots it draws (an XML comment after the opening tag), so a
-/// rerun knows it replaces its own plot and not a file of the user's.
-const PLOT_MARK: &str = "<!-- drawn by marginal -->";
-
-/// Whether `path` holds a plot marginal drew (marked; or, drawn before the mark, titled as
-/// marginal titles its plots).
-fn is_marginal_plot(path: &Path) -> bool {
-    read_output(path).is_some_and(|t| {
-        t.starts_with("<svg")
-            && (t.contains(PLOT_MARK) || t.contains("marginal tune:") || t.contains("vs defaults"))
-    })
-}
-
-/// Refuses to replace `svg`, the plot written beside an output, when it holds anything but a
-/// plot marginal drew, unless `force`.
+/// The plot beside an output may replace only a plot marginal drew ([`outputs::fresh_plot`]).
 ///
 /// # Errors
 /// A user error (exit 2) naming the file and the fix.
 pub fn fresh_plot(svg: &Path, force: bool) -> Result<(), UserError> {
-    if !force && svg.is_file() && !is_marginal_plot(svg) {
-        return Err(UserError(format!(
-            "{} exists and is not a plot marginal drew: marginal does not replace it; move it, or add --force to replace it",
-            svg.display()
-        )));
-    }
-    Ok(())
+    Ok(outputs::fresh_plot(svg, force)?)
 }
 
-/// The plot beside a tuned file (its name with `.svg`), checked as [`fresh_plot`] checks it,
-/// and refused when it is the tuned file itself (a file named `*.svg`, or a link to the file)
-/// or one of the command's `inputs`, which the plot would replace even with `force`.
+/// The plot beside a tuned file, checked ([`outputs::plot_beside`]).
 ///
 /// # Errors
 /// The plot would be the file or an input, or replace a file marginal did not draw.
@@ -778,53 +497,7 @@ pub fn plot_beside(
     force: bool,
     inputs: &[(&str, &Path)],
 ) -> Result<PathBuf, UserError> {
-    let svg = file.with_extension("svg");
-    not_an_input(&svg, "its plot", &[(option, file)]).map_err(|_| {
-        let why = if svg == file {
-            "give the tuned file a name ending in .json"
-        } else {
-            "the .svg there links to the tuned file: remove or move that link"
-        };
-        UserError(format!(
-            "{option} {}: its plot {} would be the tuned file itself: {why}",
-            file.display(),
-            svg.display()
-        ))
-    })?;
-    not_an_input(
-        &svg,
-        &format!("{option} {}: its plot", file.display()),
-        inputs,
-    )?;
-    fresh_plot(&svg, force)?;
-    Ok(svg)
-}
-
-/// Writes an SVG plot, marked as marginal's ([`fresh_plot`] then replaces it freely).
-///
-/// # Errors
-/// The I/O error of writing it.
-pub fn write_plot(path: &Path, svg: &str) -> std::io::Result<()> {
-    let marked = match svg.split_once('\n') {
-        Some((tag, rest)) if tag.starts_with("<svg") => format!("{tag}\n{PLOT_MARK}\n{rest}"),
-        _ => svg.to_string(),
-    };
-    // The same drawing (marked or drawn before the mark) is left as it is: redrawing a shipped
-    // plot changes no file.
-    if read_output(path).is_some_and(|old| old == marked || old == svg) {
-        return Ok(());
-    }
-    marginal::formats::write_atomic(path, marked.as_bytes())
-}
-
-/// The text of an existing output file, read to see what it holds: only a regular file (a
-/// device such as /dev/full or /dev/zero reads forever) of at most 64 MB.
-pub fn read_output(path: &Path) -> Option<String> {
-    let meta = std::fs::metadata(path).ok()?;
-    if !meta.is_file() || meta.len() > 64 << 20 {
-        return None;
-    }
-    std::fs::read_to_string(path).ok()
+    Ok(outputs::plot_beside(file, option, force, inputs)?)
 }
 
 /// The files a tuned file records, which `check` (and a resumed tune) read again: the suites
@@ -850,48 +523,13 @@ pub fn recorded_inputs(file: &TunedFile, tuned: &Path) -> Vec<(&'static str, Pat
     inputs
 }
 
-/// Refuses an output path that names one of the command's inputs (the same file, however it
-/// is spelled: a symbolic link or `./` resolve to it), so no command writes over what it reads.
-/// `inputs` are each input's option (or "the suite", ...) and path.
+/// Refuses an output path that names one of the command's inputs
+/// ([`outputs::not_an_input`]).
 ///
 /// # Errors
 /// A user error (exit 2) naming both.
 pub fn not_an_input(out: &Path, option: &str, inputs: &[(&str, &Path)]) -> Result<(), UserError> {
-    let resolved = |p: &Path| -> Option<PathBuf> {
-        if let Ok(c) = std::fs::canonicalize(p) {
-            return Some(c);
-        }
-        // Not there yet: its folder resolved, and its name (a link that points to a file not
-        // made yet is that file).
-        let p = &marginal::formats::link_target(p).unwrap_or_else(|_| p.to_path_buf());
-        let dir = p
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        Some(std::fs::canonicalize(dir).ok()?.join(p.file_name()?))
-    };
-    let Some(target) = resolved(out) else {
-        return Ok(());
-    };
-    // The same file under another name: a hard link (or a bind mount) has the same inode.
-    let id = |p: &Path| {
-        use std::os::unix::fs::MetadataExt;
-        std::fs::metadata(p)
-            .ok()
-            .filter(std::fs::Metadata::is_file)
-            .map(|m| (m.dev(), m.ino()))
-    };
-    let out_id = id(out);
-    for (what, input) in inputs {
-        if resolved(input).as_ref() == Some(&target) || (out_id.is_some() && id(input) == out_id) {
-            return Err(UserError(format!(
-                "{option} {} is {what} {}: marginal does not write over its input; name another output file",
-                out.display(),
-                input.display()
-            )));
-        }
-    }
-    Ok(())
+    Ok(outputs::not_an_input(out, option, inputs)?)
 }
 
 static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
@@ -1063,25 +701,6 @@ mod tests {
             plain_template("[{bar:30}] {pos}/{len} games {msg}"),
             "{pos}/{len} games {msg}"
         );
-    }
-
-    #[test]
-    fn margin_specs_resolve() {
-        let dir = std::env::temp_dir().join(format!("marginal-resolve-{}", std::process::id()));
-        let path = dir.join("x.json");
-        let m = Margins::default()
-            .with("futility_margin", 150)
-            .with("lmr", false);
-        tuned::write(&path, &m, &serde_json::json!({"by": "test"})).unwrap();
-        assert_eq!(resolve(path.to_str().unwrap()).unwrap(), m);
-        std::fs::remove_dir_all(dir).unwrap();
-        assert!(resolve("no_such_file.json").is_err());
-        assert!(resolve("bogus").is_err());
-        assert_eq!(
-            resolve("frontier=100,delta=150").unwrap().delta_margin(),
-            150
-        );
-        assert_eq!(resolve("off").unwrap(), Margins::off());
     }
 }
 

@@ -87,6 +87,88 @@ pub struct TtAllocError {
     pub mb: usize,
 }
 
+/// `--hash` tables that do not fit at once: the message names the option, the sizes and the
+/// fix (a user error, exit status 2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum HashFitError {
+    /// The allocator refuses the tables (the address space, or a size that overflows).
+    #[error(
+        "--hash {mb}: {source} for each of {searches} searches at once: give a smaller --hash, or fewer threads (--threads or --concurrency)"
+    )]
+    Refused {
+        /// The size of each table, megabytes.
+        mb: usize,
+        /// The searches run at once, a table each.
+        searches: usize,
+        /// The allocator's refusal.
+        source: TtAllocError,
+    },
+    /// The tables together are more than the machine's available memory.
+    #[error(
+        "--hash {mb}: {tables} tables of {mb} MB at once ({total} MB) are more than the {available} MB of memory this machine has available (MemAvailable in /proc/meminfo); searches could fill them until the kernel kills the run: give a smaller --hash (16 by default), or fewer threads (--threads or --concurrency)"
+    )]
+    Memory {
+        /// The size of each table, megabytes.
+        mb: usize,
+        /// The tables at once (at least 1).
+        tables: usize,
+        /// All of them, megabytes (saturating).
+        total: usize,
+        /// The memory available, megabytes.
+        available: usize,
+    },
+}
+
+/// Whether `searches` searches at once (a thread each; two engines a game) can each have a
+/// table of `mb` megabytes: the allocator must grant them all together, and they must fit in
+/// the machine's available memory ([`available_mb`]), or the run would fail in a worker, or be
+/// killed, after it began.
+///
+/// # Errors
+/// The tables do not fit: names the option, the sizes and the fix.
+pub fn hash_fits(mb: usize, searches: usize) -> Result<(), HashFitError> {
+    hash_fits_in(mb, searches, available_mb())
+}
+
+/// [`hash_fits`] with the available memory given, megabytes (`None`: unknown, not checked).
+///
+/// # Errors
+/// As [`hash_fits`].
+pub fn hash_fits_in(
+    mb: usize,
+    searches: usize,
+    available: Option<usize>,
+) -> Result<(), HashFitError> {
+    TranspositionTable::can_allocate_many(mb, searches).map_err(|source| {
+        HashFitError::Refused {
+            mb,
+            searches,
+            source,
+        }
+    })?;
+    // The allocator grants address space, not memory: tables past the machine's memory would
+    // grow until the kernel kills the run, and others' with it.
+    let total = mb.saturating_mul(searches.max(1));
+    match available {
+        Some(available) if total > available => Err(HashFitError::Memory {
+            mb,
+            tables: searches.max(1),
+            total,
+            available,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// The memory the system can give without swapping, in MB (`MemAvailable` of
+/// `/proc/meminfo`); `None` where it cannot be read.
+pub fn available_mb() -> Option<usize> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024)
+}
+
 /// The table. Size is fixed at construction; [`TranspositionTable::clear`] empties it.
 ///
 /// Clearing costs nothing however large the table: each entry carries the generation it was
@@ -389,5 +471,41 @@ mod tests {
         }
         assert_eq!(TranspositionTable::try_new(2).unwrap().size_mb(), 2);
         assert_eq!(TranspositionTable::try_new(0).unwrap().size_mb(), 0);
+    }
+
+    #[test]
+    fn tables_past_the_available_memory_do_not_fit_and_the_message_names_the_sizes() {
+        assert_eq!(hash_fits_in(16, 4, Some(64)), Ok(()));
+        assert_eq!(hash_fits_in(16, 4, None), Ok(()));
+        let e = hash_fits_in(16, 5, Some(64)).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "--hash 16: 5 tables of 16 MB at once (80 MB) are more than the 64 MB of memory this machine has available (MemAvailable in /proc/meminfo); searches could fill them until the kernel kills the run: give a smaller --hash (16 by default), or fewer threads (--threads or --concurrency)"
+        );
+        // No search still needs its one table.
+        assert!(matches!(
+            hash_fits_in(16, 0, Some(8)),
+            Err(HashFitError::Memory { tables: 1, .. })
+        ));
+    }
+
+    #[test]
+    fn tables_the_allocator_refuses_name_the_option_and_the_fix() {
+        let e = hash_fits_in(1 << 40, 2, None).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "--hash {}: cannot allocate a transposition table of {} MB for each of 2 searches at once: give a smaller --hash, or fewer threads (--threads or --concurrency)",
+                1usize << 40,
+                1usize << 40
+            )
+        );
+    }
+
+    #[test]
+    fn the_available_memory_is_read_where_proc_meminfo_is() {
+        if std::path::Path::new("/proc/meminfo").exists() {
+            assert!(available_mb().is_some_and(|mb| mb > 0));
+        }
     }
 }

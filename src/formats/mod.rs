@@ -1,6 +1,7 @@
 //! File formats, parsed once into typed values: EPD test suites, opening books and margin-set
 //! (tuned) files; and the small pieces every data file shares: reading a file into lines with
-//! the reasons for skipped lines, stable content hashes, and write-then-rename.
+//! the reasons for skipped lines, stable content hashes, write-then-rename, and the checks of
+//! output paths before a run ([`outputs`]).
 //!
 //! The first stage of the data flow: this folder imports nothing from the engine, scoring or
 //! commands (only the parameter table, for margin sets).
@@ -8,6 +9,7 @@
 pub mod engine_file;
 pub mod epd;
 pub mod openings;
+pub mod outputs;
 pub mod tuned;
 
 use std::fmt;
