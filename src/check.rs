@@ -465,6 +465,21 @@ pub fn has_outcomes(path: &Path, file: &TunedFile) -> Result<bool, CheckError> {
 /// (content hashes, position counts), and compares the engine. Per-position outcomes are
 /// checked by [`Prepared::judge`]'s caller through [`has_outcomes`].
 ///
+/// # Example
+/// A shipped tuned file of marginal's own engine, prepared: its suites found and verified
+/// against the hashes and counts it records, and the engine the one that measured it.
+/// ```
+/// use std::path::Path;
+/// use marginal::tune::file::TunedFile;
+///
+/// let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tuned/spsa-suite.json");
+/// let file = TunedFile::read(&path).unwrap();
+/// let prepared = marginal::check::prepare(&path, file, None).unwrap();
+/// assert!(prepared.engine.same, "the bench signature is the one the file records");
+/// assert_eq!(prepared.training.positions.len(), prepared.file.training.positions);
+/// assert_eq!(prepared.validation.positions.len(), prepared.file.validation.positions);
+/// ```
+///
 /// # Errors
 /// See [`CheckError`]: every case is unusable input.
 pub fn prepare(
@@ -473,159 +488,11 @@ pub fn prepare(
     engine: Option<Arc<EngineDef>>,
 ) -> Result<Prepared, CheckError> {
     let name = path.display().to_string();
-    let def = match (&file.engine, engine) {
-        (None, None) => EngineDef::builtin(),
-        (None, Some(def)) if def.is_builtin() => def,
-        (None, Some(def)) => {
-            return Err(CheckError::Engine {
-                path: name,
-                message: format!(
-                    "the file was tuned for marginal's own engine, not {} (leave out --engine and --engine-cmd)",
-                    def.source.as_deref().unwrap_or(&def.name)
-                ),
-            });
-        }
-        (Some(record), None) => {
-            return Err(CheckError::Engine {
-                path: name,
-                message: format!(
-                    "the file was tuned for the external engine {} described by {}: give it with {}",
-                    record.name,
-                    record.source,
-                    how_to_give(record)
-                ),
-            });
-        }
-        (Some(record), Some(def)) => {
-            if let Some(message) = another_engine(record, &def, &file.tuned) {
-                return Err(CheckError::Engine {
-                    path: name,
-                    message,
-                });
-            }
-            if let Some(missing) = file.tuned.iter().find(|n| def.find(n).is_none()) {
-                return Err(CheckError::Engine {
-                    path: name,
-                    message: format!(
-                        "tuned row '{missing}' (of {}) is not a row of {}",
-                        record.source,
-                        def.source.as_deref().unwrap_or(&def.name)
-                    ),
-                });
-            }
-            // Every row the file records must take its value (else the set measured would
-            // not be the file's).
-            if let Err(e) = file.margins.resolve(&def) {
-                return Err(CheckError::Engine {
-                    path: name,
-                    message: format!(
-                        "its margins do not fit {}: {e}",
-                        def.source.as_deref().unwrap_or(&def.name)
-                    ),
-                });
-            }
-            def
-        }
-    };
-    for (side_name, side) in [
-        ("training", &file.training),
-        ("validation", &file.validation),
-    ] {
-        if let Some(set) = SETS.into_iter().find(|set| side.set(set).is_none()) {
-            return Err(CheckError::MissingSet {
-                path: name,
-                side: side_name,
-                set,
-            });
-        }
-    }
-    let sources = &file.provenance.suites;
-    let holdout = sources.split.starts_with("--holdout");
-    let find = |sources: &[SuiteSource]| -> Result<Vec<PathBuf>, CheckError> {
-        sources
-            .iter()
-            .map(|s| {
-                locate(Path::new(&s.path), path).map_err(|tried| CheckError::Missing {
-                    path: name.clone(),
-                    what: "suite",
-                    file: s.path.clone(),
-                    tried: tried_text(&tried),
-                })
-            })
-            .collect()
-    };
-    let train_paths = find(&sources.training)?;
-    let holdout_paths = if holdout {
-        find(&sources.validation)?
-    } else {
-        Vec::new()
-    };
-    let (training, validation) =
-        split(&train_paths, &holdout_paths, sources.repeats).map_err(|source| {
-            CheckError::Split {
-                path: name.clone(),
-                source,
-            }
-        })?;
-    for (side_name, loaded, recorded, figures) in [
-        ("training", &training, &sources.training, &file.training),
-        (
-            "validation",
-            &validation,
-            &sources.validation,
-            &file.validation,
-        ),
-    ] {
-        for (now, then) in loaded.files.iter().zip(recorded) {
-            if hex(now.hash) != then.hash {
-                return Err(CheckError::Changed {
-                    path: name.clone(),
-                    what: "suite",
-                    file: now.path.clone(),
-                    recorded: then.hash.clone(),
-                    now: hex(now.hash),
-                });
-            }
-        }
-        let counts = |files: Vec<usize>| files.iter().sum::<usize>();
-        let recorded_count = counts(recorded.iter().map(|s| s.positions).collect());
-        if loaded.positions.len() != figures.positions
-            || loaded.positions.len() != recorded_count
-            || loaded.files.len() != recorded.len()
-        {
-            return Err(CheckError::Positions {
-                path: name.clone(),
-                side: side_name,
-                recorded: figures.positions,
-                now: loaded.positions.len(),
-            });
-        }
-    }
-    let recorded = file.measured.as_ref().map_or(
-        (
-            &file.provenance.engine_signature,
-            file.provenance.engine_bench_nodes,
-        ),
-        |m| (&m.engine_signature, m.engine_bench_nodes),
-    );
-    let signature = def.signature();
-    let engine = EngineCheck {
-        external: def
-            .source
-            .as_ref()
-            .map(|source| format!("{} ({source})", def.name)),
-        // An engine whose searches do not repeat exactly (its engine file says so) is judged by
-        // the statistics even when its description is unchanged.
-        same: def.deterministic && *recorded.0 == signature,
-        recorded_signature: recorded.0.clone(),
-        signature,
-        recorded_bench_nodes: recorded.1,
-        bench_nodes: if def.is_builtin() {
-            bench::SIGNATURE_NODES
-        } else {
-            0
-        },
-    };
+    let def = engine_of(&name, &file, engine)?;
+    has_every_set(&name, &file)?;
+    let (training, validation) = load_sides(path, &name, &file)?;
+    verify_sides(&name, &file, &training, &validation)?;
+    let engine = engine_check(&def, &file);
     let options = ScorerOptions {
         config: RunConfig {
             limit: file.provenance.limit,
@@ -645,6 +512,208 @@ pub fn prepare(
         validation,
         options,
     })
+}
+
+/// The engine that checks the file `name`: marginal's own for a file of its own, else the
+/// engine given, which must be the file's (its rows, and its margins fitting them).
+fn engine_of(
+    name: &str,
+    file: &TunedFile,
+    engine: Option<Arc<EngineDef>>,
+) -> Result<Arc<EngineDef>, CheckError> {
+    match (&file.engine, engine) {
+        (None, None) => Ok(EngineDef::builtin()),
+        (None, Some(def)) if def.is_builtin() => Ok(def),
+        (None, Some(def)) => Err(CheckError::Engine {
+            path: name.to_string(),
+            message: format!(
+                "the file was tuned for marginal's own engine, not {} (leave out --engine and --engine-cmd)",
+                def.source.as_deref().unwrap_or(&def.name)
+            ),
+        }),
+        (Some(record), None) => Err(CheckError::Engine {
+            path: name.to_string(),
+            message: format!(
+                "the file was tuned for the external engine {} described by {}: give it with {}",
+                record.name,
+                record.source,
+                how_to_give(record)
+            ),
+        }),
+        (Some(record), Some(def)) => {
+            fits(name, record, &def, file)?;
+            Ok(def)
+        }
+    }
+}
+
+/// Refuses an external engine `def` that is not the one `record` describes, lacks a tuned
+/// row, or cannot take every margin the file records (else the set measured would not be the
+/// file's).
+fn fits(
+    name: &str,
+    record: &EngineRecord,
+    def: &Arc<EngineDef>,
+    file: &TunedFile,
+) -> Result<(), CheckError> {
+    if let Some(message) = another_engine(record, def, &file.tuned) {
+        return Err(CheckError::Engine {
+            path: name.to_string(),
+            message,
+        });
+    }
+    if let Some(missing) = file.tuned.iter().find(|n| def.find(n).is_none()) {
+        return Err(CheckError::Engine {
+            path: name.to_string(),
+            message: format!(
+                "tuned row '{missing}' (of {}) is not a row of {}",
+                record.source,
+                def.source.as_deref().unwrap_or(&def.name)
+            ),
+        });
+    }
+    // Every row the file records must take its value (else the set measured would
+    // not be the file's).
+    if let Err(e) = file.margins.resolve(def) {
+        return Err(CheckError::Engine {
+            path: name.to_string(),
+            message: format!(
+                "its margins do not fit {}: {e}",
+                def.source.as_deref().unwrap_or(&def.name)
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Refuses a file whose sides lack a set a check compares.
+fn has_every_set(name: &str, file: &TunedFile) -> Result<(), CheckError> {
+    for (side_name, side) in [
+        ("training", &file.training),
+        ("validation", &file.validation),
+    ] {
+        if let Some(set) = SETS.into_iter().find(|set| side.set(set).is_none()) {
+            return Err(CheckError::MissingSet {
+                path: name.to_string(),
+                side: side_name,
+                set,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Finds the file's suites (beside it, or where it names them) and loads its two sides, split
+/// as the tune split them.
+fn load_sides(
+    path: &Path,
+    name: &str,
+    file: &TunedFile,
+) -> Result<(LoadedSuites, LoadedSuites), CheckError> {
+    let sources = &file.provenance.suites;
+    let holdout = sources.split.starts_with("--holdout");
+    let find = |sources: &[SuiteSource]| -> Result<Vec<PathBuf>, CheckError> {
+        sources
+            .iter()
+            .map(|s| {
+                locate(Path::new(&s.path), path).map_err(|tried| CheckError::Missing {
+                    path: name.to_string(),
+                    what: "suite",
+                    file: s.path.clone(),
+                    tried: tried_text(&tried),
+                })
+            })
+            .collect()
+    };
+    let train_paths = find(&sources.training)?;
+    let holdout_paths = if holdout {
+        find(&sources.validation)?
+    } else {
+        Vec::new()
+    };
+    let (training, validation) =
+        split(&train_paths, &holdout_paths, sources.repeats).map_err(|source| {
+            CheckError::Split {
+                path: name.to_string(),
+                source,
+            }
+        })?;
+    Ok((training, validation))
+}
+
+/// Refuses suites that changed since the tune: a content hash, or a count of positions or
+/// files, other than recorded.
+fn verify_sides(
+    name: &str,
+    file: &TunedFile,
+    training: &LoadedSuites,
+    validation: &LoadedSuites,
+) -> Result<(), CheckError> {
+    let sources = &file.provenance.suites;
+    for (side_name, loaded, recorded, figures) in [
+        ("training", training, &sources.training, &file.training),
+        (
+            "validation",
+            validation,
+            &sources.validation,
+            &file.validation,
+        ),
+    ] {
+        for (now, then) in loaded.files.iter().zip(recorded) {
+            if hex(now.hash) != then.hash {
+                return Err(CheckError::Changed {
+                    path: name.to_string(),
+                    what: "suite",
+                    file: now.path.clone(),
+                    recorded: then.hash.clone(),
+                    now: hex(now.hash),
+                });
+            }
+        }
+        let counts = |files: Vec<usize>| files.iter().sum::<usize>();
+        let recorded_count = counts(recorded.iter().map(|s| s.positions).collect());
+        if loaded.positions.len() != figures.positions
+            || loaded.positions.len() != recorded_count
+            || loaded.files.len() != recorded.len()
+        {
+            return Err(CheckError::Positions {
+                path: name.to_string(),
+                side: side_name,
+                recorded: figures.positions,
+                now: loaded.positions.len(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The engine now against the engine that measured the file.
+fn engine_check(def: &EngineDef, file: &TunedFile) -> EngineCheck {
+    let recorded = file.measured.as_ref().map_or(
+        (
+            &file.provenance.engine_signature,
+            file.provenance.engine_bench_nodes,
+        ),
+        |m| (&m.engine_signature, m.engine_bench_nodes),
+    );
+    let signature = def.signature();
+    EngineCheck {
+        external: def
+            .source
+            .as_ref()
+            .map(|source| format!("{} ({source})", def.name)),
+        // An engine whose searches do not repeat exactly (its engine file says so) is judged by
+        // the statistics even when its description is unchanged.
+        same: def.deterministic && *recorded.0 == signature,
+        recorded_signature: recorded.0.clone(),
+        signature,
+        recorded_bench_nodes: recorded.1,
+        bench_nodes: if def.is_builtin() {
+            bench::SIGNATURE_NODES
+        } else {
+            0
+        },
+    }
 }
 
 /// One set on one side: recorded against now.
@@ -1249,6 +1318,25 @@ fn significantly_fewer(p: &PairedComparison) -> bool {
 
 /// Adds the findings of one side.
 fn judge_side(side: &SideCheck, engine: &EngineCheck, findings: &mut Vec<Finding>) {
+    if engine.same {
+        judge_reproduced(side, engine, findings);
+    }
+    let Some(tuned) = side.sets.iter().find(|s| s.name == "tuned") else {
+        return;
+    };
+    judge_tuned(side, tuned, findings);
+    if side.side != "validation" {
+        return;
+    }
+    let Some(default) = side.sets.iter().find(|s| s.name == "default") else {
+        return;
+    };
+    judge_against_defaults(side, tuned, default, findings);
+}
+
+/// The findings of a side measured by the engine that measured the file: a set whose
+/// positions moved, or whose figures are not what its unmoved positions give.
+fn judge_reproduced(side: &SideCheck, engine: &EngineCheck, findings: &mut Vec<Finding>) {
     let name = &side.side;
     let mut add = |kind, message: String| findings.push(Finding { kind, message });
     // An external engine's signature covers its description only, not its program.
@@ -1257,54 +1345,56 @@ fn judge_side(side: &SideCheck, engine: &EngineCheck, findings: &mut Vec<Finding
     } else {
         "a defect or the file was edited"
     };
-    if engine.same {
-        for set in &side.sets {
-            let moved = side.changed.iter().filter(|c| c.set == set.name).count();
-            // With no position of any set moved, the figures must come out as recorded; once
-            // one moved (the reference's, say, after an engine fault), an unmoved set's
-            // objective moves with it, and the moved set is the finding.
-            if moved == 0 && side.changed.is_empty() && set.recorded != set.now {
-                add(
-                    FindingKind::RecordContradicted,
-                    format!(
-                        "{name}, {} set: every position came out as its record says, yet the recorded figures (solved {}, nodes {}, objective {:.3}) are not what those outcomes give (solved {}, nodes {}, objective {:.3}): the file was edited or damaged",
-                        set.name,
-                        set.recorded.solved,
-                        set.recorded.nodes,
-                        set.recorded.value,
-                        set.now.solved,
-                        set.now.nodes,
-                        set.now.value
-                    ),
-                );
-            } else if moved > 0 {
-                add(
-                    FindingKind::NotReproduced,
-                    format!(
-                        "{name}, {} set: the engine is the one that measured the file, yet {moved} position(s) changed (solved {} -> {}, nodes {} -> {}, objective {:.3} -> {:.3}); {}",
-                        set.name,
-                        set.recorded.solved,
-                        set.now.solved,
-                        set.recorded.nodes,
-                        set.now.nodes,
-                        set.recorded.value,
-                        set.now.value,
-                        if side.faults > 0 {
-                            format!(
-                                "the engine faulted on {} search(es) of this side during the check, each scored unsolved, so the faults move these figures: fix the engine (or its engine file) and check again",
-                                side.faults
-                            )
-                        } else {
-                            format!("the search is deterministic, so this is {causes}")
-                        }
-                    ),
-                );
-            }
+    for set in &side.sets {
+        let moved = side.changed.iter().filter(|c| c.set == set.name).count();
+        // With no position of any set moved, the figures must come out as recorded; once
+        // one moved (the reference's, say, after an engine fault), an unmoved set's
+        // objective moves with it, and the moved set is the finding.
+        if moved == 0 && side.changed.is_empty() && set.recorded != set.now {
+            add(
+                FindingKind::RecordContradicted,
+                format!(
+                    "{name}, {} set: every position came out as its record says, yet the recorded figures (solved {}, nodes {}, objective {:.3}) are not what those outcomes give (solved {}, nodes {}, objective {:.3}): the file was edited or damaged",
+                    set.name,
+                    set.recorded.solved,
+                    set.recorded.nodes,
+                    set.recorded.value,
+                    set.now.solved,
+                    set.now.nodes,
+                    set.now.value
+                ),
+            );
+        } else if moved > 0 {
+            add(
+                FindingKind::NotReproduced,
+                format!(
+                    "{name}, {} set: the engine is the one that measured the file, yet {moved} position(s) changed (solved {} -> {}, nodes {} -> {}, objective {:.3} -> {:.3}); {}",
+                    set.name,
+                    set.recorded.solved,
+                    set.now.solved,
+                    set.recorded.nodes,
+                    set.now.nodes,
+                    set.recorded.value,
+                    set.now.value,
+                    if side.faults > 0 {
+                        format!(
+                            "the engine faulted on {} search(es) of this side during the check, each scored unsolved, so the faults move these figures: fix the engine (or its engine file) and check again",
+                            side.faults
+                        )
+                    } else {
+                        format!("the search is deterministic, so this is {causes}")
+                    }
+                ),
+            );
         }
     }
-    let Some(tuned) = side.sets.iter().find(|s| s.name == "tuned") else {
-        return;
-    };
+}
+
+/// The findings of the tuned set against its record: fewer solved, more nodes, a worse
+/// objective.
+fn judge_tuned(side: &SideCheck, tuned: &SetCheck, findings: &mut Vec<Finding>) {
+    let name = &side.side;
+    let mut add = |kind, message: String| findings.push(Finding { kind, message });
     let paired = &side.tuned_now_vs_recorded;
     if significantly_fewer(paired) {
         add(
@@ -1341,12 +1431,16 @@ fn judge_side(side: &SideCheck, engine: &EngineCheck, findings: &mut Vec<Finding
             ),
         );
     }
-    if name != "validation" {
-        return;
-    }
-    let Some(default) = side.sets.iter().find(|s| s.name == "default") else {
-        return;
-    };
+}
+
+/// The findings of the validation side's tuned set against the defaults.
+fn judge_against_defaults(
+    side: &SideCheck,
+    tuned: &SetCheck,
+    default: &SetCheck,
+    findings: &mut Vec<Finding>,
+) {
+    let mut add = |kind, message: String| findings.push(Finding { kind, message });
     let vs = &side.tuned_vs_default;
     if significantly_fewer(vs) {
         add(

@@ -15,10 +15,12 @@
 //! any point and rerun goes on and ends with the same report.
 
 pub mod design;
+pub mod plan;
 pub mod plot;
 pub mod rank;
 pub mod report;
 pub mod store;
+pub mod table;
 pub mod trust;
 
 use std::collections::HashSet;
@@ -196,6 +198,66 @@ impl Config {
 /// objectives and between moves; once raised, the finished work is kept and
 /// [`CalibrateError::Interrupted`] returned.
 ///
+/// # Example
+/// A calibration of marginal's own engine in miniature, from its plan: four sets (the
+/// defaults and three of the design), one pair each on one book at 100 nodes a move, no
+/// cheap objective; rerun, it reads its games back instead of playing them.
+/// ```
+/// use std::sync::atomic::AtomicBool;
+/// use std::sync::Mutex;
+/// use marginal::calibrate::{self, Event, plan::CalibratePlan};
+/// use marginal::engine::EngineDef;
+/// use marginal::scoring::games::game::MoveLimit;
+///
+/// let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+/// let state = std::env::temp_dir().join(format!("marginal-doc-calibrate-{}", std::process::id()));
+/// let plan = CalibratePlan {
+///     engine: None,
+///     limit: MoveLimit::Nodes(100),
+///     objectives: Vec::new(),
+///     suites: Vec::new(),
+///     count_repeats: false,
+///     mate_suite: root.join("data/suites/matetrack_short.epd"),
+///     quality_positions: root.join("data/positions/games_600.epd"),
+///     quality_deep: 16,
+///     books: vec![root.join("data/openings/noob_3moves_1k.epd")],
+///     sets: 4,
+///     region: Vec::new(),
+///     margins: Vec::new(),
+///     games: 2,
+///     seed: 1,
+///     hash_mb: 1,
+///     concurrency: 2,
+///     resamples: 100,
+///     out: state.join("calibration.json"),
+///     force: false,
+///     state: Some(state.clone()),
+/// };
+/// let def = EngineDef::builtin();
+/// let region = calibrate::design::region(&def, &plan.region).unwrap();
+/// let sets = plan.sets(&def, &region, &|_| unreachable!("no --margins")).unwrap();
+/// let books = plan.read_books(plan.pairs_per_book(1), &mut |_| {}).unwrap();
+/// let mut config = plan.config(sets, region, books, None);
+/// config.state_dir = plan.state_dir(&config);
+/// let calm = AtomicBool::new(false);
+/// let report = calibrate::run(&config, &calm, &|_| {}).unwrap();
+/// assert_eq!(report.sets.len(), 4);
+/// assert_eq!(report.sets[0].pooled.games, 0, "the defaults are the yardstick");
+/// assert!(report.sets[1..].iter().all(|s| s.pooled.games == 2));
+/// // The same plan again resumes: its 3 pairs are read back, none played.
+/// let resumed = Mutex::new(None);
+/// let again = calibrate::run(&config, &calm, &|e| {
+///     if let Event::Resumed { pairs, .. } = e {
+///         *resumed.lock().unwrap() = Some(pairs);
+///     }
+/// })
+/// .unwrap();
+/// assert_eq!(*resumed.lock().unwrap(), Some(3));
+/// let pairs = |r: &calibrate::Report| r.sets.iter().map(|s| s.pooled.pentanomial).collect::<Vec<_>>();
+/// assert_eq!(pairs(&again), pairs(&report));
+/// std::fs::remove_dir_all(&state).unwrap();
+/// ```
+///
 /// # Errors
 /// See [`CalibrateError`].
 pub fn run(
@@ -257,247 +319,428 @@ fn work(
     evaluations: &AtomicUsize,
     games_played: &AtomicUsize,
 ) -> Result<(Vec<ObjectiveLine>, Vec<PairLine>), CalibrateError> {
-    let keys: Vec<String> = config.objectives.iter().map(|o| o.key()).collect();
-    // Values of objectives this run does not measure stay in the store, out of the report.
-    let mut values: Vec<ObjectiveLine> = store
-        .earlier_objectives
-        .iter()
-        .filter(|v| keys.contains(&v.objective))
-        .cloned()
-        .collect();
-    let pairs: Mutex<Vec<PairLine>> = Mutex::new(store.earlier_pairs.clone());
-    let (earlier_objectives, earlier_pairs) = (values.len(), store.earlier_pairs.len());
-    if earlier_objectives + earlier_pairs > 0 {
-        observe(Event::Resumed {
-            objectives: earlier_objectives,
-            pairs: earlier_pairs,
-        });
-    }
-    let interrupted = || CalibrateError::Interrupted {
-        objectives: values_len(store),
-        pairs: pairs_len(store),
-        dir: config.state_dir.display().to_string(),
+    let work = Work {
+        config,
+        store,
+        interrupt,
+        observe,
+        evaluations,
+        games_played,
     };
+    let keys: Vec<String> = config.objectives.iter().map(|o| o.key()).collect();
+    let mut values = work.earlier_values(&keys);
+    work.say_resumed(values.len());
+    work.measure_objectives(&keys, &mut values)?;
+    let pairs = work.play_games()?;
+    Ok((values, pairs))
+}
 
-    // The cheap objectives, set by set.
-    let total = config.sets.len() * config.objectives.len();
-    for (s, set) in config.sets.iter().enumerate() {
-        for (o, objective) in config.objectives.iter().enumerate() {
-            if values.iter().any(|v| v.set == s && v.objective == keys[o]) {
-                continue;
-            }
-            if interrupt.load(Ordering::Relaxed) {
-                return Err(interrupted());
-            }
-            let measured =
-                objective
-                    .measure(&set.setting)
-                    .map_err(|why| CalibrateError::Objective {
-                        objective: objective.name(),
-                        set: set.name.clone(),
-                        why,
-                    })?;
-            if interrupt.load(Ordering::Relaxed) {
-                // A measurement cut short by the interrupt may have faulted: not kept.
-                return Err(interrupted());
-            }
-            evaluations.fetch_add(1, Ordering::Relaxed);
-            let line = ObjectiveLine {
-                set: s,
-                objective: keys[o].clone(),
-                value: measured.value,
-                summary: measured.summary,
-                faults: measured.faults,
-                overshot: measured.overshot,
-            };
-            store.add_objective(&line)?;
-            values.push(line);
-            observe(Event::Objective {
-                set: s,
-                name: objective.name(),
-                value: measured.value,
-                done: values.len(),
-                total,
+/// A game pair to play: (set, book, pair).
+type Task = (usize, usize, usize);
+
+/// What the steps of a calibration's work share: its configuration and store, the interrupt,
+/// the observer, and the counts of this run's work.
+struct Work<'a> {
+    config: &'a Config,
+    store: &'a Store,
+    interrupt: &'a AtomicBool,
+    observe: &'a (dyn Fn(Event) + Sync),
+    evaluations: &'a AtomicUsize,
+    games_played: &'a AtomicUsize,
+}
+
+/// The game pairs still to play, handed out one at a time, in order, to the workers.
+struct PairQueue<'a> {
+    tasks: &'a [Task],
+    next: AtomicUsize,
+}
+
+impl PairQueue<'_> {
+    /// The next pair to play, if any is left.
+    fn take(&self) -> Option<Task> {
+        let k = self.next.fetch_add(1, Ordering::Relaxed);
+        self.tasks.get(k).copied()
+    }
+}
+
+/// What the workers playing pairs in this process share.
+struct LocalGames<'a> {
+    queue: PairQueue<'a>,
+    pairs: &'a Mutex<Vec<PairLine>>,
+    /// Pairs done (earlier ones included), and in all.
+    counted: AtomicUsize,
+    total: usize,
+    /// The error that stopped the games, and the flag that stops the other workers.
+    failure: Mutex<Option<CalibrateError>>,
+    stop: AtomicBool,
+    /// Per set: games played this run, those ended by a fault, and the last fault.
+    fault_counts: Mutex<Vec<(usize, usize, String)>>,
+}
+
+impl LocalGames<'_> {
+    /// Records the error that stops the games, and stops the workers.
+    fn fail(&self, e: CalibrateError) {
+        *self.failure.lock().expect("failure lock") = Some(e);
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+impl Work<'_> {
+    /// The error of an interrupted calibration: what its state directory keeps.
+    fn interrupted(&self) -> CalibrateError {
+        CalibrateError::Interrupted {
+            objectives: values_len(self.store),
+            pairs: pairs_len(self.store),
+            dir: self.config.state_dir.display().to_string(),
+        }
+    }
+
+    /// Whether the interrupt was raised.
+    fn is_interrupted(&self) -> bool {
+        self.interrupt.load(Ordering::Relaxed)
+    }
+
+    /// The stored values of the objectives this run measures (the values of others stay in
+    /// the store, out of the report).
+    fn earlier_values(&self, keys: &[String]) -> Vec<ObjectiveLine> {
+        (self.store.earlier_objectives.iter())
+            .filter(|v| keys.contains(&v.objective))
+            .cloned()
+            .collect()
+    }
+
+    /// Tells the observer of the work found finished, if any.
+    fn say_resumed(&self, earlier_objectives: usize) {
+        let earlier_pairs = self.store.earlier_pairs.len();
+        if earlier_objectives + earlier_pairs > 0 {
+            (self.observe)(Event::Resumed {
+                objectives: earlier_objectives,
+                pairs: earlier_pairs,
             });
         }
     }
 
-    // The games: every (pair, book, set) not yet played, pair-major so that a partial run has
-    // games of every set.
-    let done: HashSet<(usize, usize, usize)> = pairs
-        .lock()
-        .expect("pairs lock")
-        .iter()
-        .map(|p| (p.set, p.book, p.pair))
-        .collect();
-    let playing: Vec<usize> = (0..config.sets.len())
-        .filter(|&s| config.plays(s))
-        .collect();
-    let total_pairs = playing.len() * config.books.len() * config.pairs_per_book;
-    let mut tasks: Vec<(usize, usize, usize)> = Vec::new();
-    for pair in 0..config.pairs_per_book {
-        for book in 0..config.books.len() {
-            for &set in &playing {
-                if !done.contains(&(set, book, pair)) {
-                    tasks.push((set, book, pair));
+    /// The cheap objectives, set by set, each value kept as it is measured.
+    fn measure_objectives(
+        &self,
+        keys: &[String],
+        values: &mut Vec<ObjectiveLine>,
+    ) -> Result<(), CalibrateError> {
+        let config = self.config;
+        let total = config.sets.len() * config.objectives.len();
+        for s in 0..config.sets.len() {
+            for (o, objective) in config.objectives.iter().enumerate() {
+                if values.iter().any(|v| v.set == s && v.objective == keys[o]) {
+                    continue;
+                }
+                let line = self.measure_one(s, objective.as_ref(), &keys[o])?;
+                let value = line.value;
+                values.push(line);
+                (self.observe)(Event::Objective {
+                    set: s,
+                    name: objective.name(),
+                    value,
+                    done: values.len(),
+                    total,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Measures one objective on set `s` and keeps the value in the store.
+    fn measure_one(
+        &self,
+        s: usize,
+        objective: &dyn CheapObjective,
+        key: &str,
+    ) -> Result<ObjectiveLine, CalibrateError> {
+        if self.is_interrupted() {
+            return Err(self.interrupted());
+        }
+        let set = &self.config.sets[s];
+        let measured =
+            objective
+                .measure(&set.setting)
+                .map_err(|why| CalibrateError::Objective {
+                    objective: objective.name(),
+                    set: set.name.clone(),
+                    why,
+                })?;
+        if self.is_interrupted() {
+            // A measurement cut short by the interrupt may have faulted: not kept.
+            return Err(self.interrupted());
+        }
+        self.evaluations.fetch_add(1, Ordering::Relaxed);
+        let line = ObjectiveLine {
+            set: s,
+            objective: key.to_string(),
+            value: measured.value,
+            summary: measured.summary,
+            faults: measured.faults,
+            overshot: measured.overshot,
+        };
+        self.store.add_objective(&line)?;
+        Ok(line)
+    }
+
+    /// The games: every pair not yet played, through the executor or in this process.
+    fn play_games(&self) -> Result<Vec<PairLine>, CalibrateError> {
+        let pairs: Mutex<Vec<PairLine>> = Mutex::new(self.store.earlier_pairs.clone());
+        let (tasks, total_pairs) = self.missing_pairs(&pairs);
+        if let Some(executor) = &self.config.executor {
+            self.play_remote(executor.as_ref(), &tasks, total_pairs, &pairs)?;
+            return Ok(pairs.into_inner().expect("pairs lock"));
+        }
+        self.play_local(&tasks, total_pairs, &pairs)?;
+        let pairs = pairs.into_inner().expect("pairs lock");
+        if self.is_interrupted() || pairs.len() < total_pairs {
+            return Err(self.interrupted());
+        }
+        Ok(pairs)
+    }
+
+    /// Every (set, book, pair) not yet played, pair-major so that a partial run has games of
+    /// every set; and the pairs in all.
+    fn missing_pairs(&self, pairs: &Mutex<Vec<PairLine>>) -> (Vec<Task>, usize) {
+        let config = self.config;
+        let done: HashSet<Task> = (pairs.lock().expect("pairs lock").iter())
+            .map(|p| (p.set, p.book, p.pair))
+            .collect();
+        let playing: Vec<usize> = (0..config.sets.len())
+            .filter(|&s| config.plays(s))
+            .collect();
+        let total_pairs = playing.len() * config.books.len() * config.pairs_per_book;
+        let mut tasks: Vec<Task> = Vec::new();
+        for pair in 0..config.pairs_per_book {
+            for book in 0..config.books.len() {
+                for &set in &playing {
+                    if !done.contains(&(set, book, pair)) {
+                        tasks.push((set, book, pair));
+                    }
                 }
             }
         }
+        (tasks, total_pairs)
     }
-    if let Some(executor) = &config.executor {
-        let done = total_pairs - tasks.len();
-        let mut groups: Vec<((usize, usize), Vec<usize>)> = Vec::new();
-        for &(set, book, pair) in &tasks {
-            match groups.iter_mut().find(|(k, _)| *k == (set, book)) {
-                Some((_, p)) => p.push(pair),
-                None => groups.push(((set, book), vec![pair])),
-            }
-        }
-        let mut counted = done;
-        for ((set, book), mut wanted) in groups {
-            if interrupt.load(Ordering::Relaxed) {
-                return Err(interrupted());
+
+    /// Plays the missing pairs through the executor: each set's on a book, one job for each
+    /// run of consecutive pairs.
+    fn play_remote(
+        &self,
+        executor: &dyn Runner,
+        tasks: &[Task],
+        total_pairs: usize,
+        pairs: &Mutex<Vec<PairLine>>,
+    ) -> Result<(), CalibrateError> {
+        let mut counted = total_pairs - tasks.len();
+        for ((set, book), mut wanted) in by_set_and_book(tasks) {
+            if self.is_interrupted() {
+                return Err(self.interrupted());
             }
             wanted.sort_unstable();
             // Missing pairs come in runs (a resumed calibration misses a tail): one job a run.
-            let mut start = 0;
-            while start < wanted.len() {
-                let mut end = start + 1;
-                while end < wanted.len() && wanted[end] == wanted[end - 1] + 1 {
-                    end += 1;
-                }
-                let range = wanted[start]..wanted[end - 1] + 1;
-                let players = GamesJob {
-                    a: (
-                        config.sets[set].name.clone(),
-                        config.sets[set].setting.clone(),
-                    ),
-                    b: ("default".to_string(), config.sets[0].setting.clone()),
-                    hash_mb: config.hash_mb,
-                    game: config.game,
-                    pairs: Vec::new(),
-                };
-                let played = play_pairs(
-                    executor.as_ref(),
-                    &players,
-                    &config.books[book].positions,
-                    range,
-                )
-                .map_err(|e| match e {
-                    ExecError::Interrupted(_) => interrupted(),
-                    e => CalibrateError::Exec(e),
-                })?;
+            for range in runs(&wanted) {
+                let played = self.remote_job(executor, set, book, range)?;
                 for record in played {
                     let line = pair_line(set, book, &record);
-                    store.add_pair(&line)?;
+                    self.store.add_pair(&line)?;
                     pairs.lock().expect("pairs lock").push(line);
-                    games_played.fetch_add(2, Ordering::Relaxed);
+                    self.games_played.fetch_add(2, Ordering::Relaxed);
                     counted += 1;
-                    observe(Event::Pair {
+                    (self.observe)(Event::Pair {
                         done: counted,
                         total: total_pairs,
                     });
                 }
-                start = end;
             }
         }
-        return Ok((values, pairs.into_inner().expect("pairs lock")));
+        Ok(())
     }
-    let counted = AtomicUsize::new(total_pairs - tasks.len());
-    let next = AtomicUsize::new(0);
-    let failure: Mutex<Option<CalibrateError>> = Mutex::new(None);
-    let stop = AtomicBool::new(false);
-    let abandon = || stop.load(Ordering::Relaxed) || interrupt.load(Ordering::Relaxed);
-    let defaults = &config.sets[0].setting;
-    let fault_counts: Mutex<Vec<(usize, usize, String)>> =
-        Mutex::new(vec![(0, 0, String::new()); config.sets.len()]);
-    let workers = config.concurrency.clamp(1, tasks.len().max(1));
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(workers)
-        .build()
-        .expect("cannot start game threads");
-    pool.scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|_| {
-                loop {
-                    if abandon() {
-                        break;
-                    }
-                    let k = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(&(set, book, pair)) = tasks.get(k) else {
-                        break;
-                    };
-                    let candidate = Arc::new(config.sets[set].setting.clone());
-                    let name = config.sets[set].name.clone();
-                    let hash = config.hash_mb;
-                    let a = move || -> Box<dyn Player> {
-                        Box::new(EnginePlayer::new(name.clone(), (*candidate).clone(), hash))
-                    };
-                    let b = || -> Box<dyn Player> {
-                        Box::new(EnginePlayer::new(
-                            "default".to_string(),
-                            defaults.clone(),
-                            hash,
-                        ))
-                    };
-                    let positions = &config.books[book].positions;
-                    let Some(record) =
-                        play_pair_until(pair, &a, &b, positions, &config.game, &abandon)
-                    else {
-                        break;
-                    };
-                    // After too many faults in a row the engine was given up on: this pair
-                    // may hold games not played, so it is not kept.
-                    if let Err(e) = crate::scoring::exec::gave_up([defaults]) {
-                        *failure.lock().expect("failure lock") = Some(CalibrateError::Exec(e));
-                        stop.store(true, Ordering::Relaxed);
-                        break;
-                    }
-                    let line = pair_line(set, book, &record);
-                    let why = fault_of(&record);
-                    let faults = line.faults;
-                    if let Err(e) = store.add_pair(&line) {
-                        *failure.lock().expect("failure lock") = Some(e.into());
-                        stop.store(true, Ordering::Relaxed);
-                        break;
-                    }
-                    pairs.lock().expect("pairs lock").push(line);
-                    games_played.fetch_add(2, Ordering::Relaxed);
-                    {
-                        let mut f = fault_counts.lock().expect("faults lock");
-                        let entry = &mut f[set];
-                        entry.0 += 2;
-                        entry.1 += usize::from(faults);
-                        if faults > 0 {
-                            entry.2 = why;
-                        }
-                        // An engine that faults in every one of its first games does not play.
-                        if entry.0 >= 8 && entry.1 == entry.0 {
-                            *failure.lock().expect("failure lock") = Some(CalibrateError::Faults {
-                                set: config.sets[set].name.clone(),
-                                games: entry.0,
-                                why: entry.2.clone(),
-                            });
-                            stop.store(true, Ordering::Relaxed);
-                        }
-                    }
-                    let done = counted.fetch_add(1, Ordering::Relaxed) + 1;
-                    observe(Event::Pair {
-                        done,
-                        total: total_pairs,
-                    });
-                }
+
+    /// Plays pairs `range` of set `set` on book `book` as one job of the executor.
+    fn remote_job(
+        &self,
+        executor: &dyn Runner,
+        set: usize,
+        book: usize,
+        range: std::ops::Range<usize>,
+    ) -> Result<Vec<PairRecord>, CalibrateError> {
+        let config = self.config;
+        let players = GamesJob {
+            a: (
+                config.sets[set].name.clone(),
+                config.sets[set].setting.clone(),
+            ),
+            b: ("default".to_string(), config.sets[0].setting.clone()),
+            hash_mb: config.hash_mb,
+            game: config.game,
+            pairs: Vec::new(),
+        };
+        play_pairs(executor, &players, &config.books[book].positions, range).map_err(|e| match e {
+            ExecError::Interrupted(_) => self.interrupted(),
+            e => CalibrateError::Exec(e),
+        })
+    }
+
+    /// Plays the missing pairs in this process, on as many threads as the configuration's
+    /// concurrency (at most one a pair); the first failure stops them all.
+    fn play_local(
+        &self,
+        tasks: &[Task],
+        total_pairs: usize,
+        pairs: &Mutex<Vec<PairLine>>,
+    ) -> Result<(), CalibrateError> {
+        let games = LocalGames {
+            queue: PairQueue {
+                tasks,
+                next: AtomicUsize::new(0),
+            },
+            pairs,
+            counted: AtomicUsize::new(total_pairs - tasks.len()),
+            total: total_pairs,
+            failure: Mutex::new(None),
+            stop: AtomicBool::new(false),
+            fault_counts: Mutex::new(vec![(0, 0, String::new()); self.config.sets.len()]),
+        };
+        let workers = self.config.concurrency.clamp(1, tasks.len().max(1));
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(workers)
+            .build()
+            .expect("cannot start game threads");
+        pool.scope(|scope| {
+            for _ in 0..workers {
+                scope.spawn(|_| self.local_worker(&games));
+            }
+        });
+        match games.failure.into_inner().expect("failure lock") {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// One worker: takes pairs from the queue and plays them until none is left, the work is
+    /// stopped or interrupted, or a pair fails.
+    fn local_worker(&self, games: &LocalGames) {
+        let abandon = || games.stop.load(Ordering::Relaxed) || self.is_interrupted();
+        let defaults = &self.config.sets[0].setting;
+        loop {
+            if abandon() {
+                break;
+            }
+            let Some((set, book, pair)) = games.queue.take() else {
+                break;
+            };
+            let Some(record) = self.play_pair(set, book, pair, &abandon) else {
+                break;
+            };
+            // After too many faults in a row the engine was given up on: this pair may hold
+            // games not played, so it is not kept.
+            if let Err(e) = crate::scoring::exec::gave_up([defaults]) {
+                games.fail(CalibrateError::Exec(e));
+                break;
+            }
+            if !self.keep_pair(games, set, book, &record) {
+                break;
+            }
+            let done = games.counted.fetch_add(1, Ordering::Relaxed) + 1;
+            (self.observe)(Event::Pair {
+                done,
+                total: games.total,
             });
         }
-    });
-    if let Some(e) = failure.into_inner().expect("failure lock") {
-        return Err(e);
     }
-    let pairs = pairs.into_inner().expect("pairs lock");
-    if interrupt.load(Ordering::Relaxed) || pairs.len() < total_pairs {
-        return Err(interrupted());
+
+    /// Plays pair `pair` of set `set` against the defaults on book `book` (`None` when
+    /// abandoned).
+    fn play_pair(
+        &self,
+        set: usize,
+        book: usize,
+        pair: usize,
+        abandon: &dyn Fn() -> bool,
+    ) -> Option<PairRecord> {
+        let config = self.config;
+        let defaults = &config.sets[0].setting;
+        let candidate = Arc::new(config.sets[set].setting.clone());
+        let name = config.sets[set].name.clone();
+        let hash = config.hash_mb;
+        let a = move || -> Box<dyn Player> {
+            Box::new(EnginePlayer::new(name.clone(), (*candidate).clone(), hash))
+        };
+        let b = || -> Box<dyn Player> {
+            Box::new(EnginePlayer::new(
+                "default".to_string(),
+                defaults.clone(),
+                hash,
+            ))
+        };
+        let positions = &config.books[book].positions;
+        play_pair_until(pair, &a, &b, positions, &config.game, abandon)
     }
-    Ok((values, pairs))
+
+    /// Keeps a played pair in the store and counts its faults; false when it cannot be kept
+    /// (the failure is recorded).
+    fn keep_pair(&self, games: &LocalGames, set: usize, book: usize, record: &PairRecord) -> bool {
+        let line = pair_line(set, book, record);
+        let why = fault_of(record);
+        let faults = line.faults;
+        if let Err(e) = self.store.add_pair(&line) {
+            games.fail(e.into());
+            return false;
+        }
+        games.pairs.lock().expect("pairs lock").push(line);
+        self.games_played.fetch_add(2, Ordering::Relaxed);
+        self.count_faults(games, set, faults, why);
+        true
+    }
+
+    /// Counts a pair's faults against its set: an engine that faults in every one of its first
+    /// games does not play, and stops the work.
+    fn count_faults(&self, games: &LocalGames, set: usize, faults: u8, why: String) {
+        let mut f = games.fault_counts.lock().expect("faults lock");
+        let entry = &mut f[set];
+        entry.0 += 2;
+        entry.1 += usize::from(faults);
+        if faults > 0 {
+            entry.2 = why;
+        }
+        if entry.0 >= 8 && entry.1 == entry.0 {
+            games.fail(CalibrateError::Faults {
+                set: self.config.sets[set].name.clone(),
+                games: entry.0,
+                why: entry.2.clone(),
+            });
+        }
+    }
+}
+
+/// The tasks grouped by (set, book), each group's pairs in task order, groups in order of
+/// their first task.
+fn by_set_and_book(tasks: &[Task]) -> Vec<((usize, usize), Vec<usize>)> {
+    let mut groups: Vec<((usize, usize), Vec<usize>)> = Vec::new();
+    for &(set, book, pair) in tasks {
+        match groups.iter_mut().find(|(k, _)| *k == (set, book)) {
+            Some((_, p)) => p.push(pair),
+            None => groups.push(((set, book), vec![pair])),
+        }
+    }
+    groups
+}
+
+/// The runs of consecutive numbers in sorted `wanted`, as ranges.
+fn runs(wanted: &[usize]) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < wanted.len() {
+        let mut end = start + 1;
+        while end < wanted.len() && wanted[end] == wanted[end - 1] + 1 {
+            end += 1;
+        }
+        out.push(wanted[start]..wanted[end - 1] + 1);
+        start = end;
+    }
+    out
 }
 
 /// The store's line of a finished pair.
@@ -539,4 +782,59 @@ fn values_len(store: &Store) -> usize {
 
 fn pairs_len(store: &Store) -> usize {
     count_lines(&store.dir().join("pairs.jsonl"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_pairs_go_to_the_executor_as_runs_of_consecutive_pairs() {
+        assert_eq!(runs(&[]), Vec::<std::ops::Range<usize>>::new());
+        assert_eq!(runs(&[0, 1, 2]), vec![0..3]);
+        assert_eq!(runs(&[0, 2, 3, 7]), vec![0..1, 2..4, 7..8]);
+    }
+
+    #[test]
+    fn tasks_are_grouped_by_set_and_book_in_order_of_first_appearance() {
+        let tasks = [(1, 0, 0), (2, 0, 0), (1, 1, 0), (1, 0, 1), (2, 0, 3)];
+        assert_eq!(
+            by_set_and_book(&tasks),
+            vec![
+                ((1, 0), vec![0, 1]),
+                ((2, 0), vec![0, 3]),
+                ((1, 1), vec![0])
+            ]
+        );
+    }
+
+    #[test]
+    fn the_queue_hands_out_every_pair_exactly_once_in_task_order() {
+        let tasks: Vec<Task> = (0..200).map(|i| (i % 3, i % 2, i)).collect();
+        let one = PairQueue {
+            tasks: &tasks[..3],
+            next: AtomicUsize::new(0),
+        };
+        let alone: Vec<Task> = std::iter::from_fn(|| one.take()).collect();
+        assert_eq!(alone, tasks[..3]);
+        let queue = PairQueue {
+            tasks: &tasks,
+            next: AtomicUsize::new(0),
+        };
+        let taken: Mutex<Vec<Task>> = Mutex::new(Vec::new());
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    while let Some(t) = queue.take() {
+                        taken.lock().unwrap().push(t);
+                    }
+                });
+            }
+        });
+        let mut taken = taken.into_inner().unwrap();
+        taken.sort_by_key(|t| t.2);
+        assert_eq!(taken, tasks);
+        // Once empty it stays empty.
+        assert_eq!(queue.take(), None);
+    }
 }

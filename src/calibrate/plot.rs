@@ -2,6 +2,8 @@
 //! against the pooled Elo of every set with its 95% interval bar, the least-squares line, and
 //! the rank agreement in the title.
 
+use std::path::{Path, PathBuf};
+
 use plotters::prelude::*;
 
 use super::report::Report;
@@ -38,15 +40,10 @@ fn padded(lo: f64, hi: f64) -> (f64, f64) {
 /// defined) and whether it is the defaults.
 type Point = (f64, f64, Option<f64>, Option<f64>, bool);
 
-/// Objective `o`'s scatter as SVG text.
-///
-/// # Errors
-/// Drawing failed (it does not for finite data).
-pub fn svg(report: &Report, o: usize) -> Result<String, PlotError> {
-    let obj = &report.objectives[o];
-    // An interval end that is not defined (infinite, or no spread) is `None`: its bar runs to
-    // the edge of the picture.
-    let points: Vec<Point> = report
+/// The sets of objective `o` with a value, as points. An interval end that is not defined
+/// (infinite, or no spread) is `None`: its bar runs to the edge of the picture.
+fn points(report: &Report, o: usize) -> Vec<Point> {
+    report
         .sets
         .iter()
         .filter(|s| s.objectives[o].is_finite())
@@ -59,7 +56,11 @@ pub fn svg(report: &Report, o: usize) -> Result<String, PlotError> {
                 s.origin == "defaults",
             )
         })
-        .collect();
+        .collect()
+}
+
+/// The least and greatest objective value, and Elo (interval ends included), of `points`.
+fn extent(points: &[Point]) -> ((f64, f64), (f64, f64)) {
     let (x0, x1) = points
         .iter()
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
@@ -71,6 +72,17 @@ pub fn svg(report: &Report, o: usize) -> Result<String, PlotError> {
             let (lo, hi) = (p.2.unwrap_or(p.1), p.3.unwrap_or(p.1));
             (a.min(lo).min(p.1), b.max(hi).max(p.1))
         });
+    ((x0, x1), (y0, y1))
+}
+
+/// Objective `o`'s scatter as SVG text.
+///
+/// # Errors
+/// Drawing failed (it does not for finite data).
+pub fn svg(report: &Report, o: usize) -> Result<String, PlotError> {
+    let obj = &report.objectives[o];
+    let points = points(report, o);
+    let ((x0, x1), (y0, y1)) = extent(&points);
     let (x0, x1) = padded(x0, x1);
     let (y0, y1) = padded(y0, y1);
     let rho = obj.rho.map_or("n/a".to_string(), |r| r.to_string());
@@ -139,4 +151,80 @@ pub fn svg(report: &Report, o: usize) -> Result<String, PlotError> {
         root.present().map_err(err)?;
     }
     Ok(text)
+}
+
+/// A short label of an objective's name ("suite (10000 nodes)" -> "suite@10000n"): its kind,
+/// and its limit where `all` holds another objective of the same kind.
+pub fn label(name: &str, all: &[&str]) -> String {
+    let kind = |n: &str| -> String {
+        n.split(' ')
+            .next()
+            .unwrap_or("objective")
+            .chars()
+            .filter(char::is_ascii_alphanumeric)
+            .collect()
+    };
+    let mine = kind(name);
+    if all.iter().filter(|n| kind(n) == mine).count() < 2 {
+        return mine;
+    }
+    let limit: String = name
+        .split_once('(')
+        .map_or("", |(_, rest)| rest.trim_end_matches(')'))
+        .replace("depth ", "d")
+        .replace(" nodes", "n")
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .collect();
+    format!("{mine}@{limit}")
+}
+
+/// The path of an objective's plot beside the report `out`: its stem, the objective's label.
+pub fn path(out: &Path, label: &str) -> PathBuf {
+    let stem = out
+        .file_stem()
+        .map_or("calibration".into(), |s| s.to_string_lossy().to_string());
+    out.with_file_name(format!("{stem}-{}.svg", label.replace('@', "-")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_scatter_draws_a_point_a_set_and_names_the_objective_and_limit() {
+        let path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tuned/calibration-builtin-nodes5000.json");
+        let report = crate::calibrate::report::read(&path).unwrap();
+        let text = svg(&report, 0).unwrap();
+        assert!(text.starts_with("<svg"), "{}", &text[..40]);
+        assert!(text.contains("suite (5000 nodes) vs Elo (nodes 5000): rho "));
+        // One circle a set, and one in the legend.
+        assert_eq!(text.matches("<circle").count(), report.sets.len() + 1);
+        let ((x0, x1), (y0, y1)) = extent(&points(&report, 0));
+        for s in &report.sets {
+            assert!((x0..=x1).contains(&s.objectives[0]) && (y0..=y1).contains(&s.pooled.elo));
+        }
+    }
+
+    #[test]
+    fn labels_name_the_limit_only_where_two_objectives_share_a_kind() {
+        let all = [
+            "suite (depth 7)",
+            "suite (10000 nodes)",
+            "mates (10000 nodes)",
+        ];
+        assert_eq!(label(all[0], &all), "suite@d7");
+        assert_eq!(label(all[1], &all), "suite@10000n");
+        assert_eq!(label(all[2], &all), "mates");
+        let out = Path::new("tuned/calibration-toga2.json");
+        assert_eq!(
+            path(out, &label(all[1], &all)),
+            Path::new("tuned/calibration-toga2-suite-10000n.svg")
+        );
+        assert_eq!(
+            path(out, "mates"),
+            Path::new("tuned/calibration-toga2-mates.svg")
+        );
+    }
 }

@@ -266,110 +266,25 @@ pub(super) fn build(
     pairs: &[PairLine],
     cost: Cost,
 ) -> Report {
-    let nbooks = config.books.len();
-    let sets: Vec<SetReport> = config
-        .sets
-        .iter()
-        .enumerate()
-        .map(|(s, set)| {
-            // Each tally: its pentanomial and the games drawn.
-            let mut books = vec![(Pentanomial::default(), 0); nbooks];
-            let (mut even, mut odd) = ((Pentanomial::default(), 0), (Pentanomial::default(), 0));
-            let mut fault_games = 0;
-            for p in pairs.iter().filter(|p| p.set == s) {
-                let drawn = u64::from(p.first == super::store::Outcome::D)
-                    + u64::from(p.second == super::store::Outcome::D);
-                let half = if p.pair % 2 == 0 { &mut even } else { &mut odd };
-                for tally in [&mut books[p.book], half] {
-                    tally.0.add_pair(p.first.into(), p.second.into());
-                    tally.1 += drawn;
-                }
-                fault_games += u64::from(p.faults);
-            }
-            let mut pooled = (Pentanomial::default(), 0);
-            for b in &books {
-                pooled.0 += b.0;
-                pooled.1 += b.1;
-            }
-            let games = |(p, draws): &(Pentanomial, u64)| {
-                if config.plays(s) {
-                    Games::from_pentanomial(p, *draws)
-                } else {
-                    Games::zero()
-                }
-            };
-            let value = |o: usize| {
-                let key = config.objectives[o].key();
-                values.iter().find(|v| v.set == s && v.objective == key)
-            };
-            SetReport {
-                name: set.name.clone(),
-                origin: set.origin.clone(),
-                margins: set.setting.to_string(),
-                values: config
-                    .region
-                    .iter()
-                    .map(|d| set.setting.values()[d.index])
-                    .collect(),
-                objectives: (0..config.objectives.len())
-                    .map(|o| value(o).map_or(f64::NAN, |v| v.value))
-                    .collect(),
-                summaries: (0..config.objectives.len())
-                    .map(|o| value(o).map_or(String::new(), |v| v.summary.clone()))
-                    .collect(),
-                books: books.iter().map(games).collect(),
-                pooled: games(&pooled),
-                even: games(&even),
-                odd: games(&odd),
-                fault_games,
-            }
-        })
+    let sets: Vec<SetReport> = (0..config.sets.len())
+        .map(|s| set_report(config, s, values, pairs))
         .collect();
+    let def = config.sets[0].setting.def();
     let mut report = Report {
         format: FORMAT.to_string(),
         marginal: env!("CARGO_PKG_VERSION").to_string(),
-        engine: config.sets[0].setting.def().name.clone(),
-        engine_signature: config.sets[0].setting.def().signature(),
-        engine_source: config.sets[0].setting.def().source.clone(),
+        engine: def.name.clone(),
+        engine_signature: def.signature(),
+        engine_source: def.source.clone(),
         game_limit: limit_text(&config.game),
         pairs_per_book: config.pairs_per_book,
         seed: config.seed,
         region: config.region.clone(),
-        books: config
-            .books
-            .iter()
-            .map(|b| BookReport {
-                path: b.path.clone(),
-                positions: b.positions.len(),
-                hash: format!("{:016x}", b.hash),
-            })
-            .collect(),
+        books: book_reports(config),
         pooled: "pentanomial counts summed over books".to_string(),
         bootstrap: config.bootstrap,
         sets,
-        objectives: config
-            .objectives
-            .iter()
-            .map(|obj| ObjectiveReport {
-                name: obj.name(),
-                key: obj.key(),
-                rho: None,
-                tau: None,
-                line: None,
-                slope: None,
-                faults: values
-                    .iter()
-                    .filter(|v| v.objective == obj.key())
-                    .map(|v| v.faults)
-                    .sum(),
-                overshot: values
-                    .iter()
-                    .filter(|v| v.objective == obj.key())
-                    .map(|v| v.overshot)
-                    .sum(),
-                verdict: String::new(),
-            })
-            .collect(),
+        objectives: objective_reports(config, values),
         ceiling: Ceiling {
             book_vs_book: None,
             half_vs_half: None,
@@ -380,6 +295,122 @@ pub(super) fn build(
     };
     analyse(&mut report);
     report
+}
+
+/// A tally of pairs: their pentanomial and the games drawn.
+type Tally = (Pentanomial, u64);
+
+/// A set's pairs tallied: on each book, over the even pairs and the odd ones, and pooled;
+/// with the games ended by a fault.
+struct Tallies {
+    books: Vec<Tally>,
+    even: Tally,
+    odd: Tally,
+    pooled: Tally,
+    fault_games: u64,
+}
+
+/// Tallies the pairs of set `s` over `nbooks` books.
+fn tallies(pairs: &[PairLine], s: usize, nbooks: usize) -> Tallies {
+    let mut books = vec![(Pentanomial::default(), 0); nbooks];
+    let (mut even, mut odd) = ((Pentanomial::default(), 0), (Pentanomial::default(), 0));
+    let mut fault_games = 0;
+    for p in pairs.iter().filter(|p| p.set == s) {
+        let drawn = u64::from(p.first == super::store::Outcome::D)
+            + u64::from(p.second == super::store::Outcome::D);
+        let half = if p.pair % 2 == 0 { &mut even } else { &mut odd };
+        for tally in [&mut books[p.book], half] {
+            tally.0.add_pair(p.first.into(), p.second.into());
+            tally.1 += drawn;
+        }
+        fault_games += u64::from(p.faults);
+    }
+    let mut pooled = (Pentanomial::default(), 0);
+    for b in &books {
+        pooled.0 += b.0;
+        pooled.1 += b.1;
+    }
+    Tallies {
+        books,
+        even,
+        odd,
+        pooled,
+        fault_games,
+    }
+}
+
+/// The report of set `s`: its values, objectives and games.
+fn set_report(
+    config: &Config,
+    s: usize,
+    values: &[ObjectiveLine],
+    pairs: &[PairLine],
+) -> SetReport {
+    let set = &config.sets[s];
+    let t = tallies(pairs, s, config.books.len());
+    let games = |(p, draws): &Tally| {
+        if config.plays(s) {
+            Games::from_pentanomial(p, *draws)
+        } else {
+            Games::zero()
+        }
+    };
+    let value = |o: usize| {
+        let key = config.objectives[o].key();
+        values.iter().find(|v| v.set == s && v.objective == key)
+    };
+    SetReport {
+        name: set.name.clone(),
+        origin: set.origin.clone(),
+        margins: set.setting.to_string(),
+        values: (config.region.iter())
+            .map(|d| set.setting.values()[d.index])
+            .collect(),
+        objectives: (0..config.objectives.len())
+            .map(|o| value(o).map_or(f64::NAN, |v| v.value))
+            .collect(),
+        summaries: (0..config.objectives.len())
+            .map(|o| value(o).map_or(String::new(), |v| v.summary.clone()))
+            .collect(),
+        books: t.books.iter().map(games).collect(),
+        pooled: games(&t.pooled),
+        even: games(&t.even),
+        odd: games(&t.odd),
+        fault_games: t.fault_games,
+    }
+}
+
+/// The books as the report names them.
+fn book_reports(config: &Config) -> Vec<BookReport> {
+    (config.books.iter())
+        .map(|b| BookReport {
+            path: b.path.clone(),
+            positions: b.positions.len(),
+            hash: format!("{:016x}", b.hash),
+        })
+        .collect()
+}
+
+/// The objectives as the report names them, with their faults and overshoots summed over the
+/// values; their agreement figures are left to [`analyse`].
+fn objective_reports(config: &Config, values: &[ObjectiveLine]) -> Vec<ObjectiveReport> {
+    (config.objectives.iter())
+        .map(|obj| {
+            let key = obj.key();
+            let mine = || values.iter().filter(|v| v.objective == key);
+            ObjectiveReport {
+                name: obj.name(),
+                key: obj.key(),
+                rho: None,
+                tau: None,
+                line: None,
+                slope: None,
+                faults: mine().map(|v| v.faults).sum(),
+                overshot: mine().map(|v| v.overshot).sum(),
+                verdict: String::new(),
+            }
+        })
+        .collect()
 }
 
 /// Computes the agreement figures of a report from its sets (what the Python reference
@@ -533,4 +564,37 @@ mod tests {
         // The defaults against themselves: exactly 0, by definition.
         assert_eq!(Games::zero().elo_interval, [Some(0.0); 2]);
     }
+}
+
+/// Every game of a calibration ended with an engine fault: no Elo measures the margins.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "every one of the {games} games ended with an engine fault: no Elo here measures the margins, so no report is written; fix the engine or its engine file, then remove {state} (it keeps these games, and a rerun would read them back)"
+)]
+pub struct AllFaulted {
+    /// Games played.
+    pub games: u64,
+    /// The state directory that keeps them.
+    pub state: String,
+}
+
+/// Whether the games measured the margins and not engine faults (as `match` judges it): an
+/// error when every game ended by a fault, a warning when more than a tenth did.
+///
+/// # Errors
+/// [`AllFaulted`].
+pub fn games_measured_margins(report: &Report, state: &Path) -> Result<Option<String>, AllFaulted> {
+    let played = || report.sets.iter().filter(|s| s.pooled.games > 0);
+    let games: u64 = played().map(|s| s.pooled.games).sum();
+    let faults: u64 = played().map(|s| s.fault_games).sum();
+    if games > 0 && faults >= games {
+        return Err(AllFaulted {
+            games,
+            state: state.display().to_string(),
+        });
+    }
+    Ok((10 * faults > games).then(|| format!(
+        "{faults} of the {games} games ({:.0}%) were lost to engine faults (fault_games in the report): the Elo measures the faults as much as the margins; fix the engine before reading it",
+        100.0 * faults as f64 / games as f64
+    )))
 }

@@ -213,3 +213,127 @@ pub fn find(dir: &Path, signature: &str, key: &str) -> Vec<(PathBuf, Report, usi
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shipped calibration of the built-in engine: its suite objective's rho interval lies
+    /// above zero, its quality objective's does not.
+    fn shipped() -> (PathBuf, Report) {
+        let path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tuned/calibration-builtin-nodes5000.json");
+        let report = report::read(&path).expect("the shipped calibration reads");
+        (path, report)
+    }
+
+    fn index_of(report: &Report, kind: &str) -> usize {
+        (report.objectives.iter())
+            .position(|o| o.name.starts_with(kind))
+            .expect("the shipped calibration measures it")
+    }
+
+    #[test]
+    fn an_objective_whose_rho_interval_excludes_zero_is_trusted_and_predicts_elo() {
+        let (_, report) = shipped();
+        let o = index_of(&report, "suite");
+        let rho = report.objectives[o].rho.unwrap();
+        assert!(rho.lower > 0.0, "the fixture's premise: {rho:?}");
+        let slope = report.objectives[o].slope.unwrap();
+        let c = Calibration::from_report(&report, "cal.json", o, 2.0);
+        assert_eq!(c.status, "trusted");
+        assert_eq!(c.sets, report.sets.len());
+        assert_eq!(c.objective_gain, Some(2.0));
+        let p = c.predicted_elo.unwrap();
+        assert!(
+            (p.value - 2.0 * slope.value).abs() < 1e-9,
+            "{p:?} {slope:?}"
+        );
+        // The set's scatter about the line widens the slope's interval.
+        assert!(
+            p.lower < 2.0 * slope.lower && p.upper > 2.0 * slope.upper,
+            "{p:?}"
+        );
+        assert!(c.note.contains("; predicted +"), "{}", c.note);
+        assert!(c.note.ends_with("(from cal.json)"), "{}", c.note);
+    }
+
+    #[test]
+    fn an_objective_whose_rho_interval_holds_zero_is_untrusted() {
+        let (_, report) = shipped();
+        let o = index_of(&report, "quality");
+        let rho = report.objectives[o].rho.unwrap();
+        assert!(
+            rho.lower <= 0.0 && rho.upper > 0.0,
+            "the fixture's premise: {rho:?}"
+        );
+        let c = Calibration::from_report(&report, "cal.json", o, 2.0);
+        assert_eq!(c.status, "untrusted");
+        assert!(
+            c.note
+                .contains("untrusted: rho's lower bound is at or below 0"),
+            "{}",
+            c.note
+        );
+        assert!(!c.note.contains("predicted"), "{}", c.note);
+    }
+
+    #[test]
+    fn no_calibration_says_how_to_get_one() {
+        let c = Calibration::none("suite at 5000 nodes");
+        assert_eq!(c.status, "none");
+        assert_eq!((c.file, c.rho, c.predicted_elo), (None, None, None));
+        assert!(
+            c.note.starts_with("no calibration of suite at 5000 nodes:"),
+            "{}",
+            c.note
+        );
+        assert!(c.note.contains("marginal calibrate"), "{}", c.note);
+    }
+
+    #[test]
+    fn find_picks_the_report_of_the_same_engine_signature_and_objective_key() {
+        let (path, report) = shipped();
+        let dir = path.parent().unwrap();
+        let o = index_of(&report, "mates");
+        let key = &report.objectives[o].key;
+        let found = find(dir, &report.engine_signature, key);
+        assert_eq!(
+            found.len(),
+            1,
+            "{:?}",
+            found.iter().map(|f| &f.0).collect::<Vec<_>>()
+        );
+        assert_eq!(found[0].0, path);
+        assert_eq!(found[0].2, o);
+        // Another engine's signature, or an objective the report did not measure: none.
+        assert!(find(dir, "0000000000000000", key).is_empty());
+        assert!(find(dir, &report.engine_signature, "suite 0 nodes").is_empty());
+        assert!(find(&dir.join("no-such-dir"), &report.engine_signature, key).is_empty());
+    }
+
+    #[test]
+    fn a_set_outside_the_region_gets_no_prediction_in_its_note() {
+        let (_, report) = shipped();
+        let o = index_of(&report, "suite");
+        let dim = &report.region[0];
+        let (name, upper) = (dim.name.clone(), i64::from(dim.upper));
+        let outside = |row: &str| (row == name).then_some(upper + 1);
+        assert_eq!(
+            outside_region(&report, &outside),
+            vec![format!("{name} {} > {upper}", upper + 1)]
+        );
+        let inside = |row: &str| (row == name).then_some(upper);
+        assert!(outside_region(&report, &inside).is_empty());
+        let c = Calibration::from_report(&report, "cal.json", o, 2.0);
+        let kept = c.clone().with_region(&report, &inside);
+        assert_eq!(kept, c);
+        let said = c.with_region(&report, &outside);
+        assert!(
+            said.note.contains("no prediction for this set"),
+            "{}",
+            said.note
+        );
+        assert!(said.predicted_elo.is_some(), "the figure stays on record");
+    }
+}

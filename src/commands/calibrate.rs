@@ -8,23 +8,18 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use marginal::calibrate::{
-    self, Book, Bootstrap, CalibrateError, CalibrationSet, Config, Event, MIN_SETS, Report, design,
-    plot,
-};
-use marginal::engine::{EngineDef, MAX_DEPTH, Setting};
-use marginal::formats::{Fnv, openings, write_atomic};
+use marginal::calibrate::plan::{CalibratePlan, DEFAULT_BOOKS, ObjectiveKind, ObjectiveSpec};
+use marginal::calibrate::{self, Book, CalibrateError, Config, Event, Report, design, plot};
+use marginal::engine::{EngineDef, Setting};
+use marginal::formats::{openings, write_atomic};
 use marginal::scoring::cheap::{CheapObjective, QualityObjective, SuiteObjective};
 use marginal::scoring::exec::Runner;
-use marginal::scoring::games::game::{GameConfig, MoveLimit};
-use marginal::scoring::games::stats::Shown;
+use marginal::scoring::games::game::MoveLimit;
 use marginal::scoring::quality::MoveQuality;
 use marginal::scoring::suite::{
     Phase, Repeats, RunConfig, ScorerOptions, SuiteLimit, SuiteScorer, default_cache_dir,
     load_suites,
 };
-use shakmaty::EnPassantMode;
-use shakmaty::fen::Fen;
 
 use super::executor::ExecutorArgs;
 use super::{
@@ -125,116 +120,6 @@ pub struct CalibrateArgs {
     executor: ExecutorArgs,
 }
 
-/// One `--objectives` entry: KIND, KIND:nodes=N or KIND:depth=D.
-fn parse_objective(text: &str, default: SuiteLimit) -> Result<(String, SuiteLimit), UserError> {
-    let bad = |why: String| UserError(format!("--objectives '{text}': {why}"));
-    let (kind, limit) = match text.split_once(':') {
-        None => (text.trim(), None),
-        Some((kind, limit)) => (kind.trim(), Some(limit.trim())),
-    };
-    if !matches!(kind, "suite" | "quality" | "mates") {
-        return Err(bad(if kind.is_empty() {
-            format!(
-                "no objective{}: give KIND, KIND:nodes=N or KIND:depth=D, KIND one of suite, quality, mates (comma-separated)",
-                if limit.is_some() {
-                    " before ':'"
-                } else {
-                    " (a comma too many?)"
-                }
-            )
-        } else if kind.contains('=') {
-            format!(
-                "'{kind}' is a limit without its objective: write KIND:{kind}, KIND one of suite, quality, mates (a comma starts the next objective, and each takes one limit)"
-            )
-        } else {
-            format!("'{kind}' is not an objective: the kinds are suite, quality and mates")
-        }));
-    }
-    let limit = match limit {
-        None => default,
-        Some(limit) => parse_limit(limit).map_err(bad)?,
-    };
-    Ok((kind.to_string(), limit))
-}
-
-/// The limit of an `--objectives` entry, after its ':': one of nodes=N and depth=D.
-fn parse_limit(text: &str) -> Result<SuiteLimit, String> {
-    const FORMS: &str = "nodes=N or depth=D";
-    if text.is_empty() {
-        return Err(format!(
-            "nothing after ':': give one limit, {FORMS}, or leave out the ':' for the games' limit"
-        ));
-    }
-    if text.matches('=').count() > 1 {
-        return Err(format!(
-            "'{text}' is more than one limit: an objective takes one, {FORMS} (to measure it at both, list it twice: KIND:depth=D,KIND:nodes=N)"
-        ));
-    }
-    let Some((key, value)) = text.split_once('=') else {
-        return Err(match text {
-            "nodes" | "depth" => format!("'{text}' has no value: {text}=N"),
-            _ => format!("'{text}' is not a limit: give {FORMS}"),
-        });
-    };
-    let (key, value) = (key.trim(), value.trim());
-    let (max, takes) = match key {
-        "nodes" => (
-            u64::MAX,
-            "nodes=N takes a whole number of nodes, at least 1".to_string(),
-        ),
-        "depth" => (
-            u64::from(MAX_DEPTH),
-            format!("depth=D takes a whole number of plies, 1 to {MAX_DEPTH}"),
-        ),
-        _ => return Err(format!("'{key}' is not a limit: give {FORMS}")),
-    };
-    match value.parse::<i128>() {
-        Ok(n) if (1..=i128::from(max)).contains(&n) => Ok(if key == "nodes" {
-            SuiteLimit::Nodes(n as u64)
-        } else {
-            SuiteLimit::Depth(n as u32)
-        }),
-        Ok(_) => Err(format!("{key}={value} is out of range: {takes}")),
-        Err(_) if value.is_empty() => Err(format!("'{key}=' has no value: {takes}")),
-        Err(_) => Err(format!("'{value}' is not a whole number: {takes}")),
-    }
-}
-
-fn deep_of(limit: SuiteLimit, factor: u64) -> SuiteLimit {
-    match limit {
-        SuiteLimit::Nodes(n) => SuiteLimit::Nodes(n.saturating_mul(factor)),
-        SuiteLimit::Depth(d) => SuiteLimit::Depth((d + (factor / 4).max(1) as u32).min(100)),
-    }
-}
-
-/// The mates objective's scorer (its suite checked by [`mate_suite_checked`]).
-fn mate_scorer(
-    args: &CalibrateArgs,
-    def: &Arc<EngineDef>,
-    limit: SuiteLimit,
-    executor: Option<Arc<dyn Runner>>,
-    rule: Repeats,
-) -> Result<SuiteScorer> {
-    mate_suite_checked(args, rule)?;
-    let files = std::slice::from_ref(&args.mate_suite);
-    scorer(def, files, limit, args.hash, executor, rule)
-}
-
-/// Refuses a --mate-suite with no mate record (every set would score 0 and the objective say
-/// nothing): checked before any objective is prepared, since reference runs take minutes.
-fn mate_suite_checked(args: &CalibrateArgs, rule: Repeats) -> Result<(), UserError> {
-    let files = std::slice::from_ref(&args.mate_suite);
-    let suites = load_suites(files, false, rule).map_err(UserError::from_display)?;
-    if !suites.positions.iter().any(|p| p.record.mate.is_some()) {
-        return Err(UserError(format!(
-            "--mate-suite {}: none of its {} positions has a mate record (`bm #N` or `dm N`), so the mates objective would score 0 for every set: give a mate suite (data/suites/matetrack_short.epd), or leave mates out of --objectives",
-            args.mate_suite.display(),
-            suites.positions.len()
-        )));
-    }
-    Ok(())
-}
-
 fn scorer(
     def: &Arc<EngineDef>,
     files: &[PathBuf],
@@ -311,207 +196,6 @@ fn unused_objective_options(args: &CalibrateArgs, specs: &[String]) -> Option<St
     })
 }
 
-fn objectives(
-    args: &CalibrateArgs,
-    def: &Arc<EngineDef>,
-    default: SuiteLimit,
-    executor: &Option<Arc<dyn Runner>>,
-) -> Result<Vec<Box<dyn CheapObjective>>> {
-    let specs: Vec<String> = if args.objectives.is_empty() {
-        ["suite", "quality", "mates"].map(String::from).to_vec()
-    } else {
-        args.objectives.clone()
-    };
-    // Every entry is checked before any is prepared (a reference run can take minutes).
-    let mut seen: Vec<(String, SuiteLimit)> = Vec::new();
-    for spec in &specs {
-        let parsed = parse_objective(spec, default)?;
-        if seen.contains(&parsed) {
-            return Err(UserError(format!("--objectives: '{spec}' is given twice")).into());
-        }
-        seen.push(parsed);
-    }
-    if let Some(said) = unused_objective_options(args, &specs) {
-        eprintln!("warning: {said}");
-    }
-    let rule = super::repeats_rule(args.count_repeats);
-    if seen.iter().any(|(kind, _)| kind == "mates") {
-        mate_suite_checked(args, rule)?;
-    }
-    let mut out: Vec<Box<dyn CheapObjective>> = Vec::new();
-    for (kind, limit) in seen {
-        if !super::quiet() {
-            eprintln!("preparing objective {kind} at {limit} (reference runs are cached)");
-        }
-        match kind.as_str() {
-            "suite" => out.push(Box::new(SuiteObjective {
-                scorer: scorer(def, &args.suite, limit, args.hash, executor.clone(), rule)?,
-            })),
-            "mates" => out.push(Box::new(marginal::scoring::cheap::MateObjective {
-                scorer: mate_scorer(args, def, limit, executor.clone(), rule)?,
-            })),
-            _ => {
-                let book =
-                    openings::read(&args.quality_positions).map_err(|e| {
-                        UserError(format!(
-                            "--quality-positions: {e} (the quality objective needs positions from games, one FEN a line)"
-                        ))
-                    })?;
-                super::say_skipped(&book.skipped, "warning: ");
-                let mut hash = Fnv::new();
-                for p in &book.records {
-                    hash.write(
-                        Fen::from_position(p, EnPassantMode::Legal)
-                            .to_string()
-                            .as_bytes(),
-                    );
-                }
-                let bar = super::progress_bar(
-                    book.records.len() as u64,
-                    "[{bar:30}] {pos}/{len} positions of the deep reference",
-                );
-                let quality = MoveQuality::with_progress(
-                    book.records,
-                    Setting::defaults(def),
-                    limit,
-                    deep_of(limit, args.quality_deep),
-                    args.hash,
-                    Some(&default_cache_dir()),
-                    &|done| bar.set_position(done as u64),
-                );
-                bar.finish_and_clear();
-                let engine = def.source.as_deref().unwrap_or(&def.name);
-                let quality = quality.map_err(|e| {
-                    UserError(format!(
-                        "the engine {engine}: {e}: the quality objective has no yardstick; {}",
-                        super::fix_engine(def)
-                    ))
-                })?;
-                if let Some(first) = quality.reference_faults().first() {
-                    eprintln!(
-                        "warning: the engine {engine} faulted on {} of the {} deep reference searches of the quality objective (first: {first}): those positions are left out of it (and the reference is not cached); {}",
-                        quality.reference_faults().len(),
-                        quality.reference_faults().len() + quality.len(),
-                        super::fix_engine(def)
-                    );
-                }
-                out.push(Box::new(QualityObjective {
-                    quality,
-                    source: format!(
-                        "{} {:016x}",
-                        args.quality_positions.display(),
-                        hash.finish()
-                    ),
-                }));
-            }
-        }
-    }
-    Ok(out)
-}
-
-fn sets(
-    args: &CalibrateArgs,
-    def: &Arc<EngineDef>,
-    region: &[design::RegionDim],
-) -> Result<Vec<CalibrationSet>> {
-    let defaults = Setting::defaults(def);
-    let mut sets = vec![CalibrationSet {
-        name: "default".into(),
-        origin: "defaults".into(),
-        setting: defaults.clone(),
-    }];
-    for spec in &args.margins {
-        let setting = resolve_for(def, spec).map_err(|e| UserError(format!("--margins: {e}")))?;
-        if let Some(same) = sets.iter().find(|s| s.setting == setting) {
-            return Err(UserError(format!(
-                "--margins '{spec}' is the same set as '{}': each set is measured once",
-                same.name
-            ))
-            .into());
-        }
-        let origin = if Path::new(spec).is_file() {
-            "file"
-        } else {
-            "margins"
-        };
-        sets.push(CalibrationSet {
-            name: spec.clone(),
-            origin: origin.into(),
-            setting,
-        });
-    }
-    if args.sets < MIN_SETS || args.sets < sets.len() {
-        return Err(UserError(format!(
-            "--sets {}: a calibration needs at least {MIN_SETS} sets and room for the defaults and the {} --margins",
-            args.sets,
-            sets.len() - 1
-        ))
-        .into());
-    }
-    let design = design::latin_hypercube(&defaults, region, args.sets - sets.len(), args.seed);
-    for (i, setting) in design.into_iter().enumerate() {
-        if sets.iter().any(|s| s.setting == setting) {
-            continue;
-        }
-        sets.push(CalibrationSet {
-            name: format!("lhs-{}", i + 1),
-            origin: "design".into(),
-            setting,
-        });
-    }
-    Ok(sets)
-}
-
-fn books(args: &CalibrateArgs, pairs: usize) -> Result<Vec<Book>> {
-    let paths = if args.openings.is_empty() {
-        vec![
-            PathBuf::from("data/openings/noob_3moves_1k.epd"),
-            PathBuf::from("data/openings/popularpos_lichess_1k.epd"),
-        ]
-    } else {
-        args.openings.clone()
-    };
-    let mut out: Vec<Book> = Vec::new();
-    for path in paths {
-        let book = openings::read(&path).map_err(UserError::from_display)?;
-        super::say_skipped(&book.skipped, "warning: ");
-        let mut hash = Fnv::new();
-        for p in &book.records {
-            hash.write(
-                Fen::from_position(p, EnPassantMode::Legal)
-                    .to_string()
-                    .as_bytes(),
-            );
-            hash.write(b"\n");
-        }
-        let hash = hash.finish();
-        if let Some(same) = out.iter().find(|b| b.hash == hash) {
-            return Err(UserError(format!(
-                "--openings {} holds the same positions as {}: give each book once",
-                path.display(),
-                same.path
-            ))
-            .into());
-        }
-        if book.records.len() < pairs {
-            return Err(UserError(format!(
-                "--openings {}: {} positions for {pairs} pairs per set on it: give fewer --games or a larger book",
-                path.display(),
-                book.records.len()
-            ))
-            .into());
-        }
-        let mut positions = book.records;
-        openings::shuffle(&mut positions, args.seed);
-        out.push(Book {
-            path: path.display().to_string(),
-            positions,
-            hash,
-        });
-    }
-    Ok(out)
-}
-
 /// Refuses a book with fewer positions than the pairs each set plays on it (a pair would be
 /// replayed and counted twice).
 fn enough_positions(books: &[Book], pairs: usize) -> Result<()> {
@@ -526,39 +210,6 @@ fn enough_positions(books: &[Book], pairs: usize) -> Result<()> {
         )?;
     }
     Ok(())
-}
-
-/// A short label of an objective's name ("suite (10000 nodes)" -> "suite@10000n"): its kind,
-/// and its limit where `all` holds another objective of the same kind.
-fn objective_label(name: &str, all: &[&str]) -> String {
-    let kind = |n: &str| -> String {
-        n.split(' ')
-            .next()
-            .unwrap_or("objective")
-            .chars()
-            .filter(char::is_ascii_alphanumeric)
-            .collect()
-    };
-    let mine = kind(name);
-    if all.iter().filter(|n| kind(n) == mine).count() < 2 {
-        return mine;
-    }
-    let limit: String = name
-        .split_once('(')
-        .map_or("", |(_, rest)| rest.trim_end_matches(')'))
-        .replace("depth ", "d")
-        .replace(" nodes", "n")
-        .chars()
-        .filter(char::is_ascii_alphanumeric)
-        .collect();
-    format!("{mine}@{limit}")
-}
-
-fn svg_path(out: &Path, label: &str) -> PathBuf {
-    let stem = out
-        .file_stem()
-        .map_or("calibration".into(), |s| s.to_string_lossy().to_string());
-    out.with_file_name(format!("{stem}-{}.svg", label.replace('@', "-")))
 }
 
 /// Runs the command.
@@ -578,40 +229,199 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
         done.store(true, std::sync::atomic::Ordering::Relaxed);
     }
     let report = play(&config, &pool)?;
-    games_measured_margins(&report, &config.state_dir)?;
+    // Games ended by engine faults measure the faults, not the margins.
+    let faults = calibrate::report::games_measured_margins(&report, &config.state_dir);
+    if let Some(warning) = faults.map_err(UserError::from_display)? {
+        eprintln!("warning: {warning}");
+    }
     write_outputs(&args, &report)
 }
 
-/// Games ended by engine faults measure the faults, not the margins: every game so (exit 2,
-/// no report) or more than a tenth of them (a warning) is said, as `match` says it.
-fn games_measured_margins(report: &Report, state: &Path) -> Result<(), UserError> {
-    let played = || report.sets.iter().filter(|s| s.pooled.games > 0);
-    let games: u64 = played().map(|s| s.pooled.games).sum();
-    let faults: u64 = played().map(|s| s.fault_games).sum();
-    if games > 0 && faults >= games {
-        return Err(UserError(format!(
-            "every one of the {games} games ended with an engine fault: no Elo here measures the margins, so no report is written; fix the engine or its engine file, then remove {} (it keeps these games, and a rerun would read them back)",
-            state.display()
-        )));
+/// The plan of the calibration the arguments ask for (the games' limit: --tc, --depth or
+/// --nodes, default 5,000 nodes).
+fn plan_of(args: &CalibrateArgs) -> Result<CalibratePlan> {
+    let limit = match (&args.tc, args.depth, args.nodes) {
+        (Some(tc), _, _) => super::match_cmd::parse_tc(tc)?,
+        (None, Some(d), _) => MoveLimit::Depth(d),
+        (None, None, n) => MoveLimit::Nodes(n.unwrap_or(5_000)),
+    };
+    let books = if args.openings.is_empty() {
+        DEFAULT_BOOKS.map(PathBuf::from).to_vec()
+    } else {
+        args.openings.clone()
+    };
+    Ok(CalibratePlan {
+        engine: args.engine.engine.clone(),
+        limit,
+        objectives: args.objectives.clone(),
+        suites: args.suite.clone(),
+        count_repeats: args.count_repeats,
+        mate_suite: args.mate_suite.clone(),
+        quality_positions: args.quality_positions.clone(),
+        quality_deep: args.quality_deep,
+        books,
+        sets: args.sets,
+        region: args.region.clone(),
+        margins: args.margins.clone(),
+        games: args.games,
+        seed: args.seed,
+        hash_mb: args.hash,
+        concurrency: threads(args.concurrency),
+        resamples: args.resamples,
+        out: args.out.clone(),
+        force: args.force,
+        state: args.state.clone(),
+    })
+}
+
+/// The objectives of the plan, each entry checked before any is prepared (a reference run can
+/// take minutes), then prepared in turn.
+fn objectives(
+    args: &CalibrateArgs,
+    plan: &CalibratePlan,
+    def: &Arc<EngineDef>,
+    executor: &Option<Arc<dyn Runner>>,
+) -> Result<Vec<Box<dyn CheapObjective>>> {
+    let specs = plan.objective_specs().map_err(UserError::from_display)?;
+    if let Some(said) = unused_objective_options(args, &plan.objective_entries()) {
+        eprintln!("warning: {said}");
     }
-    if 10 * faults > games {
+    if specs.iter().any(|s| s.kind == ObjectiveKind::Mates) {
+        plan.check_mate_suite().map_err(UserError::from_display)?;
+    }
+    let mut out: Vec<Box<dyn CheapObjective>> = Vec::new();
+    for spec in specs {
+        if !super::quiet() {
+            eprintln!(
+                "preparing objective {} at {} (reference runs are cached)",
+                spec.kind, spec.limit
+            );
+        }
+        out.push(objective(plan, def, spec, executor)?);
+    }
+    Ok(out)
+}
+
+/// One objective, prepared: its reference run made (or read from the cache).
+fn objective(
+    plan: &CalibratePlan,
+    def: &Arc<EngineDef>,
+    spec: ObjectiveSpec,
+    executor: &Option<Arc<dyn Runner>>,
+) -> Result<Box<dyn CheapObjective>> {
+    let (rule, hash, limit) = (plan.repeats(), plan.hash_mb, spec.limit);
+    Ok(match spec.kind {
+        ObjectiveKind::Suite => Box::new(SuiteObjective {
+            scorer: scorer(def, &plan.suites, limit, hash, executor.clone(), rule)?,
+        }),
+        ObjectiveKind::Mates => {
+            plan.check_mate_suite().map_err(UserError::from_display)?;
+            let files = std::slice::from_ref(&plan.mate_suite);
+            Box::new(marginal::scoring::cheap::MateObjective {
+                scorer: scorer(def, files, limit, hash, executor.clone(), rule)?,
+            })
+        }
+        ObjectiveKind::Quality => Box::new(quality_objective(plan, def, limit)?),
+    })
+}
+
+/// The quality objective at `limit`: its positions read and their deep reference searched
+/// (or read from the cache), with a progress bar.
+fn quality_objective(
+    plan: &CalibratePlan,
+    def: &Arc<EngineDef>,
+    limit: SuiteLimit,
+) -> Result<QualityObjective> {
+    let book = openings::read(&plan.quality_positions).map_err(|e| {
+        UserError(format!(
+            "--quality-positions: {e} (the quality objective needs positions from games, one FEN a line)"
+        ))
+    })?;
+    super::say_skipped(&book.skipped, "warning: ");
+    let source = plan.quality_source(&book.records);
+    let bar = super::progress_bar(
+        book.records.len() as u64,
+        "[{bar:30}] {pos}/{len} positions of the deep reference",
+    );
+    let quality = MoveQuality::with_progress(
+        book.records,
+        Setting::defaults(def),
+        limit,
+        plan.deep_limit(limit),
+        plan.hash_mb,
+        Some(&default_cache_dir()),
+        &|done| bar.set_position(done as u64),
+    );
+    bar.finish_and_clear();
+    let engine = def.source.as_deref().unwrap_or(&def.name);
+    let quality = quality.map_err(|e| {
+        UserError(format!(
+            "the engine {engine}: {e}: the quality objective has no yardstick; {}",
+            super::fix_engine(def)
+        ))
+    })?;
+    if let Some(first) = quality.reference_faults().first() {
         eprintln!(
-            "warning: {faults} of the {games} games ({:.0}%) were lost to engine faults (fault_games in the report): the Elo measures the faults as much as the margins; fix the engine before reading it",
-            100.0 * faults as f64 / games as f64
+            "warning: the engine {engine} faulted on {} of the {} deep reference searches of the quality objective (first: {first}): those positions are left out of it (and the reference is not cached); {}",
+            quality.reference_faults().len(),
+            quality.reference_faults().len() + quality.len(),
+            super::fix_engine(def)
         );
     }
-    Ok(())
+    Ok(QualityObjective { quality, source })
 }
 
 /// The design, the books, the objectives and the state directory, checked before any work;
 /// prints what the calibration will do. Returns its configuration and the worker pool.
 fn prepare(args: &CalibrateArgs, def: &Arc<EngineDef>) -> Result<(Config, rayon::ThreadPool)> {
-    let (limit, objective_limit) = limits(args)?;
-    let region = design::region(def, &args.region).map_err(UserError::from_display)?;
-    let sets = sets(args, def, &region)?;
+    let plan = plan_of(args)?;
+    let region = design::region(def, &plan.region).map_err(UserError::from_display)?;
+    let resolve = |spec: &str| resolve_for(def, spec).map_err(|e| e.to_string());
+    let sets = plan
+        .sets(def, &region, &resolve)
+        .map_err(UserError::from_display)?;
     check_state(args)?;
+    check_out(args)?;
+    let books = plan
+        .read_books(plan.estimated_pairs_per_book(), &mut |skipped| {
+            super::say_skipped(skipped, "warning: ")
+        })
+        .map_err(UserError::from_display)?;
+    let pairs_per_book = plan.pairs_per_book(books.len());
+    enough_positions(&books, pairs_per_book)?;
+    let said = plan.games_said(pairs_per_book, books.len());
+    if let Some(warning) = said.warning {
+        eprintln!("warning: {warning}");
+    }
+    if let Some(note) = said.note {
+        println!("note: {note}");
+    }
+    super::hash_fits(plan.hash_mb, 2 * plan.concurrency)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(plan.concurrency)
+        .build()
+        .context("cannot start worker threads")?;
+    let executor = args.executor.build()?;
+    // The report is checked before the objectives are prepared (their reference searches
+    // take a while), from what names the calibration (the objectives do not).
+    let config = plan.config(sets, region, books, executor);
+    let state_dir = plan.state_dir(&config);
+    fresh_report(args, &config, &state_dir)?;
+    let objectives = pool.install(|| objectives(args, &plan, def, &config.executor))?;
+    let config = Config {
+        objectives,
+        state_dir,
+        ..config
+    };
+    print_header(def, &config);
+    Ok((config, pool))
+}
+
+/// Refuses an --out that is an input, cannot be written, or is a file other than a
+/// calibration report; before anything is printed (`--out /dev/stdout` keeps standard
+/// output for the report).
+fn check_out(args: &CalibrateArgs) -> Result<()> {
     super::not_an_input(&args.out, "--out", &inputs(args))?;
-    // Before anything is printed: `--out /dev/stdout` keeps standard output for the report.
     super::writable(&args.out, "--out")?;
     // A device (/dev/null) is written through; only a regular file is read to see what it is.
     if args.out.is_file() && calibrate::report::read(&args.out).is_err() {
@@ -621,65 +431,7 @@ fn prepare(args: &CalibrateArgs, def: &Arc<EngineDef>) -> Result<(Config, rayon:
         ))
         .into());
     }
-    let nbooks = args.openings.len().max(2);
-    let pairs_per_book = (args.games as usize).div_ceil(2).div_ceil(nbooks);
-    let books = books(args, pairs_per_book)?;
-    let pairs_per_book = (args.games as usize).div_ceil(2).div_ceil(books.len());
-    enough_positions(&books, pairs_per_book)?;
-    let played = 2 * pairs_per_book * books.len();
-    say_few_games(args.games, played);
-    if played != args.games as usize {
-        println!(
-            "note: --games {} becomes {played} per set: whole pairs, as many on each of the {} books",
-            args.games,
-            books.len()
-        );
-    }
-    let concurrency = threads(args.concurrency);
-    super::hash_fits(args.hash, 2 * concurrency)?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(concurrency)
-        .build()
-        .context("cannot start worker threads")?;
-    let executor = args.executor.build()?;
-    // The report is checked before the objectives are prepared (their reference searches
-    // take a while), from what names the calibration (the objectives do not).
-    let config = Config {
-        sets,
-        region,
-        seed: args.seed,
-        objectives: Vec::new(),
-        books,
-        game: GameConfig {
-            limit,
-            resign: None,
-            draw: None,
-            max_plies: 400,
-        },
-        pairs_per_book,
-        hash_mb: args.hash,
-        concurrency,
-        bootstrap: Bootstrap {
-            resamples: args.resamples,
-            seed: args.seed,
-        },
-        state_dir: PathBuf::new(),
-        executor,
-    };
-    let state_dir = args.state.clone().unwrap_or_else(|| {
-        let mut hash = Fnv::new();
-        hash.write(config.identity().to_string().as_bytes());
-        default_cache_dir().join(format!("calibration-{:016x}", hash.finish()))
-    });
-    fresh_report(args, &config, &state_dir)?;
-    let objectives = pool.install(|| objectives(args, def, objective_limit, &config.executor))?;
-    let config = Config {
-        objectives,
-        state_dir: state_dir.clone(),
-        ..config
-    };
-    print_header(def, &config);
-    Ok((config, pool))
+    Ok(())
 }
 
 /// Refuses a --state that cannot hold this calibration's work, before any work: a file, or a
@@ -712,75 +464,12 @@ fn check_state(args: &CalibrateArgs) -> Result<()> {
     Ok(())
 }
 
-/// The games' per-move limit (--tc, --depth or --nodes, default 5,000 nodes) and the
-/// objectives' (the same nodes or depth; 5,000 nodes under a clock).
-fn limits(args: &CalibrateArgs) -> Result<(MoveLimit, SuiteLimit)> {
-    let limit = match (&args.tc, args.depth, args.nodes) {
-        (Some(tc), _, _) => super::match_cmd::parse_tc(tc)?,
-        (None, Some(d), _) => MoveLimit::Depth(d),
-        (None, None, n) => MoveLimit::Nodes(n.unwrap_or(5_000)),
-    };
-    let objective_limit = match limit {
-        MoveLimit::Depth(d) => SuiteLimit::Depth(d),
-        MoveLimit::Nodes(n) => SuiteLimit::Nodes(n),
-        MoveLimit::Clock { .. } => SuiteLimit::Nodes(5_000),
-    };
-    Ok((limit, objective_limit))
-}
-
 /// Refuses an existing --out unless --force, or it is this calibration's own report and its
 /// work is kept (a rerun writes it again); another calibration's report is never replaced.
 fn fresh_report(args: &CalibrateArgs, config: &Config, state_dir: &Path) -> Result<()> {
     let own = state_dir.exists() && calibrate::report::is_own_report(&args.out, config);
     super::fresh_json_output(&args.out, "--out", args.force || own)?;
     Ok(())
-}
-
-/// Says when the games a set are too few for the statistics to say much.
-fn say_few_games(asked: u32, played: usize) {
-    if played < 100 {
-        eprintln!(
-            "warning: --games {asked}: {played} games a set are too few for a verdict (a set that wins or loses every pair has no Elo, and the ranks are mostly noise); the shipped calibrations play 300 to 400 a set"
-        );
-    }
-}
-
-/// A set's Elo as the table shows it: `0 (not played)` for the defaults (the yardstick), `n/a`
-/// when it is not defined (every pair won, or every pair lost: the report's JSON holds 0 there).
-fn elo_text(g: &marginal::calibrate::report::Games) -> String {
-    let pairs: u64 = g.pentanomial.iter().sum();
-    if pairs == 0 {
-        return "0 (not played)".to_string();
-    }
-    let swept = pairs > 0 && (g.pentanomial[0] == pairs || g.pentanomial[4] == pairs);
-    if swept {
-        "n/a".to_string()
-    } else {
-        format!("{:+.1}", g.elo)
-    }
-}
-
-/// A set's pooled cells: Elo, interval and draw rate; for the defaults, the yardstick, `0 (not
-/// played)` and no draw rate.
-fn pooled_text(g: &marginal::calibrate::report::Games) -> String {
-    if g.pentanomial.iter().sum::<u64>() == 0 {
-        format!(" {:>22} {:>6}", "0 (not played)", "")
-    } else {
-        format!(
-            " {:>7} {} {:>5.1}%",
-            elo_text(g),
-            interval_text(g),
-            100.0 * g.draw_rate
-        )
-    }
-}
-
-/// A set's 95% interval as the table shows it: each end `n/a` where it is not defined (the
-/// report's JSON holds null there: an end at a 0% or 100% score, or both while every pair
-/// scored the same).
-fn interval_text(g: &marginal::calibrate::report::Games) -> String {
-    let [lower, upper] = g.elo_interval.map(Shown);
-    format!("[{lower:+.0}, {upper:+.0}]")
 }
 
 /// What the calibration will do: the engine, the sets, the objectives and the games.
@@ -898,7 +587,9 @@ fn inputs(args: &CalibrateArgs) -> Vec<(&'static str, &Path)> {
 
 /// The report, printed and written, with one plot an objective beside it.
 fn write_outputs(args: &CalibrateArgs, report: &Report) -> Result<()> {
-    print_report(report);
+    for line in calibrate::table::lines(report) {
+        println!("{line}");
+    }
     let text = serde_json::to_string_pretty(report)? + "\n";
     write_atomic(&args.out, text.as_bytes())
         .with_context(|| format!("cannot write {}", args.out.display()))?;
@@ -910,7 +601,7 @@ fn write_outputs(args: &CalibrateArgs, report: &Report) -> Result<()> {
     }
     let names: Vec<&str> = report.objectives.iter().map(|o| o.name.as_str()).collect();
     for (o, obj) in report.objectives.iter().enumerate() {
-        let path = svg_path(&args.out, &objective_label(&obj.name, &names));
+        let path = plot::path(&args.out, &plot::label(&obj.name, &names));
         // The report is the result; a file of the user's where the plot goes is kept, and an
         // input there is never written over.
         let what = format!("the plot of {}", obj.name);
@@ -928,107 +619,9 @@ fn write_outputs(args: &CalibrateArgs, report: &Report) -> Result<()> {
     Ok(())
 }
 
-/// Prints the table: each set's values, objectives and Elo per book and pooled; then each
-/// objective's agreement and verdict, and the ceiling.
-pub fn print_report(r: &Report) {
-    let names: Vec<&str> = r.region.iter().map(|d| d.name.as_str()).collect();
-    let short = |n: &str| n.trim_end_matches("_margin").to_string();
-    let mut header = format!("{:<10}", "set");
-    for n in &names {
-        header += &format!(" {:>11}", short(n));
-    }
-    let objectives: Vec<&str> = r.objectives.iter().map(|o| o.name.as_str()).collect();
-    for o in &objectives {
-        header += &format!(" {:>12}", objective_label(o, &objectives));
-    }
-    for b in &r.books {
-        let name = Path::new(&b.path)
-            .file_stem()
-            .map_or(String::new(), |s| s.to_string_lossy().to_string());
-        header += &format!(" {:>16}", name.chars().take(16).collect::<String>());
-    }
-    header += &format!(" {:>22} {:>6}", "pooled Elo [95%]", "draws");
-    println!("{header}");
-    for s in &r.sets {
-        let mut line = format!("{:<10}", s.name.chars().take(10).collect::<String>());
-        for v in &s.values {
-            line += &format!(" {v:>11}");
-        }
-        for v in &s.objectives {
-            line += &format!(" {v:>12.3}");
-        }
-        for b in &s.books {
-            line += &format!(" {:>16}", elo_text(b));
-        }
-        line += &pooled_text(&s.pooled);
-        println!("{line}");
-    }
-    println!();
-    let c = &r.ceiling;
-    let shown = |i: &Option<marginal::calibrate::rank::Interval>| {
-        i.map_or("n/a".to_string(), |i| i.to_string())
-    };
-    println!(
-        "games against themselves: book vs book rho {}, even vs odd pairs rho {}, reliability {}, ceiling on rho {}",
-        shown(&c.book_vs_book),
-        shown(&c.half_vs_half),
-        c.reliability.map_or("n/a".into(), |x| format!("{x:.2}")),
-        c.max_rho.map_or("n/a".into(), |x| format!("{x:.2}")),
-    );
-    for o in &r.objectives {
-        println!(
-            "{}: tau {}, slope {} Elo per point{}",
-            o.name,
-            shown(&o.tau),
-            o.slope.map_or("n/a".into(), |s| s.to_string()),
-            if o.faults + o.overshot > 0 {
-                format!(" ({} faulted, {} overshot positions)", o.faults, o.overshot)
-            } else {
-                String::new()
-            }
-        );
-    }
-    for o in &r.objectives {
-        println!("{}", o.verdict);
-    }
-    let c = &r.cost;
-    println!(
-        "cost: {:.0} s wall ({:.1} min), {} CPU minutes on {} threads, {} objective evaluations, {} games, over {} run(s)",
-        c.wall_seconds,
-        c.wall_seconds / 60.0,
-        c.cpu_seconds
-            .map_or("unmeasured".to_string(), |s| format!("{:.1}", s / 60.0)),
-        c.threads,
-        c.objective_evaluations,
-        c.games,
-        c.runs
-    );
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn labels_name_the_limit_only_where_two_objectives_share_a_kind() {
-        let all = [
-            "suite (depth 7)",
-            "suite (10000 nodes)",
-            "mates (10000 nodes)",
-        ];
-        assert_eq!(objective_label(all[0], &all), "suite@d7");
-        assert_eq!(objective_label(all[1], &all), "suite@10000n");
-        assert_eq!(objective_label(all[2], &all), "mates");
-        let out = Path::new("tuned/calibration-toga2.json");
-        assert_eq!(
-            svg_path(out, &objective_label(all[1], &all)),
-            Path::new("tuned/calibration-toga2-suite-10000n.svg")
-        );
-        assert_eq!(
-            svg_path(out, "mates"),
-            Path::new("tuned/calibration-toga2-mates.svg")
-        );
-    }
 
     #[test]
     fn options_of_objectives_left_out_are_named() {
