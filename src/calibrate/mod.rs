@@ -604,9 +604,9 @@ impl Work<'_> {
             fault_counts: Mutex::new(vec![(0, 0, String::new()); self.config.sets.len()]),
         };
         let workers = self.config.concurrency.clamp(1, tasks.len().max(1));
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(workers)
-            .build()
+        // The games' own pool, as a match's (scoring::games::matches): a game worker waits on
+        // its engines for the whole game, and would hold a search thread meanwhile.
+        let pool = crate::scoring::exec::local::pool(workers, "calibrate-games")
             .expect("cannot start game threads");
         pool.scope(|scope| {
             for _ in 0..workers {

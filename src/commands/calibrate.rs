@@ -397,9 +397,7 @@ fn prepare(args: &CalibrateArgs, def: &Arc<EngineDef>) -> Result<(Config, rayon:
         println!("note: {note}");
     }
     super::hash_fits(plan.hash_mb, 2 * plan.concurrency)?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(plan.concurrency)
-        .build()
+    let pool = marginal::scoring::exec::local::pool(plan.concurrency, "calibrate")
         .context("cannot start worker threads")?;
     let executor = args.executor.build()?;
     // The report is checked before the objectives are prepared (their reference searches

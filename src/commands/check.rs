@@ -257,9 +257,7 @@ pub fn run(args: CheckArgs) -> Result<()> {
         check::prepare(&args.file, file, engine).map_err(UserError::from_display)?
     };
     let threads = threads(args.threads);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
+    let pool = marginal::scoring::exec::local::pool(threads, "check")
         .context("cannot start worker threads")?;
 
     let pairs = args.games.map(|n| whole_pairs(n, "--games"));
@@ -671,9 +669,7 @@ fn update_without_outcomes(args: &CheckArgs, file: TunedFile) -> Result<()> {
         let engine = engine(args, &file)?;
         check::prepare(&args.file, file, engine).map_err(UserError::from_display)?
     };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads(args.threads))
-        .build()
+    let pool = marginal::scoring::exec::local::pool(threads(args.threads), "check")
         .context("cannot start worker threads")?;
     println!(
         "marginal check {} --update: the file records no per-position outcomes; measuring them",
