@@ -12,6 +12,7 @@ pub mod export;
 pub mod formats;
 pub mod margin_spec;
 pub mod params;
+pub mod progress;
 pub mod scoring;
 pub mod tune;
 pub mod uci;

@@ -100,21 +100,8 @@ impl RaceSettings {
     }
 }
 
-/// The stage an evaluation belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Stage {
-    /// The global screen on a mini-batch.
-    Screen,
-    /// A screened set on every training position.
-    Full,
-    /// A compass-search neighbour.
-    Local,
-    /// A point of the line through the base set (all tuned rows scaled together).
-    Line,
-    /// A round of games against the base set.
-    Games,
-}
+/// The stage an evaluation belongs to (the progress events' stage).
+pub use crate::progress::Stage;
 
 /// One step of the race, as the observer sees it and the tuned file records it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -1,0 +1,256 @@
+//! What a pipeline reports while it runs: one event type and one observer for every pipeline
+//! (suite, match, tune, calibrate, check) and for the executor under them.
+//!
+//! The library prints nothing: a command hands a pipeline its [`Observer`] (the terminal
+//! printer, with bars on a terminal and plain lines elsewhere) and the pipeline reports
+//! [`Event`]s to it. Events carry plain figures, so that any layer may report without knowing
+//! the layers above it; this module uses nothing of the crate but the game statistics'
+//! plain counts.
+//!
+//! ```
+//! use marginal::progress::{Count, Event, Observer, Work};
+//! use std::sync::Mutex;
+//!
+//! let seen = Mutex::new(Vec::new());
+//! let observer = |event: &Event<'_>| {
+//!     if let Event::Done(count) = event {
+//!         seen.lock().unwrap().push(count.done);
+//!     }
+//! };
+//! observer.event(&Event::Done(Count::new(Work::Pairs, 1, 2)));
+//! observer.event(&Event::Done(Count::new(Work::Pairs, 2, 2)));
+//! assert_eq!(*seen.lock().unwrap(), vec![1, 2]);
+//! ```
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::scoring::games::stats::Wdl;
+
+/// What a [`Count`] counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Work {
+    /// Positions of a suite searched.
+    Positions,
+    /// Game pairs played (a match, a calibration, a check's games).
+    Pairs,
+    /// Game pairs played within one evaluation of a games objective.
+    EvaluationPairs,
+    /// Objective values measured (a calibration).
+    Objectives,
+}
+
+/// How far some work has got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Count {
+    /// What is counted.
+    pub work: Work,
+    /// Done so far (earlier runs' work included).
+    pub done: u64,
+    /// In all.
+    pub total: u64,
+}
+
+impl Count {
+    /// `done` of `total` units of `work`.
+    pub fn new(work: Work, done: u64, total: u64) -> Count {
+        Count { work, done, total }
+    }
+}
+
+/// A match's running score, after a pair.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Score {
+    /// Games played.
+    pub games: u64,
+    /// The first side's score, from 0 to 1 (none before the first game).
+    pub score: Option<f64>,
+    /// The Elo estimate (none while it is not defined).
+    pub elo: Option<f64>,
+    /// Its 95% interval.
+    pub interval: Option<(f64, f64)>,
+    /// The SPRT's log-likelihood ratio, when the match runs one.
+    pub llr: Option<f64>,
+}
+
+/// A tune's solver iteration as it ended.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Iteration<'a> {
+    /// The iteration, from 1 (0: the start of Nelder-Mead or the swarm).
+    pub iteration: u64,
+    /// Iterations in the run.
+    pub iterations: u64,
+    /// The iterate's margin values, in the space's row order.
+    pub values: &'a [i32],
+    /// The iterate's objective, when the solver measured it.
+    pub objective: Option<f64>,
+    /// The objectives evaluated in this iteration (SPSA's two probes; none for games).
+    pub evaluated: &'a [f64],
+    /// SPSA's result of the comparison (SPSA only).
+    pub spsa_result: Option<f64>,
+}
+
+/// The stage a race's evaluation belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Stage {
+    /// The global screen on a mini-batch.
+    Screen,
+    /// A screened set on every training position.
+    Full,
+    /// A compass-search neighbour.
+    Local,
+    /// A point of the line through the base set (all tuned rows scaled together).
+    Line,
+    /// A round of games against the base set.
+    Games,
+}
+
+/// One step of a race.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RaceStep<'a> {
+    /// The stage.
+    pub stage: Stage,
+    /// The round (local search or games; 0 for the screen and the full scores).
+    pub round: usize,
+    /// The tuned rows' values.
+    pub values: &'a [i32],
+    /// The suite objective or, in games, the Elo against the base set so far.
+    pub score: f64,
+    /// Games: pairs played by the set so far and their results.
+    pub games: Option<(u64, Wdl)>,
+    /// Whether it read back from a log rather than searched or played.
+    pub cached: bool,
+}
+
+/// What a cluster executor is doing.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Cluster<'a> {
+    /// A job array was submitted.
+    Submitted {
+        /// The batch directory.
+        dir: &'a Path,
+        /// The scheduler's job id.
+        job: &'a str,
+        /// The task ids submitted.
+        tasks: &'a [usize],
+        /// 0 for the first submission, then each resubmission.
+        attempt: u32,
+    },
+    /// Results of an earlier, interrupted run were found and are reused.
+    Reused {
+        /// The batch directory.
+        dir: &'a Path,
+        /// How many units already had their result.
+        done: usize,
+        /// Units in the batch.
+        units: usize,
+    },
+    /// A task left the queue without a valid result; it will be resubmitted.
+    TaskFailed {
+        /// The task id.
+        task: usize,
+        /// The submission it failed in.
+        attempt: u32,
+        /// Why, from its log.
+        reason: &'a str,
+    },
+    /// A batch is complete.
+    Finished {
+        /// Units in the batch.
+        units: usize,
+        /// Wall-clock seconds from writing the units to reading the last result.
+        seconds: f64,
+        /// Seconds the tasks spent working, summed.
+        work_seconds: f64,
+    },
+    /// A batch was cancelled (interrupted): what was counted so far is kept.
+    Cancelled {
+        /// Why.
+        why: &'a str,
+    },
+}
+
+/// Something a pipeline did.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Event<'a> {
+    /// Work of an earlier run was found finished (one count per kind of work).
+    Resumed(&'a [Count]),
+    /// A unit of work was done.
+    Done(Count),
+    /// A calibration measured an objective value.
+    Measured {
+        /// The set's index.
+        set: usize,
+        /// The objective's name.
+        name: &'a str,
+        /// Its value.
+        value: f64,
+        /// Values measured so far, and in all.
+        count: Count,
+    },
+    /// A match counted a pair: the pairs so far and the running score.
+    Pair {
+        /// Pairs played so far, and in all.
+        count: Count,
+        /// The running score.
+        score: Score,
+    },
+    /// A tune's solver ended an iteration.
+    Iteration(Iteration<'a>),
+    /// A race scored a set (a suite evaluation or a finalist's round of games).
+    Race(RaceStep<'a>),
+    /// A race ended, with its verdict for people.
+    RaceDone {
+        /// How the set was chosen.
+        verdict: &'a str,
+    },
+    /// The cluster executor under a pipeline did something.
+    Cluster(Cluster<'a>),
+}
+
+/// Receives a pipeline's events. Pipelines may report from several threads at once, so an
+/// observer takes `&self` and keeps any state behind a lock.
+pub trait Observer: Sync {
+    /// Something happened.
+    fn event(&self, event: &Event<'_>);
+}
+
+impl<F: Fn(&Event<'_>) + Sync> Observer for F {
+    fn event(&self, event: &Event<'_>) {
+        self(event)
+    }
+}
+
+/// The observer of a run nobody watches.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Silent;
+
+impl Observer for Silent {
+    fn event(&self, _event: &Event<'_>) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    #[test]
+    fn an_observer_sees_events_from_several_threads() {
+        let seen = Mutex::new(0u64);
+        let observer = |event: &Event<'_>| {
+            if let Event::Done(c) = event {
+                *seen.lock().unwrap() += c.done;
+            }
+        };
+        std::thread::scope(|s| {
+            for i in 1..=4 {
+                let o = &observer;
+                s.spawn(move || o.event(&Event::Done(Count::new(Work::Pairs, i, 4))));
+            }
+        });
+        assert_eq!(*seen.lock().unwrap(), 10);
+        Silent.event(&Event::RaceDone { verdict: "none" });
+    }
+}
