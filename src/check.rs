@@ -28,9 +28,10 @@ use shakmaty::Chess;
 use crate::engine::bench;
 use crate::engine::{EngineDef, Setting};
 use crate::formats::{Fnv, bundled, openings};
+use crate::progress::Observer;
 use crate::scoring::exec::ExecError;
 use crate::scoring::games::game::{GameConfig, MoveLimit};
-use crate::scoring::games::matches::{MatchConfig, MatchReport, MatchStats, PairRecord};
+use crate::scoring::games::matches::{MatchConfig, MatchReport};
 use crate::scoring::games::record;
 use crate::scoring::games::session::{self, RecordPlan, Session, SessionError};
 use crate::scoring::games::stats::{EloSummary, Shown, SprtDecision, SprtParams};
@@ -111,18 +112,16 @@ impl GamesMatch {
         self.note.as_deref()
     }
 
-    /// Plays the rest of the match; `on_pair` sees the games counted so far after each pair.
+    /// Plays the rest of the match; `observer` sees each pair counted
+    /// ([`Event::Pair`](crate::progress::Event::Pair)).
     /// Once it has ended, the record is removed (a later check plays its games again).
     ///
     /// # Errors
     /// A PGN write failed, or the engines gave up (too many faults in a row).
-    pub fn play(self, on_pair: &mut dyn FnMut(u64)) -> Result<GamesCheck, SessionError> {
-        let result = self.session.play(
-            None,
-            1,
-            &AtomicBool::new(false),
-            &mut |_: &PairRecord, s: &MatchStats| on_pair(s.games),
-        )?;
+    pub fn play(self, observer: &dyn Observer) -> Result<GamesCheck, SessionError> {
+        let result = self
+            .session
+            .play(None, 1, &AtomicBool::new(false), observer)?;
         if let Some(path) = &self.record {
             for path in [path.clone(), record::record_path(path)] {
                 let _ = std::fs::remove_file(path);

@@ -232,8 +232,6 @@ fn main() -> ExitCode {
     if std::env::var_os("MARGINAL_PARSE_ONLY").is_some() {
         return ExitCode::SUCCESS;
     }
-    commands::set_quiet(cli.quiet);
-    commands::set_max_faults(cli.max_faults);
     say_idle_max_faults(&matches);
     let result = stdout_open()
         .map_err(anyhow::Error::from)
@@ -316,12 +314,16 @@ fn exit_code(e: &anyhow::Error) -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<()> {
+    let ui = commands::Ui {
+        printer: commands::progress::Printer::new(cli.quiet),
+        max_faults: cli.max_faults,
+    };
     match cli.command {
-        Command::Suite(args) => commands::suite::run(args)?,
-        Command::Match(args) => commands::match_cmd::run(args)?,
-        Command::Tune(args) => commands::tune::run(*args)?,
-        Command::Calibrate(args) => commands::calibrate::run(args)?,
-        Command::Check(args) => commands::check::run(args)?,
+        Command::Suite(args) => commands::suite::run(args, ui)?,
+        Command::Match(args) => commands::match_cmd::run(args, ui)?,
+        Command::Tune(args) => commands::tune::run(*args, ui)?,
+        Command::Calibrate(args) => commands::calibrate::run(args, ui)?,
+        Command::Check(args) => commands::check::run(args, ui)?,
         Command::Work(args) => commands::work::run(args)?,
         Command::Export(args) => commands::export::run(args)?,
         Command::Plot { file, force } => commands::tune::plot(&file, force)?,

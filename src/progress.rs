@@ -5,7 +5,8 @@
 //! printer, with bars on a terminal and plain lines elsewhere) and the pipeline reports
 //! [`Event`]s to it. Events carry plain figures, so that any layer may report without knowing
 //! the layers above it; this module uses nothing of the crate but the game statistics'
-//! plain counts.
+//! plain counts and their text (a front end may print an event's own words: [`Score::status`],
+//! a [`Cluster`] event's line).
 //!
 //! ```
 //! use marginal::progress::{Count, Event, Observer, Work};
@@ -23,10 +24,11 @@
 //! ```
 
 use std::path::Path;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::scoring::games::stats::Wdl;
+use crate::scoring::games::stats::{Shown, SprtParams, Wdl};
 
 /// What a [`Count`] counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,6 +74,32 @@ pub struct Score {
     pub interval: Option<(f64, f64)>,
     /// The SPRT's log-likelihood ratio, when the match runs one.
     pub llr: Option<f64>,
+}
+
+impl Score {
+    /// The running score for people: score, Elo with its half interval, and with `sprt` the
+    /// LLR and its bounds (`n/a` where not defined yet).
+    pub fn status(&self, sprt: Option<&SprtParams>) -> String {
+        let mut s = format!(
+            "score {}  Elo {:+.1} +- {:.1}",
+            percent(self.score),
+            Shown(self.elo),
+            Shown(self.interval.map(|(lo, hi)| (hi - lo) / 2.0))
+        );
+        if let (Some(llr), Some(p)) = (self.llr, sprt) {
+            let (lo, hi) = p.bounds();
+            s.push_str(&format!("  LLR {llr:.2} ({lo:.2}, {hi:.2})"));
+        }
+        s
+    }
+}
+
+/// A share as a percentage with one decimal, or `n/a` (without a `%`) when not defined.
+pub fn percent(share: Option<f64>) -> String {
+    match share {
+        Some(x) if x.is_finite() => format!("{:.1}%", 100.0 * x),
+        _ => Shown(None).to_string(),
+    }
 }
 
 /// A tune's solver iteration as it ended.
@@ -172,6 +200,57 @@ pub enum Cluster<'a> {
     },
 }
 
+impl std::fmt::Display for Cluster<'_> {
+    /// What the cluster did, in one line for people (`slurm: ...`).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Cluster::Submitted {
+                job,
+                tasks,
+                attempt: 0,
+                ..
+            } => write!(f, "slurm: job {job}: {} task(s) submitted", tasks.len()),
+            Cluster::Submitted {
+                job,
+                tasks,
+                attempt,
+                ..
+            } => {
+                let list: Vec<String> = tasks.iter().map(usize::to_string).collect();
+                write!(
+                    f,
+                    "slurm: job {job}: task(s) {} resubmitted (attempt {})",
+                    list.join(","),
+                    attempt + 1
+                )
+            }
+            Cluster::Reused { dir, done, units } => write!(
+                f,
+                "slurm: {done} of {units} unit(s) already done in {} (an interrupted run's): reused",
+                dir.display()
+            ),
+            Cluster::TaskFailed {
+                task,
+                attempt,
+                reason,
+            } => write!(
+                f,
+                "slurm: task {task} failed (attempt {}): {reason}",
+                attempt + 1
+            ),
+            Cluster::Finished {
+                units,
+                seconds,
+                work_seconds,
+            } => write!(
+                f,
+                "slurm: {units} unit(s) done in {seconds:.2} s ({work_seconds:.2} s of work in the tasks)"
+            ),
+            Cluster::Cancelled { why } => write!(f, "slurm: {why}"),
+        }
+    }
+}
+
 /// Something a pipeline did.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Event<'a> {
@@ -223,6 +302,9 @@ impl<F: Fn(&Event<'_>) + Sync> Observer for F {
     }
 }
 
+/// An observer that work running on other threads (a solver's, a cluster's) keeps.
+pub type Shared = Arc<dyn Observer + Send + Sync>;
+
 /// The observer of a run nobody watches.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Silent;
@@ -252,5 +334,56 @@ mod tests {
         });
         assert_eq!(*seen.lock().unwrap(), 10);
         Silent.event(&Event::RaceDone { verdict: "none" });
+    }
+
+    #[test]
+    fn a_match_status_says_score_elo_and_llr() {
+        let score = Score {
+            games: 4,
+            score: Some(0.625),
+            elo: Some(88.7),
+            interval: Some((-10.0, 190.0)),
+            llr: Some(0.5),
+        };
+        let sprt = SprtParams {
+            elo0: 0.0,
+            elo1: 5.0,
+            alpha: 0.05,
+            beta: 0.05,
+        };
+        let (lo, hi) = sprt.bounds();
+        let expected = format!("score 62.5%  Elo +88.7 +- 100.0  LLR 0.50 ({lo:.2}, {hi:.2})");
+        assert_eq!(score.status(Some(&sprt)), expected);
+        let none = Score {
+            games: 0,
+            score: None,
+            elo: None,
+            interval: None,
+            llr: None,
+        };
+        assert_eq!(none.status(None), "score n/a  Elo n/a +- n/a");
+    }
+
+    #[test]
+    fn cluster_lines_say_what_slurm_did() {
+        let tasks = [0, 2, 5];
+        let submitted = |attempt| Cluster::Submitted {
+            dir: Path::new("/w/b"),
+            job: "7",
+            tasks: &tasks,
+            attempt,
+        };
+        let said = |c: Cluster<'_>| c.to_string();
+        assert_eq!(said(submitted(0)), "slurm: job 7: 3 task(s) submitted");
+        let again = "slurm: job 7: task(s) 0,2,5 resubmitted (attempt 2)";
+        assert_eq!(said(submitted(1)), again);
+        let failed = Cluster::TaskFailed {
+            task: 2,
+            attempt: 0,
+            reason: "oom",
+        };
+        assert_eq!(said(failed), "slurm: task 2 failed (attempt 1): oom");
+        let cancelled = Cluster::Cancelled { why: "interrupted" };
+        assert_eq!(said(cancelled), "slurm: interrupted");
     }
 }

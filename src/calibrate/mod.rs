@@ -32,6 +32,7 @@ use std::time::Instant;
 use shakmaty::Chess;
 
 use crate::engine::Setting;
+use crate::progress::{self, Count, Event, Observer};
 use crate::scoring::cheap::CheapObjective;
 use crate::scoring::exec::{ExecError, GamesJob, Runner};
 use crate::scoring::games::game::{EnginePlayer, GameConfig, Player, Termination};
@@ -96,38 +97,6 @@ pub struct Config {
     /// on a book as one job, all of them in one batch), or with `None` in this process. The
     /// pairs are the same either way.
     pub executor: Option<Arc<dyn Runner>>,
-}
-
-/// Progress of a calibration, for the observer.
-#[derive(Debug, Clone)]
-pub enum Event {
-    /// Work found finished from an earlier run.
-    Resumed {
-        /// Objective values already measured.
-        objectives: usize,
-        /// Game pairs already played.
-        pairs: usize,
-    },
-    /// An objective value was measured.
-    Objective {
-        /// Set index.
-        set: usize,
-        /// Objective name.
-        name: String,
-        /// Its value.
-        value: f64,
-        /// Values done, and in all.
-        done: usize,
-        /// In all.
-        total: usize,
-    },
-    /// A game pair finished.
-    Pair {
-        /// Pairs done (earlier ones included).
-        done: usize,
-        /// In all.
-        total: usize,
-    },
 }
 
 /// Why a calibration stopped.
@@ -205,7 +174,8 @@ impl Config {
 /// ```
 /// use std::sync::atomic::AtomicBool;
 /// use std::sync::Mutex;
-/// use marginal::calibrate::{self, Event, plan::CalibratePlan};
+/// use marginal::calibrate::{self, plan::CalibratePlan};
+/// use marginal::progress::{Event, Silent, Work};
 /// use marginal::engine::EngineDef;
 /// use marginal::scoring::games::game::MoveLimit;
 ///
@@ -240,15 +210,16 @@ impl Config {
 /// let mut config = plan.config(sets, region, books, None);
 /// config.state_dir = plan.state_dir(&config);
 /// let calm = AtomicBool::new(false);
-/// let report = calibrate::run(&config, &calm, &|_| {}).unwrap();
+/// let report = calibrate::run(&config, &calm, &Silent).unwrap();
 /// assert_eq!(report.sets.len(), 4);
 /// assert_eq!(report.sets[0].pooled.games, 0, "the defaults are the yardstick");
 /// assert!(report.sets[1..].iter().all(|s| s.pooled.games == 2));
 /// // The same plan again resumes: its 3 pairs are read back, none played.
 /// let resumed = Mutex::new(None);
-/// let again = calibrate::run(&config, &calm, &|e| {
-///     if let Event::Resumed { pairs, .. } = e {
-///         *resumed.lock().unwrap() = Some(pairs);
+/// let again = calibrate::run(&config, &calm, &|e: &Event<'_>| {
+///     if let Event::Resumed(counts) = e {
+///         let pairs = counts.iter().find(|c| c.work == Work::Pairs).unwrap();
+///         *resumed.lock().unwrap() = Some(pairs.done);
 ///     }
 /// })
 /// .unwrap();
@@ -263,14 +234,14 @@ impl Config {
 pub fn run(
     config: &Config,
     interrupt: &AtomicBool,
-    observe: &(dyn Fn(Event) + Sync),
+    observer: &dyn Observer,
 ) -> Result<Report, CalibrateError> {
     let store = Store::open(&config.state_dir, &config.identity())?;
     let start = Instant::now();
     let cpu = cpu_seconds();
     let evaluations = AtomicUsize::new(0);
     let games = AtomicUsize::new(0);
-    let result = work(config, &store, interrupt, observe, &evaluations, &games);
+    let result = work(config, &store, interrupt, observer, &evaluations, &games);
     let this = RunLine {
         wall_seconds: start.elapsed().as_secs_f64(),
         cpu_seconds: Some(cpu_seconds() - cpu),
@@ -315,7 +286,7 @@ fn work(
     config: &Config,
     store: &Store,
     interrupt: &AtomicBool,
-    observe: &(dyn Fn(Event) + Sync),
+    observer: &dyn Observer,
     evaluations: &AtomicUsize,
     games_played: &AtomicUsize,
 ) -> Result<(Vec<ObjectiveLine>, Vec<PairLine>), CalibrateError> {
@@ -323,13 +294,13 @@ fn work(
         config,
         store,
         interrupt,
-        observe,
+        observer,
         evaluations,
         games_played,
     };
     let keys: Vec<String> = config.objectives.iter().map(|o| o.key()).collect();
     let mut values = work.earlier_values(&keys);
-    work.say_resumed(values.len());
+    work.say_resumed(values.len(), keys.len());
     work.measure_objectives(&keys, &mut values)?;
     let pairs = work.play_games()?;
     Ok((values, pairs))
@@ -344,7 +315,7 @@ struct Work<'a> {
     config: &'a Config,
     store: &'a Store,
     interrupt: &'a AtomicBool,
-    observe: &'a (dyn Fn(Event) + Sync),
+    observer: &'a dyn Observer,
     evaluations: &'a AtomicUsize,
     games_played: &'a AtomicUsize,
 }
@@ -409,14 +380,26 @@ impl Work<'_> {
             .collect()
     }
 
-    /// Tells the observer of the work found finished, if any.
-    fn say_resumed(&self, earlier_objectives: usize) {
+    /// Tells the observer of the work found finished, if any: objective values (of
+    /// `objectives` a set) and game pairs.
+    fn say_resumed(&self, earlier_objectives: usize, objectives: usize) {
+        let config = self.config;
         let earlier_pairs = self.store.earlier_pairs.len();
         if earlier_objectives + earlier_pairs > 0 {
-            (self.observe)(Event::Resumed {
-                objectives: earlier_objectives,
-                pairs: earlier_pairs,
-            });
+            let playing = (0..config.sets.len()).filter(|&s| config.plays(s)).count();
+            let counts = [
+                Count::new(
+                    progress::Work::Objectives,
+                    earlier_objectives as u64,
+                    (config.sets.len() * objectives) as u64,
+                ),
+                Count::new(
+                    progress::Work::Pairs,
+                    earlier_pairs as u64,
+                    (playing * config.books.len() * config.pairs_per_book) as u64,
+                ),
+            ];
+            self.observer.event(&Event::Resumed(&counts));
         }
     }
 
@@ -436,12 +419,15 @@ impl Work<'_> {
                 let line = self.measure_one(s, objective.as_ref(), &keys[o])?;
                 let value = line.value;
                 values.push(line);
-                (self.observe)(Event::Objective {
+                self.observer.event(&Event::Measured {
                     set: s,
-                    name: objective.name(),
+                    name: &objective.name(),
                     value,
-                    done: values.len(),
-                    total,
+                    count: Count::new(
+                        progress::Work::Objectives,
+                        values.len() as u64,
+                        total as u64,
+                    ),
                 });
             }
         }
@@ -548,10 +534,11 @@ impl Work<'_> {
                     pairs.lock().expect("pairs lock").push(line);
                     self.games_played.fetch_add(2, Ordering::Relaxed);
                     counted += 1;
-                    (self.observe)(Event::Pair {
-                        done: counted,
-                        total: total_pairs,
-                    });
+                    self.observer.event(&Event::Done(Count::new(
+                        progress::Work::Pairs,
+                        counted as u64,
+                        total_pairs as u64,
+                    )));
                 }
             }
         }
@@ -644,10 +631,11 @@ impl Work<'_> {
                 break;
             }
             let done = games.counted.fetch_add(1, Ordering::Relaxed) + 1;
-            (self.observe)(Event::Pair {
-                done,
-                total: games.total,
-            });
+            self.observer.event(&Event::Done(Count::new(
+                progress::Work::Pairs,
+                done as u64,
+                games.total as u64,
+            )));
         }
     }
 

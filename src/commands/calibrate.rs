@@ -4,12 +4,11 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::Args;
 use marginal::calibrate::plan::{CalibratePlan, DEFAULT_BOOKS, ObjectiveKind, ObjectiveSpec};
-use marginal::calibrate::{self, Book, CalibrateError, Config, Event, Report, design, plot};
+use marginal::calibrate::{self, Book, CalibrateError, Config, Report, design, plot};
 use marginal::engine::{EngineDef, Setting};
 use marginal::formats::{openings, write_atomic};
 use marginal::scoring::cheap::{CheapObjective, QualityObjective, SuiteObjective};
@@ -22,9 +21,10 @@ use marginal::scoring::suite::{
 };
 
 use super::executor::ExecutorArgs;
+use super::progress::{CalibrationBar, Printer};
 use super::{
-    EngineArgs, Interrupted, UserError, count, depth_arg, hash_arg, progress_bar, resolve_for,
-    threads, threads_arg,
+    EngineArgs, Interrupted, Ui, UserError, count, depth_arg, hash_arg, resolve_for, threads,
+    threads_arg,
 };
 
 /// Arguments of `marginal calibrate`.
@@ -127,6 +127,7 @@ fn scorer(
     hash: usize,
     executor: Option<Arc<dyn Runner>>,
     rule: Repeats,
+    printer: Printer,
 ) -> Result<SuiteScorer> {
     let suites = load_suites(files, false, rule).map_err(UserError::from_display)?;
     super::say_skipped(suites.skipped(), "warning: ");
@@ -141,7 +142,7 @@ fn scorer(
         executor,
         ..ScorerOptions::default()
     };
-    let bar = super::progress_bar(
+    let bar = printer.bar(
         suites.positions.len() as u64,
         "[{bar:30}] {pos}/{len} positions of the reference run",
     );
@@ -213,8 +214,8 @@ fn enough_positions(books: &[Book], pairs: usize) -> Result<()> {
 }
 
 /// Runs the command.
-pub fn run(args: CalibrateArgs) -> Result<()> {
-    let def = args.engine.def()?;
+pub fn run(args: CalibrateArgs, ui: Ui) -> Result<()> {
+    let def = args.engine.def(ui.max_faults)?;
     // (On Slurm the executor cancels its job array at the signal and fails the run itself.)
     let preparing = if args.executor.is_slurm() {
         None
@@ -224,11 +225,11 @@ pub fn run(args: CalibrateArgs) -> Result<()> {
                 .to_string(),
         )?)
     };
-    let (config, pool) = prepare(&args, &def)?;
+    let (config, pool) = prepare(&args, &def, ui.printer)?;
     if let Some(done) = preparing {
         done.store(true, std::sync::atomic::Ordering::Relaxed);
     }
-    let report = play(&config, &pool)?;
+    let report = play(&config, &pool, ui.printer)?;
     // Games ended by engine faults measure the faults, not the margins.
     let faults = calibrate::report::games_measured_margins(&report, &config.state_dir);
     if let Some(warning) = faults.map_err(UserError::from_display)? {
@@ -281,6 +282,7 @@ fn objectives(
     plan: &CalibratePlan,
     def: &Arc<EngineDef>,
     executor: &Option<Arc<dyn Runner>>,
+    printer: Printer,
 ) -> Result<Vec<Box<dyn CheapObjective>>> {
     let specs = plan.objective_specs().map_err(UserError::from_display)?;
     if let Some(said) = unused_objective_options(args, &plan.objective_entries()) {
@@ -291,13 +293,13 @@ fn objectives(
     }
     let mut out: Vec<Box<dyn CheapObjective>> = Vec::new();
     for spec in specs {
-        if !super::quiet() {
+        if !printer.quiet() {
             eprintln!(
                 "preparing objective {} at {} (reference runs are cached)",
                 spec.kind, spec.limit
             );
         }
-        out.push(objective(plan, def, spec, executor)?);
+        out.push(objective(plan, def, spec, executor, printer)?);
     }
     Ok(out)
 }
@@ -308,20 +310,29 @@ fn objective(
     def: &Arc<EngineDef>,
     spec: ObjectiveSpec,
     executor: &Option<Arc<dyn Runner>>,
+    printer: Printer,
 ) -> Result<Box<dyn CheapObjective>> {
     let (rule, hash, limit) = (plan.repeats(), plan.hash_mb, spec.limit);
     Ok(match spec.kind {
         ObjectiveKind::Suite => Box::new(SuiteObjective {
-            scorer: scorer(def, &plan.suites, limit, hash, executor.clone(), rule)?,
+            scorer: scorer(
+                def,
+                &plan.suites,
+                limit,
+                hash,
+                executor.clone(),
+                rule,
+                printer,
+            )?,
         }),
         ObjectiveKind::Mates => {
             plan.check_mate_suite().map_err(UserError::from_display)?;
             let files = std::slice::from_ref(&plan.mate_suite);
             Box::new(marginal::scoring::cheap::MateObjective {
-                scorer: scorer(def, files, limit, hash, executor.clone(), rule)?,
+                scorer: scorer(def, files, limit, hash, executor.clone(), rule, printer)?,
             })
         }
-        ObjectiveKind::Quality => Box::new(quality_objective(plan, def, limit)?),
+        ObjectiveKind::Quality => Box::new(quality_objective(plan, def, limit, printer)?),
     })
 }
 
@@ -331,6 +342,7 @@ fn quality_objective(
     plan: &CalibratePlan,
     def: &Arc<EngineDef>,
     limit: SuiteLimit,
+    printer: Printer,
 ) -> Result<QualityObjective> {
     let book = openings::read(&plan.quality_positions).map_err(|e| {
         UserError(format!(
@@ -339,7 +351,7 @@ fn quality_objective(
     })?;
     super::say_skipped(&book.skipped, "warning: ");
     let source = plan.quality_source(&book.records);
-    let bar = super::progress_bar(
+    let bar = printer.bar(
         book.records.len() as u64,
         "[{bar:30}] {pos}/{len} positions of the deep reference",
     );
@@ -373,7 +385,11 @@ fn quality_objective(
 
 /// The design, the books, the objectives and the state directory, checked before any work;
 /// prints what the calibration will do. Returns its configuration and the worker pool.
-fn prepare(args: &CalibrateArgs, def: &Arc<EngineDef>) -> Result<(Config, rayon::ThreadPool)> {
+fn prepare(
+    args: &CalibrateArgs,
+    def: &Arc<EngineDef>,
+    printer: Printer,
+) -> Result<(Config, rayon::ThreadPool)> {
     let plan = plan_of(args)?;
     let region = design::region(def, &plan.region).map_err(UserError::from_display)?;
     let resolve = |spec: &str| resolve_for(def, spec).map_err(|e| e.to_string());
@@ -405,7 +421,7 @@ fn prepare(args: &CalibrateArgs, def: &Arc<EngineDef>) -> Result<(Config, rayon:
     let config = plan.config(sets, region, books, executor);
     let state_dir = plan.state_dir(&config);
     fresh_report(args, &config, &state_dir)?;
-    let objectives = pool.install(|| objectives(args, &plan, def, &config.executor))?;
+    let objectives = pool.install(|| objectives(args, &plan, def, &config.executor, printer))?;
     let config = Config {
         objectives,
         state_dir,
@@ -487,62 +503,17 @@ fn print_header(def: &EngineDef, config: &Config) {
 
 /// Measures the objectives and plays the games, with a progress bar a phase; an interrupt
 /// keeps what was done (exit 130 with the command that resumes).
-fn play(config: &Config, pool: &rayon::ThreadPool) -> Result<Report> {
-    let state_dir = &config.state_dir;
-    let played = config
-        .sets
-        .iter()
-        .filter(|s| s.setting != config.sets[0].setting)
-        .count();
-    let pairs_per_book = config.pairs_per_book;
+fn play(config: &Config, pool: &rayon::ThreadPool, printer: Printer) -> Result<Report> {
     let total_objectives = config.sets.len() * config.objectives.len();
-    let total_pairs = played * config.books.len() * pairs_per_book;
     // One bar a phase (objective values, then game pairs), each with its own ETA: the two
     // kinds of work take very different times.
-    let bar = progress_bar(
+    let bar = printer.bar(
         total_objectives as u64,
         "[{bar:30}] {pos}/{len} {prefix}, ETA {eta} {msg}",
     );
-    bar.set_prefix("objective values");
-    bar.enable_steady_tick(Duration::from_millis(500));
-    let in_games = std::sync::atomic::AtomicBool::new(false);
-    let to_games = |done: usize| {
-        if !in_games.swap(true, std::sync::atomic::Ordering::Relaxed) {
-            bar.set_length(total_pairs as u64);
-            bar.set_prefix("game pairs");
-            bar.set_message("");
-            bar.set_position(done as u64);
-            bar.reset_eta();
-        }
-    };
-    let observe = |event: Event| match event {
-        Event::Resumed { objectives, pairs } => {
-            bar.suspend(|| {
-                println!(
-                    "resuming from {}: {objectives} of {total_objectives} objective values and {pairs} of {total_pairs} pairs done",
-                    state_dir.display()
-                )
-            });
-            bar.set_position(objectives as u64);
-            bar.reset_eta();
-        }
-        Event::Objective {
-            set,
-            name,
-            value,
-            done,
-            ..
-        } => {
-            bar.set_position(done as u64);
-            bar.set_message(format!("set {}: {name} {value:.3}", set + 1));
-        }
-        Event::Pair { done, .. } => {
-            to_games(done.saturating_sub(1));
-            bar.set_position(done as u64);
-        }
-    };
+    let observer = CalibrationBar::new(&bar, &config.state_dir);
     let interrupt = super::executor::interrupt_flag()?;
-    let result = pool.install(|| calibrate::run(config, &interrupt, &observe));
+    let result = pool.install(|| calibrate::run(config, &interrupt, &observer));
     bar.finish_and_clear();
     let report = match result {
         Ok(r) => r,

@@ -15,9 +15,9 @@ use marginal::scoring::games::stats::SprtDecision;
 use marginal::tune::file::{Side, TunedFile};
 use marginal::tune::games::match_summary;
 
+use super::progress::{PairBar, Printer, end_progress};
 use super::{
-    EngineArgs, Failed, UserError, count, not_an_input, progress_bar, threads, threads_arg,
-    whole_pairs,
+    EngineArgs, Failed, Ui, UserError, count, not_an_input, threads, threads_arg, whole_pairs,
 };
 
 /// What an interrupted check says: what is kept, and how to go on.
@@ -79,10 +79,11 @@ pub struct CheckArgs {
 fn engine(
     args: &CheckArgs,
     file: &TunedFile,
+    max_faults: usize,
 ) -> Result<Option<std::sync::Arc<marginal::engine::EngineDef>>> {
     let given = args.engine.engine.is_some() || args.engine.engine_cmd.is_some();
     if given {
-        let def = args.engine.def()?;
+        let def = args.engine.def(max_faults)?;
         // Another name on the same rows: said, then checked as the same engine described
         // anew (rows that differ are refused by prepare).
         if let Some(record) = &file.engine
@@ -111,7 +112,7 @@ fn engine(
         // Not found: prepare names the file and the option.
         return Ok(None);
     };
-    let def = super::engine_def(Some(&path), None, &[])?;
+    let def = super::engine_def(Some(&path), None, &[], max_faults)?;
     if def.signature() != record.signature {
         return Err(UserError(format!(
             "{}: the engine file {} changed since the file was tuned (content digest {}, recorded {}): \
@@ -205,10 +206,11 @@ fn say_same_searches(prepared: &marginal::check::Prepared, now: &marginal::check
 fn measure(
     prepared: &check::Prepared,
     pool: &rayon::ThreadPool,
+    printer: Printer,
 ) -> Result<marginal::check::Measurement> {
     // The counts are in the message, drawn last: a plain line never shows the bar's counts
     // before its message says what they count.
-    let bar = super::progress_bar(0, "[{bar:30}] {msg}");
+    let bar = printer.bar(0, "[{bar:30}] {msg}");
     let shown = bar.clone();
     let progress = move |p: check::MeasureProgress| {
         let run = match p.phase {
@@ -222,7 +224,7 @@ fn measure(
         shown.set_message(format!("{}/{} {}: {run}", p.done, p.total, p.side));
     };
     let now = pool.install(|| prepared.measure_observed(std::sync::Arc::new(progress)));
-    super::end_progress(&bar, || bar.message());
+    end_progress(&bar, || bar.message());
     now.map_err(super::executor::exec_error)
 }
 
@@ -230,7 +232,7 @@ fn measure(
 const SHOWN: usize = 12;
 
 /// Runs the command.
-pub fn run(args: CheckArgs) -> Result<()> {
+pub fn run(args: CheckArgs, ui: Ui) -> Result<()> {
     let file = TunedFile::read(&args.file).map_err(UserError::from_display)?;
     if let Some(out) = &args.json {
         // The checked file, the suites it names and the engine file: all read again.
@@ -245,7 +247,7 @@ pub fn run(args: CheckArgs) -> Result<()> {
     }
     if !check::has_outcomes(&args.file, &file).map_err(UserError::from_display)? {
         if args.update {
-            return update_without_outcomes(&args, file);
+            return update_without_outcomes(&args, file, ui);
         }
         return Err(UserError::from_display(check::CheckError::NoOutcomes {
             path: args.file.display().to_string(),
@@ -253,7 +255,7 @@ pub fn run(args: CheckArgs) -> Result<()> {
         .into());
     }
     let prepared = {
-        let engine = engine(&args, &file)?;
+        let engine = engine(&args, &file, ui.max_faults)?;
         check::prepare(&args.file, file, engine).map_err(UserError::from_display)?
     };
     let threads = threads(args.threads);
@@ -265,12 +267,12 @@ pub fn run(args: CheckArgs) -> Result<()> {
     super::executor::stop_on_interrupt(interrupted_message(&args.file, args.games.is_some()))?;
     print_header(&args, &prepared, threads);
     let started = std::time::Instant::now();
-    let now = measure(&prepared, &pool)?;
+    let now = measure(&prepared, &pool, ui.printer)?;
     measured_something(&prepared, &now)?;
     say_faults(&prepared, &now);
     say_same_searches(&prepared, &now);
     let games = match (pairs, books) {
-        (Some(n), Some(books)) => Some(play(&prepared, books, n, threads)?),
+        (Some(n), Some(books)) => Some(play(&prepared, books, n, threads, ui.printer)?),
         _ => None,
     };
     let report = prepared.judge(&now, games);
@@ -379,6 +381,7 @@ fn play(
     books: check::GameBooks,
     games: u32,
     threads: usize,
+    printer: Printer,
 ) -> Result<check::GamesCheck> {
     println!(
         "games: tuned against default, at most {} games, SPRT nElo [{}, {}] (alpha {}, beta {}): H0 accepted is a regression",
@@ -400,11 +403,11 @@ fn play(
             path.display()
         );
     }
-    let bar = progress_bar(
+    let bar = printer.bar(
         u64::from(games.max(2).div_ceil(2) * 2),
         "[{bar:30}] {pos}/{len} games",
     );
-    let result = opened.play(&mut |n| bar.set_position(n));
+    let result = opened.play(&PairBar::new(&bar));
     bar.finish_and_clear();
     result.map_err(games_error)
 }
@@ -663,10 +666,10 @@ fn write_update(
 
 /// `--update` of a file written before per-position outcomes were recorded: nothing to compare
 /// position by position, so the totals are shown and the file gets its outcomes.
-fn update_without_outcomes(args: &CheckArgs, file: TunedFile) -> Result<()> {
+fn update_without_outcomes(args: &CheckArgs, file: TunedFile, ui: Ui) -> Result<()> {
     let recorded = (file.training.clone(), file.validation.clone());
     let prepared = {
-        let engine = engine(args, &file)?;
+        let engine = engine(args, &file, ui.max_faults)?;
         check::prepare(&args.file, file, engine).map_err(UserError::from_display)?
     };
     let pool = marginal::scoring::exec::local::pool(threads(args.threads), "check")
@@ -675,7 +678,7 @@ fn update_without_outcomes(args: &CheckArgs, file: TunedFile) -> Result<()> {
         "marginal check {} --update: the file records no per-position outcomes; measuring them",
         args.file.display()
     );
-    let now = measure(&prepared, &pool)?;
+    let now = measure(&prepared, &pool, ui.printer)?;
     for (name, then, now) in [
         ("training", &recorded.0, &now.training),
         ("validation", &recorded.1, &now.validation),

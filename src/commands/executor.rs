@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::ValueEnum;
-use marginal::scoring::exec::slurm::{Event, Slurm, SlurmConfig};
+use marginal::scoring::exec::slurm::{Slurm, SlurmConfig};
 use marginal::scoring::exec::{ExecError, Runner};
 
 use super::{INTERRUPTED_STATUS, Interrupted, UserError, count};
@@ -136,61 +136,12 @@ impl ExecutorArgs {
                 "\ninterrupted: cancelling the Slurm job array (scancel) and waiting, at most a minute, for it to leave the queue; the finished units are kept. Interrupt again to stop at once (the job may then stay queued: see squeue)"
             );
         });
-        let slurm = Slurm::new(config, flag, Box::new(print_event));
+        let slurm = Slurm::new(config, flag, Arc::new(super::progress::ClusterLines));
         slurm
             .check()
             .map_err(|e| UserError(format!("--executor slurm: {e}")))?;
         Ok(Some(Arc::new(slurm)))
     }
-}
-
-/// How a command reports what the cluster does (on stderr, so stdout stays the report).
-fn print_event(event: &Event) {
-    match event {
-        Event::Submitted {
-            job,
-            tasks,
-            attempt,
-            ..
-        } => {
-            if *attempt == 0 {
-                eprintln!("slurm: job {job}: {} task(s) submitted", tasks.len());
-            } else {
-                eprintln!(
-                    "slurm: job {job}: task(s) {} resubmitted (attempt {})",
-                    list(tasks),
-                    attempt + 1
-                );
-            }
-        }
-        Event::Reused { dir, done, units } => eprintln!(
-            "slurm: {done} of {units} unit(s) already done in {} (an interrupted run's): reused",
-            dir.display()
-        ),
-        Event::TaskFailed {
-            task,
-            attempt,
-            reason,
-        } => eprintln!(
-            "slurm: task {task} failed (attempt {}): {reason}",
-            attempt + 1
-        ),
-        Event::Finished {
-            units,
-            seconds,
-            work_seconds,
-        } => eprintln!(
-            "slurm: {units} unit(s) done in {seconds:.2} s ({work_seconds:.2} s of work in the tasks)"
-        ),
-    }
-}
-
-fn list(tasks: &[usize]) -> String {
-    tasks
-        .iter()
-        .map(usize::to_string)
-        .collect::<Vec<_>>()
-        .join(",")
 }
 
 /// The command's error for an executor's: exit 130 when interrupted, 2 when the cluster

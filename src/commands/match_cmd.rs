@@ -21,20 +21,22 @@ use marginal::engine::{EngineDef, Setting};
 use marginal::formats::openings;
 use marginal::scoring::games::game::{GameConfig, MoveLimit, Termination};
 use marginal::scoring::games::matches::{
-    MatchConfig, MatchReport, MatchResult, MatchStats, PairRecord, result_for_a,
+    MatchConfig, MatchReport, MatchResult, MatchStats, result_for_a,
 };
 use marginal::scoring::games::record;
-use marginal::scoring::games::session::{self, MatchObserver, Session, SessionError};
+use marginal::scoring::games::session::{self, Session, SessionError};
 use marginal::scoring::games::spec;
 use marginal::scoring::games::stats::{
     EloSummary, GameResult, Shown, SprtDecision, SprtParams, sprt_llr,
 };
 
 use super::executor::{ExecutorArgs, exec_error};
+use super::progress::{PairBar, Printer, end_progress};
 use super::{
-    Failed, Interrupted, UserError, count, depth_arg, engine_def, hash_arg, progress_bar,
-    setting_from, threads, threads_arg, whole_pairs,
+    Failed, Interrupted, UserError, count, depth_arg, engine_def, hash_arg, setting_from, threads,
+    threads_arg, whole_pairs,
 };
+use marginal::progress::percent;
 
 /// An SPRT's verdict in words. What the hypotheses say depends on the bounds: "stronger" only
 /// when H0 is that A is no stronger (elo0 >= 0); below 0 (a non-regression test) H1 says A
@@ -177,49 +179,9 @@ pub(super) fn parse_sprt(text: &str) -> Result<SprtParams, UserError> {
     spec::parse_sprt(text).map_err(UserError::from_display)
 }
 
-/// A share as a percentage with one decimal, or `n/a` (without a `%`) when not defined.
-fn percent(share: Option<f64>) -> String {
-    match share {
-        Some(x) if x.is_finite() => format!("{:.1}%", 100.0 * x),
-        _ => Shown(None).to_string(),
-    }
-}
-
 /// A's score (not defined before the first game).
 fn score(stats: &MatchStats) -> Option<f64> {
     Some(stats.score()).filter(|_| stats.games > 0)
-}
-
-fn status(stats: &MatchStats, sprt: Option<&SprtParams>) -> String {
-    let e = EloSummary::from(stats.estimate());
-    let mut s = format!(
-        "score {}  Elo {:+.1} +- {:.1}",
-        percent(score(stats)),
-        Shown(e.elo),
-        Shown(e.lower.zip(e.upper).map(|(lo, hi)| (hi - lo) / 2.0))
-    );
-    if let (Some(llr), Some(p)) = (stats.llr, sprt) {
-        let (lo, hi) = p.bounds();
-        s.push_str(&format!("  LLR {llr:.2} ({lo:.2}, {hi:.2})"));
-    }
-    s
-}
-
-/// The progress bar of a match: games played and the running score (and LLR).
-struct Progress<'a> {
-    bar: &'a indicatif::ProgressBar,
-    sprt: Option<&'a SprtParams>,
-}
-
-impl MatchObserver for Progress<'_> {
-    fn pair(&mut self, _pair: &PairRecord, stats: &MatchStats) {
-        self.bar.set_position(stats.games);
-        self.bar.set_message(status(stats, self.sprt));
-    }
-
-    fn cancelled(&mut self, why: &str) {
-        eprintln!("slurm: {why}");
-    }
 }
 
 /// The command's error for a session's: a record that cannot be used is the user's (exit 2),
@@ -448,11 +410,11 @@ fn say_idle_concurrency(args: &MatchArgs) {
 }
 
 /// Runs the command.
-pub fn run(args: MatchArgs) -> Result<()> {
+pub fn run(args: MatchArgs, ui: super::Ui) -> Result<()> {
     check_outputs(&args)?;
     say_idle_concurrency(&args);
-    let engine_a = engine_def(args.a_engine.as_deref(), None, &[])?;
-    let engine_b = engine_def(args.b_engine.as_deref(), None, &[])?;
+    let engine_a = engine_def(args.a_engine.as_deref(), None, &[], ui.max_faults)?;
+    let engine_b = engine_def(args.b_engine.as_deref(), None, &[], ui.max_faults)?;
     let labels = (labelled(&args.a, &engine_a), labelled(&args.b, &engine_b));
     let margins_a =
         setting_from(&engine_a, &args.a, &[]).map_err(|e| UserError(format!("--a: {e}")))?;
@@ -510,7 +472,14 @@ pub fn run(args: MatchArgs) -> Result<()> {
     }
 
     let pgn = args.pgn.as_deref();
-    let result = play(session, executor.as_deref(), batch, sprt.as_ref(), pgn)?;
+    let result = play(
+        session,
+        executor.as_deref(),
+        batch,
+        sprt.as_ref(),
+        pgn,
+        ui.printer,
+    )?;
     // The report is written before the summary is printed: a reader that goes (`| head -1`)
     // ends marginal at the next line printed, and must not take the report with it.
     let written = (args.json.as_ref())
@@ -538,19 +507,19 @@ fn play(
     batch: usize,
     sprt: Option<&SprtParams>,
     pgn: Option<&std::path::Path>,
+    printer: Printer,
 ) -> Result<MatchResult> {
-    let bar = progress_bar(
+    let bar = printer.bar(
         (session.total_pairs() * 2) as u64,
         "[{bar:30}] {pos}/{len} games {msg}",
     );
     if executor.is_some() {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
-    let mut observer = Progress { bar: &bar, sprt };
     let interrupt = super::executor::interrupt_flag()?;
-    let played = session.play(executor, batch, &interrupt, &mut observer);
+    let played = session.play(executor, batch, &interrupt, &PairBar::of_match(&bar, sprt));
     let length = bar.length().unwrap_or(0);
-    super::end_progress(&bar, || {
+    end_progress(&bar, || {
         format!("{}/{length} games {}", bar.position(), bar.message())
     });
     played.map_err(|e| session_error(e, pgn))

@@ -1,21 +1,21 @@
 //! The subcommands of the `marginal` binary: thin printers over the library, and the small
-//! pieces they share (margin-set specs, thread counts, progress bars, user errors).
+//! pieces they share (margin-set specs, thread counts, user errors); the terminal printer of
+//! their progress is [`progress`].
 
 pub mod calibrate;
 pub mod check;
 pub mod executor;
 pub mod export;
 pub mod match_cmd;
+pub mod progress;
 pub mod suite;
 pub mod tune;
 pub mod work;
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::builder::RangedU64ValueParser;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
 use marginal::engine::tt::TranspositionTable;
 use marginal::engine::{EngineDef, MAX_DEPTH, MAX_HASH_MB, Setting};
 use marginal::formats::engine_file::EngineFile;
@@ -121,17 +121,19 @@ impl EngineArgs {
     ///
     /// # Errors
     /// A bad engine file, or an engine that does not start or lacks an option.
-    pub fn def(&self) -> Result<Arc<EngineDef>, UserError> {
+    pub fn def(&self, max_faults: usize) -> Result<Arc<EngineDef>, UserError> {
         engine_def(
             self.engine.as_deref(),
             self.engine_cmd.as_deref(),
             &self.engine_options,
+            max_faults,
         )
     }
 }
 
 /// The engine of an engine file (started once to check it: [`EngineDef::verify`]), of an
-/// engine command with the options to tune, or marginal's own.
+/// engine command with the options to tune, or marginal's own; an external engine is given up
+/// on after `max_faults` faults in a row (`--max-faults`).
 ///
 /// # Errors
 /// As [`EngineArgs::def`].
@@ -139,13 +141,14 @@ pub fn engine_def(
     file: Option<&Path>,
     command: Option<&str>,
     options: &[String],
+    max_faults: usize,
 ) -> Result<Arc<EngineDef>, UserError> {
     match (file, command) {
         (Some(path), _) => {
             let file = EngineFile::read(path).map_err(UserError::from_display)?;
             let def = EngineDef::from_file(&file);
             if let Some(b) = def.breaker() {
-                b.set_limit(MAX_FAULTS.load(std::sync::atomic::Ordering::Relaxed));
+                b.set_limit(max_faults);
             }
             // Before any work: an engine that does not start, or lacks a row's option, is bad
             // input, not a run of faults.
@@ -157,7 +160,7 @@ pub fn engine_def(
         (None, Some(command)) => {
             let def = EngineDef::from_command(command, options).map_err(UserError::from_display)?;
             if let Some(b) = def.breaker() {
-                b.set_limit(MAX_FAULTS.load(std::sync::atomic::Ordering::Relaxed));
+                b.set_limit(max_faults);
             }
             Ok(Arc::new(def))
         }
@@ -532,24 +535,14 @@ pub fn not_an_input(out: &Path, option: &str, inputs: &[(&str, &Path)]) -> Resul
     Ok(outputs::not_an_input(out, option, inputs)?)
 }
 
-static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// `--quiet`: no progress is drawn or printed (results, warnings and errors still are).
-pub fn set_quiet(quiet: bool) {
-    QUIET.store(quiet, std::sync::atomic::Ordering::Relaxed);
-}
-
-/// Whether `--quiet` was given.
-pub fn quiet() -> bool {
-    QUIET.load(std::sync::atomic::Ordering::Relaxed)
-}
-
-static MAX_FAULTS: std::sync::atomic::AtomicUsize =
-    std::sync::atomic::AtomicUsize::new(marginal::engine::external::DEFAULT_MAX_FAULTS);
-
-/// `--max-faults`: the faults in a row after which an external engine is given up on.
-pub fn set_max_faults(n: usize) {
-    MAX_FAULTS.store(n, std::sync::atomic::Ordering::Relaxed);
+/// What the command line says to every command: how progress is shown (`--quiet`) and after
+/// how many faults in a row an external engine is given up on (`--max-faults`).
+#[derive(Debug, Clone, Copy)]
+pub struct Ui {
+    /// The terminal printer.
+    pub printer: progress::Printer,
+    /// `--max-faults`.
+    pub max_faults: usize,
 }
 
 /// The worker count: as asked, else every core.
@@ -557,120 +550,6 @@ pub fn threads(asked: Option<usize>) -> usize {
     asked
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
         .max(1)
-}
-
-/// A progress bar with `template` (indicatif's syntax). On a terminal it redraws in place;
-/// elsewhere (CI logs, pipes) it prints a plain line on standard error at most every
-/// [`LOG_PROGRESS_SECONDS`], so long work shows it is alive.
-pub fn progress_bar(len: u64, template: &str) -> ProgressBar {
-    if quiet() {
-        return ProgressBar::hidden();
-    }
-    let on_terminal = on_terminal();
-    let template = if on_terminal {
-        template.to_string()
-    } else {
-        plain_template(template)
-    };
-    let style = ProgressStyle::with_template(&template)
-        .unwrap_or_else(|_| ProgressStyle::default_bar())
-        .progress_chars("=> ");
-    let target = if on_terminal {
-        ProgressDrawTarget::stderr()
-    } else {
-        ProgressDrawTarget::term_like(Box::new(LogLines::default()))
-    };
-    let bar = ProgressBar::with_draw_target(Some(len), target);
-    bar.set_style(style);
-    bar
-}
-
-/// Whether progress bars redraw in place: both output streams on a terminal that can move
-/// the cursor (TERM=dumb, as in Emacs shells, gets the plain lines too).
-fn on_terminal() -> bool {
-    let dumb = std::env::var("TERM").is_ok_and(|t| t == "dumb");
-    !dumb && std::io::stdout().is_terminal() && std::io::stderr().is_terminal()
-}
-
-/// Ends a progress bar. Outside a terminal its lines are printed at most every
-/// [`LOG_PROGRESS_SECONDS`], so the last one printed may be seconds stale: `last` (the bar's
-/// final state in its words) is printed then, so the last line agrees with the summary after it.
-pub fn end_progress(bar: &ProgressBar, last: impl FnOnce() -> String) {
-    if !bar.is_hidden() && !on_terminal() && bar.position() > 0 {
-        eprintln!("{}", last());
-    }
-    bar.finish_and_clear();
-}
-
-/// A bar's template as a plain line: the bar itself (`[{bar:N}]`) left out and the rate (a
-/// float of indicatif's, `173.4142/s`) given as the share done.
-fn plain_template(template: &str) -> String {
-    let mut out = String::with_capacity(template.len());
-    let mut rest = template;
-    while let Some(start) = rest.find("[{bar") {
-        out.push_str(&rest[..start]);
-        rest = rest[start..]
-            .find("}]")
-            .map_or("", |end| rest[start + end + 2..].trim_start());
-    }
-    out.push_str(rest);
-    out.replace("{per_sec}", "({percent}%)")
-}
-
-/// Seconds between two progress lines outside a terminal.
-pub const LOG_PROGRESS_SECONDS: u64 = 5;
-
-/// A "terminal" for indicatif that writes each drawn bar as one plain line on standard error,
-/// at most every [`LOG_PROGRESS_SECONDS`] (cursor moves and clears do nothing).
-#[derive(Debug, Default)]
-struct LogLines {
-    last: std::sync::Mutex<Option<std::time::Instant>>,
-}
-
-impl LogLines {
-    fn line(&self, s: &str) -> std::io::Result<()> {
-        let text = s.trim();
-        if text.is_empty() {
-            return Ok(());
-        }
-        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
-        let due = last.is_none_or(|t| t.elapsed().as_secs() >= LOG_PROGRESS_SECONDS);
-        if due {
-            *last = Some(std::time::Instant::now());
-            eprintln!("{text}");
-        }
-        Ok(())
-    }
-}
-
-impl TermLike for LogLines {
-    fn width(&self) -> u16 {
-        120
-    }
-    fn move_cursor_up(&self, _: usize) -> std::io::Result<()> {
-        Ok(())
-    }
-    fn move_cursor_down(&self, _: usize) -> std::io::Result<()> {
-        Ok(())
-    }
-    fn move_cursor_right(&self, _: usize) -> std::io::Result<()> {
-        Ok(())
-    }
-    fn move_cursor_left(&self, _: usize) -> std::io::Result<()> {
-        Ok(())
-    }
-    fn write_line(&self, s: &str) -> std::io::Result<()> {
-        self.line(s)
-    }
-    fn write_str(&self, s: &str) -> std::io::Result<()> {
-        self.line(s)
-    }
-    fn clear_line(&self) -> std::io::Result<()> {
-        Ok(())
-    }
-    fn flush(&self) -> std::io::Result<()> {
-        Ok(())
-    }
 }
 
 /// The arguments of a command as parsed from `args` alone (its defaults and those): what a
@@ -685,23 +564,6 @@ pub fn parsed_alone<T: clap::Args>(command: &str, args: &[&str]) -> Option<T> {
     Alone::<T>::try_parse_from(std::iter::once(command).chain(args.iter().copied()))
         .ok()
         .map(|a| a.args)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn plain_progress_lines_draw_no_bar() {
-        assert_eq!(
-            plain_template("{msg:>10} [{bar:40}] {pos}/{len} {per_sec} eta {eta}"),
-            "{msg:>10} {pos}/{len} ({percent}%) eta {eta}"
-        );
-        assert_eq!(
-            plain_template("[{bar:30}] {pos}/{len} games {msg}"),
-            "{pos}/{len} games {msg}"
-        );
-    }
 }
 
 /// The suite objective's options, shared by `suite` and `tune`.

@@ -16,8 +16,8 @@ use serde::Serialize;
 
 use super::executor::{ExecutorArgs, exec_error};
 use super::{
-    EngineArgs, ScoringArgs, UserError, count, depth_arg, not_an_input, progress_bar, resolve_for,
-    setting_from, threads, threads_arg,
+    EngineArgs, ScoringArgs, UserError, count, depth_arg, not_an_input, resolve_for, setting_from,
+    threads, threads_arg,
 };
 
 /// Arguments of `marginal suite`.
@@ -126,8 +126,8 @@ pub fn options(args: &SuiteArgs, def: &Arc<EngineDef>) -> Result<ScorerOptions, 
 }
 
 /// Runs the command.
-pub fn run(args: SuiteArgs) -> Result<()> {
-    let def = args.engine.def()?;
+pub fn run(args: SuiteArgs, ui: super::Ui) -> Result<()> {
+    let def = args.engine.def(ui.max_faults)?;
     let margins = setting_from(&def, &args.margins, &args.set)?;
     let mut options = options(&args, &def)?;
     options.executor = args.executor.build()?;
@@ -144,7 +144,7 @@ pub fn run(args: SuiteArgs) -> Result<()> {
     print_header(&args, &def, &suites, &options.config);
 
     let (scorer, score, elapsed, kept) =
-        pool.install(|| measure(&args, &def, suites, options, &margins))?;
+        pool.install(|| measure(&args, &def, suites, options, &margins, ui.printer))?;
     for warning in &score.warnings {
         eprintln!("warning: {warning}");
     }
@@ -230,8 +230,9 @@ fn measure(
     suites: LoadedSuites,
     options: ScorerOptions,
     margins: &marginal::engine::Setting,
+    printer: super::progress::Printer,
 ) -> Result<(SuiteScorer, SuiteScore, f64, usize)> {
-    let bar = progress_bar(
+    let bar = printer.bar(
         suites.positions.len() as u64,
         "{msg:>10} [{bar:40}] {pos}/{len} {per_sec} eta {eta}",
     );

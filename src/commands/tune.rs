@@ -17,7 +17,7 @@ use marginal::tune::checkpoint;
 use marginal::tune::cost::{SuiteCost, log_path};
 use marginal::tune::file::{Side, SuiteSource, SuiteSources, TunedFile};
 use marginal::tune::games::GamesProblem;
-use marginal::tune::pipeline::{self, RunRecord, SpsaProgress, TuneError, TuneObserver, TuneWork};
+use marginal::tune::pipeline::{self, RunRecord, TuneError, TuneWork};
 use marginal::tune::plan::{
     DEFAULT_GAIN, DEFAULT_ITERATIONS, EngineChoice, ObjectiveKind, RACE_BOOK, ScoringChoice,
     SolverKind, TuneOptions, TunePlan,
@@ -25,11 +25,11 @@ use marginal::tune::plan::{
 use marginal::tune::race;
 use marginal::tune::run;
 use marginal::tune::setup;
-use marginal::tune::solvers::IterationRecord;
 use marginal::tune::space::Space;
 
+use super::progress::{EvaluationGames, Printer, TuneLines};
 use super::{
-    EngineArgs, ScoringArgs, UserError, count, depth_arg, positive, threads, threads_arg,
+    EngineArgs, ScoringArgs, Ui, UserError, count, depth_arg, positive, threads, threads_arg,
     whole_pairs, writable,
 };
 
@@ -274,180 +274,6 @@ impl Tune {
     }
 }
 
-/// The tune's progress: one plain line per iteration (CI logs and terminals alike), or for
-/// the race one a stage and one a finalist's games.
-struct Lines {
-    names: Vec<String>,
-    iterations: u64,
-    start: Instant,
-    best: f64,
-    race: RaceLines,
-}
-
-impl Lines {
-    fn new(space: &Space, iterations: u64, start: Instant) -> Lines {
-        Lines {
-            names: space.dims.iter().map(|d| d.name.clone()).collect(),
-            iterations,
-            start,
-            best: f64::NEG_INFINITY,
-            race: RaceLines::new(space, start),
-        }
-    }
-
-    fn margins(&self, values: &[i32]) -> String {
-        self.names
-            .iter()
-            .zip(values)
-            .map(|(n, v)| format!("{n} {v}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    }
-}
-
-impl TuneObserver for Lines {
-    fn spsa(&mut self, p: &SpsaProgress) {
-        if super::quiet() {
-            return;
-        }
-        let objectives = if p.evaluated.is_empty() {
-            String::new()
-        } else {
-            self.best = p.evaluated.iter().copied().fold(self.best, f64::max);
-            let probes: Vec<String> = p.evaluated.iter().map(|o| format!("{o:.3}")).collect();
-            format!("  objective {}  best {:.3}", probes.join("/"), self.best)
-        };
-        println!(
-            "iteration {:>3}/{}: {}  result {:+.3}{objectives}  ({:.0} s)",
-            p.iteration,
-            p.iterations,
-            self.margins(&p.values),
-            p.result,
-            self.start.elapsed().as_secs_f64()
-        );
-    }
-
-    fn iteration(&mut self, r: &IterationRecord) {
-        let objective = r.objective.unwrap_or(f64::NAN);
-        self.best = self.best.max(objective);
-        if super::quiet() {
-            return;
-        }
-        let step = if r.iteration == 0 {
-            "start".to_string()
-        } else {
-            format!("iteration {:>3}/{}", r.iteration, self.iterations)
-        };
-        println!(
-            "{step}: {}  objective {objective:.3}  best {:.3}  ({} evaluated, {:.0} s)",
-            self.margins(&r.values),
-            self.best,
-            r.evaluated.len(),
-            self.start.elapsed().as_secs_f64()
-        );
-    }
-
-    fn race_step(&mut self, step: &race::RaceStep) {
-        if super::quiet() {
-            return;
-        }
-        self.race.step(step);
-    }
-
-    fn race_done(&mut self, result: &race::RaceResult) {
-        self.race.finish();
-        println!("race: {}", result.verdict);
-    }
-}
-
-/// The race's progress: one line a stage (how many sets, the best), one a finalist's games.
-struct RaceLines {
-    names: Vec<String>,
-    start: Instant,
-    stage: Option<(race::Stage, usize)>,
-    count: usize,
-    cached: usize,
-    best: Option<(f64, Vec<i32>)>,
-}
-
-impl RaceLines {
-    fn new(space: &Space, start: Instant) -> RaceLines {
-        RaceLines {
-            names: space.dims.iter().map(|d| d.name.clone()).collect(),
-            start,
-            stage: None,
-            count: 0,
-            cached: 0,
-            best: None,
-        }
-    }
-
-    fn set(&self, values: &[i32]) -> String {
-        values
-            .iter()
-            .map(i32::to_string)
-            .collect::<Vec<_>>()
-            .join(" / ")
-    }
-
-    fn step(&mut self, s: &race::RaceStep) {
-        if s.stage == race::Stage::Games {
-            self.finish();
-            let g = s.games.expect("a games step carries its games");
-            println!(
-                "race round {}: {}  {:+.1} Elo against the defaults after {} games (+{} ={} -{}){}  ({:.0} s)",
-                s.round,
-                self.set(&s.values),
-                s.score,
-                2 * g.pairs,
-                g.wdl.wins,
-                g.wdl.draws,
-                g.wdl.losses,
-                if s.cached { ", from the log" } else { "" },
-                self.start.elapsed().as_secs_f64()
-            );
-            return;
-        }
-        if self.stage != Some((s.stage, s.round)) {
-            self.finish();
-            self.stage = Some((s.stage, s.round));
-        }
-        self.count += 1;
-        self.cached += usize::from(s.cached);
-        if self.best.as_ref().is_none_or(|(b, _)| s.score > *b) {
-            self.best = Some((s.score, s.values.clone()));
-        }
-    }
-
-    fn finish(&mut self) {
-        let (Some((stage, round)), Some((best, values))) = (self.stage.take(), self.best.take())
-        else {
-            return;
-        };
-        let what = match stage {
-            race::Stage::Screen => "global screen".to_string(),
-            race::Stage::Full => "kept (on every training position)".to_string(),
-            race::Stage::Local => format!("local round {round}"),
-            race::Stage::Line => "the line through the defaults (all margins scaled)".to_string(),
-            race::Stage::Games => "games".to_string(),
-        };
-        println!(
-            "race {what}: {} sets{}, best objective {best:.3} at {} ({})  ({:.0} s)",
-            self.count,
-            if self.cached > 0 {
-                format!(" ({} from the log)", self.cached)
-            } else {
-                String::new()
-            },
-            self.set(&values),
-            self.names.join(" / "),
-            self.start.elapsed().as_secs_f64()
-        );
-        self.count = 0;
-        self.cached = 0;
-    }
-}
-
 /// The command's error for a tune's: executors keep their exit status; anything else the
 /// solver refuses is the user's (exit 2).
 fn tune_error(e: TuneError) -> anyhow::Error {
@@ -598,11 +424,12 @@ fn say_calibration(
 }
 
 /// The engine a plan names (started once to check it).
-fn engine_of(engine: &EngineChoice) -> Result<Arc<EngineDef>, UserError> {
+fn engine_of(engine: &EngineChoice, max_faults: usize) -> Result<Arc<EngineDef>, UserError> {
     super::engine_def(
         engine.engine.as_deref(),
         engine.engine_cmd.as_deref(),
         &engine.engine_options,
+        max_faults,
     )
 }
 
@@ -693,7 +520,7 @@ fn say_remarks(remarks: Vec<run::Remark>) {
 }
 
 /// A rerun says what it goes on from, and its progress keeps the best found before.
-fn say_resuming(dir: &Path, cost: &SuiteCost, observer: &mut Lines) {
+fn say_resuming(dir: &Path, cost: &SuiteCost, observer: &TuneLines) {
     let logged = cost.evaluations();
     let batches = checkpoint::game_batches_kept(dir);
     let best = logged
@@ -721,7 +548,7 @@ fn say_resuming(dir: &Path, cost: &SuiteCost, observer: &mut Lines) {
         ))
     );
     if let Some(e) = best {
-        observer.best = e.objective;
+        observer.set_best(e.objective);
     }
 }
 
@@ -939,7 +766,7 @@ fn say_ignored_with_resume(given: &TunePlan, dir: &Path) {
 
 /// The run's plan (a --resume's recorded one, with this command's threads and executor), its
 /// engine and its search space.
-fn resolve(given: TuneArgs) -> Result<(Tune, Arc<EngineDef>, Space)> {
+fn resolve(given: TuneArgs, max_faults: usize) -> Result<(Tune, Arc<EngineDef>, Space)> {
     let resume = given.resume.clone();
     let args = match &resume {
         Some(dir) => {
@@ -971,7 +798,7 @@ fn resolve(given: TuneArgs) -> Result<(Tune, Arc<EngineDef>, Space)> {
         None => given.into_tune(),
     };
     let mut args = args;
-    let def = engine_of(&args.plan.engine)?;
+    let def = engine_of(&args.plan.engine, max_faults)?;
     say_resumed_engine(&args, &def);
     if args.plan.params.is_empty() {
         args.plan.params = setup::default_params(&def);
@@ -983,8 +810,8 @@ fn resolve(given: TuneArgs) -> Result<(Tune, Arc<EngineDef>, Space)> {
     Ok((args, def, space))
 }
 
-pub fn run(args: TuneArgs) -> Result<()> {
-    let run = prepare(args)?;
+pub fn run(args: TuneArgs, ui: Ui) -> Result<()> {
+    let run = prepare(args, ui)?;
     let start = Instant::now();
     let (train_scorer, validation_scorer) = run.pool.install(|| {
         (
@@ -1003,7 +830,7 @@ pub fn run(args: TuneArgs) -> Result<()> {
     )?;
     let cost = SuiteCost::new(train_scorer, run.space.clone(), Some(&log_path(&run.dir)))
         .with_context(|| format!("cannot open the evaluation log in {}", run.dir.display()))?;
-    let (games_problem, race_games) = objective_games(
+    let (games_problem, mut race_games) = objective_games(
         &run.args,
         run.games_setup.as_ref(),
         &run.solver_setup,
@@ -1012,6 +839,12 @@ pub fn run(args: TuneArgs) -> Result<()> {
         &run.executor,
         run.train.positions.len(),
     )?;
+    // Progress within an evaluation's games.
+    let games_lines: marginal::progress::Shared = Arc::new(EvaluationGames::new(run.printer));
+    let games_problem = games_problem.map(|p| p.with_observer(games_lines.clone()));
+    race_games = (race_games.into_iter())
+        .map(|p| p.with_observer(games_lines.clone()))
+        .collect();
     let plan = TuneWork {
         def: run.def.clone(),
         space: run.space.clone(),
@@ -1022,8 +855,9 @@ pub fn run(args: TuneArgs) -> Result<()> {
         games: games_problem,
         race_games,
     };
-    let mut observer = Lines::new(&run.space, run.args.plan.iterations, start);
-    say_resuming(&run.dir, &cost, &mut observer);
+    let names = run.space.dims.iter().map(|d| d.name.clone()).collect();
+    let observer = Arc::new(TuneLines::new(run.printer, names, start));
+    say_resuming(&run.dir, &cost, &observer);
     let outcome = run
         .pool
         .install(|| pipeline::run(plan, cost, &validation_scorer, observer))
@@ -1049,12 +883,13 @@ struct Prepared {
     found_calibration: Option<calibrated::FoundCalibration>,
     run_id: String,
     dir: PathBuf,
+    printer: Printer,
 }
 
 /// Checks the arguments, reads the positions and the books, finds the calibration, opens the
 /// checkpoint and prints what the run will do.
-fn prepare(args: TuneArgs) -> Result<Prepared> {
-    let (args, def, space) = resolve(args)?;
+fn prepare(args: TuneArgs, ui: Ui) -> Result<Prepared> {
+    let (args, def, space) = resolve(args, ui.max_faults)?;
     check_options(&args)?;
     let mut remarks = Vec::new();
     let games_setup = setup::games_setup(&args.plan, &mut remarks);
@@ -1127,6 +962,7 @@ fn prepare(args: TuneArgs) -> Result<Prepared> {
         found_calibration,
         run_id,
         dir,
+        printer: ui.printer,
     })
 }
 
@@ -1160,6 +996,7 @@ fn finish(run: Prepared, outcome: pipeline::Tuned, elapsed: f64) -> Result<()> {
             outcome.tuned.clone(),
             whole_pairs(n, "--confirm"),
             run.executor.as_deref(),
+            run.printer,
         )?),
         _ => None,
     };

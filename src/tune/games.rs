@@ -76,6 +76,7 @@ use super::checkpoint::JsonCheckpoint;
 use super::space::Space;
 use super::spsa::{Spsa, SpsaProblem, SpsaState};
 use crate::engine::Setting;
+use crate::progress::{Count, Event, Observer, Shared, Work};
 use crate::scoring::exec::{ExecError, GamesJob, Runner};
 use crate::scoring::games::game::{EnginePlayer, GameConfig, Player};
 use crate::scoring::games::matches::{
@@ -191,12 +192,8 @@ pub struct GamesProblem {
     next_iteration: AtomicU64,
     state: Mutex<GamesState>,
     executor: Option<Arc<dyn Runner>>,
-    on_games: Option<GamesProgress>,
+    on_games: Option<Shared>,
 }
-
-/// Told the games counted so far and the games of the evaluation being played, after each
-/// pair (for progress; not for games played through an executor, which come back at once).
-pub type GamesProgress = Arc<dyn Fn(u64, u64) + Send + Sync>;
 
 struct GamesState {
     log: Option<File>,
@@ -268,10 +265,13 @@ impl GamesProblem {
         })
     }
 
-    /// The same problem telling `on_games` how its games go ([`GamesProgress`]).
+    /// The same problem telling `observer` how its games go: after each pair, the pairs of
+    /// the evaluation being played counted so far ([`Event::Done`] of
+    /// [`Work::EvaluationPairs`]; not for games played through an executor, which come back
+    /// at once).
     #[must_use]
-    pub fn with_progress(mut self, on_games: GamesProgress) -> GamesProblem {
-        self.on_games = Some(on_games);
+    pub fn with_observer(mut self, observer: Shared) -> GamesProblem {
+        self.on_games = Some(observer);
         self
     }
 
@@ -351,8 +351,10 @@ impl GamesProblem {
             earlier,
             &AtomicBool::new(false),
             &mut |_, stats| {
-                if let Some(on_games) = &self.on_games {
-                    on_games(stats.games, u64::from(config.games));
+                if let Some(observer) = &self.on_games {
+                    let pairs = u64::from(config.games.div_ceil(2));
+                    let count = Count::new(Work::EvaluationPairs, stats.games / 2, pairs);
+                    observer.event(&Event::Done(count));
                 }
             },
         );
@@ -552,22 +554,23 @@ pub fn confirm_openings(book: &[Chess], seed: u64) -> Vec<Chess> {
 
 /// Plays `tuned` (engine A, named "tuned") against `baseline` (B, named "baseline") as
 /// `config` says (at most `config.games` games, stopped by `config.sprt`) and returns the
-/// match report. `on_pair` sees the games played so far after each pair (for progress).
+/// match report. `observer` sees each pair counted ([`Event::Pair`]).
 pub fn confirm(
     tuned: Setting,
     baseline: Setting,
     openings: &[Chess],
     config: &MatchConfig,
     hash_mb: usize,
-    on_pair: &mut dyn FnMut(u64),
+    observer: &dyn Observer,
 ) -> MatchReport {
     let factory_a =
         || -> Box<dyn Player> { Box::new(EnginePlayer::new("tuned", tuned.clone(), hash_mb)) };
     let factory_b = || -> Box<dyn Player> {
         Box::new(EnginePlayer::new("baseline", baseline.clone(), hash_mb))
     };
+    let pairs = u64::from(config.games.div_ceil(2));
     let result = run_match(&factory_a, &factory_b, openings, config, &mut |_, s| {
-        on_pair(s.games)
+        observer.event(&s.pair_event(pairs));
     });
     MatchReport::new(&result, config, "tuned", "baseline")
 }
@@ -575,7 +578,7 @@ pub fn confirm(
 /// [`confirm`], in this process without `remote`, or with the games played through
 /// `remote.0` (a cluster) in batches of `remote.1` pairs ([`run_match_batched`]): the pairs
 /// counted and the report's figures are those of [`confirm`] (only the wall-clock time
-/// differs). `on_pair` sees the games counted so far after each pair.
+/// differs). `observer` sees each pair counted ([`Event::Pair`]).
 ///
 /// # Errors
 /// The executor could not play a batch, or was interrupted.
@@ -586,7 +589,7 @@ pub fn confirm_on(
     openings: &[Chess],
     config: &MatchConfig,
     hash_mb: usize,
-    on_pair: &mut dyn FnMut(u64),
+    observer: &dyn Observer,
 ) -> Result<MatchReport, ExecError> {
     let Some((executor, batch)) = remote else {
         let report = confirm(
@@ -595,7 +598,7 @@ pub fn confirm_on(
             openings,
             config,
             hash_mb,
-            on_pair,
+            observer,
         );
         crate::scoring::exec::gave_up([&tuned, &baseline])?;
         return Ok(report);
@@ -615,7 +618,7 @@ pub fn confirm_on(
         &mut |range| -> Result<Vec<PairRecord>, ExecError> {
             play_pairs(executor, &players, openings, range)
         },
-        &mut |_, s| on_pair(s.games),
+        &mut |_, s| observer.event(&s.pair_event(u64::from(config.games.div_ceil(2)))),
     )
     .map_err(|stopped| stopped.error)?;
     Ok(MatchReport::new(&result, config, "tuned", "baseline"))
@@ -728,11 +731,14 @@ mod tests {
     fn progress_sees_each_pair_of_an_evaluation() {
         let seen = Arc::new(Mutex::new(Vec::new()));
         let shown = seen.clone();
-        let p = problem(None).with_progress(Arc::new(move |played, total| {
-            shown.lock().unwrap().push((played, total));
+        let p = problem(None).with_observer(Arc::new(move |e: &Event<'_>| {
+            if let Event::Done(c) = e {
+                shown.lock().unwrap().push((c.work, c.done, c.total));
+            }
         }));
         p.compare(&[150.0, 230.0], &[100.0, 170.0]).unwrap();
-        assert_eq!(*seen.lock().unwrap(), vec![(2, 4), (4, 4)]);
+        let pairs = |done| (Work::EvaluationPairs, done, 2);
+        assert_eq!(*seen.lock().unwrap(), vec![pairs(1), pairs(2)]);
     }
 
     #[test]
@@ -863,9 +869,9 @@ mod tests {
             &openings,
             &config,
             1,
-            &mut |_| {},
+            &crate::progress::Silent,
         );
-        let mut seen = Vec::new();
+        let seen = Mutex::new(Vec::new());
         let remote = confirm_on(
             Some((&InProcess { shards: 2 }, 3)),
             tuned,
@@ -873,11 +879,16 @@ mod tests {
             &openings,
             &config,
             1,
-            &mut |games| seen.push(games),
+            &|e: &Event<'_>| {
+                if let Event::Pair { count, score } = e {
+                    seen.lock().unwrap().push((count.done, score.games));
+                }
+            },
         )
         .unwrap();
         assert!(local.games >= 2);
-        assert_eq!(seen, (1..=local.pairs).map(|p| 2 * p).collect::<Vec<_>>());
+        let each: Vec<(u64, u64)> = (1..=local.pairs).map(|p| (p, 2 * p)).collect();
+        assert_eq!(seen.into_inner().unwrap(), each);
         let figures = |r: &MatchReport| {
             (
                 r.games,

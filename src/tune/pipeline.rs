@@ -1,14 +1,15 @@
 //! A whole tune as `marginal tune` (or any front end) runs it: the solver over the training
 //! positions (or games), checkpointed into the run's directory, then the tuned set judged with
-//! the defaults and everything off on training and validation positions. Progress goes to a
-//! [`TuneObserver`]; nothing here prints.
+//! the defaults and everything off on training and validation positions. Progress goes to an
+//! [`Observer`](crate::progress::Observer) as [`Event::Iteration`], [`Event::Race`] and
+//! [`Event::RaceDone`]; nothing here prints.
 //!
 //! The front end builds the [`TuneWork`] (which engine, space, solver, objective) and the suite
 //! cost and scorers; [`run`] does the work and returns a [`Tuned`], from which the front end
 //! writes the tuned file.
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use argmin::core::observers::Observe;
 use argmin::core::{Error, KV, State};
@@ -20,7 +21,7 @@ use super::file::{
 };
 use super::games::{GamesProblem, run_spsa_games};
 use super::pareto;
-use super::race::{self, RaceError, RaceResult, RaceSettings, RaceStep};
+use super::race::{self, RaceError, RaceResult, RaceSettings};
 use super::solvers::{
     Both, IterationRecord, Iterations, NelderMeadSettings, PsoSettings, Recorder,
 };
@@ -30,6 +31,7 @@ use super::{run_nelder_mead, run_pso, run_spsa};
 use crate::calibrate::trust::Calibration;
 use crate::engine::{EngineDef, Setting, bench};
 use crate::formats::tuned::TUNED_FORMAT;
+use crate::progress::{Event, Iteration, Shared};
 use crate::scoring::exec::ExecError;
 use crate::scoring::games::matches::MatchReport;
 use crate::scoring::paired::PairedComparison;
@@ -58,6 +60,18 @@ pub enum Solver {
     Race(RaceSettings),
 }
 
+impl Solver {
+    /// The iterations the solver runs (none for the race, which runs by stages).
+    pub fn iterations(&self) -> u64 {
+        match self {
+            Solver::Spsa { iterations, .. } => *iterations,
+            Solver::NelderMead(s) => s.iterations,
+            Solver::Pso(s) => s.iterations,
+            Solver::Race(_) => 0,
+        }
+    }
+}
+
 /// What a run tunes: its engine, space, solver and objective.
 pub struct TuneWork {
     /// The engine (its defaults and "off" are judged beside the tuned set).
@@ -76,33 +90,6 @@ pub struct TuneWork {
     pub games: Option<GamesProblem>,
     /// The race's games, one problem per round (empty: the race ends on suite scores).
     pub race_games: Vec<GamesProblem>,
-}
-
-/// One SPSA iteration as it ended.
-#[derive(Clone, Debug)]
-pub struct SpsaProgress {
-    /// The iteration, from 1.
-    pub iteration: u64,
-    /// Iterations in the run.
-    pub iterations: u64,
-    /// The iterate's margin values, in the space's row order.
-    pub values: Vec<i32>,
-    /// SPSA's result of the comparison.
-    pub result: f64,
-    /// The objectives evaluated in this iteration (the two probes; none for games).
-    pub evaluated: Vec<f64>,
-}
-
-/// What a tune reports while it runs.
-pub trait TuneObserver: Send {
-    /// An SPSA iteration ended.
-    fn spsa(&mut self, _progress: &SpsaProgress) {}
-    /// Nelder-Mead or the swarm recorded an iteration (iteration 0 is the start).
-    fn iteration(&mut self, _record: &IterationRecord) {}
-    /// A race step was scored (a suite evaluation or a finalist's round of games).
-    fn race_step(&mut self, _step: &RaceStep) {}
-    /// The race ended.
-    fn race_done(&mut self, _result: &RaceResult) {}
 }
 
 /// What a finished tune found and how it was judged.
@@ -267,7 +254,8 @@ pub enum TuneError {
 /// use marginal::engine::{EngineDef, Setting};
 /// use marginal::scoring::suite::{Repeats, RunConfig, ScorerOptions, SuiteLimit, SuiteScorer};
 /// use marginal::tune::cost::{SuiteCost, log_path};
-/// use marginal::tune::pipeline::{self, Solver, TuneObserver, TuneWork};
+/// use marginal::progress::Silent;
+/// use marginal::tune::pipeline::{self, Solver, TuneWork};
 /// use marginal::tune::race::RaceSettings;
 /// use marginal::tune::space::Space;
 ///
@@ -294,8 +282,6 @@ pub enum TuneError {
 /// settings.design = 4;
 /// settings.rounds.clear();
 ///
-/// struct Quiet;
-/// impl TuneObserver for Quiet {}
 /// let work = TuneWork {
 ///     def: def.clone(),
 ///     space: space.clone(),
@@ -306,20 +292,19 @@ pub enum TuneError {
 ///     games: None,
 ///     race_games: Vec::new(),
 /// };
-/// let tuned = pipeline::run(work, cost, &validation, Quiet).unwrap();
+/// let tuned = pipeline::run(work, cost, &validation, std::sync::Arc::new(Silent)).unwrap();
 /// // The tuned set, the defaults and `off` are judged on both sides of the split.
 /// assert_eq!(tuned.training.sets.len(), 3);
 /// assert_eq!(tuned.training.positions + tuned.validation.positions, 40);
 /// assert!(tuned.race.is_some());
 /// # std::fs::remove_dir_all(&dir).unwrap();
 /// ```
-pub fn run<O: TuneObserver + 'static>(
+pub fn run(
     plan: TuneWork,
     cost: SuiteCost,
     validation: &SuiteScorer,
-    observer: O,
+    observer: Shared,
 ) -> Result<Tuned, TuneError> {
-    let observer = Arc::new(Mutex::new(observer));
     let recorder = recorder(&plan, &cost, &observer)?;
     let records = recorder.records();
     let def = plan.def.clone();
@@ -356,11 +341,7 @@ pub fn run<O: TuneObserver + 'static>(
 
 /// The run's iteration recorder (`iterations.jsonl` in its checkpoint), telling the observer
 /// of each iteration of Nelder-Mead and the swarm (SPSA's are told by its own observer).
-fn recorder<O: TuneObserver + 'static>(
-    plan: &TuneWork,
-    cost: &SuiteCost,
-    observer: &Arc<Mutex<O>>,
-) -> Result<Recorder, TuneError> {
+fn recorder(plan: &TuneWork, cost: &SuiteCost, observer: &Shared) -> Result<Recorder, TuneError> {
     let is_spsa = matches!(plan.solver, Solver::Spsa { .. });
     let log = plan.dir.join("iterations.jsonl");
     let mut recorder = Recorder::new(plan.space.clone(), !is_spsa, Some(&log))
@@ -371,7 +352,17 @@ fn recorder<O: TuneObserver + 'static>(
         .with_tap(cost.tap());
     if !is_spsa {
         let observer = observer.clone();
-        recorder = recorder.on_record(move |r: &IterationRecord| lock(&observer).iteration(r));
+        let iterations = plan.solver.iterations();
+        recorder = recorder.on_record(move |r: &IterationRecord| {
+            observer.event(&Event::Iteration(Iteration {
+                iteration: r.iteration,
+                iterations,
+                values: &r.values,
+                objective: r.objective,
+                evaluated: &r.evaluated,
+                spsa_result: None,
+            }));
+        });
     }
     Ok(recorder)
 }
@@ -387,12 +378,12 @@ struct Solved {
 
 /// Runs the plan's solver on its objective: the race, SPSA or an argmin solver, on the suite
 /// objective or on games.
-fn solve<O: TuneObserver + 'static>(
+fn solve(
     plan: TuneWork,
     cost: SuiteCost,
     recorder: Recorder,
     records: &Iterations,
-    observer: &Arc<Mutex<O>>,
+    observer: &Shared,
 ) -> Result<Solved, TuneError> {
     let TuneWork {
         space,
@@ -420,10 +411,10 @@ fn solve<O: TuneObserver + 'static>(
     let checkpoint = Some((spsa_path.as_path(), run_id.as_str()));
     Ok(match (solver, games) {
         (Solver::Race(settings), _) => {
-            let result = race::run(&cost, &race_games, &settings, &mut |s| {
-                lock(observer).race_step(s)
-            })?;
-            lock(observer).race_done(&result);
+            let result = race::run(&cost, &race_games, &settings, &**observer)?;
+            observer.event(&Event::RaceDone {
+                verdict: &result.verdict,
+            });
             let theta = result.values.iter().map(|&v| f64::from(v)).collect();
             Solved {
                 race: Some(result),
@@ -490,21 +481,16 @@ where
     run.map_err(TuneError::Solver)
 }
 
-/// The observer, whichever thread reports (a panic elsewhere leaves it usable).
-fn lock<O>(observer: &Mutex<O>) -> std::sync::MutexGuard<'_, O> {
-    observer.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 /// argmin's SPSA observer, reporting each iteration to the tune's observer (after the
 /// recorder, whose record of the iteration it reads).
-struct SpsaLines<O> {
+struct SpsaLines {
     space: Space,
     iterations: u64,
     records: Iterations,
-    observer: Arc<Mutex<O>>,
+    observer: Shared,
 }
 
-impl<O: TuneObserver> Observe<SpsaState> for SpsaLines<O> {
+impl Observe<SpsaState> for SpsaLines {
     fn observe_iter(&mut self, state: &SpsaState, kv: &KV) -> Result<(), Error> {
         let theta = state.get_param().cloned().unwrap_or_default();
         let result = kv
@@ -518,13 +504,14 @@ impl<O: TuneObserver> Observe<SpsaState> for SpsaLines<O> {
             .last()
             .map(|r| r.evaluated.clone())
             .unwrap_or_default();
-        lock(&self.observer).spsa(&SpsaProgress {
+        self.observer.event(&Event::Iteration(Iteration {
             iteration: state.get_iter() + 1,
             iterations: self.iterations,
-            values: self.space.values(&theta),
-            result,
-            evaluated,
-        });
+            values: &self.space.values(&theta),
+            objective: None,
+            evaluated: &evaluated,
+            spsa_result: Some(result),
+        }));
         Ok(())
     }
 }

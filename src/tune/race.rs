@@ -40,6 +40,7 @@ use super::cost::{Batch, Evaluation, SuiteCost};
 use super::games::{GamesProblem, regularized_elo};
 use super::space::Space;
 use crate::calibrate::design::unit_hypercube;
+use crate::progress::{self, Event, Observer};
 use crate::scoring::games::stats::{Pentanomial, Wdl};
 
 /// How the race runs.
@@ -236,7 +237,8 @@ impl LogScale {
 
 /// Runs the race over `cost`'s space (see the module documentation). `games` holds one games
 /// problem per round of `settings.rounds` (each on its own openings, its pairs equal to the
-/// round's); an empty slice runs no games. `observe` sees every step as it is made.
+/// round's); an empty slice runs no games. `observer` sees every step as it is made
+/// ([`Event::Race`]).
 ///
 /// # Errors
 /// A suite evaluation or a round of games failed (or was interrupted), or the settings cannot
@@ -245,10 +247,10 @@ pub fn run(
     cost: &SuiteCost,
     games: &[GamesProblem],
     settings: &RaceSettings,
-    observe: &mut dyn FnMut(&RaceStep),
+    observer: &dyn Observer,
 ) -> Result<RaceResult, RaceError> {
     check_settings(games, settings)?;
-    let mut race = Race::new(cost, settings, observe);
+    let mut race = Race::new(cost, settings, observer);
     // 1. Screen: the design and the base set on one mini-batch.
     let (candidates, screened) = race.screen()?;
     // 2. The best of the screen on every training position.
@@ -302,14 +304,14 @@ struct Race<'a> {
     scale: LogScale,
     base: Vec<i32>,
     steps: Vec<RaceStep>,
-    observe: &'a mut dyn FnMut(&RaceStep),
+    observer: &'a dyn Observer,
 }
 
 impl<'a> Race<'a> {
     fn new(
         cost: &'a SuiteCost,
         settings: &'a RaceSettings,
-        observe: &'a mut dyn FnMut(&RaceStep),
+        observer: &'a dyn Observer,
     ) -> Race<'a> {
         let space = cost.space();
         Race {
@@ -319,13 +321,20 @@ impl<'a> Race<'a> {
             scale: LogScale::new(space),
             base: space.values_of(&space.base),
             steps: Vec::new(),
-            observe,
+            observer,
         }
     }
 
     /// Records a step and shows it to the observer.
     fn record(&mut self, step: RaceStep) {
-        (self.observe)(&step);
+        self.observer.event(&Event::Race(progress::RaceStep {
+            stage: step.stage,
+            round: step.round,
+            values: &step.values,
+            score: step.score,
+            games: step.games.map(|g| (g.pairs, g.wdl)),
+            cached: step.cached,
+        }));
         self.steps.push(step);
     }
 

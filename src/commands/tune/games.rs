@@ -3,13 +3,12 @@
 //! goes into the tuned file).
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use marginal::engine::Setting;
 use marginal::scoring::exec::Runner;
 use marginal::scoring::games::game::GameConfig;
-use marginal::scoring::games::matches::{MatchConfig, MatchReport, MatchStats, PairRecord};
+use marginal::scoring::games::matches::{MatchConfig, MatchReport};
 use marginal::scoring::games::session::{self, RecordPlan, Session, SessionError};
 use marginal::tune::games::{GamesProblem, confirm_summary, interleave_openings};
 use marginal::tune::setup::{self, GamesSetup};
@@ -18,7 +17,8 @@ use shakmaty::Chess;
 use std::sync::atomic::AtomicBool;
 
 use super::super::executor::exec_error;
-use super::super::{UserError, progress_bar, threads};
+use super::super::progress::{PairBar, Printer};
+use super::super::{UserError, threads};
 use super::Tune;
 use marginal::tune::plan::ObjectiveKind;
 
@@ -41,8 +41,7 @@ impl From<ObjectiveArg> for ObjectiveKind {
     }
 }
 
-/// The games objective of a run ([`setup::games_problem`]), said first, with the command's
-/// progress lines.
+/// The games objective of a run ([`setup::games_problem`]), said first.
 pub fn problem(args: &Tune, setup: &GamesSetup, space: &Space, dir: &Path) -> Result<GamesProblem> {
     let what = if args.plan.solver.is_spsa() {
         "theta+ against theta-"
@@ -62,12 +61,10 @@ pub fn problem(args: &Tune, setup: &GamesSetup, space: &Space, dir: &Path) -> Re
     let threads = threads(args.opts.threads);
     let problem = setup::games_problem(&args.plan, setup, space, dir, threads, &mut remarks);
     super::say_remarks(remarks);
-    Ok(problem
-        .map_err(super::run_error)?
-        .with_progress(games_lines()))
+    problem.map_err(super::run_error)
 }
 
-/// The race's games ([`setup::race_problems`]), with the command's progress lines.
+/// The race's games ([`setup::race_problems`]).
 pub fn race_problems(
     args: &Tune,
     space: &Space,
@@ -82,37 +79,8 @@ pub fn race_problems(
     Ok(problems
         .map_err(super::run_error)?
         .into_iter()
-        .map(|p| {
-            p.with_executor(executor.clone())
-                .with_progress(games_lines())
-        })
+        .map(|p| p.with_executor(executor.clone()))
         .collect())
-}
-
-/// Progress within an evaluation's games (an iteration of a slow engine can take minutes): a
-/// plain line at most every 5 seconds, none with --quiet and none for its last pair (the
-/// iteration's own line follows).
-fn games_lines() -> marginal::tune::games::GamesProgress {
-    let start = Instant::now();
-    let last = std::sync::Mutex::new(start);
-    std::sync::Arc::new(move |played: u64, total: u64| {
-        if super::super::quiet() {
-            return;
-        }
-        let Ok(mut last) = last.lock() else {
-            return;
-        };
-        if played >= total {
-            // The evaluation's own line comes now: the next line is 5 s after it.
-            *last = Instant::now();
-        } else if last.elapsed() >= Duration::from_secs(5) {
-            *last = Instant::now();
-            println!(
-                "  games {played}/{total} of this evaluation ({:.0} s)",
-                start.elapsed().as_secs_f64()
-            );
-        }
-    })
 }
 
 /// Says what the confirmation plays.
@@ -173,6 +141,7 @@ pub fn run_confirm(
     tuned: Setting,
     games: u32,
     executor: Option<&dyn Runner>,
+    printer: Printer,
 ) -> Result<MatchReport> {
     let books: Vec<Vec<Chess>> = setup.confirm_books.iter().map(|(_, b)| b.clone()).collect();
     let book = interleave_openings(&books, args.plan.seed);
@@ -186,7 +155,7 @@ pub fn run_confirm(
         sprt: Some(setup.sprt),
     };
     say_confirm(&config, setup);
-    let bar = progress_bar(
+    let bar = printer.bar(
         u64::from(config.games.div_ceil(2) * 2),
         "[{bar:30}] {pos}/{len} confirmation games",
     );
@@ -225,7 +194,7 @@ pub fn run_confirm(
         executor,
         args.executor.batch_pairs(),
         &AtomicBool::new(false),
-        &mut |_: &PairRecord, s: &MatchStats| bar.set_position(s.games),
+        &PairBar::new(&bar),
     );
     bar.finish_and_clear();
     let result = played.map_err(confirm_error)?;

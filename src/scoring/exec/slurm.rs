@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 
 use super::{Done, ExecError, Job, Runner, Sharded, Unit, UnitResult, digest};
 use crate::formats::write_atomic;
+use crate::progress::{Cluster, Event, Shared};
 
 /// Slurm's default `MaxArraySize`: task ids must be below it.
 pub const MAX_TASKS: usize = 1001;
@@ -45,57 +46,11 @@ pub struct SlurmConfig {
     pub poll: Duration,
 }
 
-/// What the executor is doing, for a progress display (the library prints nothing).
-#[derive(Debug, Clone, PartialEq)]
-pub enum Event {
-    /// A job array was submitted.
-    Submitted {
-        /// The batch directory.
-        dir: PathBuf,
-        /// Slurm's job id.
-        job: String,
-        /// The task ids submitted.
-        tasks: Vec<usize>,
-        /// 0 for the first submission, then each resubmission.
-        attempt: u32,
-    },
-    /// Results of an earlier, interrupted run were found and are reused.
-    Reused {
-        /// The batch directory.
-        dir: PathBuf,
-        /// How many units already had their result.
-        done: usize,
-        /// Units in the batch.
-        units: usize,
-    },
-    /// A task left the queue without a valid result; it will be resubmitted.
-    TaskFailed {
-        /// The task id (its unit is `unit-TASK.json`).
-        task: usize,
-        /// The submission it failed in.
-        attempt: u32,
-        /// Why, from its log.
-        reason: String,
-    },
-    /// A batch is complete.
-    Finished {
-        /// Units in the batch.
-        units: usize,
-        /// Wall-clock seconds from writing the units to reading the last result.
-        seconds: f64,
-        /// Seconds the tasks spent working, summed.
-        work_seconds: f64,
-    },
-}
-
-/// A progress callback.
-pub type OnEvent = dyn Fn(&Event) + Send + Sync;
-
 /// Runs batches as Slurm job arrays. See the module documentation.
 pub struct Slurm {
     config: SlurmConfig,
     interrupt: Arc<AtomicBool>,
-    on_event: Box<OnEvent>,
+    observer: Shared,
 }
 
 impl std::fmt::Debug for Slurm {
@@ -108,12 +63,13 @@ impl std::fmt::Debug for Slurm {
 
 impl Slurm {
     /// An executor with `config`, stopped by `interrupt` (raise it from a signal handler; the
-    /// library installs none), reporting to `on_event`.
-    pub fn new(config: SlurmConfig, interrupt: Arc<AtomicBool>, on_event: Box<OnEvent>) -> Slurm {
+    /// library installs none), reporting what it does to `observer` ([`Event::Cluster`]; the
+    /// library prints nothing).
+    pub fn new(config: SlurmConfig, interrupt: Arc<AtomicBool>, observer: Shared) -> Slurm {
         Slurm {
             config,
             interrupt,
-            on_event,
+            observer,
         }
     }
 
@@ -334,22 +290,22 @@ impl Runner for Slurm {
         let mut results: Vec<Option<(Done, f64)>> = (0..units).map(|i| batch.result(i)).collect();
         let reused = results.iter().filter(|r| r.is_some()).count();
         if reused > 0 {
-            (self.on_event)(&Event::Reused {
-                dir: batch.dir.clone(),
+            self.observer.event(&Event::Cluster(Cluster::Reused {
+                dir: &batch.dir,
                 done: reused,
                 units,
-            });
+            }));
         }
         self.run_pending(&batch, &script, &mut results)?;
 
         let (merged, work_seconds) = merge_results(&sharded, results, &batch)?;
         // Merged: the batch's files are no longer needed for a resume.
         let _ = std::fs::remove_dir_all(&batch.dir);
-        (self.on_event)(&Event::Finished {
+        self.observer.event(&Event::Cluster(Cluster::Finished {
             units,
             seconds: start.elapsed().as_secs_f64(),
             work_seconds,
-        });
+        }));
         Ok(merged)
     }
 }
@@ -459,21 +415,21 @@ impl Slurm {
                 ));
             }
             let job = self.submit(&batch.dir, script, &pending)?;
-            (self.on_event)(&Event::Submitted {
-                dir: batch.dir.clone(),
-                job: job.clone(),
-                tasks: pending.clone(),
+            self.observer.event(&Event::Cluster(Cluster::Submitted {
+                dir: &batch.dir,
+                job: &job,
+                tasks: &pending,
                 attempt,
-            });
+            }));
             self.wait(&job)?;
             for &task in &pending {
                 results[task] = batch.result(task);
                 if results[task].is_none() {
-                    (self.on_event)(&Event::TaskFailed {
+                    self.observer.event(&Event::Cluster(Cluster::TaskFailed {
                         task,
                         attempt,
-                        reason: log_tail(&batch.dir, task),
-                    });
+                        reason: &log_tail(&batch.dir, task),
+                    }));
                 }
             }
             attempt += 1;

@@ -26,6 +26,8 @@ use serde::{Deserialize, Serialize};
 use shakmaty::fen::Fen;
 use shakmaty::{Chess, EnPassantMode};
 
+use crate::progress::{Count, Event, Score, Work};
+
 use super::game::{GameConfig, GameOutcome, GameRecord, Player, Termination, play_game_until};
 use super::stats::{
     EloEstimate, EloSummary, GameResult, Pentanomial, SprtDecision, SprtParams, Wdl, finite,
@@ -126,6 +128,22 @@ impl MatchStats {
     pub fn score(&self) -> f64 {
         let total = self.wdl.total_games().max(1) as f64;
         (self.wdl.wins as f64 + 0.5 * self.wdl.draws as f64) / total
+    }
+
+    /// What observers are told after a pair: the pairs counted of `total_pairs`, and the
+    /// running score ([`Event::Pair`]).
+    pub fn pair_event(&self, total_pairs: u64) -> Event<'static> {
+        let e = EloSummary::from(self.estimate());
+        Event::Pair {
+            count: Count::new(Work::Pairs, self.games / 2, total_pairs),
+            score: Score {
+                games: self.games,
+                score: Some(self.score()).filter(|_| self.games > 0),
+                elo: e.elo,
+                interval: e.lower.zip(e.upper),
+                llr: self.llr,
+            },
+        }
     }
 }
 

@@ -5,7 +5,8 @@
 //!
 //! [`Session::open`] checks and opens the record before anything is played, so a bad file fails
 //! at once; [`Session::play`] plays the rest and reports each counted pair to a
-//! [`MatchObserver`]. Nothing here prints.
+//! [`Observer`] ([`Event::Pair`], and [`Cluster::Cancelled`] when an executor's batch is
+//! interrupted). Nothing here prints.
 
 use std::fs::File;
 use std::io::Write;
@@ -27,6 +28,7 @@ use super::remote::play_pairs;
 use crate::engine::Setting;
 use crate::engine::external::kill_all;
 use crate::formats::Fnv;
+use crate::progress::{Cluster, Event, Observer};
 use crate::scoring::exec::{ExecError, GamesJob, Runner};
 
 /// One side of a match: its name in the PGN and its margin set (and engine).
@@ -169,20 +171,6 @@ pub enum SessionError {
     Exec(ExecError),
 }
 
-/// What a match reports while it plays.
-pub trait MatchObserver {
-    /// A pair was counted; `stats` are the totals so far.
-    fn pair(&mut self, pair: &PairRecord, stats: &MatchStats);
-    /// An executor's batch was interrupted: the pairs counted so far are summed up.
-    fn cancelled(&mut self, _why: &str) {}
-}
-
-impl<F: FnMut(&PairRecord, &MatchStats)> MatchObserver for F {
-    fn pair(&mut self, pair: &PairRecord, stats: &MatchStats) {
-        self(pair, stats)
-    }
-}
-
 /// A match with its record opened, ready to play.
 pub struct Session {
     a: Side,
@@ -268,11 +256,12 @@ impl Session {
         executor: Option<&dyn Runner>,
         batch: usize,
         interrupt: &AtomicBool,
-        observer: &mut dyn MatchObserver,
+        observer: &dyn Observer,
     ) -> Result<MatchResult, SessionError> {
         let (a, b) = (&self.a, &self.b);
         let mut pgn = self.pgn.take();
         let earlier = std::mem::take(&mut self.earlier);
+        let total_pairs = self.total_pairs() as u64;
         let date = pgn::today();
         let mut write_error: Option<std::io::Error> = None;
         // Why the match gave up on an engine (too many faults in a row): the pairs after it
@@ -301,7 +290,7 @@ impl Session {
                     write_error = Some(e);
                 }
             }
-            observer.pair(pair, stats);
+            observer.event(&stats.pair_event(total_pairs));
         };
         let result = match executor {
             None => Ok(self.play_here(earlier, interrupt, &mut on_pair)),
@@ -315,7 +304,7 @@ impl Session {
                         error: ExecError::Interrupted(why),
                         result,
                     }) => {
-                        observer.cancelled(&why);
+                        observer.event(&Event::Cluster(Cluster::Cancelled { why: &why }));
                         Ok(result)
                     }
                     Err(Stopped { error, .. }) => Err(error),

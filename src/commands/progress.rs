@@ -1,0 +1,336 @@
+//! The terminal printer: how the commands show the [`Event`]s the library reports. Bars
+//! redraw in place on a terminal and print plain lines elsewhere (CI logs, pipes); `--quiet`
+//! silences them and the per-iteration lines, never results, warnings or the cluster's lines.
+//! A tune's lines are in [`tune`].
+
+use std::io::IsTerminal;
+use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
+use marginal::progress::{Cluster, Count, Event, Observer, Work};
+use marginal::scoring::games::stats::SprtParams;
+
+mod tune;
+pub use tune::TuneLines;
+
+/// What a command's progress looks like: `--quiet` or not.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Printer {
+    quiet: bool,
+}
+
+impl Printer {
+    /// The printer of a command run with `--quiet` (`quiet`) or without.
+    pub fn new(quiet: bool) -> Printer {
+        Printer { quiet }
+    }
+
+    /// Whether `--quiet` was given.
+    pub fn quiet(self) -> bool {
+        self.quiet
+    }
+
+    /// A progress bar with `template` (indicatif's syntax), hidden with `--quiet`. On a
+    /// terminal it redraws in place; elsewhere it prints a plain line on standard error at
+    /// most every [`LOG_PROGRESS_SECONDS`], so long work shows it is alive.
+    pub fn bar(self, len: u64, template: &str) -> ProgressBar {
+        if self.quiet {
+            return ProgressBar::hidden();
+        }
+        let on_terminal = on_terminal();
+        let template = if on_terminal {
+            template.to_string()
+        } else {
+            plain_template(template)
+        };
+        let style = ProgressStyle::with_template(&template)
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> ");
+        let target = if on_terminal {
+            ProgressDrawTarget::stderr()
+        } else {
+            ProgressDrawTarget::term_like(Box::new(LogLines::default()))
+        };
+        let bar = ProgressBar::with_draw_target(Some(len), target);
+        bar.set_style(style);
+        bar
+    }
+}
+
+/// Whether progress bars redraw in place: both output streams on a terminal that can move
+/// the cursor (TERM=dumb, as in Emacs shells, gets the plain lines too).
+fn on_terminal() -> bool {
+    let dumb = std::env::var("TERM").is_ok_and(|t| t == "dumb");
+    !dumb && std::io::stdout().is_terminal() && std::io::stderr().is_terminal()
+}
+
+/// Ends a progress bar. Outside a terminal its lines are printed at most every
+/// [`LOG_PROGRESS_SECONDS`], so the last one printed may be seconds stale: `last` (the bar's
+/// final state in its words) is printed then, so the last line agrees with the summary after it.
+pub fn end_progress(bar: &ProgressBar, last: impl FnOnce() -> String) {
+    if !bar.is_hidden() && !on_terminal() && bar.position() > 0 {
+        eprintln!("{}", last());
+    }
+    bar.finish_and_clear();
+}
+
+/// A bar's template as a plain line: the bar itself (`[{bar:N}]`) left out and the rate (a
+/// float of indicatif's, `173.4142/s`) given as the share done.
+fn plain_template(template: &str) -> String {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(start) = rest.find("[{bar") {
+        out.push_str(&rest[..start]);
+        rest = rest[start..]
+            .find("}]")
+            .map_or("", |end| rest[start + end + 2..].trim_start());
+    }
+    out.push_str(rest);
+    out.replace("{per_sec}", "({percent}%)")
+}
+
+/// Seconds between two progress lines outside a terminal.
+pub const LOG_PROGRESS_SECONDS: u64 = 5;
+
+/// A "terminal" for indicatif that writes each drawn bar as one plain line on standard error,
+/// at most every [`LOG_PROGRESS_SECONDS`] (cursor moves and clears do nothing).
+#[derive(Debug, Default)]
+struct LogLines {
+    last: Mutex<Option<Instant>>,
+}
+
+impl LogLines {
+    fn line(&self, s: &str) -> std::io::Result<()> {
+        let text = s.trim();
+        if text.is_empty() {
+            return Ok(());
+        }
+        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        if last.is_none_or(|t| t.elapsed().as_secs() >= LOG_PROGRESS_SECONDS) {
+            *last = Some(Instant::now());
+            eprintln!("{text}");
+        }
+        Ok(())
+    }
+}
+
+impl TermLike for LogLines {
+    fn width(&self) -> u16 {
+        120
+    }
+    fn move_cursor_up(&self, _: usize) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn move_cursor_down(&self, _: usize) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn move_cursor_right(&self, _: usize) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn move_cursor_left(&self, _: usize) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn write_line(&self, s: &str) -> std::io::Result<()> {
+        self.line(s)
+    }
+    fn write_str(&self, s: &str) -> std::io::Result<()> {
+        self.line(s)
+    }
+    fn clear_line(&self) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn flush(&self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Progress within an evaluation's games (an iteration of a slow engine can take minutes): a
+/// plain line at most every 5 seconds, none with --quiet and none for its last pair (the
+/// iteration's own line follows).
+pub struct EvaluationGames {
+    quiet: bool,
+    start: Instant,
+    last: Mutex<Instant>,
+}
+
+impl EvaluationGames {
+    /// The lines of a run started now.
+    pub fn new(printer: Printer) -> EvaluationGames {
+        let start = Instant::now();
+        let last = Mutex::new(start);
+        EvaluationGames {
+            quiet: printer.quiet,
+            start,
+            last,
+        }
+    }
+}
+
+impl Observer for EvaluationGames {
+    fn event(&self, event: &Event<'_>) {
+        let Event::Done(
+            c @ Count {
+                work: Work::EvaluationPairs,
+                ..
+            },
+        ) = event
+        else {
+            return;
+        };
+        let (Ok(mut last), false) = (self.last.lock(), self.quiet) else {
+            return;
+        };
+        if c.done >= c.total {
+            // The evaluation's own line comes now: the next line is 5 s after it.
+            *last = Instant::now();
+        } else if last.elapsed() >= Duration::from_secs(5) {
+            *last = Instant::now();
+            let (played, total) = (2 * c.done, 2 * c.total);
+            let seconds = self.start.elapsed().as_secs_f64();
+            println!("  games {played}/{total} of this evaluation ({seconds:.0} s)");
+        }
+    }
+}
+
+/// A games bar: games played (each counted pair moves it), and for a match the running
+/// score in its message and the cluster's cancellation said.
+pub struct PairBar<'a> {
+    bar: &'a ProgressBar,
+    /// A match's bar: `Some`, with the SPRT it runs, if any.
+    status: Option<Option<&'a SprtParams>>,
+}
+
+impl<'a> PairBar<'a> {
+    /// A bar of games only.
+    pub fn new(bar: &'a ProgressBar) -> PairBar<'a> {
+        PairBar { bar, status: None }
+    }
+
+    /// A match's bar, with its score (and `sprt`'s LLR) in the message.
+    pub fn of_match(bar: &'a ProgressBar, sprt: Option<&'a SprtParams>) -> PairBar<'a> {
+        PairBar {
+            bar,
+            status: Some(sprt),
+        }
+    }
+}
+
+impl Observer for PairBar<'_> {
+    fn event(&self, event: &Event<'_>) {
+        match (event, self.status) {
+            (Event::Pair { score, .. }, status) => {
+                self.bar.set_position(score.games);
+                if let Some(sprt) = status {
+                    self.bar.set_message(score.status(sprt));
+                }
+            }
+            (Event::Cluster(c @ Cluster::Cancelled { .. }), Some(_)) => eprintln!("{c}"),
+            _ => {}
+        }
+    }
+}
+
+/// A calibration's bar: one phase at a time (objective values, then game pairs), each with
+/// its own ETA (the two kinds of work take very different times).
+pub struct CalibrationBar<'a> {
+    bar: &'a ProgressBar,
+    state_dir: &'a Path,
+    in_games: AtomicBool,
+}
+
+impl<'a> CalibrationBar<'a> {
+    /// The observer moving `bar` (its length the objective values of the run) of a
+    /// calibration kept in `state_dir`.
+    pub fn new(bar: &'a ProgressBar, state_dir: &'a Path) -> CalibrationBar<'a> {
+        bar.set_prefix("objective values");
+        bar.enable_steady_tick(Duration::from_millis(500));
+        CalibrationBar {
+            bar,
+            state_dir,
+            in_games: AtomicBool::new(false),
+        }
+    }
+}
+
+impl Observer for CalibrationBar<'_> {
+    fn event(&self, event: &Event<'_>) {
+        let bar = self.bar;
+        match event {
+            Event::Resumed(counts) => {
+                let of = |work| counts.iter().find(|c| c.work == work).copied();
+                let none = |work| Count::new(work, 0, 0);
+                let o = of(Work::Objectives).unwrap_or(none(Work::Objectives));
+                let p = of(Work::Pairs).unwrap_or(none(Work::Pairs));
+                bar.suspend(|| {
+                    println!(
+                        "resuming from {}: {} of {} objective values and {} of {} pairs done",
+                        self.state_dir.display(),
+                        o.done,
+                        o.total,
+                        p.done,
+                        p.total
+                    )
+                });
+                bar.set_position(o.done);
+                bar.reset_eta();
+            }
+            Event::Measured {
+                set,
+                name,
+                value,
+                count,
+            } => {
+                bar.set_position(count.done);
+                bar.set_message(format!("set {}: {name} {value:.3}", set + 1));
+            }
+            Event::Done(
+                c @ Count {
+                    work: Work::Pairs, ..
+                },
+            ) => {
+                if !self.in_games.swap(true, Ordering::Relaxed) {
+                    bar.set_length(c.total);
+                    bar.set_prefix("game pairs");
+                    bar.set_message("");
+                    bar.set_position(c.done.saturating_sub(1));
+                    bar.reset_eta();
+                }
+                bar.set_position(c.done);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// What the cluster executor does, said on standard error (stdout stays the report), with
+/// `--quiet` too.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ClusterLines;
+
+impl Observer for ClusterLines {
+    fn event(&self, event: &Event<'_>) {
+        if let Event::Cluster(c) = event {
+            eprintln!("{c}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_progress_lines_draw_no_bar() {
+        assert_eq!(
+            plain_template("{msg:>10} [{bar:40}] {pos}/{len} {per_sec} eta {eta}"),
+            "{msg:>10} {pos}/{len} ({percent}%) eta {eta}"
+        );
+        assert_eq!(
+            plain_template("[{bar:30}] {pos}/{len} games {msg}"),
+            "{pos}/{len} games {msg}"
+        );
+    }
+}

@@ -1,0 +1,222 @@
+//! A tune's lines: one per solver iteration, or for the race one a stage and one a
+//! finalist's games (the race's verdict said even with `--quiet`).
+
+use std::sync::Mutex;
+use std::time::Instant;
+
+use marginal::progress::{Event, Iteration, Observer, RaceStep, Stage};
+
+use super::Printer;
+
+/// A tune's progress on standard output: one plain line per solver iteration (CI logs and
+/// terminals alike), or for the race one a stage and one a finalist's games.
+pub struct TuneLines {
+    quiet: bool,
+    names: Vec<String>,
+    start: Instant,
+    state: Mutex<TuneState>,
+}
+
+/// What the tune's lines remember: the best objective, and the race's stage under way (its
+/// sets scored, those from the log, the best).
+struct TuneState {
+    best: f64,
+    stage: Option<(Stage, usize)>,
+    count: usize,
+    cached: usize,
+    race_best: Option<(f64, Vec<i32>)>,
+}
+
+impl TuneLines {
+    /// The lines of a tune of the rows `names`, started at `start`.
+    pub fn new(printer: Printer, names: Vec<String>, start: Instant) -> TuneLines {
+        let state = TuneState {
+            best: f64::NEG_INFINITY,
+            stage: None,
+            count: 0,
+            cached: 0,
+            race_best: None,
+        };
+        TuneLines {
+            quiet: printer.quiet,
+            names,
+            start,
+            state: Mutex::new(state),
+        }
+    }
+
+    /// `values` of the tuned rows, as `name value, name value`.
+    pub fn margins(&self, values: &[i32]) -> String {
+        let named = self.names.iter().zip(values);
+        named
+            .map(|(n, v)| format!("{n} {v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// The best objective found so far (by an earlier run, resumed).
+    pub fn set_best(&self, best: f64) {
+        self.lock().best = best;
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, TuneState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn seconds(&self) -> f64 {
+        self.start.elapsed().as_secs_f64()
+    }
+
+    /// The line of a solver's iteration (SPSA's, or Nelder-Mead's and the swarm's).
+    fn iteration(&self, i: &Iteration<'_>) -> String {
+        let mut state = self.lock();
+        let margins = self.margins(i.values);
+        if let Some(result) = i.spsa_result {
+            let objectives = if i.evaluated.is_empty() {
+                String::new()
+            } else {
+                state.best = i.evaluated.iter().copied().fold(state.best, f64::max);
+                let probes: Vec<String> = i.evaluated.iter().map(|o| format!("{o:.3}")).collect();
+                format!("  objective {}  best {:.3}", probes.join("/"), state.best)
+            };
+            let (k, n, s) = (i.iteration, i.iterations, self.seconds());
+            return format!(
+                "iteration {k:>3}/{n}: {margins}  result {result:+.3}{objectives}  ({s:.0} s)"
+            );
+        }
+        let objective = i.objective.unwrap_or(f64::NAN);
+        state.best = state.best.max(objective);
+        let step = match i.iteration {
+            0 => "start".to_string(),
+            k => format!("iteration {k:>3}/{}", i.iterations),
+        };
+        format!(
+            "{step}: {margins}  objective {objective:.3}  best {:.3}  ({} evaluated, {:.0} s)",
+            state.best,
+            i.evaluated.len(),
+            self.seconds()
+        )
+    }
+
+    /// A race step: a finalist's games said at once, a suite evaluation counted in its stage.
+    fn race(&self, s: &RaceStep<'_>) {
+        if s.stage == Stage::Games {
+            self.finish_stage();
+            let (pairs, wdl) = s.games.unwrap_or_default();
+            println!(
+                "race round {}: {}  {:+.1} Elo against the defaults after {} games (+{} ={} -{}){}  ({:.0} s)",
+                s.round,
+                slashed(s.values),
+                s.score,
+                2 * pairs,
+                wdl.wins,
+                wdl.draws,
+                wdl.losses,
+                if s.cached { ", from the log" } else { "" },
+                self.seconds()
+            );
+            return;
+        }
+        if self.lock().stage != Some((s.stage, s.round)) {
+            self.finish_stage();
+        }
+        let mut state = self.lock();
+        state.stage = Some((s.stage, s.round));
+        state.count += 1;
+        state.cached += usize::from(s.cached);
+        if state.race_best.as_ref().is_none_or(|(b, _)| s.score > *b) {
+            state.race_best = Some((s.score, s.values.to_vec()));
+        }
+    }
+
+    /// Says the race's stage under way, if any: how many sets, the best.
+    fn finish_stage(&self) {
+        let mut state = self.lock();
+        let (Some((stage, round)), Some((best, values))) =
+            (state.stage.take(), state.race_best.take())
+        else {
+            return;
+        };
+        let what = match stage {
+            Stage::Screen => "global screen".to_string(),
+            Stage::Full => "kept (on every training position)".to_string(),
+            Stage::Local => format!("local round {round}"),
+            Stage::Line => "the line through the defaults (all margins scaled)".to_string(),
+            Stage::Games => "games".to_string(),
+        };
+        let cached = match state.cached {
+            0 => String::new(),
+            n => format!(" ({n} from the log)"),
+        };
+        println!(
+            "race {what}: {} sets{cached}, best objective {best:.3} at {} ({})  ({:.0} s)",
+            state.count,
+            slashed(&values),
+            self.names.join(" / "),
+            self.seconds()
+        );
+        state.count = 0;
+        state.cached = 0;
+    }
+}
+
+/// A set's values as `a / b / c`.
+fn slashed(values: &[i32]) -> String {
+    values
+        .iter()
+        .map(i32::to_string)
+        .collect::<Vec<_>>()
+        .join(" / ")
+}
+
+impl Observer for TuneLines {
+    fn event(&self, event: &Event<'_>) {
+        match event {
+            Event::Iteration(i) if !self.quiet || i.spsa_result.is_none() => {
+                // Nelder-Mead's and the swarm's best is kept even when quiet.
+                let line = self.iteration(i);
+                if !self.quiet {
+                    println!("{line}");
+                }
+            }
+            Event::Race(step) if !self.quiet => self.race(step),
+            Event::RaceDone { verdict } => {
+                self.finish_stage();
+                println!("race: {verdict}");
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn iteration_lines_name_the_margins_and_keep_the_best() {
+        let names = vec!["a".to_string(), "b".to_string()];
+        let lines = TuneLines::new(Printer::new(true), names, Instant::now());
+        let iteration = |iteration, objective, spsa_result| Iteration {
+            iteration,
+            iterations: 20,
+            values: &[100, 200],
+            objective,
+            evaluated: &[0.5, 0.25],
+            spsa_result,
+        };
+        let start = lines.iteration(&iteration(0, Some(0.75), None));
+        let said = "start: a 100, b 200  objective 0.750  best 0.750  (2 evaluated, ";
+        assert!(start.starts_with(said), "{start}");
+        let worse = lines.iteration(&iteration(3, Some(0.5), None));
+        let said = "iteration   3/20: a 100, b 200  objective 0.500  best 0.750  (2 evaluated, ";
+        assert!(worse.starts_with(said), "{worse}");
+        let spsa = lines.iteration(&iteration(4, None, Some(-1.5)));
+        let said =
+            "iteration   4/20: a 100, b 200  result -1.500  objective 0.500/0.250  best 0.750  (";
+        assert!(spsa.starts_with(said), "{spsa}");
+        lines.set_best(2.0);
+        let resumed = lines.iteration(&iteration(5, Some(1.0), None));
+        assert!(resumed.contains("objective 1.000  best 2.000"), "{resumed}");
+    }
+}
