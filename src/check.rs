@@ -28,7 +28,7 @@ use shakmaty::Chess;
 use crate::engine::bench;
 use crate::engine::{EngineDef, Setting};
 use crate::formats::{Fnv, bundled, openings};
-use crate::progress::Observer;
+use crate::progress::{Count, Event, Observer, Shared, Silent, Work};
 use crate::scoring::exec::ExecError;
 use crate::scoring::games::game::{GameConfig, MoveLimit};
 use crate::scoring::games::matches::{MatchConfig, MatchReport};
@@ -37,8 +37,7 @@ use crate::scoring::games::session::{self, RecordPlan, Session, SessionError};
 use crate::scoring::games::stats::{EloSummary, Shown, SprtDecision, SprtParams};
 use crate::scoring::paired::PairedComparison;
 use crate::scoring::suite::{
-    LoadedSuites, Objective, Phase, Progress as ScorerProgress, RunConfig, ScorerOptions,
-    SuiteScorer, default_cache_dir,
+    LoadedSuites, Objective, RunConfig, ScorerOptions, SuiteScorer, default_cache_dir,
 };
 use crate::tune::file::{
     EngineRecord, Measured, Paired, PositionOutcome, Side, SuiteSource, TunedFile, Values,
@@ -865,20 +864,6 @@ pub struct CheckReport {
     pub verdict: Verdict,
 }
 
-/// Where a check's measurement stands: on which side, in which run (the reference, when it is
-/// not cached, or the sets), positions done and in all (over the sets searched).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MeasureProgress {
-    /// `training` or `validation`.
-    pub side: &'static str,
-    /// The reference run or the sets' runs.
-    pub phase: Phase,
-    /// Positions searched so far in this run.
-    pub done: usize,
-    /// Positions to search in this run.
-    pub total: usize,
-}
-
 /// The figures measured now, with the same shape as the file's.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Measurement {
@@ -904,42 +889,36 @@ impl Prepared {
     /// # Errors
     /// The scorer's executor could not run the positions.
     pub fn measure(&self) -> Result<Measurement, ExecError> {
-        self.measure_observed(Arc::new(|_: MeasureProgress| {}))
+        self.measure_observed(&(Arc::new(Silent) as Shared))
     }
 
-    /// [`Prepared::measure`], telling `progress` of every position searched.
+    /// [`Prepared::measure`], telling `observer` of each side as it starts
+    /// ([`Event::Started`]) and of every position searched on it ([`Event::Done`]): those of
+    /// the reference run (when it is not cached), then those of the sets, counted together.
     ///
     /// # Errors
     /// The scorer's executor could not run the positions.
-    pub fn measure_observed(
-        &self,
-        progress: Arc<dyn Fn(MeasureProgress) + Send + Sync>,
-    ) -> Result<Measurement, ExecError> {
+    pub fn measure_observed(&self, observer: &Shared) -> Result<Measurement, ExecError> {
         let sets = self.sets();
         // The sets searched on a side: all but the reference, whose run is the reference's.
         let searched = (sets.iter())
             .filter(|(_, s)| *s != self.options.reference)
             .count();
         let side = |name: &'static str, suites: &LoadedSuites| {
-            let progress = progress.clone();
-            let counted = std::sync::atomic::AtomicUsize::new(0);
-            let each: Box<ScorerProgress> = Box::new(move |phase, done, total| {
-                let (done, total) = match phase {
-                    Phase::Reference => (done, total),
-                    // One call a position, whichever set it was for.
-                    Phase::Candidate => (
-                        counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1,
-                        total * searched,
-                    ),
-                };
-                progress(MeasureProgress {
-                    side: name,
-                    phase,
-                    done,
-                    total,
-                });
-            });
-            let scorer = SuiteScorer::new(suites.clone(), self.options.clone(), Some(each))?;
+            observer.event(&Event::Started { what: name });
+            let observer = observer.clone();
+            let counted = std::sync::atomic::AtomicU64::new(0);
+            let each = move |event: &Event<'_>| match event {
+                // One count a position, whichever set it was for.
+                Event::Done(c) if c.work == Work::Positions => {
+                    let done = counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                    let count = Count::new(Work::Positions, done, c.total * searched as u64);
+                    observer.event(&Event::Done(count));
+                }
+                _ => observer.event(event),
+            };
+            let scorer =
+                SuiteScorer::new(suites.clone(), self.options.clone(), Some(Arc::new(each)))?;
             Side::measure(&scorer, &sets)
         };
         Ok(Measurement {

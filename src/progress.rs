@@ -33,8 +33,10 @@ use crate::scoring::games::stats::{Shown, SprtParams, Wdl};
 /// What a [`Count`] counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Work {
-    /// Positions of a suite searched.
+    /// Positions of a suite searched (by a margin set, or by the sets a check measures).
     Positions,
+    /// Positions of a reference run searched (a suite's, or the quality objective's deep one).
+    ReferencePositions,
     /// Game pairs played (a match, a calibration, a check's games).
     Pairs,
     /// Game pairs played within one evaluation of a games objective.
@@ -256,6 +258,11 @@ impl std::fmt::Display for Cluster<'_> {
 pub enum Event<'a> {
     /// Work of an earlier run was found finished (one count per kind of work).
     Resumed(&'a [Count]),
+    /// A named part of the work started (a check's side: `training`, `validation`).
+    Started {
+        /// Its name.
+        what: &'a str,
+    },
     /// A unit of work was done.
     Done(Count),
     /// A calibration measured an objective value.

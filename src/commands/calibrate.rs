@@ -16,12 +16,11 @@ use marginal::scoring::exec::Runner;
 use marginal::scoring::games::game::MoveLimit;
 use marginal::scoring::quality::MoveQuality;
 use marginal::scoring::suite::{
-    Phase, Repeats, RunConfig, ScorerOptions, SuiteLimit, SuiteScorer, default_cache_dir,
-    load_suites,
+    Repeats, RunConfig, ScorerOptions, SuiteLimit, SuiteScorer, default_cache_dir, load_suites,
 };
 
 use super::executor::ExecutorArgs;
-use super::progress::{CalibrationBar, Printer};
+use super::progress::{CalibrationBar, PositionsBar, Printer};
 use super::{
     EngineArgs, Interrupted, Ui, UserError, count, depth_arg, hash_arg, resolve_for, threads,
     threads_arg,
@@ -146,9 +145,8 @@ fn scorer(
         suites.positions.len() as u64,
         "[{bar:30}] {pos}/{len} positions of the reference run",
     );
-    let shown = bar.clone();
-    let progress = Box::new(move |_: Phase, done: usize, _: usize| shown.set_position(done as u64));
-    let scorer = SuiteScorer::new(suites, options, Some(progress));
+    let observer = Arc::new(PositionsBar::new(&bar, None));
+    let scorer = SuiteScorer::new(suites, options, Some(observer));
     bar.finish_and_clear();
     let scorer = scorer
         .map_err(|e| UserError(format!("the reference run of {}: {e}", files[0].display())))?;
@@ -362,7 +360,7 @@ fn quality_objective(
         plan.deep_limit(limit),
         plan.hash_mb,
         Some(&default_cache_dir()),
-        &|done| bar.set_position(done as u64),
+        &PositionsBar::new(&bar, None),
     );
     bar.finish_and_clear();
     let engine = def.source.as_deref().unwrap_or(&def.name);

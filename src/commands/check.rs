@@ -15,7 +15,7 @@ use marginal::scoring::games::stats::SprtDecision;
 use marginal::tune::file::{Side, TunedFile};
 use marginal::tune::games::match_summary;
 
-use super::progress::{PairBar, Printer, end_progress};
+use super::progress::{MeasureBar, PairBar, Printer, end_progress};
 use super::{
     EngineArgs, Failed, Ui, UserError, count, not_an_input, threads, threads_arg, whole_pairs,
 };
@@ -211,19 +211,8 @@ fn measure(
     // The counts are in the message, drawn last: a plain line never shows the bar's counts
     // before its message says what they count.
     let bar = printer.bar(0, "[{bar:30}] {msg}");
-    let shown = bar.clone();
-    let progress = move |p: check::MeasureProgress| {
-        let run = match p.phase {
-            marginal::scoring::suite::Phase::Reference => "positions of the reference run",
-            marginal::scoring::suite::Phase::Candidate => "positions of the sets",
-        };
-        shown.update(|s| {
-            s.set_len(p.total as u64);
-            s.set_pos(p.done as u64);
-        });
-        shown.set_message(format!("{}/{} {}: {run}", p.done, p.total, p.side));
-    };
-    let now = pool.install(|| prepared.measure_observed(std::sync::Arc::new(progress)));
+    let observer: marginal::progress::Shared = std::sync::Arc::new(MeasureBar::new(&bar));
+    let now = pool.install(|| prepared.measure_observed(&observer));
     end_progress(&bar, || bar.message());
     now.map_err(super::executor::exec_error)
 }

@@ -14,7 +14,7 @@ use marginal::progress::{Cluster, Count, Event, Observer, Work};
 use marginal::scoring::games::stats::SprtParams;
 
 mod tune;
-pub use tune::TuneLines;
+pub use tune::{EvaluationGames, TuneLines};
 
 /// What a command's progress looks like: `--quiet` or not.
 #[derive(Debug, Clone, Copy, Default)]
@@ -147,51 +147,75 @@ impl TermLike for LogLines {
     }
 }
 
-/// Progress within an evaluation's games (an iteration of a slow engine can take minutes): a
-/// plain line at most every 5 seconds, none with --quiet and none for its last pair (the
-/// iteration's own line follows).
-pub struct EvaluationGames {
-    quiet: bool,
-    start: Instant,
-    last: Mutex<Instant>,
+/// A bar of positions searched (a reference run's, then a set's): with `kept` (the positions
+/// of each an interrupted run kept, counted first at once) it names the run in its message,
+/// and the rate and ETA count from the first position searched now.
+pub struct PositionsBar {
+    bar: ProgressBar,
+    kept: Option<(u64, u64)>,
 }
 
-impl EvaluationGames {
-    /// The lines of a run started now.
-    pub fn new(printer: Printer) -> EvaluationGames {
-        let start = Instant::now();
-        let last = Mutex::new(start);
-        EvaluationGames {
-            quiet: printer.quiet,
-            start,
-            last,
+impl PositionsBar {
+    /// The observer moving `bar`, with the positions kept of the reference and of the set.
+    pub fn new(bar: &ProgressBar, kept: Option<(usize, usize)>) -> PositionsBar {
+        let kept = kept.map(|(r, s)| (r as u64, s as u64));
+        let bar = bar.clone();
+        PositionsBar { bar, kept }
+    }
+}
+
+impl Observer for PositionsBar {
+    fn event(&self, event: &Event<'_>) {
+        let Event::Done(c) = event else { return };
+        let reference = match c.work {
+            Work::ReferencePositions => true,
+            Work::Positions => false,
+            _ => return,
+        };
+        let Some((kept_reference, kept_set)) = self.kept else {
+            return self.bar.set_position(c.done);
+        };
+        self.bar
+            .set_message(if reference { "reference" } else { "candidate" });
+        self.bar.set_position(c.done);
+        if c.done == if reference { kept_reference } else { kept_set } {
+            self.bar.reset_eta();
         }
     }
 }
 
-impl Observer for EvaluationGames {
+/// A check's bar: the side, the run (the reference when it is not cached, then the sets) and
+/// its positions, all in the message (a plain line never shows counts before saying what they
+/// count).
+pub struct MeasureBar {
+    bar: ProgressBar,
+    side: Mutex<String>,
+}
+
+impl MeasureBar {
+    /// The observer moving `bar`.
+    pub fn new(bar: &ProgressBar) -> MeasureBar {
+        let (bar, side) = (bar.clone(), Mutex::new(String::new()));
+        MeasureBar { bar, side }
+    }
+}
+
+impl Observer for MeasureBar {
     fn event(&self, event: &Event<'_>) {
-        let Event::Done(
-            c @ Count {
-                work: Work::EvaluationPairs,
-                ..
-            },
-        ) = event
-        else {
-            return;
+        let mut side = self.side.lock().unwrap_or_else(|e| e.into_inner());
+        let (c, run) = match event {
+            Event::Started { what } => return *side = what.to_string(),
+            Event::Done(c) if c.work == Work::ReferencePositions => {
+                (c, "positions of the reference run")
+            }
+            Event::Done(c) if c.work == Work::Positions => (c, "positions of the sets"),
+            _ => return,
         };
-        let (Ok(mut last), false) = (self.last.lock(), self.quiet) else {
-            return;
-        };
-        if c.done >= c.total {
-            // The evaluation's own line comes now: the next line is 5 s after it.
-            *last = Instant::now();
-        } else if last.elapsed() >= Duration::from_secs(5) {
-            *last = Instant::now();
-            let (played, total) = (2 * c.done, 2 * c.total);
-            let seconds = self.start.elapsed().as_secs_f64();
-            println!("  games {played}/{total} of this evaluation ({seconds:.0} s)");
-        }
+        self.bar.update(|s| {
+            s.set_len(c.total);
+            s.set_pos(c.done);
+        });
+        (self.bar).set_message(format!("{}/{} {side}: {run}", c.done, c.total));
     }
 }
 

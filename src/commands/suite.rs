@@ -9,12 +9,13 @@ use clap::Args;
 use marginal::engine::{EngineDef, Setting};
 use marginal::scoring::suite::reference;
 use marginal::scoring::suite::{
-    LoadedSuites, Objective, Phase, PositionResult, PositionScore, RunConfig, ScorerOptions,
-    SuiteLimit, SuiteScore, SuiteScorer, default_cache_dir, load_suites,
+    LoadedSuites, Objective, PositionResult, PositionScore, RunConfig, ScorerOptions, SuiteLimit,
+    SuiteScore, SuiteScorer, default_cache_dir, load_suites,
 };
 use serde::Serialize;
 
 use super::executor::{ExecutorArgs, exec_error};
+use super::progress::PositionsBar;
 use super::{
     EngineArgs, ScoringArgs, UserError, count, depth_arg, not_an_input, resolve_for, setting_from,
     threads, threads_arg,
@@ -240,25 +241,9 @@ fn measure(
         // The cluster reports by job array, not by position.
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
-    let shown = bar.clone();
     let kept = say_resuming(&suites, &options, margins);
-    let progress = Box::new(move |phase: Phase, done: usize, _total: usize| {
-        shown.set_message(match phase {
-            Phase::Reference => "reference",
-            Phase::Candidate => "candidate",
-        });
-        shown.set_position(done as u64);
-        // The positions kept by an interrupted run come first, at once: the rate and the
-        // ETA count from the first one searched now.
-        let kept = match phase {
-            Phase::Reference => kept.0,
-            Phase::Candidate => kept.1,
-        };
-        if done == kept {
-            shown.reset_eta();
-        }
-    });
-    let scorer = SuiteScorer::new(suites, options, Some(progress)).map_err(exec_error)?;
+    let observer = Arc::new(PositionsBar::new(&bar, Some(kept)));
+    let scorer = SuiteScorer::new(suites, options, Some(observer)).map_err(exec_error)?;
     // A reference run with no search that worked: the scored run would fault the same way,
     // each position paying its timeout; stop now.
     if let Err(e) = super::searched_something(def, "the reference run", scorer.reference()) {

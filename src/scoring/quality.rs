@@ -21,6 +21,7 @@ use shakmaty::{Chess, EnPassantMode, Position};
 
 use crate::engine::{Setting, Worker};
 use crate::formats::{Fnv, Sealed, uci_move, write_atomic};
+use crate::progress::{Count, Event, Observer, Silent, Work};
 use crate::scoring::suite::SuiteLimit;
 
 /// Default clamp of one position's loss, eval units (about centipawns).
@@ -256,18 +257,13 @@ impl MoveQuality {
         cache_dir: Option<&Path>,
     ) -> Result<MoveQuality, QualityError> {
         Self::with_progress(
-            positions,
-            defaults,
-            limit,
-            deep,
-            hash_mb,
-            cache_dir,
-            &|_| {},
+            positions, defaults, limit, deep, hash_mb, cache_dir, &Silent,
         )
     }
 
-    /// [`MoveQuality::new`], with `on_searched` told how many positions the deep reference has
-    /// searched after each (not called when the reference is read from the cache).
+    /// [`MoveQuality::new`], with `observer` told of each position the deep reference has
+    /// searched ([`Event::Done`] of [`Work::ReferencePositions`]; not when the reference is
+    /// read from the cache).
     ///
     /// # Errors
     /// The deep reference faulted on every position (one it faulted on is left out, see
@@ -279,8 +275,13 @@ impl MoveQuality {
         deep: SuiteLimit,
         hash_mb: usize,
         cache_dir: Option<&Path>,
-        on_searched: &(dyn Fn(usize) + Sync),
+        observer: &dyn Observer,
     ) -> Result<MoveQuality, QualityError> {
+        let total = positions.len() as u64;
+        let on_searched = |done: usize| {
+            let count = Count::new(Work::ReferencePositions, done as u64, total);
+            observer.event(&Event::Done(count));
+        };
         let fens: Vec<String> = positions.iter().map(fen_of).collect();
         let (reference_path, cache) = cache_paths(&defaults, deep, hash_mb, &fens, cache_dir);
         let cached = read_reference(reference_path.as_deref(), positions.len());
@@ -292,7 +293,7 @@ impl MoveQuality {
                 &defaults,
                 deep,
                 hash_mb,
-                on_searched,
+                &on_searched,
                 reference_path.as_deref(),
             )?,
         };

@@ -1,10 +1,11 @@
 //! A tune's lines: one per solver iteration, or for the race one a stage and one a
-//! finalist's games (the race's verdict said even with `--quiet`).
+//! finalist's games (the race's verdict said even with `--quiet`); and the games of an
+//! evaluation under way.
 
 use std::sync::Mutex;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use marginal::progress::{Event, Iteration, Observer, RaceStep, Stage};
+use marginal::progress::{Count, Event, Iteration, Observer, RaceStep, Stage, Work};
 
 use super::Printer;
 
@@ -185,6 +186,54 @@ impl Observer for TuneLines {
                 println!("race: {verdict}");
             }
             _ => {}
+        }
+    }
+}
+
+/// Progress within an evaluation's games (an iteration of a slow engine can take minutes): a
+/// plain line at most every 5 seconds, none with --quiet and none for its last pair (the
+/// iteration's own line follows).
+pub struct EvaluationGames {
+    quiet: bool,
+    start: Instant,
+    last: Mutex<Instant>,
+}
+
+impl EvaluationGames {
+    /// The lines of a run started now.
+    pub fn new(printer: Printer) -> EvaluationGames {
+        let start = Instant::now();
+        let last = Mutex::new(start);
+        EvaluationGames {
+            quiet: printer.quiet,
+            start,
+            last,
+        }
+    }
+}
+
+impl Observer for EvaluationGames {
+    fn event(&self, event: &Event<'_>) {
+        let Event::Done(
+            c @ Count {
+                work: Work::EvaluationPairs,
+                ..
+            },
+        ) = event
+        else {
+            return;
+        };
+        let (Ok(mut last), false) = (self.last.lock(), self.quiet) else {
+            return;
+        };
+        if c.done >= c.total {
+            // The evaluation's own line comes now: the next line is 5 s after it.
+            *last = Instant::now();
+        } else if last.elapsed() >= Duration::from_secs(5) {
+            *last = Instant::now();
+            let (played, total) = (2 * c.done, 2 * c.total);
+            let seconds = self.start.elapsed().as_secs_f64();
+            println!("  games {played}/{total} of this evaluation ({seconds:.0} s)");
         }
     }
 }

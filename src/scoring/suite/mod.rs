@@ -24,6 +24,7 @@ use serde::Serialize;
 use crate::engine::{PruneStats, Setting};
 use crate::formats::SkippedLine;
 use crate::params::Margins;
+use crate::progress::{Count, Event, Shared, Work};
 use crate::scoring::exec::{Done, ExecError, Job, Runner, SuiteJob};
 pub use load::{LoadedSuites, Repeat, Repeats, SuiteError, SuiteFile, load_suites, repeated_files};
 use mate::MateTally;
@@ -31,18 +32,16 @@ pub use objective::{Objective, ObjectiveParams};
 pub use reference::default_cache_dir;
 pub use run::{PositionResult, RunConfig, SuiteLimit, SuitePosition};
 
-/// Which run a progress report is about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Phase {
-    /// The reference run (only when it is not cached).
-    Reference,
-    /// A candidate margin set.
-    Candidate,
+/// A callback counting `work` of `total` as each unit finishes, told to `observer`.
+fn counter(observer: Option<&Shared>, work: Work, total: usize) -> impl Fn() + Sync + '_ {
+    let done = AtomicUsize::new(0);
+    move || {
+        if let Some(o) = observer {
+            let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+            o.event(&Event::Done(Count::new(work, n as u64, total as u64)));
+        }
+    }
 }
-
-/// A progress callback: the phase, positions done so far, and positions in all. Called from
-/// worker threads, once per finished position.
-pub type Progress = dyn Fn(Phase, usize, usize) + Send + Sync;
 
 /// How to score: everything but the positions.
 #[derive(Debug, Clone)]
@@ -125,7 +124,7 @@ pub struct SuiteScorer {
     reference_kept: usize,
     reference_costs: Vec<u64>,
     warnings: Vec<String>,
-    progress: Option<Box<Progress>>,
+    observer: Option<Shared>,
 }
 
 /// One suite file's share of a score.
@@ -220,33 +219,26 @@ pub struct SuiteScore {
 }
 
 impl SuiteScorer {
-    /// Builds a scorer: runs the reference, or reads it from the cache.
+    /// Builds a scorer: runs the reference, or reads it from the cache. `observer` is told of
+    /// every position searched, from the worker threads: [`Event::Done`] of
+    /// [`Work::ReferencePositions`] (the reference, when it is not cached), then of
+    /// [`Work::Positions`] for each margin set scored.
     ///
     /// # Errors
     /// The executor could not run the reference.
     pub fn new(
         suites: LoadedSuites,
         options: ScorerOptions,
-        progress: Option<Box<Progress>>,
+        observer: Option<Shared>,
     ) -> Result<SuiteScorer, ExecError> {
         let total = suites.positions.len();
-        let done = AtomicUsize::new(0);
-        let on_done = || {
-            if let Some(p) = &progress {
-                p(
-                    Phase::Reference,
-                    done.fetch_add(1, Ordering::Relaxed) + 1,
-                    total,
-                );
-            }
-        };
         let reference = reference::reference_run(
             &suites,
             &options.reference,
             &options.config,
             options.cache_dir.as_deref(),
             options.executor.as_deref(),
-            &on_done,
+            &counter(observer.as_ref(), Work::ReferencePositions, total),
         )?;
         crate::scoring::exec::gave_up([&options.reference])?;
         Ok(SuiteScorer {
@@ -258,7 +250,7 @@ impl SuiteScorer {
             reference_stored: reference.stored,
             reference_kept: reference.kept,
             warnings: reference.warnings,
-            progress,
+            observer,
         })
     }
 
@@ -324,16 +316,7 @@ impl SuiteScorer {
     /// The progress callback of a candidate run of `total` positions, counting them as they
     /// finish.
     fn candidate_progress(&self, total: usize) -> impl Fn() + Sync + '_ {
-        let done = AtomicUsize::new(0);
-        move || {
-            if let Some(p) = &self.progress {
-                p(
-                    Phase::Candidate,
-                    done.fetch_add(1, Ordering::Relaxed) + 1,
-                    total,
-                );
-            }
-        }
+        counter(self.observer.as_ref(), Work::Positions, total)
     }
 
     /// Runs `margins` over every position and scores it against the reference.
