@@ -357,4 +357,38 @@ mod tests {
             "{pos}/{len} games {msg}"
         );
     }
+
+    #[test]
+    fn bars_say_what_their_counts_count() {
+        let bar = ProgressBar::hidden();
+        let measure = MeasureBar::new(&bar);
+        measure.event(&Event::Started { what: "training" });
+        let count = Count::new(Work::ReferencePositions, 3, 10);
+        measure.event(&Event::Done(count));
+        let said = "3/10 training: positions of the reference run";
+        assert_eq!(
+            (bar.message(), bar.position(), bar.length()),
+            (said.into(), 3, Some(10))
+        );
+        let bar = ProgressBar::hidden();
+        let calibration = CalibrationBar::new(&bar, Path::new("state"));
+        let count = Count::new(Work::Objectives, 1, 4);
+        let (name, value) = ("quality", 0.25);
+        calibration.event(&Event::Measured {
+            set: 2,
+            name,
+            value,
+            count,
+        });
+        assert_eq!(
+            (bar.message(), bar.position()),
+            ("set 3: quality 0.250".into(), 1)
+        );
+        calibration.event(&Event::Done(Count::new(Work::Pairs, 1, 6)));
+        assert_eq!(
+            (bar.prefix(), bar.message()),
+            ("game pairs".into(), String::new())
+        );
+        assert_eq!((bar.position(), bar.length()), (1, Some(6)));
+    }
 }

@@ -192,7 +192,7 @@ pub struct GamesProblem {
     next_iteration: AtomicU64,
     state: Mutex<GamesState>,
     executor: Option<Arc<dyn Runner>>,
-    on_games: Option<Shared>,
+    observer: Option<Shared>,
 }
 
 struct GamesState {
@@ -261,7 +261,7 @@ impl GamesProblem {
             next_iteration: AtomicU64::new(0),
             state: Mutex::new(state),
             executor: None,
-            on_games: None,
+            observer: None,
         })
     }
 
@@ -271,7 +271,7 @@ impl GamesProblem {
     /// at once).
     #[must_use]
     pub fn with_observer(mut self, observer: Shared) -> GamesProblem {
-        self.on_games = Some(observer);
+        self.observer = Some(observer);
         self
     }
 
@@ -351,7 +351,7 @@ impl GamesProblem {
             earlier,
             &AtomicBool::new(false),
             &mut |_, stats| {
-                if let Some(observer) = &self.on_games {
+                if let Some(observer) = &self.observer {
                     let pairs = u64::from(config.games.div_ceil(2));
                     let count = Count::new(Work::EvaluationPairs, stats.games / 2, pairs);
                     observer.event(&Event::Done(count));
