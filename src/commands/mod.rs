@@ -518,23 +518,7 @@ pub fn plot_beside(
 /// it was tuned on and its engine file, each where `check` finds it. No output may replace one,
 /// even with --force, or the tuned file could not be checked any more.
 pub fn recorded_inputs(file: &TunedFile, tuned: &Path) -> Vec<(&'static str, PathBuf)> {
-    let found = |recorded: &str| {
-        marginal::check::locate(Path::new(recorded), tuned)
-            .unwrap_or_else(|_| PathBuf::from(recorded))
-    };
-    let suites = &file.provenance.suites;
-    let mut inputs: Vec<(&'static str, PathBuf)> = suites
-        .training
-        .iter()
-        .chain(&suites.validation)
-        .map(|s| ("a suite it records", found(&s.path)))
-        .collect();
-    if let Some(engine) = &file.engine
-        && !engine.source.starts_with("--engine-cmd")
-    {
-        inputs.push(("the engine file it records", found(&engine.source)));
-    }
-    inputs
+    marginal::check::recorded_inputs(file, tuned)
 }
 
 /// Refuses an output path that names one of the command's inputs
