@@ -23,6 +23,7 @@ use marginal::formats::outputs;
 pub use marginal::formats::outputs::{read_output, write_plot};
 use marginal::margin_spec;
 use marginal::params::Margins;
+use marginal::scoring::games::summary::Said;
 use marginal::scoring::suite::objective::{DEFAULT_EARLY, DEFAULT_WEIGHT, ObjectiveParams};
 use marginal::scoring::suite::{Repeats, RunConfig};
 use marginal::tune::file::TunedFile;
@@ -323,6 +324,19 @@ pub fn writable(path: &Path, option: &str) -> Result<(), UserError> {
     Ok(())
 }
 
+/// Prints what a pipeline had to say ([`Said`]), in order, and empties the list: result lines
+/// on standard output, notes, warnings and skipped lines on standard error.
+pub fn say(said: &mut Vec<Said>) {
+    for s in said.drain(..) {
+        match s {
+            Said::Out(line) => println!("{line}"),
+            Said::Note(note) => eprintln!("note: {note}"),
+            Said::Warning(warning) => eprintln!("warning: {warning}"),
+            Said::Skipped(lines) => say_skipped(lines, ""),
+        }
+    }
+}
+
 /// Says a guard's note (a directory it created) on standard error.
 fn say_note(note: Option<String>) {
     if let Some(note) = note {
@@ -424,7 +438,7 @@ pub fn fresh_output(out: &Path, option: &str, force: bool) -> Result<(), UserErr
 
 /// The formats of the files that hold a run's result (a tuned file, a calibration report),
 /// which a `--json` report never replaces.
-const RESULT_FORMATS: [&str; 2] = [
+pub const RESULT_FORMATS: [&str; 2] = [
     marginal::formats::tuned::TUNED_FORMAT,
     marginal::calibrate::report::FORMAT,
 ];
@@ -507,23 +521,7 @@ pub fn plot_beside(
 /// it was tuned on and its engine file, each where `check` finds it. No output may replace one,
 /// even with --force, or the tuned file could not be checked any more.
 pub fn recorded_inputs(file: &TunedFile, tuned: &Path) -> Vec<(&'static str, PathBuf)> {
-    let found = |recorded: &str| {
-        marginal::check::locate(Path::new(recorded), tuned)
-            .unwrap_or_else(|_| PathBuf::from(recorded))
-    };
-    let suites = &file.provenance.suites;
-    let mut inputs: Vec<(&'static str, PathBuf)> = suites
-        .training
-        .iter()
-        .chain(&suites.validation)
-        .map(|s| ("a suite it records", found(&s.path)))
-        .collect();
-    if let Some(engine) = &file.engine
-        && !engine.source.starts_with("--engine-cmd")
-    {
-        inputs.push(("the engine file it records", found(&engine.source)));
-    }
-    inputs
+    marginal::check::recorded_inputs(file, tuned)
 }
 
 /// Refuses an output path that names one of the command's inputs

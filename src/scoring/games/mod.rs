@@ -6,8 +6,10 @@
 pub mod game;
 pub mod matches;
 pub mod pgn;
+pub mod plan;
 pub mod record;
 pub mod remote;
 pub mod session;
 pub mod spec;
 pub mod stats;
+pub mod summary;
