@@ -28,6 +28,7 @@ use crate::scoring::games::matches::{PairRecord, play_pair};
 use crate::scoring::suite::run::{PositionResult, RunConfig, SuiteLimit, SuitePosition};
 
 pub mod local;
+pub mod queue;
 pub mod slurm;
 
 /// The `format` of a [`Unit`] file.
