@@ -17,6 +17,7 @@
 pub mod design;
 pub mod plan;
 pub mod plot;
+pub mod prepare;
 pub mod rank;
 pub mod report;
 pub mod store;
@@ -751,6 +752,38 @@ fn pairs_len(store: &Store) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::EngineDef;
+    use crate::scoring::games::game::MoveLimit;
+
+    #[test]
+    fn the_games_and_the_order_they_are_kept_in_are_the_same_at_any_thread_count() {
+        let kept = |threads: usize| {
+            let dir = std::env::temp_dir().join(format!(
+                "marginal-calibrate-threads-{threads}-{}",
+                std::process::id()
+            ));
+            let _ = std::fs::remove_dir_all(&dir);
+            let mut p = plan::tests::plan();
+            (p.limit, p.sets, p.games, p.hash_mb) = (MoveLimit::Nodes(100), 4, 6, 1);
+            (p.concurrency, p.state) = (threads, Some(dir.clone()));
+            p.books.truncate(1);
+            let def = EngineDef::builtin();
+            let region = design::region(&def, &p.region).unwrap();
+            let sets = p
+                .sets(&def, &region, &|_| unreachable!("no --margins"))
+                .unwrap();
+            let books = p.read_books(p.pairs_per_book(1), &mut |_| {}).unwrap();
+            let mut config = p.config(sets, region, books, None);
+            config.state_dir = dir.clone();
+            run(&config, &AtomicBool::new(false), &|_| {}).unwrap();
+            let pairs = std::fs::read_to_string(dir.join("pairs.jsonl")).unwrap();
+            std::fs::remove_dir_all(&dir).unwrap();
+            pairs
+        };
+        let one = kept(1);
+        assert_eq!(one.lines().count(), 3 * 3, "3 sets play 3 pairs each");
+        assert_eq!(kept(4), one);
+    }
 
     #[test]
     fn missing_pairs_go_to_the_executor_as_runs_of_consecutive_pairs() {

@@ -28,7 +28,7 @@ use crate::scoring::exec::{Done, ExecError, Job, Runner, SuiteJob};
 pub use load::{LoadedSuites, Repeat, Repeats, SuiteError, SuiteFile, load_suites, repeated_files};
 use mate::MateTally;
 pub use objective::{Objective, ObjectiveParams};
-pub use reference::default_cache_dir;
+pub use reference::{default_cache_dir, nothing_searched};
 pub use run::{PositionResult, RunConfig, SuiteLimit, SuitePosition};
 
 /// Which run a progress report is about.
