@@ -54,7 +54,7 @@ pub struct SuiteJob {
     /// The positions.
     pub positions: Vec<SuitePosition>,
     /// A cost hint per position (the reference's nodes): it orders the searches and is the
-    /// node count of a position an external engine faulted on (see [`crate::scoring::suite::run::run`]).
+    /// node count of a position an external engine faulted on (see [`local::run`]).
     pub costs: Vec<u64>,
 }
 
@@ -110,7 +110,7 @@ impl Job {
     /// position or pair.
     pub fn run(&self, on_done: &(dyn Fn() + Sync)) -> Done {
         match self {
-            Job::Suite(j) => Done::Suite(crate::scoring::suite::run::run(
+            Job::Suite(j) => Done::Suite(local::run(
                 &j.positions,
                 &j.setting,
                 &j.config,

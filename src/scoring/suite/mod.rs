@@ -24,7 +24,7 @@ use serde::Serialize;
 use crate::engine::{PruneStats, Setting};
 use crate::formats::SkippedLine;
 use crate::params::Margins;
-use crate::scoring::exec::{Done, ExecError, Job, Runner, SuiteJob};
+use crate::scoring::exec::{Done, ExecError, Job, Runner, SuiteJob, local};
 pub use load::{LoadedSuites, Repeat, Repeats, SuiteError, SuiteFile, load_suites, repeated_files};
 use mate::MateTally;
 pub use objective::{Objective, ObjectiveParams};
@@ -423,7 +423,7 @@ impl SuiteScorer {
                     Some((p, c)) => (&p[..], &c[..]),
                 };
                 let on_done = self.candidate_progress(positions.len());
-                run::run(
+                local::run(
                     positions,
                     setting,
                     &self.options.config,

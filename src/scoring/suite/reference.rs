@@ -12,7 +12,7 @@ use super::load::LoadedSuites;
 use super::run::{self, PositionResult, RunConfig};
 use crate::engine::{EngineDef, Setting};
 use crate::formats::{Fnv, Sealed, write_atomic};
-use crate::scoring::exec::{Done, ExecError, Job, Runner, SuiteJob};
+use crate::scoring::exec::{Done, ExecError, Job, Runner, SuiteJob, local};
 
 /// The directory for cached reference runs: `$MARGINAL_CACHE_DIR`, else `.marginal-cache`.
 pub fn default_cache_dir() -> PathBuf {
@@ -203,7 +203,7 @@ fn search_reference(
             (run.results, run.kept)
         }
         (None, None) => (
-            run::run(&suites.positions, setting, config, None, on_done),
+            local::run(&suites.positions, setting, config, None, on_done),
             0,
         ),
         (Some(executor), _) => {
