@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use marginal::params::Margins;
+use marginal::scoring::exec::local;
 use marginal::scoring::suite::{ObjectiveParams, Repeats, ScorerOptions, SuiteScorer, load_suites};
 use marginal::scoring::suite::{RunConfig, SuiteLimit, run as suite};
 use serde_json::Value;
@@ -164,7 +165,7 @@ fn results_do_not_depend_on_thread_count() {
             .num_threads(threads)
             .build()
             .unwrap()
-            .install(|| suite::run(positions, &Margins::default().into(), &config, hint, &|| {}))
+            .install(|| local::run(positions, &Margins::default().into(), &config, hint, &|| {}))
     };
     let one = run(1, None);
     let costs = suite::costs(&one);

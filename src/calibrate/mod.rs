@@ -17,6 +17,7 @@
 pub mod design;
 pub mod plan;
 pub mod plot;
+pub mod prepare;
 pub mod rank;
 pub mod report;
 pub mod store;
@@ -25,8 +26,8 @@ pub mod trust;
 
 use std::collections::HashSet;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use shakmaty::Chess;
@@ -34,6 +35,7 @@ use shakmaty::Chess;
 use crate::engine::Setting;
 use crate::progress::{self, Count, Event, Observer};
 use crate::scoring::cheap::CheapObjective;
+use crate::scoring::exec::queue::{Flow, play_in_order};
 use crate::scoring::exec::{ExecError, GamesJob, Runner};
 use crate::scoring::games::game::{EnginePlayer, GameConfig, Player, Termination};
 use crate::scoring::games::matches::{PairRecord, play_pair_until, result_for_a};
@@ -320,41 +322,8 @@ struct Work<'a> {
     games_played: &'a AtomicUsize,
 }
 
-/// The game pairs still to play, handed out one at a time, in order, to the workers.
-struct PairQueue<'a> {
-    tasks: &'a [Task],
-    next: AtomicUsize,
-}
-
-impl PairQueue<'_> {
-    /// The next pair to play, if any is left.
-    fn take(&self) -> Option<Task> {
-        let k = self.next.fetch_add(1, Ordering::Relaxed);
-        self.tasks.get(k).copied()
-    }
-}
-
-/// What the workers playing pairs in this process share.
-struct LocalGames<'a> {
-    queue: PairQueue<'a>,
-    pairs: &'a Mutex<Vec<PairLine>>,
-    /// Pairs done (earlier ones included), and in all.
-    counted: AtomicUsize,
-    total: usize,
-    /// The error that stopped the games, and the flag that stops the other workers.
-    failure: Mutex<Option<CalibrateError>>,
-    stop: AtomicBool,
-    /// Per set: games played this run, those ended by a fault, and the last fault.
-    fault_counts: Mutex<Vec<(usize, usize, String)>>,
-}
-
-impl LocalGames<'_> {
-    /// Records the error that stops the games, and stops the workers.
-    fn fail(&self, e: CalibrateError) {
-        *self.failure.lock().expect("failure lock") = Some(e);
-        self.stop.store(true, Ordering::Relaxed);
-    }
-}
+/// Per set: games played this run, those ended by a fault, and the last fault.
+type FaultCounts = Vec<(usize, usize, String)>;
 
 impl Work<'_> {
     /// The error of an interrupted calibration: what its state directory keeps.
@@ -472,14 +441,13 @@ impl Work<'_> {
 
     /// The games: every pair not yet played, through the executor or in this process.
     fn play_games(&self) -> Result<Vec<PairLine>, CalibrateError> {
-        let pairs: Mutex<Vec<PairLine>> = Mutex::new(self.store.earlier_pairs.clone());
+        let mut pairs: Vec<PairLine> = self.store.earlier_pairs.clone();
         let (tasks, total_pairs) = self.missing_pairs(&pairs);
         if let Some(executor) = &self.config.executor {
-            self.play_remote(executor.as_ref(), &tasks, total_pairs, &pairs)?;
-            return Ok(pairs.into_inner().expect("pairs lock"));
+            self.play_remote(executor.as_ref(), &tasks, total_pairs, &mut pairs)?;
+            return Ok(pairs);
         }
-        self.play_local(&tasks, total_pairs, &pairs)?;
-        let pairs = pairs.into_inner().expect("pairs lock");
+        self.play_local(&tasks, total_pairs, &mut pairs)?;
         if self.is_interrupted() || pairs.len() < total_pairs {
             return Err(self.interrupted());
         }
@@ -488,11 +456,9 @@ impl Work<'_> {
 
     /// Every (set, book, pair) not yet played, pair-major so that a partial run has games of
     /// every set; and the pairs in all.
-    fn missing_pairs(&self, pairs: &Mutex<Vec<PairLine>>) -> (Vec<Task>, usize) {
+    fn missing_pairs(&self, pairs: &[PairLine]) -> (Vec<Task>, usize) {
         let config = self.config;
-        let done: HashSet<Task> = (pairs.lock().expect("pairs lock").iter())
-            .map(|p| (p.set, p.book, p.pair))
-            .collect();
+        let done: HashSet<Task> = (pairs.iter()).map(|p| (p.set, p.book, p.pair)).collect();
         let playing: Vec<usize> = (0..config.sets.len())
             .filter(|&s| config.plays(s))
             .collect();
@@ -517,7 +483,7 @@ impl Work<'_> {
         executor: &dyn Runner,
         tasks: &[Task],
         total_pairs: usize,
-        pairs: &Mutex<Vec<PairLine>>,
+        pairs: &mut Vec<PairLine>,
     ) -> Result<(), CalibrateError> {
         let mut counted = total_pairs - tasks.len();
         for ((set, book), mut wanted) in by_set_and_book(tasks) {
@@ -531,7 +497,7 @@ impl Work<'_> {
                 for record in played {
                     let line = pair_line(set, book, &record);
                     self.store.add_pair(&line)?;
-                    pairs.lock().expect("pairs lock").push(line);
+                    pairs.push(line);
                     self.games_played.fetch_add(2, Ordering::Relaxed);
                     counted += 1;
                     self.observer.event(&Event::Done(Count::new(
@@ -570,73 +536,65 @@ impl Work<'_> {
         })
     }
 
-    /// Plays the missing pairs in this process, on as many threads as the configuration's
-    /// concurrency (at most one a pair); the first failure stops them all.
+    /// Plays the missing pairs in this process through the one queue of game pairs, on as
+    /// many threads as the configuration's concurrency; each is kept in task order (so its
+    /// faults are counted in that order, at any thread count), and the first failure stops
+    /// them all. After an interrupt the pairs finished beyond one abandoned are kept too.
     fn play_local(
         &self,
         tasks: &[Task],
         total_pairs: usize,
-        pairs: &Mutex<Vec<PairLine>>,
+        pairs: &mut Vec<PairLine>,
     ) -> Result<(), CalibrateError> {
-        let games = LocalGames {
-            queue: PairQueue {
-                tasks,
-                next: AtomicUsize::new(0),
-            },
-            pairs,
-            counted: AtomicUsize::new(total_pairs - tasks.len()),
-            total: total_pairs,
-            failure: Mutex::new(None),
-            stop: AtomicBool::new(false),
-            fault_counts: Mutex::new(vec![(0, 0, String::new()); self.config.sets.len()]),
-        };
-        let workers = self.config.concurrency.clamp(1, tasks.len().max(1));
-        // The games' own pool, as a match's (scoring::games::matches): a game worker waits on
-        // its engines for the whole game, and would hold a search thread meanwhile.
-        let pool = crate::scoring::exec::local::pool(workers, "calibrate-games")
-            .expect("cannot start game threads");
-        pool.scope(|scope| {
-            for _ in 0..workers {
-                scope.spawn(|_| self.local_worker(&games));
-            }
-        });
-        match games.failure.into_inner().expect("failure lock") {
-            Some(e) => Err(e),
-            None => Ok(()),
-        }
-    }
-
-    /// One worker: takes pairs from the queue and plays them until none is left, the work is
-    /// stopped or interrupted, or a pair fails.
-    fn local_worker(&self, games: &LocalGames) {
-        let abandon = || games.stop.load(Ordering::Relaxed) || self.is_interrupted();
         let defaults = &self.config.sets[0].setting;
-        loop {
-            if abandon() {
-                break;
-            }
-            let Some((set, book, pair)) = games.queue.take() else {
-                break;
-            };
-            let Some(record) = self.play_pair(set, book, pair, &abandon) else {
-                break;
-            };
+        let play = |&(set, book, pair): &Task, abandon: &dyn Fn() -> bool| {
+            let record = self.play_pair(set, book, pair, abandon)?;
             // After too many faults in a row the engine was given up on: this pair may hold
             // games not played, so it is not kept.
-            if let Err(e) = crate::scoring::exec::gave_up([defaults]) {
-                games.fail(CalibrateError::Exec(e));
+            Some(crate::scoring::exec::gave_up([defaults]).map(|()| record))
+        };
+        let mut counted = total_pairs - tasks.len();
+        let mut faults: FaultCounts = vec![(0, 0, String::new()); self.config.sets.len()];
+        let mut failure = None;
+        let mut keep = |k: usize, played: Result<PairRecord, ExecError>| {
+            if failure.is_some() {
+                return Flow::Stop;
+            }
+            let (set, book, _) = tasks[k];
+            let kept = played
+                .map_err(CalibrateError::Exec)
+                .and_then(|record| self.keep_pair(set, book, &record, pairs, &mut faults));
+            match kept {
+                Ok(()) => {
+                    counted += 1;
+                    self.observer.event(&Event::Done(Count::new(
+                        progress::Work::Pairs,
+                        counted as u64,
+                        total_pairs as u64,
+                    )));
+                    Flow::Go
+                }
+                Err(e) => {
+                    failure = Some(e);
+                    Flow::Stop
+                }
+            }
+        };
+        let workers = self.config.concurrency;
+        let beyond = play_in_order(
+            tasks,
+            workers,
+            "calibrate-games",
+            self.interrupt,
+            &play,
+            &mut keep,
+        );
+        for (k, played) in beyond {
+            if keep(k, played) == Flow::Stop {
                 break;
             }
-            if !self.keep_pair(games, set, book, &record) {
-                break;
-            }
-            let done = games.counted.fetch_add(1, Ordering::Relaxed) + 1;
-            self.observer.event(&Event::Done(Count::new(
-                progress::Work::Pairs,
-                done as u64,
-                games.total as u64,
-            )));
         }
+        failure.map_or(Ok(()), Err)
     }
 
     /// Plays pair `pair` of set `set` against the defaults on book `book` (`None` when
@@ -667,39 +625,46 @@ impl Work<'_> {
         play_pair_until(pair, &a, &b, positions, &config.game, abandon)
     }
 
-    /// Keeps a played pair in the store and counts its faults; false when it cannot be kept
-    /// (the failure is recorded).
-    fn keep_pair(&self, games: &LocalGames, set: usize, book: usize, record: &PairRecord) -> bool {
+    /// Keeps a played pair in the store and counts its faults against its set.
+    fn keep_pair(
+        &self,
+        set: usize,
+        book: usize,
+        record: &PairRecord,
+        pairs: &mut Vec<PairLine>,
+        faults: &mut FaultCounts,
+    ) -> Result<(), CalibrateError> {
         let line = pair_line(set, book, record);
-        let why = fault_of(record);
-        let faults = line.faults;
-        if let Err(e) = self.store.add_pair(&line) {
-            games.fail(e.into());
-            return false;
-        }
-        games.pairs.lock().expect("pairs lock").push(line);
+        let (why, count) = (fault_of(record), line.faults);
+        self.store.add_pair(&line)?;
+        pairs.push(line);
         self.games_played.fetch_add(2, Ordering::Relaxed);
-        self.count_faults(games, set, faults, why);
-        true
+        self.count_faults(faults, set, count, why)
     }
 
     /// Counts a pair's faults against its set: an engine that faults in every one of its first
     /// games does not play, and stops the work.
-    fn count_faults(&self, games: &LocalGames, set: usize, faults: u8, why: String) {
-        let mut f = games.fault_counts.lock().expect("faults lock");
-        let entry = &mut f[set];
+    fn count_faults(
+        &self,
+        faults: &mut FaultCounts,
+        set: usize,
+        count: u8,
+        why: String,
+    ) -> Result<(), CalibrateError> {
+        let entry = &mut faults[set];
         entry.0 += 2;
-        entry.1 += usize::from(faults);
-        if faults > 0 {
+        entry.1 += usize::from(count);
+        if count > 0 {
             entry.2 = why;
         }
         if entry.0 >= 8 && entry.1 == entry.0 {
-            games.fail(CalibrateError::Faults {
+            return Err(CalibrateError::Faults {
                 set: self.config.sets[set].name.clone(),
                 games: entry.0,
                 why: entry.2.clone(),
             });
         }
+        Ok(())
     }
 }
 
@@ -775,6 +740,38 @@ fn pairs_len(store: &Store) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::EngineDef;
+    use crate::scoring::games::game::MoveLimit;
+
+    #[test]
+    fn the_games_and_the_order_they_are_kept_in_are_the_same_at_any_thread_count() {
+        let kept = |threads: usize| {
+            let dir = std::env::temp_dir().join(format!(
+                "marginal-calibrate-threads-{threads}-{}",
+                std::process::id()
+            ));
+            let _ = std::fs::remove_dir_all(&dir);
+            let mut p = plan::tests::plan();
+            (p.limit, p.sets, p.games, p.hash_mb) = (MoveLimit::Nodes(100), 4, 6, 1);
+            (p.concurrency, p.state) = (threads, Some(dir.clone()));
+            p.books.truncate(1);
+            let def = EngineDef::builtin();
+            let region = design::region(&def, &p.region).unwrap();
+            let sets = p
+                .sets(&def, &region, &|_| unreachable!("no --margins"))
+                .unwrap();
+            let books = p.read_books(p.pairs_per_book(1), &mut |_| {}).unwrap();
+            let mut config = p.config(sets, region, books, None);
+            config.state_dir = dir.clone();
+            run(&config, &AtomicBool::new(false), &crate::progress::Silent).unwrap();
+            let pairs = std::fs::read_to_string(dir.join("pairs.jsonl")).unwrap();
+            std::fs::remove_dir_all(&dir).unwrap();
+            pairs
+        };
+        let one = kept(1);
+        assert_eq!(one.lines().count(), 3 * 3, "3 sets play 3 pairs each");
+        assert_eq!(kept(4), one);
+    }
 
     #[test]
     fn missing_pairs_go_to_the_executor_as_runs_of_consecutive_pairs() {
@@ -794,35 +791,5 @@ mod tests {
                 ((1, 1), vec![0])
             ]
         );
-    }
-
-    #[test]
-    fn the_queue_hands_out_every_pair_exactly_once_in_task_order() {
-        let tasks: Vec<Task> = (0..200).map(|i| (i % 3, i % 2, i)).collect();
-        let one = PairQueue {
-            tasks: &tasks[..3],
-            next: AtomicUsize::new(0),
-        };
-        let alone: Vec<Task> = std::iter::from_fn(|| one.take()).collect();
-        assert_eq!(alone, tasks[..3]);
-        let queue = PairQueue {
-            tasks: &tasks,
-            next: AtomicUsize::new(0),
-        };
-        let taken: Mutex<Vec<Task>> = Mutex::new(Vec::new());
-        std::thread::scope(|s| {
-            for _ in 0..4 {
-                s.spawn(|| {
-                    while let Some(t) = queue.take() {
-                        taken.lock().unwrap().push(t);
-                    }
-                });
-            }
-        });
-        let mut taken = taken.into_inner().unwrap();
-        taken.sort_by_key(|t| t.2);
-        assert_eq!(taken, tasks);
-        // Once empty it stays empty.
-        assert_eq!(queue.take(), None);
     }
 }

@@ -12,7 +12,7 @@ use shakmaty::{Chess, EnPassantMode};
 
 use super::{Book, CalibrationSet, Config, MIN_SETS, RegionDim, design};
 use crate::engine::{EngineDef, MAX_DEPTH, Setting};
-use crate::formats::{DataFileError, Fnv, SkippedLine, openings};
+use crate::formats::{DataFileError, Fnv, SkippedLine, openings, outputs};
 use crate::scoring::exec::Runner;
 use crate::scoring::games::game::{GameConfig, MoveLimit};
 use crate::scoring::suite::{Repeats, SuiteLimit, default_cache_dir, load_suites};
@@ -27,6 +27,21 @@ pub const DEFAULT_BOOKS: [&str; 2] = [
     "data/openings/noob_3moves_1k.epd",
     "data/openings/popularpos_lichess_1k.epd",
 ];
+
+/// The mate suite of the mates objective when none is named.
+pub const DEFAULT_MATE_SUITE: &str = "data/suites/matetrack_short.epd";
+
+/// The quality objective's positions when none are named.
+pub const DEFAULT_QUALITY_POSITIONS: &str = "data/positions/games_600.epd";
+
+/// The books to play: those given, or [`DEFAULT_BOOKS`] when none is.
+pub fn books_or_default(given: &[PathBuf]) -> Vec<PathBuf> {
+    if given.is_empty() {
+        DEFAULT_BOOKS.map(PathBuf::from).to_vec()
+    } else {
+        given.to_vec()
+    }
+}
 
 /// Everything a calibration runs, as the user gave it (with the defaults filled in). The
 /// engine's definition and the executor are resolved by the caller.
@@ -169,6 +184,9 @@ pub enum PlanError {
         /// Pairs per set on it.
         pairs: usize,
     },
+    /// A check before any work: the message names the option, the path and the fix.
+    #[error("{0}")]
+    Check(String),
     /// A mate suite without a mate record.
     #[error(
         "--mate-suite {path}: none of its {positions} positions has a mate record (`bm #N` or `dm N`), so the mates objective would score 0 for every set: give a mate suite (data/suites/matetrack_short.epd), or leave mates out of --objectives"
@@ -331,6 +349,99 @@ impl CalibratePlan {
             });
         }
         Ok(out)
+    }
+
+    /// The books ([`CalibratePlan::read_books`]), each checked to hold the pairs each set
+    /// plays on it (a shorter book would replay a pair and count it twice), and what the plan
+    /// says of its games ([`CalibratePlan::games_said`]).
+    ///
+    /// # Errors
+    /// A book that cannot be read, repeats another or is too small.
+    pub fn books(
+        &self,
+        on_skipped: &mut dyn FnMut(&[SkippedLine]),
+    ) -> Result<(Vec<Book>, GamesSaid), PlanError> {
+        let books = self.read_books(self.estimated_pairs_per_book(), on_skipped)?;
+        let pairs = self.pairs_per_book(books.len());
+        for book in &books {
+            let (path, have) = (Path::new(&book.path), book.positions.len());
+            openings::enough(
+                "--openings",
+                path,
+                have,
+                pairs,
+                "each set on it",
+                "fewer --games",
+            )
+            .map_err(PlanError::Check)?;
+        }
+        let said = self.games_said(pairs, books.len());
+        Ok((books, said))
+    }
+
+    /// The files the calibration reads, each with the option that names it: no output may be
+    /// one of them.
+    pub fn inputs(&self) -> Vec<(&'static str, &Path)> {
+        let mut inputs: Vec<(&str, &Path)> = vec![
+            ("--mate-suite", self.mate_suite.as_path()),
+            ("--quality-positions", self.quality_positions.as_path()),
+        ];
+        inputs.extend(self.suites.iter().map(|f| ("--suite", f.as_path())));
+        inputs.extend(self.books.iter().map(|f| ("--openings", f.as_path())));
+        inputs.extend(self.margins.iter().map(|f| ("--margins", Path::new(f))));
+        if let Some(f) = &self.engine {
+            inputs.push(("--engine", f.as_path()));
+        }
+        inputs
+    }
+
+    /// Refuses, before any work, an `out` that is an input, cannot be written, or is a file
+    /// other than a calibration report (a device such as `/dev/null` is written through), and
+    /// a `state` that cannot hold this calibration's work: a file, a directory of other
+    /// files, or `out` itself (the state directory of a calibration is fine: the same one
+    /// resumes, another's is refused when it is opened). Returns the note of a directory it
+    /// created for `out`.
+    ///
+    /// # Errors
+    /// [`PlanError::Check`] naming the option, the path and the fix.
+    pub fn check_outputs(&self) -> Result<Option<String>, PlanError> {
+        self.check_state()?;
+        let check = |e: outputs::OutputError| PlanError::Check(e.0);
+        outputs::not_an_input(&self.out, "--out", &self.inputs()).map_err(check)?;
+        let note = outputs::writable(&self.out, "--out").map_err(check)?;
+        if self.out.is_file() && super::report::read(&self.out).is_err() {
+            return Err(PlanError::Check(format!(
+                "--out {} already exists and is not a calibration report: marginal does not write over it; give another --out",
+                self.out.display()
+            )));
+        }
+        Ok(note)
+    }
+
+    /// The `state` half of [`CalibratePlan::check_outputs`].
+    fn check_state(&self) -> Result<(), PlanError> {
+        let Some(state) = &self.state else {
+            return Ok(());
+        };
+        if state.exists() && !state.is_dir() {
+            return Err(PlanError::Check(format!(
+                "--state {}: it is a file, not a directory: give a directory (it is created if missing)",
+                state.display()
+            )));
+        }
+        super::store::check_dir(state).map_err(|e| PlanError::Check(e.to_string()))?;
+        let same = |a: &Path, b: &Path| {
+            a == b
+                || a.canonicalize()
+                    .is_ok_and(|a| b.canonicalize().is_ok_and(|b| a == b))
+        };
+        if same(&self.out, state) {
+            return Err(PlanError::Check(format!(
+                "--out {} is the --state directory: the report is a file; name one outside it (the default --out is calibration.json)",
+                self.out.display()
+            )));
+        }
+        Ok(())
     }
 
     /// What the plan says of the games it plays, `pairs_per_book` on each of `books` books:
@@ -549,7 +660,7 @@ fn parse_limit(text: &str) -> Result<SuiteLimit, String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn data(path: &str) -> PathBuf {
@@ -557,7 +668,7 @@ mod tests {
     }
 
     /// The plan of `marginal calibrate` with its defaults, at 5,000 nodes.
-    fn plan() -> CalibratePlan {
+    pub(crate) fn plan() -> CalibratePlan {
         CalibratePlan {
             engine: None,
             limit: MoveLimit::Nodes(5_000),
@@ -580,6 +691,49 @@ mod tests {
             force: false,
             state: None,
         }
+    }
+
+    #[test]
+    fn an_output_that_is_an_input_or_a_state_that_is_a_file_is_refused() {
+        let mut p = plan();
+        p.out = p.mate_suite.clone();
+        let why = p.check_outputs().unwrap_err().to_string();
+        assert!(
+            why.starts_with("--out") && why.contains("is --mate-suite"),
+            "{why}"
+        );
+        let mut p = plan();
+        p.state = Some(p.quality_positions.clone());
+        let why = p.check_outputs().unwrap_err().to_string();
+        assert!(
+            why.starts_with("--state") && why.contains("not a directory"),
+            "{why}"
+        );
+        // Every file it reads is an input, the default books too.
+        let p = plan();
+        let inputs = p.inputs();
+        assert!(
+            inputs
+                .iter()
+                .any(|(o, f)| *o == "--openings" && f.ends_with("noob_3moves_1k.epd"))
+        );
+    }
+
+    #[test]
+    fn a_book_shorter_than_its_pairs_is_refused_with_the_fix() {
+        let mut p = plan();
+        p.books.truncate(1);
+        p.games = 2002;
+        let why = p.books(&mut |_| {}).unwrap_err().to_string();
+        assert!(
+            why.starts_with("--openings")
+                && why.contains("1001 pairs")
+                && why.contains("fewer --games"),
+            "{why}"
+        );
+        p.games = 400;
+        let (books, said) = p.books(&mut |_| {}).unwrap();
+        assert_eq!((books.len(), said.warning), (1, None));
     }
 
     #[test]

@@ -187,6 +187,66 @@ pub fn path(out: &Path, label: &str) -> PathBuf {
     out.with_file_name(format!("{stem}-{}.svg", label.replace('@', "-")))
 }
 
+/// A plot [`write_beside`] wrote, or left unwritten.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Written {
+    /// Written at this path.
+    Plot(PathBuf),
+    /// Not written: why (a file of the user's there, or an input).
+    Kept(String),
+}
+
+/// Why [`write_beside`] stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    /// Drawing a plot failed.
+    #[error(transparent)]
+    Draw(#[from] PlotError),
+    /// A plot could not be written.
+    #[error("cannot write {path}: {why}")]
+    Io {
+        /// The plot.
+        path: String,
+        /// Why.
+        why: std::io::Error,
+    },
+}
+
+/// Draws each objective's scatter of `report` and writes it beside the report `out`
+/// ([`path`]), telling `on_plot` of each as it goes. The report is the result: a plot whose
+/// place holds a file of the user's (unless `force`) or one of the calibration's `inputs` is
+/// not written, and the others still are.
+///
+/// # Errors
+/// A plot could not be drawn or written.
+pub fn write_beside(
+    report: &Report,
+    out: &Path,
+    force: bool,
+    inputs: &[(&str, &Path)],
+    on_plot: &mut dyn FnMut(Written),
+) -> Result<(), WriteError> {
+    use crate::formats::outputs;
+    let names: Vec<&str> = report.objectives.iter().map(|o| o.name.as_str()).collect();
+    for (o, obj) in report.objectives.iter().enumerate() {
+        let path = path(out, &label(&obj.name, &names));
+        let what = format!("the plot of {}", obj.name);
+        if let Err(e) = outputs::not_an_input(&path, &what, inputs)
+            .and_then(|()| outputs::fresh_plot(&path, force))
+        {
+            on_plot(Written::Kept(e.0));
+            continue;
+        }
+        let svg = svg(report, o)?;
+        outputs::write_plot(&path, &svg).map_err(|why| WriteError::Io {
+            path: path.display().to_string(),
+            why,
+        })?;
+        on_plot(Written::Plot(path));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

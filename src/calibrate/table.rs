@@ -4,8 +4,26 @@
 
 use std::path::Path;
 
+use super::Config;
 use super::report::{Games, Report, SetReport};
 use crate::scoring::games::stats::Shown;
+
+/// What a calibration of `config` will do, before it starts: the engine, the sets, the
+/// objectives and the games.
+pub fn plan_line(config: &Config) -> String {
+    let def = config.sets[0].setting.def();
+    format!(
+        "marginal calibrate: {} ({}), {} sets ({} design), {} objectives, {} pairs per set on each of {} books at {}",
+        def.name,
+        def.source.as_deref().unwrap_or("built-in"),
+        config.sets.len(),
+        config.sets.iter().filter(|s| s.origin == "design").count(),
+        config.objectives.len(),
+        config.pairs_per_book,
+        config.books.len(),
+        config.game.limit.per_move()
+    )
+}
 
 /// The table, a line each: each set's values, objectives and Elo per book and pooled; then each
 /// objective's agreement and verdict, and the ceiling.

@@ -2,25 +2,24 @@
 //! the built-in engine or any engine file, at one game limit (the library's
 //! [`marginal::calibrate`] does the work; this parses, calls and prints).
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result};
 use clap::Args;
-use marginal::calibrate::plan::{CalibratePlan, DEFAULT_BOOKS, ObjectiveKind, ObjectiveSpec};
-use marginal::calibrate::{self, Book, CalibrateError, Config, Report, design, plot};
-use marginal::engine::{EngineDef, Setting};
-use marginal::formats::{openings, write_atomic};
-use marginal::scoring::cheap::{CheapObjective, QualityObjective, SuiteObjective};
-use marginal::scoring::exec::Runner;
+use indicatif::ProgressBar;
+use marginal::calibrate::plan::{self, CalibratePlan, ObjectiveKind};
+use marginal::calibrate::plot::{self, Written};
+use marginal::calibrate::prepare::{self, Listener, Said};
+use marginal::calibrate::{self, CalibrateError, Config, Report};
+use marginal::engine::EngineDef;
+use marginal::formats::write_atomic;
+use marginal::progress::{Event, Observer, Shared, Work};
 use marginal::scoring::games::game::MoveLimit;
-use marginal::scoring::quality::MoveQuality;
-use marginal::scoring::suite::{
-    Repeats, RunConfig, ScorerOptions, SuiteLimit, SuiteScorer, default_cache_dir, load_suites,
-};
 
 use super::executor::ExecutorArgs;
-use super::progress::{CalibrationBar, PositionsBar, Printer};
+use super::progress::{CalibrationBar, Printer};
 use super::{
     EngineArgs, Interrupted, Ui, UserError, count, depth_arg, hash_arg, resolve_for, threads,
     threads_arg,
@@ -75,18 +74,10 @@ pub struct CalibrateArgs {
     #[arg(long)]
     count_repeats: bool,
     /// The mate suite of the mates objective (`bm #N` / `dm N`).
-    #[arg(
-        long,
-        value_name = "FILE",
-        default_value = "data/suites/matetrack_short.epd"
-    )]
+    #[arg(long, value_name = "FILE", default_value = plan::DEFAULT_MATE_SUITE)]
     mate_suite: PathBuf,
     /// Positions from real games for the quality objective (one FEN a line).
-    #[arg(
-        long,
-        value_name = "FILE",
-        default_value = "data/positions/games_600.epd"
-    )]
+    #[arg(long, value_name = "FILE", default_value = plan::DEFAULT_QUALITY_POSITIONS)]
     quality_positions: PathBuf,
     /// The quality objective's deep reference, as a multiple of its limit (nodes x N, or
     /// depth + N/4 plies at a fixed depth).
@@ -117,98 +108,6 @@ pub struct CalibrateArgs {
     /// cluster; the quality objective runs here).
     #[command(flatten)]
     executor: ExecutorArgs,
-}
-
-fn scorer(
-    def: &Arc<EngineDef>,
-    files: &[PathBuf],
-    limit: SuiteLimit,
-    hash: usize,
-    executor: Option<Arc<dyn Runner>>,
-    rule: Repeats,
-    printer: Printer,
-) -> Result<SuiteScorer> {
-    let suites = load_suites(files, false, rule).map_err(UserError::from_display)?;
-    super::say_skipped(suites.skipped(), "warning: ");
-    super::say_odd_suites(files, &[&suites]);
-    let options = ScorerOptions {
-        config: RunConfig {
-            limit,
-            hash_mb: hash,
-        },
-        reference: Setting::off(def),
-        cache_dir: Some(default_cache_dir()),
-        executor,
-        ..ScorerOptions::default()
-    };
-    let bar = printer.bar(
-        suites.positions.len() as u64,
-        "[{bar:30}] {pos}/{len} positions of the reference run",
-    );
-    let observer = Arc::new(PositionsBar::new(&bar, None));
-    let scorer = SuiteScorer::new(suites, options, Some(observer));
-    bar.finish_and_clear();
-    let scorer = scorer
-        .map_err(|e| UserError(format!("the reference run of {}: {e}", files[0].display())))?;
-    super::searched_something(
-        def,
-        &format!("the reference run of {}", files[0].display()),
-        scorer.reference(),
-    )?;
-    Ok(scorer)
-}
-
-/// An option of an objective that `--objectives` leaves out does nothing: the warning that
-/// says so, if any.
-fn unused_objective_options(args: &CalibrateArgs, specs: &[String]) -> Option<String> {
-    let measured = |kind: &str| {
-        specs
-            .iter()
-            .any(|s| s.split(':').next().map(str::trim) == Some(kind))
-    };
-    let d = super::parsed_alone::<CalibrateArgs>("calibrate", &[])?;
-    let unused: Vec<&str> = [
-        ("suite", "--suite", args.suite != d.suite),
-        ("mates", "--mate-suite", args.mate_suite != d.mate_suite),
-        (
-            "quality",
-            "--quality-positions",
-            args.quality_positions != d.quality_positions,
-        ),
-        (
-            "quality",
-            "--quality-deep",
-            args.quality_deep != d.quality_deep,
-        ),
-    ]
-    .into_iter()
-    .filter(|(kind, _, given)| *given && !measured(kind))
-    .map(|(_, option, _)| option)
-    .collect();
-    (!unused.is_empty()).then(|| {
-        format!(
-            "{} given, but --objectives {} leaves out the objective that uses {}: ignored",
-            unused.join(", "),
-            specs.join(","),
-            if unused.len() == 1 { "it" } else { "them" }
-        )
-    })
-}
-
-/// Refuses a book with fewer positions than the pairs each set plays on it (a pair would be
-/// replayed and counted twice).
-fn enough_positions(books: &[Book], pairs: usize) -> Result<()> {
-    for book in books {
-        super::enough_openings(
-            "--openings",
-            Path::new(&book.path),
-            book.positions.len(),
-            pairs,
-            "each set on it",
-            "fewer --games",
-        )?;
-    }
-    Ok(())
 }
 
 /// Runs the command.
@@ -244,11 +143,6 @@ fn plan_of(args: &CalibrateArgs) -> Result<CalibratePlan> {
         (None, Some(d), _) => MoveLimit::Depth(d),
         (None, None, n) => MoveLimit::Nodes(n.unwrap_or(5_000)),
     };
-    let books = if args.openings.is_empty() {
-        DEFAULT_BOOKS.map(PathBuf::from).to_vec()
-    } else {
-        args.openings.clone()
-    };
     Ok(CalibratePlan {
         engine: args.engine.engine.clone(),
         limit,
@@ -258,7 +152,7 @@ fn plan_of(args: &CalibrateArgs) -> Result<CalibratePlan> {
         mate_suite: args.mate_suite.clone(),
         quality_positions: args.quality_positions.clone(),
         quality_deep: args.quality_deep,
-        books,
+        books: plan::books_or_default(&args.openings),
         sets: args.sets,
         region: args.region.clone(),
         margins: args.margins.clone(),
@@ -273,112 +167,60 @@ fn plan_of(args: &CalibrateArgs) -> Result<CalibratePlan> {
     })
 }
 
-/// The objectives of the plan, each entry checked before any is prepared (a reference run can
-/// take minutes), then prepared in turn.
-fn objectives(
-    args: &CalibrateArgs,
-    plan: &CalibratePlan,
-    def: &Arc<EngineDef>,
-    executor: &Option<Arc<dyn Runner>>,
+/// What preparing a calibration says and shows: notes, warnings, bad lines, a line an
+/// objective (unless --quiet), and a bar a reference run (the deep one for quality).
+struct Preparing {
     printer: Printer,
-) -> Result<Vec<Box<dyn CheapObjective>>> {
-    let specs = plan.objective_specs().map_err(UserError::from_display)?;
-    if let Some(said) = unused_objective_options(args, &plan.objective_entries()) {
-        eprintln!("warning: {said}");
-    }
-    if specs.iter().any(|s| s.kind == ObjectiveKind::Mates) {
-        plan.check_mate_suite().map_err(UserError::from_display)?;
-    }
-    let mut out: Vec<Box<dyn CheapObjective>> = Vec::new();
-    for spec in specs {
-        if !printer.quiet() {
-            eprintln!(
-                "preparing objective {} at {} (reference runs are cached)",
-                spec.kind, spec.limit
-            );
-        }
-        out.push(objective(plan, def, spec, executor, printer)?);
-    }
-    Ok(out)
+    bar: Mutex<Option<ProgressBar>>,
+    deep: AtomicBool,
 }
 
-/// One objective, prepared: its reference run made (or read from the cache).
-fn objective(
-    plan: &CalibratePlan,
-    def: &Arc<EngineDef>,
-    spec: ObjectiveSpec,
-    executor: &Option<Arc<dyn Runner>>,
-    printer: Printer,
-) -> Result<Box<dyn CheapObjective>> {
-    let (rule, hash, limit) = (plan.repeats(), plan.hash_mb, spec.limit);
-    Ok(match spec.kind {
-        ObjectiveKind::Suite => Box::new(SuiteObjective {
-            scorer: scorer(
-                def,
-                &plan.suites,
-                limit,
-                hash,
-                executor.clone(),
-                rule,
-                printer,
-            )?,
-        }),
-        ObjectiveKind::Mates => {
-            plan.check_mate_suite().map_err(UserError::from_display)?;
-            let files = std::slice::from_ref(&plan.mate_suite);
-            Box::new(marginal::scoring::cheap::MateObjective {
-                scorer: scorer(def, files, limit, hash, executor.clone(), rule, printer)?,
-            })
+impl Preparing {
+    /// The listener of what preparing says.
+    fn listener(self: &Arc<Self>) -> Arc<Listener> {
+        let me = self.clone();
+        Arc::new(move |said: Said<'_>| me.heard(said))
+    }
+
+    fn heard(&self, said: Said<'_>) {
+        match said {
+            Said::Note(note) => eprintln!("note: {note}"),
+            Said::GamesNote(note) => println!("note: {note}"),
+            Said::Warning(warning) => eprintln!("warning: {warning}"),
+            Said::Skipped(lines) => super::say_skipped(lines, "warning: "),
+            Said::Suites(files, suites) => super::say_odd_suites(files, &[suites]),
+            Said::Preparing(spec) => {
+                (self.deep).store(spec.kind == ObjectiveKind::Quality, Ordering::Relaxed);
+                if !self.printer.quiet() {
+                    eprintln!(
+                        "preparing objective {} at {} (reference runs are cached)",
+                        spec.kind, spec.limit
+                    );
+                }
+            }
+            Said::Ready => {
+                let mut bar = self.bar.lock().expect("bar lock");
+                bar.take().iter().for_each(ProgressBar::finish_and_clear);
+            }
         }
-        ObjectiveKind::Quality => Box::new(quality_objective(plan, def, limit, printer)?),
-    })
+    }
 }
 
-/// The quality objective at `limit`: its positions read and their deep reference searched
-/// (or read from the cache), with a progress bar.
-fn quality_objective(
-    plan: &CalibratePlan,
-    def: &Arc<EngineDef>,
-    limit: SuiteLimit,
-    printer: Printer,
-) -> Result<QualityObjective> {
-    let book = openings::read(&plan.quality_positions).map_err(|e| {
-        UserError(format!(
-            "--quality-positions: {e} (the quality objective needs positions from games, one FEN a line)"
-        ))
-    })?;
-    super::say_skipped(&book.skipped, "warning: ");
-    let source = plan.quality_source(&book.records);
-    let bar = printer.bar(
-        book.records.len() as u64,
-        "[{bar:30}] {pos}/{len} positions of the deep reference",
-    );
-    let quality = MoveQuality::with_progress(
-        book.records,
-        Setting::defaults(def),
-        limit,
-        plan.deep_limit(limit),
-        plan.hash_mb,
-        Some(&default_cache_dir()),
-        &PositionsBar::new(&bar, None),
-    );
-    bar.finish_and_clear();
-    let engine = def.source.as_deref().unwrap_or(&def.name);
-    let quality = quality.map_err(|e| {
-        UserError(format!(
-            "the engine {engine}: {e}: the quality objective has no yardstick; {}",
-            super::fix_engine(def)
-        ))
-    })?;
-    if let Some(first) = quality.reference_faults().first() {
-        eprintln!(
-            "warning: the engine {engine} faulted on {} of the {} deep reference searches of the quality objective (first: {first}): those positions are left out of it (and the reference is not cached); {}",
-            quality.reference_faults().len(),
-            quality.reference_faults().len() + quality.len(),
-            super::fix_engine(def)
-        );
+impl Observer for Preparing {
+    fn event(&self, event: &Event<'_>) {
+        let Event::Done(c) = event else { return };
+        if c.work != Work::ReferencePositions {
+            return;
+        }
+        let run = if self.deep.load(Ordering::Relaxed) {
+            "the deep reference"
+        } else {
+            "the reference run"
+        };
+        let template = format!("[{{bar:30}}] {{pos}}/{{len}} positions of {run}");
+        let mut bar = self.bar.lock().expect("bar lock");
+        (bar.get_or_insert_with(|| self.printer.bar(c.total, &template))).set_position(c.done);
     }
-    Ok(QualityObjective { quality, source })
 }
 
 /// The design, the books, the objectives and the state directory, checked before any work;
@@ -389,114 +231,32 @@ fn prepare(
     printer: Printer,
 ) -> Result<(Config, rayon::ThreadPool)> {
     let plan = plan_of(args)?;
-    let region = design::region(def, &plan.region).map_err(UserError::from_display)?;
+    let preparing = Arc::new(Preparing {
+        printer,
+        bar: Mutex::default(),
+        deep: AtomicBool::new(false),
+    });
+    let say = preparing.listener();
+    let observer: Shared = preparing;
     let resolve = |spec: &str| resolve_for(def, spec).map_err(|e| e.to_string());
-    let sets = plan
-        .sets(def, &region, &resolve)
-        .map_err(UserError::from_display)?;
-    check_state(args)?;
-    check_out(args)?;
-    let books = plan
-        .read_books(plan.estimated_pairs_per_book(), &mut |skipped| {
-            super::say_skipped(skipped, "warning: ")
-        })
-        .map_err(UserError::from_display)?;
-    let pairs_per_book = plan.pairs_per_book(books.len());
-    enough_positions(&books, pairs_per_book)?;
-    let said = plan.games_said(pairs_per_book, books.len());
-    if let Some(warning) = said.warning {
-        eprintln!("warning: {warning}");
-    }
-    if let Some(note) = said.note {
-        println!("note: {note}");
-    }
+    let games = prepare::games(&plan, def, &resolve, &*say).map_err(UserError::from_display)?;
     super::hash_fits(plan.hash_mb, 2 * plan.concurrency)?;
     let pool = marginal::scoring::exec::local::pool(plan.concurrency, "calibrate")
         .context("cannot start worker threads")?;
     let executor = args.executor.build()?;
-    // The report is checked before the objectives are prepared (their reference searches
-    // take a while), from what names the calibration (the objectives do not).
-    let config = plan.config(sets, region, books, executor);
+    // --out is checked before the objectives are prepared (their reference runs take a while):
+    // replaced with --force, or when it is this calibration's own report and its work is kept.
+    let mut config = plan.config(games.sets, games.region, games.books, executor);
     let state_dir = plan.state_dir(&config);
-    fresh_report(args, &config, &state_dir)?;
-    let objectives = pool.install(|| objectives(args, &plan, def, &config.executor, printer))?;
-    let config = Config {
-        objectives,
-        state_dir,
-        ..config
-    };
-    print_header(def, &config);
+    let own = state_dir.exists() && calibrate::report::is_own_report(&plan.out, &config);
+    super::fresh_json_output(&plan.out, "--out", plan.force || own)?;
+    let defaults = plan_of(&super::parsed_alone("calibrate", &[]).expect("no arguments"))?;
+    let objectives = pool
+        .install(|| prepare::objectives(&plan, &defaults, def, &config.executor, &say, &observer));
+    config.objectives = objectives.map_err(UserError::from_display)?;
+    config.state_dir = state_dir;
+    println!("{}", calibrate::table::plan_line(&config));
     Ok((config, pool))
-}
-
-/// Refuses an --out that is an input, cannot be written, or is a file other than a
-/// calibration report; before anything is printed (`--out /dev/stdout` keeps standard
-/// output for the report).
-fn check_out(args: &CalibrateArgs) -> Result<()> {
-    super::not_an_input(&args.out, "--out", &inputs(args))?;
-    super::writable(&args.out, "--out")?;
-    // A device (/dev/null) is written through; only a regular file is read to see what it is.
-    if args.out.is_file() && calibrate::report::read(&args.out).is_err() {
-        return Err(UserError(format!(
-            "--out {} already exists and is not a calibration report: marginal does not write over it; give another --out",
-            args.out.display()
-        ))
-        .into());
-    }
-    Ok(())
-}
-
-/// Refuses a --state that cannot hold this calibration's work, before any work: a file, or a
-/// directory of other files (the state directory of a calibration is fine: the same one
-/// resumes, another's is refused when it is opened).
-fn check_state(args: &CalibrateArgs) -> Result<()> {
-    let Some(state) = &args.state else {
-        return Ok(());
-    };
-    if state.exists() && !state.is_dir() {
-        return Err(UserError(format!(
-            "--state {}: it is a file, not a directory: give a directory (it is created if missing)",
-            state.display()
-        ))
-        .into());
-    }
-    calibrate::store::check_dir(state).map_err(UserError::from_display)?;
-    let same = |a: &Path, b: &Path| {
-        a == b
-            || a.canonicalize()
-                .is_ok_and(|a| b.canonicalize().is_ok_and(|b| a == b))
-    };
-    if same(&args.out, state) {
-        return Err(UserError(format!(
-            "--out {} is the --state directory: the report is a file; name one outside it (the default --out is calibration.json)",
-            args.out.display()
-        ))
-        .into());
-    }
-    Ok(())
-}
-
-/// Refuses an existing --out unless --force, or it is this calibration's own report and its
-/// work is kept (a rerun writes it again); another calibration's report is never replaced.
-fn fresh_report(args: &CalibrateArgs, config: &Config, state_dir: &Path) -> Result<()> {
-    let own = state_dir.exists() && calibrate::report::is_own_report(&args.out, config);
-    super::fresh_json_output(&args.out, "--out", args.force || own)?;
-    Ok(())
-}
-
-/// What the calibration will do: the engine, the sets, the objectives and the games.
-fn print_header(def: &EngineDef, config: &Config) {
-    println!(
-        "marginal calibrate: {} ({}), {} sets ({} design), {} objectives, {} pairs per set on each of {} books at {}",
-        def.name,
-        def.source.as_deref().unwrap_or("built-in"),
-        config.sets.len(),
-        config.sets.iter().filter(|s| s.origin == "design").count(),
-        config.objectives.len(),
-        config.pairs_per_book,
-        config.books.len(),
-        config.game.limit.per_move()
-    );
 }
 
 /// Measures the objectives and plays the games, with a progress bar a phase; an interrupt
@@ -537,21 +297,6 @@ fn play(config: &Config, pool: &rayon::ThreadPool, printer: Printer) -> Result<R
     Ok(report)
 }
 
-/// The files a calibration reads, each with what it is: no output may be one of them.
-fn inputs(args: &CalibrateArgs) -> Vec<(&'static str, &Path)> {
-    let mut inputs: Vec<(&str, &Path)> = vec![
-        ("--mate-suite", args.mate_suite.as_path()),
-        ("--quality-positions", args.quality_positions.as_path()),
-    ];
-    inputs.extend(args.suite.iter().map(|f| ("--suite", f.as_path())));
-    inputs.extend(args.openings.iter().map(|f| ("--openings", f.as_path())));
-    inputs.extend(args.margins.iter().map(|f| ("--margins", Path::new(f))));
-    if let Some(f) = &args.engine.engine {
-        inputs.push(("--engine", f.as_path()));
-    }
-    inputs
-}
-
 /// The report, printed and written, with one plot an objective beside it.
 fn write_outputs(args: &CalibrateArgs, report: &Report) -> Result<()> {
     for line in calibrate::table::lines(report) {
@@ -566,53 +311,16 @@ fn write_outputs(args: &CalibrateArgs, report: &Report) -> Result<()> {
         println!("no plots: --out {} is not a file", args.out.display());
         return Ok(());
     }
-    let names: Vec<&str> = report.objectives.iter().map(|o| o.name.as_str()).collect();
-    for (o, obj) in report.objectives.iter().enumerate() {
-        let path = plot::path(&args.out, &plot::label(&obj.name, &names));
-        // The report is the result; a file of the user's where the plot goes is kept, and an
-        // input there is never written over.
-        let what = format!("the plot of {}", obj.name);
-        if let Err(e) = super::not_an_input(&path, &what, &inputs(args))
-            .and_then(|()| super::fresh_plot(&path, args.force))
-        {
-            eprintln!("warning: plot not written: {}", e.0);
-            continue;
-        }
-        let svg = plot::svg(report, o)?;
-        super::write_plot(&path, &svg)
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        println!("plot written to {}", path.display());
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn options_of_objectives_left_out_are_named() {
-        let args = |extra: &[&str]| {
-            crate::commands::parsed_alone::<CalibrateArgs>("calibrate", extra).unwrap()
-        };
-        let specs = |s: &[&str]| s.iter().map(|x| (*x).to_string()).collect::<Vec<_>>();
-        let given = args(&["--mate-suite", "m.epd", "--quality-deep", "9"]);
-        let said = unused_objective_options(&given, &specs(&["suite:nodes=500"])).unwrap();
-        assert!(
-            said.starts_with("--mate-suite, --quality-deep given")
-                && said.contains("--objectives suite:nodes=500"),
-            "{said}"
-        );
-        // Used, or left at their defaults: nothing to say.
-        assert_eq!(
-            unused_objective_options(&given, &specs(&["mates", "quality"])),
-            None
-        );
-        assert_eq!(
-            unused_objective_options(&args(&[]), &specs(&["suite"])),
-            None
-        );
-        let said = unused_objective_options(&args(&["--suite", "a.epd"]), &specs(&["mates"]));
-        assert!(said.unwrap().starts_with("--suite given"));
-    }
+    let mut say = |written: Written| match written {
+        Written::Plot(path) => println!("plot written to {}", path.display()),
+        Written::Kept(why) => eprintln!("warning: plot not written: {why}"),
+    };
+    let plan = plan_of(args)?;
+    Ok(plot::write_beside(
+        report,
+        &args.out,
+        args.force,
+        &plan.inputs(),
+        &mut say,
+    )?)
 }

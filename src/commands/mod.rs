@@ -394,36 +394,13 @@ pub fn searched_something<'r>(
     run: &str,
     results: impl IntoIterator<Item = &'r marginal::scoring::suite::PositionResult>,
 ) -> Result<(), UserError> {
-    let mut count = 0;
-    let mut first = None;
-    for r in results {
-        count += 1;
-        match r.fault.as_deref() {
-            None => return Ok(()),
-            Some(f) => first = first.or(Some(f)),
-        }
-    }
-    let Some(first) = first else {
-        return Ok(());
-    };
-    Err(UserError(format!(
-        "the engine {} faulted on every one of the {count} positions (first: {first}) of {run}: nothing was searched, so no objective is reported; {}",
-        def.source.as_deref().unwrap_or(&def.name),
-        fix_engine(def)
-    )))
+    marginal::scoring::suite::nothing_searched(def, run, results)
+        .map_or(Ok(()), |e| Err(UserError(e)))
 }
 
 /// What to fix when an engine faults: its engine file, or the command line that stands for one.
 pub fn fix_engine(def: &EngineDef) -> &'static str {
-    if def
-        .source
-        .as_deref()
-        .is_some_and(|s| s.starts_with("--engine-cmd"))
-    {
-        "fix the engine or its --engine-cmd (and --engine-options) line"
-    } else {
-        "fix the engine or its engine file"
-    }
+    def.fix_hint()
 }
 
 /// Refuses to write over an existing `out` unless `force` ([`outputs::fresh_output`]), and
@@ -477,31 +454,6 @@ pub fn say_skipped<T: std::fmt::Display>(lines: impl IntoIterator<Item = T>, pre
             "{prefix}... and {more} more bad line(s), not listed (the first {SKIPPED_LISTED} are above): is this the file meant?"
         );
     }
-}
-
-/// Refuses a book with fewer openings than the `pairs` it must open: each pair opens from its
-/// own position, and a shorter book would replay a pair (the same games at a fixed limit) and
-/// count it twice. `of` names what asks for the pairs, `fix` the other way out.
-///
-/// # Errors
-/// A user error (exit 2) naming the option, the book, both counts and the fix.
-pub fn enough_openings(
-    option: &str,
-    book: &Path,
-    have: usize,
-    pairs: usize,
-    of: &str,
-    fix: &str,
-) -> Result<(), UserError> {
-    marginal::formats::openings::enough(option, book, have, pairs, of, fix).map_err(UserError)
-}
-
-/// The plot beside an output may replace only a plot marginal drew ([`outputs::fresh_plot`]).
-///
-/// # Errors
-/// A user error (exit 2) naming the file and the fix.
-pub fn fresh_plot(svg: &Path, force: bool) -> Result<(), UserError> {
-    Ok(outputs::fresh_plot(svg, force)?)
 }
 
 /// The plot beside a tuned file, checked ([`outputs::plot_beside`]).

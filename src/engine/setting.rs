@@ -268,6 +268,20 @@ impl EngineDef {
         }
     }
 
+    /// What to fix when the engine faults: its engine file, or the command line that stands
+    /// for one (`--engine-cmd`).
+    pub fn fix_hint(&self) -> &'static str {
+        if self
+            .source
+            .as_deref()
+            .is_some_and(|s| s.starts_with("--engine-cmd"))
+        {
+            "fix the engine or its --engine-cmd (and --engine-options) line"
+        } else {
+            "fix the engine or its engine file"
+        }
+    }
+
     /// Why this run gave up on the engine (too many faults in a row), naming it, if it did.
     pub fn gave_up(&self) -> Option<String> {
         let why = self.breaker()?.gave_up()?;

@@ -137,7 +137,7 @@ impl CheapObjective for QualityObjective {
     }
 
     fn measure(&self, setting: &Setting) -> Result<Measured, String> {
-        let q = self.quality.score(setting);
+        let q = self.quality.score(setting).map_err(|e| e.to_string())?;
         Ok(Measured {
             value: -q.mean_loss,
             summary: format!(

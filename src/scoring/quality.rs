@@ -12,17 +12,20 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use shakmaty::fen::Fen;
 use shakmaty::{Chess, EnPassantMode, Position};
 
-use crate::engine::{Setting, Worker};
+use crate::engine::Setting;
+use crate::formats::epd::EpdRecord;
 use crate::formats::{Fnv, Sealed, uci_move, write_atomic};
 use crate::progress::{Count, Event, Observer, Silent, Work};
+use crate::scoring::exec::{Done, ExecError, Job, Runner, SuiteJob};
 use crate::scoring::suite::SuiteLimit;
+use crate::scoring::suite::run::{self, PositionResult, RunConfig, SuitePosition};
 
 /// Default clamp of one position's loss, eval units (about centipawns).
 pub const DEFAULT_CAP: i32 = 400;
@@ -81,6 +84,26 @@ pub enum QualityError {
         /// The first fault.
         first: ReferenceFault,
     },
+    /// The executor could not run the deep reference.
+    #[error("the executor could not run the deep reference: {0}")]
+    Exec(#[from] ExecError),
+}
+
+/// How a [`MoveQuality`] searches: the limits, the table, where deep results are cached, and
+/// where the searches run.
+#[derive(Debug, Clone)]
+pub struct QualityConfig {
+    /// The candidates' per-position limit.
+    pub limit: SuiteLimit,
+    /// The deep reference's.
+    pub deep: SuiteLimit,
+    /// Transposition table per search, megabytes.
+    pub hash_mb: usize,
+    /// Where deep results are cached (none: no cache).
+    pub cache_dir: Option<PathBuf>,
+    /// Where the searches run: through this executor (a cluster), or with `None` in this
+    /// process on the current rayon pool. The results are the same either way.
+    pub executor: Option<Arc<dyn Runner>>,
 }
 
 /// Positions, limits and the deep reference, ready to score candidates.
@@ -96,40 +119,60 @@ pub struct MoveQuality {
     values: Mutex<HashMap<(usize, String), i32>>,
     cache: Option<PathBuf>,
     reference_faults: Vec<ReferenceFault>,
+    executor: Option<Arc<dyn Runner>>,
 }
 
 fn fen_of(pos: &Chess) -> String {
     Fen::from_position(pos, EnPassantMode::Legal).to_string()
 }
 
-/// Searches `positions` with `setting` at `limit` on the current rayon pool, a worker per
-/// thread; results in order. `on_done` sees how many are searched after each.
+/// Searches `positions` with `setting` at `limit`, as a suite job of the executor: through
+/// `executor` when there is one, else in this process on the current rayon pool (a worker per
+/// thread). One result a position, in order; `on_done` sees how many are searched after each
+/// (here only: an executor reports its own progress).
 fn search_all(
     positions: &[Chess],
     setting: &Setting,
-    limit: SuiteLimit,
-    hash_mb: usize,
+    config: RunConfig,
+    executor: Option<&dyn Runner>,
     on_done: &(dyn Fn(usize) + Sync),
-) -> Vec<Result<crate::engine::Searched, String>> {
-    let pool: Mutex<Vec<Worker>> = Mutex::new(Vec::new());
-    let done = std::sync::atomic::AtomicUsize::new(0);
-    positions
-        .par_iter()
-        .with_max_len(1)
-        .map(|pos| {
-            let taken = pool.lock().ok().and_then(|mut p| p.pop());
-            let mut worker = taken.unwrap_or_else(|| Worker::new(setting, hash_mb));
-            let found = worker
-                .new_game()
-                .and_then(|()| worker.search(pos, &[], &[], pos, &limit.limits()))
-                .map_err(|f| f.to_string());
-            if let Ok(mut p) = pool.lock() {
-                p.push(worker);
-            }
-            on_done(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1);
-            found
-        })
-        .collect()
+) -> Result<Vec<PositionResult>, ExecError> {
+    let job = Job::Suite(SuiteJob {
+        setting: setting.clone(),
+        config,
+        positions: positions
+            .iter()
+            .enumerate()
+            .map(|(i, pos)| SuitePosition {
+                suite: "quality".to_string(),
+                record: EpdRecord {
+                    line: i + 1,
+                    position: pos.clone(),
+                    fen: fen_of(pos),
+                    id: None,
+                    best_moves: Vec::new(),
+                    avoid_moves: Vec::new(),
+                    mate: None,
+                    points: Vec::new(),
+                    ops: Vec::new(),
+                },
+            })
+            .collect(),
+        costs: run::no_hint(&config, positions.len()),
+    });
+    let done = match executor {
+        Some(executor) => executor.run(std::slice::from_ref(&job))?.pop(),
+        None => {
+            let count = AtomicUsize::new(0);
+            Some(job.run(&|| on_done(count.fetch_add(1, Ordering::Relaxed) + 1)))
+        }
+    };
+    Ok(done.map(Done::into_positions).unwrap_or_default())
+}
+
+/// The search's result, or its fault.
+fn searched(r: &PositionResult) -> Result<&PositionResult, &str> {
+    r.fault.as_deref().map_or(Ok(r), Err)
 }
 
 /// The cache files of a deep reference by `defaults` at `deep` (the reference of these `fens`,
@@ -169,8 +212,7 @@ fn read_reference(path: Option<&Path>, count: usize) -> Option<Vec<Deep>> {
 fn search_reference(
     (positions, fens): (&mut Vec<Chess>, &mut Vec<String>),
     defaults: &Setting,
-    deep: SuiteLimit,
-    hash_mb: usize,
+    config: &QualityConfig,
     on_searched: &(dyn Fn(usize) + Sync),
     path: Option<&Path>,
 ) -> Result<(Vec<Deep>, Vec<ReferenceFault>), QualityError> {
@@ -178,21 +220,29 @@ fn search_reference(
     let count = positions.len();
     let mut out = Vec::with_capacity(count);
     let mut kept = vec![true; count];
-    for (index, found) in search_all(positions, defaults, deep, hash_mb, on_searched)
-        .into_iter()
-        .enumerate()
-    {
-        match found {
+    let deep = RunConfig {
+        limit: config.deep,
+        hash_mb: config.hash_mb,
+    };
+    let found = search_all(
+        positions,
+        defaults,
+        deep,
+        config.executor.as_deref(),
+        on_searched,
+    )?;
+    for (index, found) in found.iter().enumerate() {
+        match searched(found) {
             Ok(r) => out.push(Deep {
-                best_move: r.best_move.map(uci_move),
-                score: r.score.unwrap_or(0),
+                best_move: r.best_move.clone(),
+                score: r.score,
             }),
             Err(why) => {
                 kept[index] = false;
                 reference_faults.push(ReferenceFault {
                     index,
                     fen: fens[index].clone(),
-                    why,
+                    why: why.to_string(),
                 });
             }
         }
@@ -244,7 +294,8 @@ fn read_values(path: Option<&Path>, fens: &[String]) -> HashMap<(usize, String),
 
 impl MoveQuality {
     /// Prepares the objective: `positions` searched at `limit`, judged against the engine's
-    /// defaults at `deep`; deep results cached in `cache_dir` (none: no cache).
+    /// defaults at `deep`; deep results cached in `cache_dir` (none: no cache); searched in
+    /// this process.
     ///
     /// # Errors
     /// The deep reference faulted on every position.
@@ -256,25 +307,27 @@ impl MoveQuality {
         hash_mb: usize,
         cache_dir: Option<&Path>,
     ) -> Result<MoveQuality, QualityError> {
-        Self::with_progress(
-            positions, defaults, limit, deep, hash_mb, cache_dir, &Silent,
-        )
+        let config = QualityConfig {
+            limit,
+            deep,
+            hash_mb,
+            cache_dir: cache_dir.map(Path::to_path_buf),
+            executor: None,
+        };
+        Self::prepare(positions, defaults, config, &Silent)
     }
 
-    /// [`MoveQuality::new`], with `observer` told of each position the deep reference has
-    /// searched ([`Event::Done`] of [`Work::ReferencePositions`]; not when the reference is
-    /// read from the cache).
+    /// [`MoveQuality::new`] as `config` says, with `observer` told of each position the deep
+    /// reference has searched ([`Event::Done`] of [`Work::ReferencePositions`]; not when the
+    /// reference is read from the cache, nor when an executor searches it).
     ///
     /// # Errors
     /// The deep reference faulted on every position (one it faulted on is left out, see
-    /// [`MoveQuality::reference_faults`]).
-    pub fn with_progress(
+    /// [`MoveQuality::reference_faults`]), or the executor could not search it.
+    pub fn prepare(
         positions: Vec<Chess>,
         defaults: Setting,
-        limit: SuiteLimit,
-        deep: SuiteLimit,
-        hash_mb: usize,
-        cache_dir: Option<&Path>,
+        config: QualityConfig,
         observer: &dyn Observer,
     ) -> Result<MoveQuality, QualityError> {
         let total = positions.len() as u64;
@@ -283,6 +336,8 @@ impl MoveQuality {
             observer.event(&Event::Done(count));
         };
         let fens: Vec<String> = positions.iter().map(fen_of).collect();
+        let (deep, hash_mb) = (config.deep, config.hash_mb);
+        let cache_dir = config.cache_dir.as_deref();
         let (reference_path, cache) = cache_paths(&defaults, deep, hash_mb, &fens, cache_dir);
         let cached = read_reference(reference_path.as_deref(), positions.len());
         let (mut positions, mut fens) = (positions, fens);
@@ -291,8 +346,7 @@ impl MoveQuality {
             None => search_reference(
                 (&mut positions, &mut fens),
                 &defaults,
-                deep,
-                hash_mb,
+                &config,
                 &on_searched,
                 reference_path.as_deref(),
             )?,
@@ -301,7 +355,7 @@ impl MoveQuality {
         Ok(MoveQuality {
             positions,
             fens,
-            limit,
+            limit: config.limit,
             deep,
             hash_mb,
             cap: DEFAULT_CAP,
@@ -310,6 +364,7 @@ impl MoveQuality {
             values: Mutex::new(values),
             cache,
             reference_faults,
+            executor: config.executor,
         })
     }
 
@@ -336,11 +391,25 @@ impl MoveQuality {
 
     /// Scores `setting`: its move on every position at the limit, each valued by the deep
     /// reference (new moves searched deep and cached).
-    pub fn score(&self, setting: &Setting) -> Quality {
-        let found = search_all(&self.positions, setting, self.limit, self.hash_mb, &|_| {});
+    ///
+    /// # Errors
+    /// The executor could not run the searches (never in this process).
+    pub fn score(&self, setting: &Setting) -> Result<Quality, ExecError> {
+        let config = |limit| RunConfig {
+            limit,
+            hash_mb: self.hash_mb,
+        };
+        let executor = self.executor.as_deref();
+        let found = search_all(
+            &self.positions,
+            setting,
+            config(self.limit),
+            executor,
+            &|_| {},
+        )?;
         let chosen: Vec<Option<String>> = found
             .iter()
-            .map(|r| r.as_ref().ok().and_then(|s| s.best_move.map(uci_move)))
+            .map(|r| searched(r).ok().and_then(|s| s.best_move.clone()))
             .collect();
         // Deep values of the moves not yet known.
         let missing: Vec<(usize, String)> = {
@@ -371,17 +440,18 @@ impl MoveQuality {
                     pos.clone().play(m).expect("a legal move plays")
                 })
                 .collect();
-            let deep = search_all(&children, &self.defaults, self.deep, self.hash_mb, &|_| {});
+            let deep = search_all(
+                &children,
+                &self.defaults,
+                config(self.deep),
+                executor,
+                &|_| {},
+            )?;
             let mut values = self.values.lock().expect("values lock");
-            for ((i, mv), child) in missing.into_iter().zip(deep) {
+            for ((i, mv), child) in missing.into_iter().zip(&deep) {
                 // A fault in the deep search of a move leaves it unvalued: it costs the cap.
-                if let Ok(child) = child {
-                    let value = if child.best_move.is_none() && child.score.is_none() {
-                        0
-                    } else {
-                        -child.score.unwrap_or(0)
-                    };
-                    values.insert((i, mv), value);
+                if let Ok(child) = searched(child) {
+                    values.insert((i, mv), -child.score);
                 }
             }
             self.save(&values);
@@ -402,15 +472,15 @@ impl MoveQuality {
             };
             total += i64::from(loss);
         }
-        let ok = || found.iter().filter_map(|r| r.as_ref().ok());
-        Quality {
+        let ok = || found.iter().filter_map(|r| searched(r).ok());
+        Ok(Quality {
             mean_loss: total as f64 / self.positions.len().max(1) as f64,
             agree,
             positions: self.positions.len(),
             nodes: ok().map(|s| s.nodes).sum(),
-            faults: found.iter().filter(|r| r.is_err()).count(),
+            faults: found.iter().filter(|r| r.fault.is_some()).count(),
             overshot: ok().filter(|s| s.overshot).count(),
-        }
+        })
     }
 
     fn save(&self, values: &HashMap<(usize, String), i32>) {
@@ -459,7 +529,7 @@ mod tests {
             None,
         )
         .unwrap();
-        let same = q.score(&defaults);
+        let same = q.score(&defaults).unwrap();
         assert_eq!((same.mean_loss, same.agree, same.positions), (0.0, 3, 3));
         let shallow = MoveQuality::new(
             positions(),
@@ -470,10 +540,34 @@ mod tests {
             None,
         )
         .unwrap();
-        let a = shallow.score(&defaults);
+        let a = shallow.score(&defaults).unwrap();
         assert!(a.mean_loss >= 0.0 && a.mean_loss <= f64::from(DEFAULT_CAP));
         // Deterministic, and the second call values moves from its memory.
-        assert_eq!(a, shallow.score(&defaults));
+        assert_eq!(a, shallow.score(&defaults).unwrap());
+    }
+
+    #[test]
+    fn an_executor_searches_what_this_process_searches() {
+        let defaults: Setting = Margins::default().into();
+        let config = |executor: Option<Arc<dyn Runner>>| QualityConfig {
+            limit: SuiteLimit::Depth(2),
+            deep: SuiteLimit::Nodes(20_000),
+            hash_mb: 4,
+            cache_dir: None,
+            executor,
+        };
+        let here = MoveQuality::prepare(positions(), defaults.clone(), config(None), &Silent);
+        let cluster = crate::scoring::exec::InProcess { shards: 2 };
+        let there = MoveQuality::prepare(
+            positions(),
+            defaults.clone(),
+            config(Some(Arc::new(cluster))),
+            &Silent,
+        );
+        let (here, there) = (here.unwrap(), there.unwrap());
+        assert_eq!(here.reference, there.reference);
+        let off: Setting = Margins::off().into();
+        assert_eq!(here.score(&off).unwrap(), there.score(&off).unwrap());
     }
 
     #[test]
@@ -491,8 +585,8 @@ mod tests {
             )
             .unwrap()
         };
-        let first = build().score(&Margins::off().into());
-        let second = build().score(&Margins::off().into());
+        let first = build().score(&Margins::off().into()).unwrap();
+        let second = build().score(&Margins::off().into()).unwrap();
         assert_eq!(first, second);
         // A cache edited by hand (still valid JSON) is not trusted: the edited reference would
         // make every move a capped loss, yet the scores stay those searched.
@@ -509,7 +603,7 @@ mod tests {
                 std::fs::write(&path, serde_json::to_vec(&cache).unwrap()).unwrap();
             }
         }
-        let third = build().score(&Margins::off().into());
+        let third = build().score(&Margins::off().into()).unwrap();
         assert_eq!(first, third);
         let _ = std::fs::remove_dir_all(&dir);
     }

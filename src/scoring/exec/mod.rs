@@ -11,7 +11,6 @@
 
 use std::sync::Arc;
 
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
@@ -28,6 +27,7 @@ use crate::scoring::games::matches::{PairRecord, play_pair};
 use crate::scoring::suite::run::{PositionResult, RunConfig, SuiteLimit, SuitePosition};
 
 pub mod local;
+pub mod queue;
 pub mod slurm;
 
 /// The `format` of a [`Unit`] file.
@@ -54,7 +54,7 @@ pub struct SuiteJob {
     /// The positions.
     pub positions: Vec<SuitePosition>,
     /// A cost hint per position (the reference's nodes): it orders the searches and is the
-    /// node count of a position an external engine faulted on (see [`crate::scoring::suite::run::run`]).
+    /// node count of a position an external engine faulted on (see [`local::run`]).
     pub costs: Vec<u64>,
 }
 
@@ -110,7 +110,7 @@ impl Job {
     /// position or pair.
     pub fn run(&self, on_done: &(dyn Fn() + Sync)) -> Done {
         match self {
-            Job::Suite(j) => Done::Suite(crate::scoring::suite::run::run(
+            Job::Suite(j) => Done::Suite(local::run(
                 &j.positions,
                 &j.setting,
                 &j.config,
@@ -125,22 +125,26 @@ impl Job {
                 let factory_b = || -> Box<dyn Player> {
                     Box::new(EnginePlayer::new(b.0.clone(), b.1.clone(), j.hash_mb))
                 };
-                let pairs = j
-                    .pairs
-                    .par_iter()
-                    .with_max_len(1)
-                    .map(|(index, opening)| {
-                        let pair = play_pair(
-                            *index,
-                            &factory_a,
-                            &factory_b,
-                            std::slice::from_ref(opening),
-                            &j.game,
-                        );
+                // Through the one queue of game pairs, on as many threads as the current pool.
+                let play = |(index, opening): &(usize, Chess), _: &dyn Fn() -> bool| {
+                    let opening = std::slice::from_ref(opening);
+                    Some(play_pair(*index, &factory_a, &factory_b, opening, &j.game))
+                };
+                let mut pairs = Vec::with_capacity(j.pairs.len());
+                let workers = rayon::current_num_threads();
+                let calm = std::sync::atomic::AtomicBool::new(false);
+                queue::play_in_order(
+                    &j.pairs,
+                    workers,
+                    "job-games",
+                    &calm,
+                    &play,
+                    &mut |_, pair| {
                         on_done();
-                        pair
-                    })
-                    .collect();
+                        pairs.push(pair);
+                        queue::Flow::Go
+                    },
+                );
                 Done::Games(pairs)
             }
         }

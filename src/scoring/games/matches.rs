@@ -16,10 +16,8 @@
 //! Elsewhere: [`run_match_batched`] counts the same way pairs played in batches by someone else
 //! (an executor, see [`super::remote`]), so a match on a cluster counts what it counts here.
 
-use std::collections::BTreeMap;
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
@@ -27,6 +25,7 @@ use shakmaty::fen::Fen;
 use shakmaty::{Chess, EnPassantMode};
 
 use crate::progress::{Count, Event, Score, Work};
+use crate::scoring::exec::queue::{Flow, play_in_order};
 
 use super::game::{GameConfig, GameOutcome, GameRecord, Player, Termination, play_game_until};
 use super::stats::{
@@ -295,70 +294,29 @@ pub fn run_match_from(
 ) -> MatchResult {
     let start = Instant::now();
     let mut tally = Tally::new(config, earlier);
-    let resumed = tally.pairs.len();
-    let total_pairs = tally.total_pairs;
-    let workers = config.concurrency.clamp(1, (total_pairs - resumed).max(1));
-    let next = AtomicUsize::new(resumed);
-    let stop = AtomicBool::new(tally.done());
-    let (tx, rx) = mpsc::channel::<PairRecord>();
-    // The games' own pool, apart from the caller's: a game worker waits on its engines for
-    // the whole game, and would hold a search thread of the caller's pool meanwhile.
-    let pool = crate::scoring::exec::local::pool(workers, "games")
-        .expect("cannot start match worker threads");
-
-    std::thread::scope(|scope| {
-        let worker_tx = tx.clone();
-        let (next, stop) = (&next, &stop);
-        let pool = &pool;
-        // The games stop at the end of the match (games beyond it would be discarded) and at
-        // an interrupt.
-        let abandon = move || stop.load(Ordering::Relaxed) || interrupt.load(Ordering::Relaxed);
-        scope.spawn(move || {
-            pool.scope(|s| {
-                for _ in 0..workers {
-                    let tx = worker_tx.clone();
-                    s.spawn(move |_| {
-                        loop {
-                            if abandon() {
-                                break;
-                            }
-                            let index = next.fetch_add(1, Ordering::Relaxed);
-                            if index >= total_pairs {
-                                break;
-                            }
-                            let Some(pair) =
-                                play_pair_until(index, a, b, openings, &config.game, &abandon)
-                            else {
-                                break;
-                            };
-                            if tx.send(pair).is_err() {
-                                break;
-                            }
-                        }
-                    });
-                }
-            });
-        });
-        drop(tx);
-
-        // Count pairs strictly in index order. After an interrupt, the whole pairs that still
-        // arrive count as long as they continue the prefix; the others are discarded with the
-        // abandoned ones.
-        let mut pending: BTreeMap<usize, PairRecord> = BTreeMap::new();
-        for pair in rx {
-            if tally.done() {
-                continue; // beyond the stopping point: discarded
+    // The pairs after the earlier ones, unless those already end the match; counted strictly
+    // in index order, so that the SPRT sees them in that order at any thread count.
+    let to_play: Vec<usize> = if tally.done() {
+        Vec::new()
+    } else {
+        (tally.pairs.len()..tally.total_pairs).collect()
+    };
+    // What finished beyond the end of the match, or beyond a pair abandoned at an interrupt,
+    // is discarded.
+    let _beyond = play_in_order(
+        &to_play,
+        config.concurrency,
+        "games",
+        interrupt,
+        &|&index, abandon| play_pair_until(index, a, b, openings, &config.game, abandon),
+        &mut |_, pair| {
+            if tally.count(pair, on_pair) {
+                Flow::Stop
+            } else {
+                Flow::Go
             }
-            pending.insert(pair.index, pair);
-            while let Some(pair) = pending.remove(&tally.pairs.len()) {
-                if tally.count(pair, on_pair) {
-                    stop.store(true, Ordering::Relaxed);
-                    break;
-                }
-            }
-        }
-    });
-
+        },
+    );
     let interrupted = !tally.done() && interrupt.load(Ordering::Relaxed);
     tally.finish(start, interrupted)
 }

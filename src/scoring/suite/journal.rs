@@ -14,9 +14,10 @@ use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
-use super::run::{self, PositionResult, RunConfig, SuitePosition};
+use super::run::{PositionResult, RunConfig, SuitePosition};
 use crate::engine::Setting;
 use crate::formats::Sealed;
+use crate::scoring::exec::local;
 
 /// One line of a journal.
 #[derive(Serialize, Deserialize)]
@@ -79,7 +80,7 @@ fn open(path: &Path, cut: bool) -> Option<File> {
     Some(file)
 }
 
-/// Runs `setting` over `positions` as [`run::run`] does, keeping each finished position in the
+/// Runs `setting` over `positions` as [`crate::scoring::exec::local::run`] does, keeping each finished position in the
 /// journal at `path` as it finishes and taking those an earlier run kept there. `on_done` is
 /// called once per position, kept ones first. The journal stays when the run ends: the caller
 /// removes it once the results are safe elsewhere (or keeps it, to be resumed again).
@@ -121,7 +122,7 @@ pub fn run_kept(
         }
         on_done();
     };
-    let searched = run::run_each(&rest, setting, config, hint.as_deref(), &on_result);
+    let searched = local::run_each(&rest, setting, config, hint.as_deref(), &on_result);
     for (j, result) in searched.into_iter().enumerate() {
         slots[todo[j]] = Some(result);
     }
@@ -162,7 +163,7 @@ mod tests {
             limit: SuiteLimit::Nodes(3000),
             ..RunConfig::default()
         };
-        let whole = run::run(&positions, &setting, &config, None, &|| {});
+        let whole = local::run(&positions, &setting, &config, None, &|| {});
         let dir = std::env::temp_dir().join(format!("marginal-journal-{}", std::process::id()));
         let path = dir.join("run.partial.jsonl");
         let _ = std::fs::remove_dir_all(&dir);

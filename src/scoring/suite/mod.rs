@@ -25,11 +25,11 @@ use crate::engine::{PruneStats, Setting};
 use crate::formats::SkippedLine;
 use crate::params::Margins;
 use crate::progress::{Count, Event, Shared, Work};
-use crate::scoring::exec::{Done, ExecError, Job, Runner, SuiteJob};
+use crate::scoring::exec::{Done, ExecError, Job, Runner, SuiteJob, local};
 pub use load::{LoadedSuites, Repeat, Repeats, SuiteError, SuiteFile, load_suites, repeated_files};
 use mate::MateTally;
 pub use objective::{Objective, ObjectiveParams};
-pub use reference::default_cache_dir;
+pub use reference::{default_cache_dir, nothing_searched};
 pub use run::{PositionResult, RunConfig, SuiteLimit, SuitePosition};
 
 /// A callback counting `work` of `total` as each unit finishes, told to `observer`.
@@ -406,7 +406,7 @@ impl SuiteScorer {
                     Some((p, c)) => (&p[..], &c[..]),
                 };
                 let on_done = self.candidate_progress(positions.len());
-                run::run(
+                local::run(
                     positions,
                     setting,
                     &self.options.config,

@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 use super::journal;
 use super::load::LoadedSuites;
 use super::run::{self, PositionResult, RunConfig};
-use crate::engine::Setting;
+use crate::engine::{EngineDef, Setting};
 use crate::formats::{Fnv, Sealed, write_atomic};
-use crate::scoring::exec::{Done, ExecError, Job, Runner, SuiteJob};
+use crate::scoring::exec::{Done, ExecError, Job, Runner, SuiteJob, local};
 
 /// The directory for cached reference runs: `$MARGINAL_CACHE_DIR`, else `.marginal-cache`.
 pub fn default_cache_dir() -> PathBuf {
@@ -203,7 +203,7 @@ fn search_reference(
             (run.results, run.kept)
         }
         (None, None) => (
-            run::run(&suites.positions, setting, config, None, on_done),
+            local::run(&suites.positions, setting, config, None, on_done),
             0,
         ),
         (Some(executor), _) => {
@@ -218,6 +218,30 @@ fn search_reference(
             (results, 0)
         }
     })
+}
+
+/// Why a run of `def` measured nothing, when the engine faulted on every position of it
+/// (`run` names the run in the message); `None` when it searched one, or there was none.
+pub fn nothing_searched<'r>(
+    def: &EngineDef,
+    run: &str,
+    results: impl IntoIterator<Item = &'r PositionResult>,
+) -> Option<String> {
+    let mut count = 0;
+    let mut first = None;
+    for r in results {
+        count += 1;
+        match r.fault.as_deref() {
+            None => return None,
+            Some(f) => first = first.or(Some(f)),
+        }
+    }
+    Some(format!(
+        "the engine {} faulted on every one of the {count} positions (first: {}) of {run}: nothing was searched, so no objective is reported; {}",
+        def.source.as_deref().unwrap_or(&def.name),
+        first?,
+        def.fix_hint()
+    ))
 }
 
 /// Writes `results` sealed to the cache file `path`.

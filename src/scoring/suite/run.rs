@@ -1,15 +1,13 @@
-//! Running a margin set over EPD positions: one search per position, each from a cleared
-//! transposition table, in parallel with rayon. The results do not depend on the order of the
-//! positions or on the thread that ran them.
+//! Searching a margin set on EPD positions: one search per position, each from a cleared
+//! transposition table ([`run_one`]), and judged. The results do not depend on the order of the
+//! positions or on the thread that ran them; the positions are run in parallel by the executor
+//! ([`crate::scoring::exec::local::run`], or a cluster's units).
 
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use shakmaty::Move;
 
-use std::sync::Mutex;
-
 use super::mate_outcome::MateOutcome;
-use crate::engine::{Limits, PruneStats, Setting, Worker};
+use crate::engine::{Limits, PruneStats, Worker};
 use crate::formats::epd::EpdRecord;
 use crate::formats::uci_move;
 
@@ -213,65 +211,6 @@ pub fn run_one(
         }
     }
     result
-}
-
-/// Runs `setting` over `positions` on the current rayon pool (install a pool to choose the
-/// thread count). `on_done` is called once per finished position (for progress bars).
-/// Results come back in the order of `positions`.
-///
-/// `cost_hint` (e.g. the reference run's node counts) schedules the most expensive positions
-/// first, one per task, so no thread is left finishing a long search alone at the end. It
-/// changes only the schedule, never a result; it is also the node count given to a position
-/// an external engine faulted on (a fault neither speeds nor slows the run).
-///
-/// Workers (searchers, or external engine processes) are pooled: at most one per thread, each
-/// cleared before every position.
-pub fn run(
-    positions: &[SuitePosition],
-    setting: &Setting,
-    config: &RunConfig,
-    cost_hint: Option<&[u64]>,
-    on_done: &(dyn Fn() + Sync),
-) -> Vec<PositionResult> {
-    run_each(positions, setting, config, cost_hint, &|_, _| on_done())
-}
-
-/// As [`run`], with `on_result` given each finished position's index and result as it
-/// finishes (in no fixed order), before the run ends.
-pub fn run_each(
-    positions: &[SuitePosition],
-    setting: &Setting,
-    config: &RunConfig,
-    cost_hint: Option<&[u64]>,
-    on_result: &(dyn Fn(usize, &PositionResult) + Sync),
-) -> Vec<PositionResult> {
-    let mut order: Vec<usize> = (0..positions.len()).collect();
-    let costs = cost_hint.filter(|c| c.len() == positions.len());
-    if let Some(costs) = costs {
-        order.sort_by_key(|&i| std::cmp::Reverse(costs[i]));
-    }
-    let fault_nodes = |i: usize| match (costs, config.limit) {
-        (Some(c), _) => c[i],
-        (None, SuiteLimit::Nodes(n)) => n,
-        (None, SuiteLimit::Depth(_)) => 0,
-    };
-    let pool: Mutex<Vec<Worker>> = Mutex::new(Vec::new());
-    let mut done: Vec<(usize, PositionResult)> = order
-        .par_iter()
-        .with_max_len(1)
-        .map(|&i| {
-            let taken = pool.lock().ok().and_then(|mut p| p.pop());
-            let mut worker = taken.unwrap_or_else(|| Worker::new(setting, config.hash_mb));
-            let result = run_one(&mut worker, &positions[i], config, fault_nodes(i));
-            if let Ok(mut p) = pool.lock() {
-                p.push(worker);
-            }
-            on_result(i, &result);
-            (i, result)
-        })
-        .collect();
-    done.sort_by_key(|(i, _)| *i);
-    done.into_iter().map(|(_, r)| r).collect()
 }
 
 /// The cost hints that stand for none: every position alike, each the node count a fault gets
