@@ -422,7 +422,7 @@ pub fn fresh_output(out: &Path, option: &str, force: bool) -> Result<(), UserErr
 /// The formats of the files that hold a run's result (a tuned file, a calibration report),
 /// which a `--json` report never replaces.
 const RESULT_FORMATS: [&str; 2] = [
-    marginal::formats::tuned::TUNED_FORMAT,
+    marginal::tune::file::TUNED_FORMAT,
     marginal::calibrate::report::FORMAT,
 ];
 

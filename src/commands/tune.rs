@@ -142,7 +142,7 @@ pub struct TuneArgs {
     #[command(flatten)]
     executor: ExecutorArgs,
     /// The tuned file to write.
-    #[arg(long, default_value = marginal::formats::tuned::DEFAULT_TUNE_OUT)]
+    #[arg(long, default_value = marginal::tune::file::DEFAULT_TUNE_OUT)]
     out: PathBuf,
     /// Replace --out when it exists and is not this run's own result (without it, marginal
     /// refuses to write over a file another run made).

@@ -1,16 +1,17 @@
-//! File formats, parsed once into typed values: EPD test suites, opening books and margin-set
-//! (tuned) files; and the small pieces every data file shares: reading a file into lines with
-//! the reasons for skipped lines, stable content hashes, write-then-rename, and the checks of
-//! output paths before a run ([`outputs`]).
+//! File formats, parsed once into typed values: EPD test suites, opening books and engine
+//! files (margin-set and tuned files are `tune::file`'s); and the small pieces every data file
+//! shares: JSON documents with errors that name the key and line ([`json`]), reading a file
+//! into lines with the reasons for skipped lines, stable content hashes, write-then-rename,
+//! and the checks of output paths before a run ([`outputs`]).
 //!
 //! The first stage of the data flow: this folder imports nothing from the engine, scoring or
-//! commands (only the parameter table, for margin sets).
+//! commands (only the parameter table, for engine files' rows).
 
 pub mod engine_file;
 pub mod epd;
+pub mod json;
 pub mod openings;
 pub mod outputs;
-pub mod tuned;
 
 use std::fmt;
 use std::path::{Path, PathBuf};

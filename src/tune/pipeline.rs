@@ -14,6 +14,7 @@ use argmin::core::observers::Observe;
 use argmin::core::{Error, KV, State};
 
 use super::cost::SuiteCost;
+use super::file::TUNED_FORMAT;
 use super::file::{
     EngineRecord, GamesRecord, Paired, Provenance, ScheduleRow, Side, SuiteSources, TunedFile,
     Values,
@@ -29,7 +30,6 @@ use super::spsa::SpsaState;
 use super::{run_nelder_mead, run_pso, run_spsa};
 use crate::calibrate::trust::Calibration;
 use crate::engine::{EngineDef, Setting, bench};
-use crate::formats::tuned::TUNED_FORMAT;
 use crate::scoring::exec::ExecError;
 use crate::scoring::games::matches::MatchReport;
 use crate::scoring::paired::PairedComparison;

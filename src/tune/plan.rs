@@ -305,7 +305,7 @@ impl Default for TunePlan {
             nodes: None,
             depth: None,
             scoring: ScoringChoice::default(),
-            out: PathBuf::from(crate::formats::tuned::DEFAULT_TUNE_OUT),
+            out: PathBuf::from(super::file::DEFAULT_TUNE_OUT),
             objective: ObjectiveKind::Suite,
             pairs: None,
             openings: None,
