@@ -308,6 +308,28 @@ pub fn locate(recorded: &Path, tuned_file: &Path) -> Result<PathBuf, Vec<PathBuf
     Err(tried)
 }
 
+/// The files a tuned file records, which `check` (and a resumed tune) read again: the suites
+/// it was tuned on and its engine file, each where `check` finds it. No output may replace one,
+/// even with --force, or the tuned file could not be checked any more.
+pub fn recorded_inputs(file: &TunedFile, tuned: &Path) -> Vec<(&'static str, PathBuf)> {
+    let found = |recorded: &str| {
+        locate(Path::new(recorded), tuned).unwrap_or_else(|_| PathBuf::from(recorded))
+    };
+    let suites = &file.provenance.suites;
+    let mut inputs: Vec<(&'static str, PathBuf)> = suites
+        .training
+        .iter()
+        .chain(&suites.validation)
+        .map(|s| ("a suite it records", found(&s.path)))
+        .collect();
+    if let Some(engine) = &file.engine
+        && !engine.source.starts_with("--engine-cmd")
+    {
+        inputs.push(("the engine file it records", found(&engine.source)));
+    }
+    inputs
+}
+
 /// The options that give a recorded external engine again: `--engine FILE`, or
 /// `--engine-cmd '...' --engine-options ...` for an engine described by its command.
 fn how_to_give(record: &EngineRecord) -> String {

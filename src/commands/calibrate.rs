@@ -200,14 +200,15 @@ fn unused_objective_options(args: &CalibrateArgs, specs: &[String]) -> Option<St
 /// replayed and counted twice).
 fn enough_positions(books: &[Book], pairs: usize) -> Result<()> {
     for book in books {
-        super::enough_openings(
+        marginal::formats::openings::enough(
             "--openings",
             Path::new(&book.path),
             book.positions.len(),
             pairs,
             "each set on it",
             "fewer --games",
-        )?;
+        )
+        .map_err(UserError)?;
     }
     Ok(())
 }

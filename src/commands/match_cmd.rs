@@ -585,14 +585,15 @@ fn read_book(args: &MatchArgs, game: &GameConfig) -> Result<Vec<shakmaty::Chess>
             args.openings.display()
         );
     }
-    super::enough_openings(
+    marginal::formats::openings::enough(
         "--openings",
         &args.openings,
         book.records.len(),
         args.games.max(2).div_ceil(2) as usize,
         &format!("--games {}", args.games),
         &format!("at most --games {}", 2 * book.records.len()),
-    )?;
+    )
+    .map_err(UserError)?;
     Ok(book.records)
 }
 

@@ -919,6 +919,20 @@ impl TunedFile {
             .unwrap_or_else(|_| Setting::defaults(def))
     }
 
+    /// The space the file was tuned over: its tuned rows within its schedule's bounds, around
+    /// its engine's defaults.
+    ///
+    /// # Errors
+    /// A row or bound the engine does not have.
+    pub fn space(&self) -> Result<Space, super::space::SpaceError> {
+        let names: Vec<&str> = self.tuned.iter().map(String::as_str).collect();
+        let bounds: Vec<String> = (self.provenance.schedule.iter())
+            .map(|r| format!("{}={}..{}", r.name, r.lower, r.upper))
+            .collect();
+        let bounds: Vec<&str> = bounds.iter().map(String::as_str).collect();
+        Space::new(Setting::defaults(&self.def()), &names, &bounds)
+    }
+
     /// Reads a tuned file.
     ///
     /// # Errors

@@ -309,6 +309,43 @@ pub fn repeated_files(paths: &[PathBuf]) -> Vec<(usize, usize)> {
         .collect()
 }
 
+/// What is odd in the suites a command reads, as warnings (without `warning: `): a file
+/// named twice (read once) and positions that repeat an earlier one (scored once, or as often
+/// as they appear with --count-repeats), naming the first of each.
+pub fn odd_suites(paths: &[PathBuf], suites: &[&LoadedSuites]) -> Vec<String> {
+    let mut warnings: Vec<String> = repeated_files(paths)
+        .into_iter()
+        .map(|(i, first)| {
+            format!(
+                "{} is named twice (as {} before): read once",
+                paths[i].display(),
+                paths[first].display()
+            )
+        })
+        .collect();
+    let repeats: Vec<_> = suites.iter().flat_map(|s| &s.repeats).collect();
+    if let Some(again) = repeats.first() {
+        let rule = match suites[0].rule {
+            Repeats::Once => {
+                "each is scored once, at its first line (--count-repeats scores every line)"
+            }
+            Repeats::Each => {
+                "each is scored as often as it appears (--count-repeats), so a repeat weighs double"
+            }
+        };
+        warnings.push(format!(
+            "{} position(s) repeat an earlier one (the first: {}:{} is {}:{}, {}): {rule}",
+            repeats.len(),
+            again.suite,
+            again.line,
+            again.first_suite,
+            again.first_line,
+            again.fen
+        ));
+    }
+    warnings
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
