@@ -262,3 +262,41 @@ pub fn write_plot(out: &Path, file: &TunedFile, space: &Space) -> Result<PathBuf
     })?;
     Ok(path)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_output_that_is_an_input_is_refused_naming_it_before_any_work() {
+        let mut plan = TunePlan::default();
+        plan.out = plan.suites()[0].clone();
+        let space = setup::space(&plan, &EngineDef::builtin(), &mut Vec::new()).unwrap();
+        let mut lines = Vec::new();
+        let e = check(&plan, &space, 1, &mut lines)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("--out") && e.contains(&*plan.out.to_string_lossy()),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_batch_no_smaller_than_the_positions_is_warned_about() {
+        let plan = TunePlan {
+            batch: Some(1_000_000),
+            solver: super::super::plan::SolverKind::Spsa,
+            ..TunePlan::default()
+        };
+        let space = setup::space(&plan, &EngineDef::builtin(), &mut Vec::new()).unwrap();
+        let mut lines = Vec::new();
+        let inputs = check(&plan, &space, 1, &mut lines).unwrap();
+        assert!(!inputs.train.positions.is_empty());
+        let warned = lines.iter().any(|l| {
+            matches!(l, Line::Err(m) if m.starts_with("warning: --batch 1000000") && m.contains("training positions"))
+        });
+        assert!(warned, "{lines:?}");
+    }
+}
