@@ -590,15 +590,6 @@ impl ScoringArgs {
 
     /// How a repeated position is scored.
     pub fn repeats(&self) -> Repeats {
-        repeats_rule(self.count_repeats)
-    }
-}
-
-/// The rule of `--count-repeats`.
-pub fn repeats_rule(count_repeats: bool) -> Repeats {
-    if count_repeats {
-        Repeats::Each
-    } else {
-        Repeats::Once
+        Repeats::counted(self.count_repeats)
     }
 }

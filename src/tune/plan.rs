@@ -183,11 +183,7 @@ impl ScoringChoice {
 
     /// How a repeated position is scored.
     pub fn repeats(&self) -> Repeats {
-        if self.count_repeats {
-            Repeats::Each
-        } else {
-            Repeats::Once
-        }
+        Repeats::counted(self.count_repeats)
     }
 }
 

@@ -62,6 +62,15 @@ pub enum Repeats {
 }
 
 impl Repeats {
+    /// The rule of `--count-repeats` (given or not).
+    pub fn counted(count_repeats: bool) -> Repeats {
+        if count_repeats {
+            Repeats::Each
+        } else {
+            Repeats::Once
+        }
+    }
+
     /// The rule of a record made before the rule was recorded.
     pub fn each() -> Repeats {
         Repeats::Each
@@ -349,6 +358,12 @@ pub fn odd_suites(paths: &[PathBuf], suites: &[&LoadedSuites]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn count_repeats_scores_each_line_and_without_it_once() {
+        assert_eq!(Repeats::counted(true), Repeats::Each);
+        assert_eq!(Repeats::counted(false), Repeats::Once);
+    }
 
     /// Two suite files in a fresh directory: the first with a position repeated within it, the
     /// second repeating one of the first's (written with its clocks).
