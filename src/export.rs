@@ -20,7 +20,7 @@ use std::fmt::Write as _;
 use crate::params::{PARAMS, ParamKind};
 use crate::tune::file::TunedFile;
 
-pub use crate::formats::tuned::EXPORT_FORMAT;
+pub use crate::tune::file::EXPORT_FORMAT;
 
 /// The C include guard's stem when the output has no file name (standard output).
 pub const DEFAULT_GUARD_STEM: &str = "MARGINAL_TUNED";

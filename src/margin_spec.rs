@@ -11,9 +11,8 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use crate::engine::{EngineDef, Setting};
-use crate::formats::tuned::{self, TunedError};
 use crate::params::{GOVERNED_BY, Margins, PARAMS, ParamError};
-use crate::tune::file::TunedFile;
+use crate::tune::file::{self as tuned, TunedError, TunedFile};
 
 /// A margin set as a user writes it, parsed once.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -158,7 +157,7 @@ pub fn resolve(spec: &str) -> Result<Margins, MarginSpecError> {
         MarginSpec::Builtin(name) => Margins::builtin(&name).ok_or(MarginSpecError::Unrecognized {
             spec: text.to_string(),
         }),
-        MarginSpec::File(path) => Ok(tuned::read(&path)?),
+        MarginSpec::File(path) => Ok(tuned::read_margins(&path)?),
         MarginSpec::Assignments(assignments) => {
             let mut margins = Margins::default();
             for (name, value) in &assignments {
@@ -472,7 +471,7 @@ mod tests {
         let m = Margins::default()
             .with("futility_margin", 150)
             .with("lmr", false);
-        tuned::write(&path, &m, &serde_json::json!({"by": "test"})).unwrap();
+        tuned::write_margins(&path, &m, &serde_json::json!({"by": "test"})).unwrap();
         assert_eq!(resolve(path.to_str().unwrap()).unwrap(), m);
         std::fs::remove_dir_all(dir).unwrap();
         assert!(matches!(

@@ -39,7 +39,7 @@ fn a_short_tune_writes_a_file_that_parses_back_and_is_reproducible() {
         "{stdout}"
     );
     let path = dir.join("a.json");
-    let margins = marginal::formats::tuned::read(&path).unwrap();
+    let margins = marginal::tune::file::read_margins(&path).unwrap();
     let file = TunedFile::read(&path).unwrap();
     assert_eq!(file.format, "marginal-tuned/1");
     assert_eq!(file.setting().margins(), margins);
@@ -137,7 +137,7 @@ fn a_short_tune_writes_a_file_that_parses_back_and_is_reproducible() {
     let again = tune(&dir, &suite, "b.json", &[]);
     assert!(again.status.success());
     assert_eq!(
-        marginal::formats::tuned::read(&dir.join("b.json")).unwrap(),
+        marginal::tune::file::read_margins(&dir.join("b.json")).unwrap(),
         margins
     );
     std::fs::remove_dir_all(dir).unwrap();

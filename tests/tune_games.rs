@@ -39,7 +39,7 @@ fn a_short_games_tune_writes_its_games_log_and_is_reproducible() {
     assert!(stdout.contains("objective: games"), "{stdout}");
     assert!(stdout.contains("iteration   2/2"), "{stdout}");
     let path = dir.join("a.json");
-    let margins = marginal::formats::tuned::read(&path).unwrap();
+    let margins = marginal::tune::file::read_margins(&path).unwrap();
     let doc = document(&path);
     assert_eq!(doc["format"], "marginal-tuned/1");
     assert_eq!(doc["provenance"]["objective"], "games");
@@ -71,7 +71,7 @@ fn a_short_games_tune_writes_its_games_log_and_is_reproducible() {
     // The same seed in a fresh directory gives the same margins and the same games.
     succeeded(&tune(&dir, &suite, "b.json", &GAMES));
     assert_eq!(
-        marginal::formats::tuned::read(&dir.join("b.json")).unwrap(),
+        marginal::tune::file::read_margins(&dir.join("b.json")).unwrap(),
         margins
     );
     let again = document(&dir.join("b.json"));
@@ -105,7 +105,7 @@ fn confirm_writes_the_match_report_into_the_tuned_file() {
         "{stdout}"
     );
     let path = dir.join("c.json");
-    marginal::formats::tuned::read(&path).unwrap();
+    marginal::tune::file::read_margins(&path).unwrap();
     let doc = document(&path);
     let confirm = &doc["confirm"];
     assert_eq!(confirm["format"], "marginal-match/1", "{confirm}");

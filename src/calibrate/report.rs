@@ -511,7 +511,7 @@ pub fn read(path: &Path) -> Result<Report, ReadError> {
         why: format!(
             "line {}: {}",
             e.line(),
-            crate::formats::tuned::plain_message(&text, &e)
+            crate::formats::json::plain_message(&text, &e)
         ),
     })
 }

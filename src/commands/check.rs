@@ -115,7 +115,7 @@ pub fn run(args: CheckArgs, ui: Ui) -> Result<()> {
     plan.check().map_err(UserError::from_display)?;
     let file = TunedFile::read(&plan.file).map_err(UserError::from_display)?;
     let mut said = Vec::new();
-    let outputs = plan.check_outputs(&file, &super::RESULT_FORMATS, &mut said);
+    let outputs = plan.check_outputs(&file, &marginal::tune::prepare::RESULT_FORMATS, &mut said);
     say(&mut said);
     outputs.map_err(UserError::from_display)?;
     if !check::has_outcomes(&plan.file, &file).map_err(UserError::from_display)? {

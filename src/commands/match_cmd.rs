@@ -146,7 +146,7 @@ pub fn run(args: MatchArgs, ui: super::Ui) -> Result<()> {
     let plan = plan_of(&args);
     plan.check().map_err(UserError::from_display)?;
     let mut said = Vec::new();
-    let outputs = plan.check_outputs(&super::RESULT_FORMATS, &mut said);
+    let outputs = plan.check_outputs(&marginal::tune::prepare::RESULT_FORMATS, &mut said);
     say(&mut said);
     outputs.map_err(UserError::from_display)?;
     say_idle_concurrency(&args);

@@ -20,13 +20,12 @@ use marginal::engine::tt::TranspositionTable;
 use marginal::engine::{EngineDef, MAX_DEPTH, MAX_HASH_MB, Setting};
 use marginal::formats::engine_file::EngineFile;
 use marginal::formats::outputs;
-pub use marginal::formats::outputs::{read_output, write_plot};
+pub use marginal::formats::outputs::read_output;
 use marginal::margin_spec;
 use marginal::params::Margins;
 use marginal::scoring::games::summary::Said;
 use marginal::scoring::suite::objective::{DEFAULT_EARLY, DEFAULT_WEIGHT, ObjectiveParams};
 use marginal::scoring::suite::{Repeats, RunConfig};
-use marginal::tune::file::TunedFile;
 use serde::{Deserialize, Serialize};
 
 /// An error in what the user gave (a file, an option, a margin set): exit status 2.
@@ -49,28 +48,7 @@ pub const INTERRUPTED_STATUS: u8 = 130;
 #[error("{0}")]
 pub struct Interrupted(pub String);
 
-/// A tuned file's calibration as one line: its note, or that it has none.
-pub fn calibration_note(
-    c: Option<&marginal::calibrate::trust::Calibration>,
-    margins: &marginal::tune::file::Values,
-) -> String {
-    match c {
-        // A file tuned without a calibration: its note speaks to `tune`; here, say what the
-        // reader of the file can do.
-        Some(c) if c.status == "none" => "none recorded: this set was tuned without a calibration, so nothing says its objective ranks margin sets as games do (see docs/calibration.md: `marginal calibrate`, then `marginal tune --calibration FILE`)".to_string(),
-        Some(c) => {
-            let value_of = |name: &str| margins.0.get(name).and_then(serde_json::Value::as_i64);
-            let c = marginal::calibrate::trust::refreshed(c, &value_of);
-            // The status first: it speaks of the objective, and the note may end on an
-            // extrapolation that is the set's.
-            match c.status.as_str() {
-                "trusted" | "untrusted" => format!("the objective is {}: {}", c.status, c.note),
-                _ => c.note,
-            }
-        }
-        None => "none recorded (the file predates `marginal calibrate`): nothing in it says its objective ranks margin sets as games do; `marginal calibrate` measures that, and docs/calibration.md gives the shipped calibrations (tuned/calibration-*.json)".to_string(),
-    }
-}
+pub use marginal::tune::report::calibration_note;
 
 impl From<outputs::OutputError> for UserError {
     fn from(e: outputs::OutputError) -> Self {
@@ -344,53 +322,18 @@ fn say_note(note: Option<String>) {
     }
 }
 
-/// Says on standard error what is odd in the suites a command reads: a file named twice (read
-/// once) and positions that repeat an earlier one (scored once, or as often as they appear
-/// with --count-repeats), naming the first of each.
+/// Says on standard error what is odd in the suites a command reads
+/// ([`marginal::scoring::suite::odd_suites`]).
 pub fn say_odd_suites(paths: &[PathBuf], suites: &[&marginal::scoring::suite::LoadedSuites]) {
-    for (i, first) in marginal::scoring::suite::repeated_files(paths) {
-        eprintln!(
-            "warning: {} is named twice (as {} before): read once",
-            paths[i].display(),
-            paths[first].display()
-        );
-    }
-    let repeats: Vec<_> = suites.iter().flat_map(|s| &s.repeats).collect();
-    if let Some(again) = repeats.first() {
-        let rule = match suites[0].rule {
-            Repeats::Once => {
-                "each is scored once, at its first line (--count-repeats scores every line)"
-            }
-            Repeats::Each => {
-                "each is scored as often as it appears (--count-repeats), so a repeat weighs double"
-            }
-        };
-        eprintln!(
-            "warning: {} position(s) repeat an earlier one (the first: {}:{} is {}:{}, {}): {rule}",
-            repeats.len(),
-            again.suite,
-            again.line,
-            again.first_suite,
-            again.first_line,
-            again.fen
-        );
-    }
+    say_warnings(&marginal::scoring::suite::odd_suites(paths, suites));
 }
 
-/// The warning for an external engine that searched every position `how` (alike: the same move
-/// and node count) although the margins differ: it most likely ignores the options
-/// that carry them (an engine that answers `setoption` with "no such option").
-pub fn ignored_options(how: &str) -> String {
-    format!(
-        "warning: every position was searched {how} (same move, same node count) although the margins differ: the engine most likely ignores the options that carry them; check its answers to `setoption` (its info strings) and the option names in its engine file"
-    )
-}
+pub use marginal::scoring::suite::measure::ignored_options;
 
-/// An engine that faulted on every position of a run (the reference run: the first search a
-/// suite scorer makes) searched nothing: the command stops with exit 2, naming the engine and
-/// its first fault, before any figure is made from it.
+/// An engine that faulted on every position of a run searched nothing
+/// ([`marginal::scoring::suite::nothing_searched`]): a user error (exit 2).
 pub fn searched_something<'r>(
-    def: &marginal::engine::EngineDef,
+    def: &EngineDef,
     run: &str,
     results: impl IntoIterator<Item = &'r marginal::scoring::suite::PositionResult>,
 ) -> Result<(), UserError> {
@@ -413,13 +356,6 @@ pub fn fresh_output(out: &Path, option: &str, force: bool) -> Result<(), UserErr
     Ok(())
 }
 
-/// The formats of the files that hold a run's result (a tuned file, a calibration report),
-/// which a `--json` report never replaces.
-pub const RESULT_FORMATS: [&str; 2] = [
-    marginal::formats::tuned::TUNED_FORMAT,
-    marginal::calibrate::report::FORMAT,
-];
-
 /// [`fresh_output`] for a JSON output ([`outputs::fresh_json_output`]): `--force` replaces a
 /// JSON file, never a file of another kind, and a `--json` report never a run's result.
 ///
@@ -430,29 +366,16 @@ pub fn fresh_json_output(out: &Path, option: &str, force: bool) -> Result<(), Us
         out,
         option,
         force,
-        &RESULT_FORMATS,
+        &marginal::tune::prepare::RESULT_FORMATS,
     )?);
     Ok(())
 }
 
-/// Bad lines listed on standard error before the rest is said in one line.
-pub const SKIPPED_LISTED: usize = 20;
-
-/// Says the bad lines of a suite or book on standard error, each after `prefix`: the first
-/// [`SKIPPED_LISTED`], then how many more (a binary given as a suite has tens of thousands).
+/// Says the bad lines of a suite or book on standard error, each after `prefix`
+/// ([`marginal::formats::skipped_lines`]).
 pub fn say_skipped<T: std::fmt::Display>(lines: impl IntoIterator<Item = T>, prefix: &str) {
-    let mut more = 0usize;
-    for (i, line) in lines.into_iter().enumerate() {
-        if i < SKIPPED_LISTED {
-            eprintln!("{prefix}{line}");
-        } else {
-            more += 1;
-        }
-    }
-    if more > 0 {
-        eprintln!(
-            "{prefix}... and {more} more bad line(s), not listed (the first {SKIPPED_LISTED} are above): is this the file meant?"
-        );
+    for line in marginal::formats::skipped_lines(lines, prefix) {
+        eprintln!("{line}");
     }
 }
 
@@ -469,12 +392,7 @@ pub fn plot_beside(
     Ok(outputs::plot_beside(file, option, force, inputs)?)
 }
 
-/// The files a tuned file records, which `check` (and a resumed tune) read again: the suites
-/// it was tuned on and its engine file, each where `check` finds it. No output may replace one,
-/// even with --force, or the tuned file could not be checked any more.
-pub fn recorded_inputs(file: &TunedFile, tuned: &Path) -> Vec<(&'static str, PathBuf)> {
-    marginal::check::recorded_inputs(file, tuned)
-}
+pub use marginal::check::recorded_inputs;
 
 /// Refuses an output path that names one of the command's inputs
 /// ([`outputs::not_an_input`]).
@@ -546,15 +464,6 @@ impl ScoringArgs {
 
     /// How a repeated position is scored.
     pub fn repeats(&self) -> Repeats {
-        repeats_rule(self.count_repeats)
-    }
-}
-
-/// The rule of `--count-repeats`.
-pub fn repeats_rule(count_repeats: bool) -> Repeats {
-    if count_repeats {
-        Repeats::Each
-    } else {
-        Repeats::Once
+        Repeats::counted(self.count_repeats)
     }
 }

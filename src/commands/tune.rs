@@ -6,35 +6,27 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use marginal::engine::{EngineDef, Setting};
-use marginal::scoring::paired::PairedComparison;
-use marginal::scoring::suite::{
-    LoadedSuites, RunConfig, ScorerOptions, SuiteScorer, default_cache_dir,
-};
-use marginal::tune::SplitError;
-use marginal::tune::calibrated;
-use marginal::tune::checkpoint;
+use marginal::engine::EngineDef;
+use marginal::scoring::suite::{ScorerOptions, SuiteScorer};
 use marginal::tune::cost::{SuiteCost, log_path};
-use marginal::tune::file::{Side, SuiteSource, SuiteSources, TunedFile};
+use marginal::tune::file::TunedFile;
 use marginal::tune::games::GamesProblem;
 use marginal::tune::pipeline::{self, RunRecord, TuneError, TuneWork};
 use marginal::tune::plan::{
-    DEFAULT_GAIN, DEFAULT_ITERATIONS, EngineChoice, ObjectiveKind, RACE_BOOK, ScoringChoice,
-    SolverKind, TuneOptions, TunePlan,
+    DEFAULT_GAIN, DEFAULT_ITERATIONS, EngineChoice, ObjectiveKind, ScoringChoice, SolverKind,
+    TuneOptions, TunePlan,
 };
-use marginal::tune::race;
-use marginal::tune::run;
-use marginal::tune::setup;
 use marginal::tune::space::Space;
+use marginal::tune::{calibrated, checkpoint, prepare, race, report, run, setup};
 
+use super::executor::{ExecutorArgs, ExecutorKind, exec_error, solver_error};
 use super::progress::{EvaluationGames, Printer, TuneLines};
 use super::{
     EngineArgs, ScoringArgs, Ui, UserError, count, depth_arg, positive, threads, threads_arg,
-    whole_pairs, writable,
+    whole_pairs,
 };
 
 mod games;
-use super::executor::{ExecutorArgs, ExecutorKind, exec_error, solver_error};
 use games::ObjectiveArg;
 mod solver;
 use solver::SolverArg;
@@ -142,7 +134,7 @@ pub struct TuneArgs {
     #[command(flatten)]
     executor: ExecutorArgs,
     /// The tuned file to write.
-    #[arg(long, default_value = marginal::formats::tuned::DEFAULT_TUNE_OUT)]
+    #[arg(long, default_value = marginal::tune::file::DEFAULT_TUNE_OUT)]
     out: PathBuf,
     /// Replace --out when it exists and is not this run's own result (without it, marginal
     /// refuses to write over a file another run made).
@@ -264,16 +256,6 @@ struct Tune {
     executor: ExecutorArgs,
 }
 
-impl Tune {
-    /// The checkpoint directory: --checkpoint, else the plan's default one in the cache.
-    fn checkpoint_dir(&self, run_id: &str) -> PathBuf {
-        self.opts
-            .checkpoint
-            .clone()
-            .unwrap_or_else(|| self.plan.checkpoint_dir(&default_cache_dir(), run_id))
-    }
-}
-
 /// The command's error for a tune's: executors keep their exit status; anything else the
 /// solver refuses is the user's (exit 2).
 fn tune_error(e: TuneError) -> anyhow::Error {
@@ -290,194 +272,6 @@ fn tune_error(e: TuneError) -> anyhow::Error {
     }
 }
 
-/// Runs the command.
-/// The games of the run: the games objective's problem, or the race's problems (one a
-/// round, with the race's plan printed), or neither.
-fn objective_games(
-    args: &Tune,
-    games_setup: Option<&setup::GamesSetup>,
-    solver_setup: &setup::SolverSetup,
-    space: &Space,
-    dir: &Path,
-    executor: &Option<Arc<dyn marginal::scoring::exec::Runner>>,
-    train_positions: usize,
-) -> Result<(Option<GamesProblem>, Vec<GamesProblem>)> {
-    let mut games_problem = None;
-    let mut race_games = Vec::new();
-    match (args.plan.objective, games_setup) {
-        (ObjectiveKind::Games, Some(setup)) => {
-            games_problem =
-                Some(games::problem(args, setup, space, dir)?.with_executor(executor.clone()));
-        }
-        _ if args.plan.solver == SolverKind::Race => {
-            let settings = solver_setup
-                .race
-                .as_ref()
-                .expect("race settings for --solver race");
-            race_games =
-                games::race_problems(args, space, &settings.rounds, dir, executor.clone())?;
-            let games = if race_games.is_empty() {
-                "no games (--race-pairs 0): the best suite objective wins".to_string()
-            } else {
-                format!(
-                    "{} finalists in {} games at most ({} pairs a round) on {}",
-                    settings.finalists,
-                    settings.games(),
-                    settings
-                        .rounds
-                        .iter()
-                        .map(u32::to_string)
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    args.plan
-                        .race_openings
-                        .as_deref()
-                        .unwrap_or(Path::new(RACE_BOOK))
-                        .display(),
-                )
-            };
-            println!(
-                "race: {} design points screened on {} positions, {} kept, {} local rounds, {games}",
-                settings.design,
-                settings.screen_positions.min(train_positions),
-                settings.keep.min(settings.design + 1),
-                settings.local_rounds,
-            );
-        }
-        _ => {}
-    }
-    Ok((games_problem, race_games))
-}
-
-/// At the first SIGINT (Ctrl-C) or SIGTERM: says on standard error what the checkpoint keeps
-/// and the command that resumes, and ends with exit status 130. Every finished evaluation and
-/// game pair is already on disk (the logs are appended line by line), and the engines, whose
-/// input closes with marginal, end with it. On Slurm the executor first cancels its job array
-/// (and ends the command itself); this waits `grace` for that. A second signal ends at once.
-fn say_interrupted(dir: &Path, engine: Option<&Path>, grace: std::time::Duration) -> Result<()> {
-    let flag = super::executor::interrupt_flag()?;
-    let dir = dir.to_path_buf();
-    // A run resumed with its engine file as it is now goes on only so again.
-    let resume = match engine {
-        Some(file) => format!(
-            "marginal tune --resume {} --engine {}",
-            dir.display(),
-            file.display()
-        ),
-        None => format!("marginal tune --resume {}", dir.display()),
-    };
-    let began = Instant::now();
-    std::thread::spawn(move || {
-        while !flag.load(std::sync::atomic::Ordering::Relaxed) {
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
-        // This invocation's time, for the resumed run's record of what the tune cost.
-        let line = serde_json::json!({ "wall_seconds": began.elapsed().as_secs_f64() });
-        let _ = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(dir.join(checkpoint::INTERRUPTED_LOG))
-            .and_then(|mut f| std::io::Write::write_all(&mut f, format!("{line}\n").as_bytes()));
-        // Whole confirmation pairs: two games each in the PGN (a pair cut short is replayed).
-        let confirm = std::fs::read_to_string(games::confirm_pgn(&dir))
-            .map_or(0, |t| t.matches("[Event ").count() / 2);
-        eprintln!(
-            "interrupted: {} and {} game batches{} are kept in {}; rerun the same command, or `{resume}`, to go on from them",
-            checkpoint::evaluations_kept(&dir),
-            checkpoint::game_batches_kept(&dir),
-            if confirm > 0 {
-                format!(", and {confirm} confirmation pairs,")
-            } else {
-                String::new()
-            },
-            dir.display(),
-        );
-        std::thread::sleep(grace);
-        std::process::exit(i32::from(super::INTERRUPTED_STATUS));
-    });
-    Ok(())
-}
-
-/// Says which calibration the run's objective has, or that it has none.
-fn say_calibration(
-    args: &Tune,
-    options: &ScorerOptions,
-    found: &Option<calibrated::FoundCalibration>,
-) {
-    match found {
-        Some((path, report, o, caveat)) => {
-            println!(
-                "calibration {}: {}",
-                path.display(),
-                report.objectives[*o].verdict
-            );
-            if let Some(caveat) = caveat {
-                println!("  ({caveat})");
-            }
-        }
-        None if args.plan.objective == ObjectiveKind::Suite => println!(
-            "calibration: none of the suite objective at {} for this engine (marginal calibrate measures one)",
-            options.config.limit
-        ),
-        None => {}
-    }
-}
-
-/// The engine a plan names (started once to check it).
-fn engine_of(engine: &EngineChoice, max_faults: usize) -> Result<Arc<EngineDef>, UserError> {
-    super::engine_def(
-        engine.engine.as_deref(),
-        engine.engine_cmd.as_deref(),
-        &engine.engine_options,
-        max_faults,
-    )
-}
-
-/// A resumed run of an external engine says which engine it took: the one its checkpoint
-/// records (as `check` says "as the tuned file records it"), or the file given with --engine.
-fn say_resumed_engine(args: &Tune, def: &EngineDef) {
-    if args.opts.resume.is_none() || def.is_builtin() {
-        return;
-    }
-    let source = def.source.as_deref().unwrap_or_default();
-    if args.opts.engine_as_is {
-        println!(
-            "engine: {} ({source}), given with --engine: taken as it is now",
-            def.name
-        );
-    } else {
-        println!(
-            "engine: {} ({source}), as the checkpoint records it",
-            def.name
-        );
-    }
-}
-
-/// The run's checkpoint directory, made and holding the run's plan: an existing --out that is
-/// not this run's own is refused first, and an interrupt from here on says what the directory
-/// keeps.
-fn open_checkpoint(mut args: Tune, run_id: &str, def: &EngineDef) -> Result<(Tune, PathBuf)> {
-    let dir = args.checkpoint_dir(run_id);
-    run::check_checkpoint(&args.plan, run_id, &dir).map_err(run_error)?;
-    // A rerun or resume of this run (its checkpoint exists) writes the same set again.
-    super::fresh_json_output(&args.plan.out, "--out", args.opts.force || dir.exists())?;
-    super::plot_beside(
-        &args.plan.out,
-        "--out",
-        args.opts.force,
-        &args.plan.inputs(),
-    )?;
-    run::make_checkpoint(&args.plan, &args.opts, run_id, def, &dir).map_err(run_error)?;
-    args.opts.checkpoint = Some(dir.clone());
-    let grace = match args.executor.executor {
-        ExecutorKind::Local => std::time::Duration::ZERO,
-        ExecutorKind::Slurm => std::time::Duration::from_secs(120),
-    };
-    let engine = (args.plan.engine.engine.as_deref()).filter(|_| args.opts.engine_as_is);
-    say_interrupted(&dir, engine, grace)?;
-    Ok((args, dir))
-}
-
 /// The command's error for a run that cannot be opened: a refusal is the user's (exit 2).
 fn run_error(e: run::RunError) -> anyhow::Error {
     match e {
@@ -486,337 +280,64 @@ fn run_error(e: run::RunError) -> anyhow::Error {
     }
 }
 
-/// The run's identity ([`run::identity`]), with what it had to say printed.
-fn identify(
-    args: &Tune,
-    def: &EngineDef,
-    train: &LoadedSuites,
-    validation: &LoadedSuites,
-) -> Result<String> {
-    let mut remarks = Vec::new();
-    let cache = default_cache_dir();
-    let opening = run::Opening {
-        plan: &args.plan,
-        opts: &args.opts,
-        def,
-        train,
-        validation,
-        cache: &cache,
-    };
-    let run_id = run::identity(&opening, &mut remarks).map_err(run_error);
-    say_remarks(remarks);
-    run_id
+/// Prints a step's remarks, and turns its refusal into the command's error.
+fn said<T>(remarks: Vec<run::Remark>, result: Result<T, run::RunError>) -> Result<T> {
+    let lines = remarks.into_iter().map(report::Line::from).collect();
+    printed(lines, result.map_err(run_error))
 }
 
-/// Prints what opening the run had to say.
-fn say_remarks(remarks: Vec<run::Remark>) {
-    for remark in remarks {
-        match remark {
-            run::Remark::Note(m) => eprintln!("note: {m}"),
-            run::Remark::Warning(m) => eprintln!("warning: {m}"),
-            run::Remark::Said(m) => eprintln!("{m}"),
+/// Prints report lines, each on its stream, and turns a step's error into the command's.
+fn printed<T, E: Into<anyhow::Error>>(lines: Vec<report::Line>, result: Result<T, E>) -> Result<T> {
+    for line in lines {
+        match line {
+            report::Line::Out(m) => println!("{m}"),
+            report::Line::Err(m) => eprintln!("{m}"),
         }
     }
-}
-
-/// A rerun says what it goes on from, and its progress keeps the best found before.
-fn say_resuming(dir: &Path, cost: &SuiteCost, observer: &TuneLines) {
-    let logged = cost.evaluations();
-    let batches = checkpoint::game_batches_kept(dir);
-    let best = logged
-        .iter()
-        .filter(|e| e.batch.is_none())
-        .max_by(|a, b| a.objective.total_cmp(&b.objective));
-    let mut kept = Vec::new();
-    if !logged.is_empty() {
-        kept.push(checkpoint::evaluations_kept(dir));
-    }
-    if batches > 0 {
-        kept.push(format!("{batches} game batches"));
-    }
-    if kept.is_empty() {
-        return;
-    }
-    println!(
-        "resuming from {}: {} in its log{}; finished work is not searched or played again",
-        dir.display(),
-        kept.join(" and "),
-        best.map_or(String::new(), |e| format!(
-            ", best objective so far {:.3} at {}",
-            e.objective,
-            observer.margins(&e.values)
-        ))
-    );
-    if let Some(e) = best {
-        observer.set_best(e.objective);
-    }
-}
-
-/// Says when a tune changed nothing: every suite evaluation (3 or more) scored the same (the margins
-/// made no difference: an external engine most likely ignores its options), the set found is
-/// the one the tune started from, or it measures as the defaults do; and when `off` scored
-/// above the tuned set on the suite objective.
-fn say_nothing_moved(file: &TunedFile, space: &Space) {
-    let objectives: Vec<f64> = (file.evaluations.iter())
-        .map(|e| e.evaluation.objective)
-        .collect();
-    if objectives.len() >= 3 && objectives.iter().all(|&o| o == objectives[0]) {
-        eprintln!(
-            "warning: every one of the {} evaluations scored the same objective ({:.3}): no margin tried changed a search on these positions; an external engine most likely ignores the options that carry them (check its answers to `setoption` and the option names in its engine file)",
-            objectives.len(),
-            objectives[0]
-        );
-        return;
-    }
-    let start = space.base.values();
-    let moved = space.dims.iter().any(|d| {
-        file.margins
-            .0
-            .get(&d.name)
-            .and_then(serde_json::Value::as_i64)
-            != start.get(d.index).map(|&v| i64::from(v))
-    });
-    // The race says so itself when the defaults are kept.
-    let said_by_race = file.provenance.solver == "race";
-    if !moved && !said_by_race {
-        let hint = match file.provenance.solver.as_str() {
-            "spsa" => {
-                ": SPSA's steps were too small to move a margin by a whole unit; raise --r-end (the final learning rate, 0.002 by default) or --iterations (docs/tuning.md)"
-            }
-            _ => ": the search found nothing better than it",
-        };
-        println!("note: the tuned set is the one the tune started from{hint}");
-    } else if moved && !said_by_race && file.measures_as_defaults() {
-        println!(
-            "note: the tuned set measures the same as the defaults on the training and the validation positions (objective, solved and nodes): it moved the margins too little to change a search, so no gain was found; tune longer (--iterations) or on more positions"
-        );
-    }
-    // `off` (every margin test disabled) is no candidate of a tune, but a user should know
-    // when it scored better on the objective the tune maximised than the set it wrote.
-    let value = |name: &str| file.training.set(name).map(|s| s.objective.value);
-    if let (Some(off), Some(tuned), "suite") = (
-        value("off"),
-        value("tuned"),
-        file.provenance.objective.as_str(),
-    ) && off > tuned
-    {
-        println!(
-            "note: `off` (no margin test) scores above the tuned set on the training positions ({off:.3} against {tuned:.3}): at this node budget these positions reward no pruning; tune at a larger --nodes or on more positions"
-        );
-    }
-}
-
-/// A games tune whose every game ended with an engine fault measured nothing of the margins:
-/// no tuned file is written (exit 2), as `match` and `calibrate` refuse such games.
-fn all_games_faulted(file: &TunedFile) -> Result<(), UserError> {
-    match file.all_games_faulted() {
-        Some(games) => Err(UserError(format!(
-            "every one of the {games} games of the tune ended with an engine fault: no evaluation measured the margins, so no tuned file is written; fix the engine (or its engine file or --engine-cmd line) and tune again"
-        ))),
-        None => Ok(()),
-    }
-}
-
-/// Whether --out already holds this run's result (the same run, set and figures: a rerun of a
-/// finished tune replays its checkpoint): it is then left as it is, keeping the cost of the run
-/// that found the set and anything `check --update` added, and said so. --force writes afresh.
-fn already_written(args: &Tune, file: &TunedFile) -> bool {
-    if args.opts.force || !args.plan.out.is_file() {
-        return false;
-    }
-    let Ok(old) = TunedFile::read(&args.plan.out) else {
-        return false;
-    };
-    let same = old.provenance.run == file.provenance.run
-        && old.margins == file.margins
-        && old.training.sets == file.training.sets
-        && old.validation.sets == file.validation.sets;
-    if same {
-        let p = &old.provenance;
-        println!(
-            "{} already holds this run's result (the same set and figures; the run that found it took {:.0} s): left as it is, with that run's record; --force writes it afresh",
-            args.plan.out.display(),
-            p.wall_seconds + p.earlier_wall_seconds,
-        );
-    }
-    same
-}
-
-/// Writes the tuned file and its plot, and prints where and the run's speed.
-fn write_file(
-    args: &Tune,
-    file: &TunedFile,
-    space: &Space,
-    elapsed: f64,
-    (searched, search_seconds): (usize, f64),
-    threads: usize,
-) -> Result<()> {
-    all_games_faulted(file)?;
-    let work = match &file.games {
-        Some(g) => format!("{} games", g.games),
-        None => format!("{} evaluations", file.evaluations.len()),
-    };
-    // The set itself, by its tuned rows (the file holds every row).
-    let tuned: Vec<String> = (file.tuned.iter())
-        .filter_map(|name| file.margins.0.get(name).map(|v| format!("{name}={v}")))
-        .collect();
-    println!("tuned set: {}", tuned.join(", "));
-    say_nothing_moved(file, space);
-    if already_written(args, file) {
-        return Ok(());
-    }
-    file.write(&args.plan.out)
-        .with_context(|| format!("cannot write {}", args.plan.out.display()))?;
-    let earlier = match args
-        .opts
-        .checkpoint
-        .as_deref()
-        .map(checkpoint::earlier_invocations)
-    {
-        Some((seconds, n)) if n > 0 => format!(
-            "; {:.0} s with the {n} interrupted run(s) it resumed",
-            elapsed + seconds
-        ),
-        _ => String::new(),
-    };
-    println!(
-        "tuned set written to {} ({work}, {elapsed:.0} s{earlier})",
-        args.plan.out.display(),
-    );
-    if file.provenance.faults > 0 {
-        let judged = file.training.faults + file.validation.faults;
-        eprintln!(
-            "warning: the engine faulted {} time(s) over the run: {} while tuning, {judged} while judging the tuned set, the defaults and off (training {}, validation {}); suite positions are scored unsolved and games lost, so the figures count them (provenance.faults in {})",
-            file.provenance.faults,
-            file.provenance.faults - judged as u64,
-            file.training.faults,
-            file.validation.faults,
-            args.plan.out.display()
-        );
-    }
-    if searched > 0 {
-        let each = search_seconds / searched as f64;
-        println!(
-            "speed: {searched} evaluations searched in {search_seconds:.1} s on {threads} thread(s): {each:.2} s each ({} positions at {}), {:.1} per minute{}",
-            args.plan
-                .batch
-                .map_or(file.training.positions, |b| b.min(file.training.positions)),
-            file.provenance.limit,
-            60.0 / each,
-            if args.plan.solver.is_spsa() {
-                format!(", {:.2} s per SPSA iteration", 2.0 * each)
-            } else {
-                String::new()
-            }
-        );
-    }
-    // A device (--out /dev/null) has no place beside it for a plot.
-    if marginal::formats::is_stream(&args.plan.out) {
-        println!("no plot: --out {} is not a file", args.plan.out.display());
-        return Ok(());
-    }
-    let svg = solver::write_svg(&args.plan.out, file, space)?;
-    println!("plot written to {}", svg.display());
-    Ok(())
-}
-
-/// Options that cannot run together, and an output that would write over an input: refused
-/// before any work.
-fn check_options(args: &Tune) -> Result<()> {
-    let mut remarks = Vec::new();
-    let checked = args.plan.check(&mut remarks);
-    say_remarks(remarks);
-    checked.map_err(run_error)?;
-    super::not_an_input(&args.plan.out, "--out", &args.plan.inputs())?;
-    writable(&args.plan.out, "--out")?;
-    Ok(())
-}
-
-/// `--resume DIR` runs with the plan recorded in DIR: the options of this command line that
-/// would have changed it are named once, with the way to change them (a new run).
-fn say_ignored_with_resume(given: &TunePlan, dir: &Path) {
-    let dir_text = dir.to_string_lossy().into_owned();
-    let Some(bare) = super::parsed_alone::<TuneArgs>("tune", &["--resume", dir_text.as_str()])
-    else {
-        return;
-    };
-    let (Ok(serde_json::Value::Object(given)), Ok(serde_json::Value::Object(plain))) = (
-        serde_json::to_value(given),
-        serde_json::to_value(&bare.into_tune().plan),
-    ) else {
-        return;
-    };
-    let mut ignored: Vec<String> = given
-        .iter()
-        .filter(|(k, v)| plain.get(*k) != Some(v))
-        .chain(plain.iter().filter(|(k, _)| !given.contains_key(*k)))
-        .map(|(k, _)| format!("--{}", k.replace('_', "-")))
-        .collect();
-    ignored.sort();
-    ignored.dedup();
-    if !ignored.is_empty() {
-        eprintln!(
-            "warning: --resume {} runs with the arguments recorded there; {} given here {} ignored (start a new run, without --resume, to change them)",
-            dir.display(),
-            ignored.join(", "),
-            if ignored.len() == 1 { "is" } else { "are" }
-        );
-    }
+    result.map_err(Into::into)
 }
 
 /// The run's plan (a --resume's recorded one, with this command's threads and executor), its
 /// engine and its search space.
 fn resolve(given: TuneArgs, max_faults: usize) -> Result<(Tune, Arc<EngineDef>, Space)> {
     let resume = given.resume.clone();
-    let args = match &resume {
-        Some(dir) => {
-            let plan = TunePlan::read(dir).map_err(|e| UserError(format!("--resume {e}")))?;
-            let mut given = given.into_tune();
-            let mut recorded = Tune {
-                plan,
-                opts: TuneOptions {
-                    checkpoint: Some(dir.clone()),
-                    resume: Some(dir.clone()),
-                    ..given.opts.clone()
-                },
-                executor: given.executor.clone(),
-            };
-            // `--resume DIR --engine FILE`: the run's engine file taken as it is now.
-            if let Some(engine) = given.plan.engine.engine.take() {
-                recorded.plan.engine.engine = Some(engine);
-                recorded.opts.engine_as_is = true;
-            }
-            say_ignored_with_resume(&given.plan, dir);
-            for log in marginal::tune::checkpoint::cut_logs(dir) {
-                eprintln!(
-                    "warning: {}: its last line was cut short (the run was killed while writing it): that record is dropped, and its work is done again if the run needs it",
-                    log.display()
-                );
-            }
-            recorded
-        }
-        None => given.into_tune(),
-    };
-    let mut args = args;
-    let def = engine_of(&args.plan.engine, max_faults)?;
-    say_resumed_engine(&args, &def);
+    let mut args = given.into_tune();
+    if let Some(dir) = &resume {
+        // The plan of `--resume DIR` alone: the options given besides it are ignored.
+        let dir_text = dir.to_string_lossy().into_owned();
+        let bare = super::parsed_alone::<TuneArgs>("tune", &["--resume", dir_text.as_str()])
+            .map(|bare| bare.into_tune().plan);
+        let mut remarks = Vec::new();
+        let resumed = run::resume(dir, &mut args.plan, &args.opts, bare.as_ref(), &mut remarks);
+        (args.plan, args.opts) = said(remarks, resumed)?;
+    }
+    let engine = &args.plan.engine;
+    let def = super::engine_def(
+        engine.engine.as_deref(),
+        engine.engine_cmd.as_deref(),
+        &engine.engine_options,
+        max_faults,
+    )?;
+    if let Some(line) = report::resumed_engine(&args.opts, &def) {
+        println!("{line}");
+    }
     if args.plan.params.is_empty() {
         args.plan.params = setup::default_params(&def);
     }
     let mut remarks = Vec::new();
     let space = setup::space(&args.plan, &def, &mut remarks);
-    say_remarks(remarks);
-    let space = space.map_err(run_error)?;
+    let space = said(remarks, space)?;
     Ok((args, def, space))
 }
 
+/// Runs the command.
 pub fn run(args: TuneArgs, ui: Ui) -> Result<()> {
     let run = prepare(args, ui)?;
     let start = Instant::now();
     let (train_scorer, validation_scorer) = run.pool.install(|| {
         (
-            SuiteScorer::new(run.train.clone(), run.options.clone(), None),
-            SuiteScorer::new(run.validation.clone(), run.options.clone(), None),
+            SuiteScorer::new(run.inputs.train.clone(), run.options.clone(), None),
+            SuiteScorer::new(run.inputs.validation.clone(), run.options.clone(), None),
         )
     });
     let (train_scorer, validation_scorer) = (
@@ -830,25 +351,17 @@ pub fn run(args: TuneArgs, ui: Ui) -> Result<()> {
     )?;
     let cost = SuiteCost::new(train_scorer, run.space.clone(), Some(&log_path(&run.dir)))
         .with_context(|| format!("cannot open the evaluation log in {}", run.dir.display()))?;
-    let (games_problem, mut race_games) = objective_games(
-        &run.args,
-        run.games_setup.as_ref(),
-        &run.solver_setup,
-        &run.space,
-        &run.dir,
-        &run.executor,
-        run.train.positions.len(),
-    )?;
+    let (games_problem, race_games) = objective_games(&run)?;
     // Progress within an evaluation's games.
     let games_lines: marginal::progress::Shared = Arc::new(EvaluationGames::new(run.printer));
     let games_problem = games_problem.map(|p| p.with_observer(games_lines.clone()));
-    race_games = (race_games.into_iter())
+    let race_games = (race_games.into_iter())
         .map(|p| p.with_observer(games_lines.clone()))
         .collect();
     let plan = TuneWork {
         def: run.def.clone(),
         space: run.space.clone(),
-        solver: run.solver_setup.solver(&run.args.plan),
+        solver: run.inputs.solver.solver(&run.args.plan),
         seed: run.args.plan.seed,
         dir: run.dir.clone(),
         run_id: run.run_id.clone(),
@@ -857,7 +370,7 @@ pub fn run(args: TuneArgs, ui: Ui) -> Result<()> {
     };
     let names = run.space.dims.iter().map(|d| d.name.clone()).collect();
     let observer = Arc::new(TuneLines::new(run.printer, names, start));
-    say_resuming(&run.dir, &cost, &observer);
+    say_resuming(&run.dir, &cost, &run.space, &observer);
     let outcome = run
         .pool
         .install(|| pipeline::run(plan, cost, &validation_scorer, observer))
@@ -871,10 +384,7 @@ struct Prepared {
     args: Tune,
     def: Arc<EngineDef>,
     space: Space,
-    games_setup: Option<setup::GamesSetup>,
-    solver_setup: setup::SolverSetup,
-    train: LoadedSuites,
-    validation: LoadedSuites,
+    inputs: setup::Inputs,
     threads: usize,
     pool: rayon::ThreadPool,
     /// One executor for the whole run: the suite scorers, the games objective and --confirm.
@@ -889,72 +399,46 @@ struct Prepared {
 /// Checks the arguments, reads the positions and the books, finds the calibration, opens the
 /// checkpoint and prints what the run will do.
 fn prepare(args: TuneArgs, ui: Ui) -> Result<Prepared> {
-    let (args, def, space) = resolve(args, ui.max_faults)?;
-    check_options(&args)?;
-    let mut remarks = Vec::new();
-    let games_setup = setup::games_setup(&args.plan, &mut remarks);
-    say_remarks(remarks);
-    let games_setup = games_setup.map_err(run_error)?;
-    let solver_setup = setup::solver_setup(&args.plan, &space).map_err(run_error)?;
-    let (train, validation) = split(&args)?;
-    if let Some(n) = args.plan.batch.filter(|&n| n >= train.positions.len()) {
-        eprintln!(
-            "warning: --batch {n} is not smaller than the {} training positions: every comparison scores all of them, as without --batch",
-            train.positions.len()
-        );
-    }
+    let (mut args, def, space) = resolve(args, ui.max_faults)?;
     let threads = threads(args.opts.threads);
-    super::hash_fits(
-        args.plan.scoring.hash,
-        if args.plan.plays_games() {
-            2 * threads
-        } else {
-            threads
-        },
-    )?;
+    let mut lines = Vec::new();
+    let inputs = prepare::check(&args.plan, &space, threads, &mut lines);
+    let inputs = printed(lines, inputs)?;
     let pool = marginal::scoring::exec::local::pool(threads, "tune")
         .context("cannot start worker threads")?;
     let executor = args.executor.build()?;
-    let options = ScorerOptions {
-        config: RunConfig {
-            limit: args.plan.limit(),
-            hash_mb: args.plan.scoring.hash,
-        },
-        objective: args.plan.scoring.params(),
-        reference: Setting::off(&def),
-        cache_dir: Some(default_cache_dir()),
-        executor: executor.clone(),
-    };
-    let found_calibration =
-        calibrated::find_calibration(&args.plan, &options, &def).map_err(run_error)?;
-    say_calibration(&args, &options, &found_calibration);
-    let run_id = identify(&args, &def, &train, &validation)?;
-    let (args, dir) = open_checkpoint(args, &run_id, &def)?;
-    println!(
-        "marginal tune: {}{}, seed {}, tuning {space}",
-        args.plan.solver.label(),
-        if args.plan.solver == SolverKind::Race {
-            String::new()
-        } else {
-            format!(", {} iterations", args.plan.iterations)
-        },
-        args.plan.seed
+    let options = setup::scorer_options(&args.plan, &def, executor.clone());
+    let mut lines = Vec::new();
+    let (plan, opts) = (&args.plan, &mut args.opts);
+    let opened = prepare::open(
+        plan,
+        opts,
+        (&def, &space),
+        &inputs,
+        &options,
+        threads,
+        &mut lines,
     );
-    println!(
-        "training {} positions, validation {} positions, {} per position, {threads} thread(s); checkpoint {}",
-        train.positions.len(),
-        validation.positions.len(),
-        options.config.limit,
-        dir.display()
-    );
+    let opened = opened.map_err(run_error);
+    if let Ok(opened) = &opened {
+        let grace = match args.executor.executor {
+            ExecutorKind::Local => std::time::Duration::ZERO,
+            ExecutorKind::Slurm => std::time::Duration::from_secs(120),
+        };
+        let engine = (args.plan.engine.engine.as_deref()).filter(|_| args.opts.engine_as_is);
+        let resume = report::resume_command(&opened.dir, engine);
+        say_interrupted(&opened.dir, &resume, grace)?;
+    }
+    let prepare::Opened {
+        calibration: found_calibration,
+        run_id,
+        dir,
+    } = printed(lines, opened)?;
     Ok(Prepared {
         args,
         def,
         space,
-        games_setup,
-        solver_setup,
-        train,
-        validation,
+        inputs,
         threads,
         pool,
         executor,
@@ -966,30 +450,83 @@ fn prepare(args: TuneArgs, ui: Ui) -> Result<Prepared> {
     })
 }
 
+/// The games of the run: the games objective's problem, or the race's problems (one a
+/// round, with the race's plan printed), or neither.
+fn objective_games(run: &Prepared) -> Result<(Option<GamesProblem>, Vec<GamesProblem>)> {
+    let (plan, solver) = (&run.args.plan, &run.inputs.solver);
+    match (
+        plan.objective,
+        run.inputs.games.as_ref(),
+        solver.race.as_ref(),
+    ) {
+        (ObjectiveKind::Games, Some(setup), _) => {
+            let problem = games::problem(&run.args, setup, &run.space, &run.dir)?;
+            Ok((
+                Some(problem.with_executor(run.executor.clone())),
+                Vec::new(),
+            ))
+        }
+        (_, _, Some(settings)) if plan.solver == SolverKind::Race => {
+            let race_games = games::race_problems(
+                &run.args,
+                &run.space,
+                &settings.rounds,
+                &run.dir,
+                run.executor.clone(),
+            )?;
+            let positions = run.inputs.train.positions.len();
+            let raced = !race_games.is_empty();
+            println!("{}", report::race_plan(settings, plan, positions, raced));
+            Ok((None, race_games))
+        }
+        _ => Ok((None, Vec::new())),
+    }
+}
+
+/// At the first SIGINT (Ctrl-C) or SIGTERM: says on standard error what the checkpoint keeps
+/// and the command that resumes, and ends with exit status 130. Every finished evaluation and
+/// game pair is already on disk (the logs are appended line by line), and the engines, whose
+/// input closes with marginal, end with it. On Slurm the executor first cancels its job array
+/// (and ends the command itself); this waits `grace` for that. A second signal ends at once.
+fn say_interrupted(dir: &Path, resume: &str, grace: std::time::Duration) -> Result<()> {
+    let flag = super::executor::interrupt_flag()?;
+    let (dir, resume) = (dir.to_path_buf(), resume.to_string());
+    let began = Instant::now();
+    std::thread::spawn(move || {
+        while !flag.load(std::sync::atomic::Ordering::Relaxed) {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        // This invocation's time, for the resumed run's record of what the tune cost.
+        checkpoint::record_interrupted(&dir, began.elapsed().as_secs_f64());
+        let confirm = checkpoint::confirm_pairs_kept(&dir);
+        eprintln!("{}", report::interrupted(&dir, &resume, confirm));
+        std::thread::sleep(grace);
+        std::process::exit(i32::from(super::INTERRUPTED_STATUS));
+    });
+    Ok(())
+}
+
+/// A rerun says what it goes on from, and its progress keeps the best found before.
+fn say_resuming(dir: &Path, cost: &SuiteCost, space: &Space, observer: &TuneLines) {
+    if let Some((line, best)) = report::resuming(dir, &cost.evaluations(), space) {
+        println!("{line}");
+        if let Some(best) = best {
+            observer.set_best(best);
+        }
+    }
+}
+
 /// After the solver: the judged figures and the calibration printed, the confirmation
 /// played, and the tuned file written with the run's record.
 fn finish(run: Prepared, outcome: pipeline::Tuned, elapsed: f64) -> Result<()> {
     let args = &run.args;
-    println!();
-    print_side("training", &outcome.training, &outcome.paired.0);
-    print_side("validation", &outcome.validation, &outcome.paired.1);
-    let calibration = calibrated::calibration(
-        &args.plan,
-        &run.options,
-        run.found_calibration,
-        &outcome.training,
-        &outcome.validation,
-    );
-    println!("calibration: {}", calibration.note);
-    let margins = |name: &str| outcome.training.set(name).map(|s| &s.margins);
-    let same_as_defaults = margins("tuned").is_some() && margins("tuned") == margins("default");
-    if args.plan.confirm.is_some() && same_as_defaults {
-        eprintln!(
-            "note: --confirm: the tuned set is the defaults, so no confirmation match is played (it would play the defaults against themselves and measure nothing)"
-        );
-    }
-    let confirm = match (args.plan.confirm, &run.games_setup) {
-        _ if same_as_defaults => None,
+    let mut lines = Vec::new();
+    let found = run.found_calibration;
+    let judged = prepare::judged(&args.plan, &run.options, found, &outcome, &mut lines);
+    let (calibration, confirm_worth) = printed(lines, Ok::<_, anyhow::Error>(judged))?;
+    let games_setup = run.inputs.games.as_ref();
+    let confirm = match (args.plan.confirm, games_setup) {
+        _ if !confirm_worth => None,
         (Some(n), Some(setup)) => Some(games::run_confirm(
             args,
             setup,
@@ -1000,47 +537,43 @@ fn finish(run: Prepared, outcome: pipeline::Tuned, elapsed: f64) -> Result<()> {
         )?),
         _ => None,
     };
-    let games_record = outcome
-        .games
-        .as_ref()
-        .zip(run.games_setup.as_ref())
+    let sets = (&run.inputs.train, &run.inputs.validation);
+    let settings = run.inputs.solver.settings.clone();
+    let mut record = RunRecord::new(
+        &args.plan,
+        run.run_id,
+        settings,
+        sets,
+        &run.options,
+        &run.dir,
+        elapsed,
+    )?;
+    record.games = (outcome.games.as_ref().zip(games_setup))
         .map(|(problem, setup)| setup::games_record(problem, setup));
-    let searched = outcome.cost.search_time();
-    let record = RunRecord {
-        run: run.run_id,
-        objective: args.plan.objective.name().to_string(),
-        solver: (
-            args.plan.solver.name().to_string(),
-            run.solver_setup.settings.clone(),
-        ),
-        suites: SuiteSources {
-            split: args.plan.split_name(),
-            training: SuiteSource::of(&run.train),
-            validation: SuiteSource::of(&run.validation),
-            repeats: run.train.rule,
-        },
-        limit: run.options.config.limit,
-        objective_params: run.options.objective,
-        seed: args.plan.seed,
-        iterations: args.plan.iterations,
-        wall_seconds: elapsed,
-        earlier_wall_seconds: checkpoint::earlier_invocations(&run.dir).0,
-        command_line: std::env::args().collect::<Vec<_>>().join(" "),
-        arguments: recorded_arguments(&args.plan, &run.dir)?,
-        games: games_record,
-        confirm,
-        calibration: Some(calibration),
+    (record.confirm, record.calibration) = (confirm, Some(calibration));
+    let spent = prepare::Spent {
+        elapsed,
+        searched: outcome.cost.search_time(),
+        threads: run.threads,
     };
     let file = outcome.into_file(&run.def, &run.space, record);
-    write_file(args, &file, &run.space, elapsed, searched, run.threads)
+    let mut lines = Vec::new();
+    let written = prepare::write(
+        &args.plan,
+        &args.opts,
+        (&file, &run.space),
+        &spent,
+        &mut lines,
+    );
+    printed(lines, written.map_err(write_error))
 }
 
-/// The tuned file's record of the run's arguments: its plan, and the checkpoint directory that
-/// holds its evaluations (`provenance.arguments.checkpoint`).
-fn recorded_arguments(plan: &TunePlan, dir: &Path) -> Result<serde_json::Value> {
-    let mut arguments = serde_json::to_value(plan)?;
-    arguments["checkpoint"] = serde_json::json!(dir);
-    Ok(arguments)
+/// The command's error for a tuned file not written: a refusal is the user's (exit 2).
+fn write_error(e: prepare::WriteError) -> anyhow::Error {
+    match e {
+        prepare::WriteError::Refused(m) => UserError(m).into(),
+        e => e.into(),
+    }
 }
 
 /// `marginal plot FILE`: draws a tuned file's SVG again, beside it (a file there that is not
@@ -1048,77 +581,10 @@ fn recorded_arguments(plan: &TunePlan, dir: &Path) -> Result<serde_json::Value> 
 pub fn plot(path: &std::path::Path, force: bool) -> Result<()> {
     let file = TunedFile::read(path).map_err(UserError::from_display)?;
     super::plot_beside(path, "plot", force, &[])?;
-    let names: Vec<&str> = file.tuned.iter().map(String::as_str).collect();
-    let bounds: Vec<String> = file
-        .provenance
-        .schedule
-        .iter()
-        .map(|r| format!("{}={}..{}", r.name, r.lower, r.upper))
-        .collect();
-    let bounds: Vec<&str> = bounds.iter().map(String::as_str).collect();
-    let space = Space::new(Setting::defaults(&file.def()), &names, &bounds)
+    let space = file
+        .space()
         .map_err(|e| UserError(format!("{}: {e}", path.display())))?;
-    let svg = solver::write_svg(path, &file, &space)?;
+    let svg = prepare::write_plot(path, &file, &space)?;
     println!("plot written to {}", svg.display());
     Ok(())
-}
-
-/// Training and validation positions (see [`marginal::tune::split`]); bad lines are reported.
-fn split(args: &Tune) -> Result<(LoadedSuites, LoadedSuites), UserError> {
-    let (train, validation) = marginal::tune::split(
-        &args.plan.suites(),
-        &args.plan.holdout,
-        args.plan.scoring.repeats(),
-    )
-    .map_err(|e| {
-        UserError(match e {
-            SplitError::Overlap { .. } => format!("--holdout {e}"),
-            SplitError::Suite(e) => e.to_string(),
-        })
-    })?;
-    let mut seen = std::collections::HashSet::new();
-    let bad = (train.skipped().chain(validation.skipped())).filter(|b| seen.insert(b.to_string()));
-    super::say_skipped(bad, "");
-    let named: Vec<PathBuf> = args
-        .plan
-        .suites()
-        .into_iter()
-        .chain(args.plan.holdout.clone())
-        .collect();
-    super::say_odd_suites(&named, &[&train, &validation]);
-    if validation.positions.len() < FEWEST_VALIDATION {
-        eprintln!(
-            "warning: {} validation position(s): too few to judge the tuned set on positions it never saw (its paired test needs tens that differ); give at least {FEWEST_VALIDATION} held out ({} or more positions in all, a third held out), or --holdout FILE",
-            validation.positions.len(),
-            3 * FEWEST_VALIDATION
-        );
-    }
-    Ok((train, validation))
-}
-
-/// Fewer held-out positions than this are warned about: the judged figures of a handful say
-/// little.
-const FEWEST_VALIDATION: usize = 30;
-
-fn print_side(name: &str, side: &Side, paired: &PairedComparison) {
-    if side.positions == 0 {
-        println!("{name}: no positions (the split left none), so no set is judged on this side");
-        return;
-    }
-    println!("{name} ({} positions):", side.positions);
-    println!(
-        "  {:<8} {:>9} {:>8} {:>12} {:>7} {:>9}",
-        "set", "objective", "solved", "nodes", "ratio", "accuracy"
-    );
-    for s in &side.sets {
-        let o = &s.objective;
-        println!(
-            "  {:<8} {:>9.3} {:>8} {:>12} {:>7.3} {:>9.3}",
-            s.name, o.value, o.solved, o.nodes, o.node_ratio, o.accuracy
-        );
-    }
-    println!(
-        "  tuned against default: {} solved by tuned only, {} by default only, McNemar exact p = {:.4}",
-        paired.only_a, paired.only_b, paired.p_value
-    );
 }

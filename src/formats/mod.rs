@@ -1,16 +1,17 @@
-//! File formats, parsed once into typed values: EPD test suites, opening books and margin-set
-//! (tuned) files; and the small pieces every data file shares: reading a file into lines with
-//! the reasons for skipped lines, stable content hashes, write-then-rename, and the checks of
-//! output paths before a run ([`outputs`]).
+//! File formats, parsed once into typed values: EPD test suites, opening books and engine
+//! files (margin-set and tuned files are `tune::file`'s); and the small pieces every data file
+//! shares: JSON documents with errors that name the key and line ([`json`]), reading a file
+//! into lines with the reasons for skipped lines, stable content hashes, write-then-rename,
+//! and the checks of output paths before a run ([`outputs`]).
 //!
 //! The first stage of the data flow: this folder imports nothing from the engine, scoring or
-//! commands (only the parameter table, for margin sets).
+//! commands (only the parameter table, for engine files' rows).
 
 pub mod engine_file;
 pub mod epd;
+pub mod json;
 pub mod openings;
 pub mod outputs;
-pub mod tuned;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -228,6 +229,33 @@ pub fn parse_lines<T, E: fmt::Display>(
         }
     }
     parsed
+}
+
+/// Bad lines listed before the rest are said in one line ([`skipped_lines`]).
+pub const SKIPPED_LISTED: usize = 20;
+
+/// The bad lines of a suite or book as said to the user, each after `prefix`: the first
+/// [`SKIPPED_LISTED`], then one line saying how many more (a binary given as a suite has tens
+/// of thousands).
+pub fn skipped_lines<T: fmt::Display>(
+    lines: impl IntoIterator<Item = T>,
+    prefix: &str,
+) -> Vec<String> {
+    let mut said = Vec::new();
+    let mut more = 0usize;
+    for (i, line) in lines.into_iter().enumerate() {
+        if i < SKIPPED_LISTED {
+            said.push(format!("{prefix}{line}"));
+        } else {
+            more += 1;
+        }
+    }
+    if more > 0 {
+        said.push(format!(
+            "{prefix}... and {more} more bad line(s), not listed (the first {SKIPPED_LISTED} are above): is this the file meant?"
+        ));
+    }
+    said
 }
 
 /// Writes `bytes` to `path` through a temporary file and a rename, so a crash never leaves
@@ -504,5 +532,17 @@ mod tests {
             1
         );
         std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn skipped_lines_are_listed_up_to_a_limit_then_counted() {
+        let said = skipped_lines(1..=SKIPPED_LISTED + 3, "warning: ");
+        assert_eq!(said.len(), SKIPPED_LISTED + 1);
+        assert_eq!(said[0], "warning: 1");
+        assert!(
+            said[SKIPPED_LISTED].contains("3 more bad line(s)"),
+            "{said:?}"
+        );
+        assert_eq!(skipped_lines(["a"], ""), vec!["a".to_string()]);
     }
 }

@@ -248,6 +248,30 @@ pub fn cut_logs(dir: &Path) -> Vec<PathBuf> {
 /// The checkpoint's log of interrupted invocations: one line each, its wall seconds.
 pub const INTERRUPTED_LOG: &str = "interrupted.jsonl";
 
+/// Records in `dir` the wall-clock `seconds` of an invocation that was interrupted, for the
+/// resumed run's record of what the tune cost ([`earlier_invocations`]). Best effort: a
+/// directory that cannot be written loses only that figure.
+pub fn record_interrupted(dir: &Path, seconds: f64) {
+    let line = serde_json::json!({ "wall_seconds": seconds });
+    let _ = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.join(INTERRUPTED_LOG))
+        .and_then(|mut f| std::io::Write::write_all(&mut f, format!("{line}\n").as_bytes()));
+}
+
+/// Where a tune keeps its confirmation games (`--confirm`): a PGN in its checkpoint, so an
+/// interrupted confirmation keeps them.
+pub fn confirm_pgn(dir: &Path) -> PathBuf {
+    dir.join("confirm.pgn")
+}
+
+/// Whole confirmation pairs kept in `dir` (two games each in the PGN; a pair cut short is
+/// played again).
+pub fn confirm_pairs_kept(dir: &Path) -> usize {
+    std::fs::read_to_string(confirm_pgn(dir)).map_or(0, |t| t.matches("[Event ").count() / 2)
+}
+
 /// The wall seconds of the interrupted invocations a checkpoint records, and how many there were.
 pub fn earlier_invocations(dir: &Path) -> (f64, usize) {
     let text = std::fs::read_to_string(dir.join(INTERRUPTED_LOG)).unwrap_or_default();

@@ -1,10 +1,14 @@
-//! The tuned file `marginal tune` writes (`"format": "marginal-tuned/1"`), as a typed value:
-//! the margin set, how it scored against the defaults and `off` on training and validation
-//! positions, the confirmation match, the provenance of the run, and every candidate it
-//! evaluated. [`TunedFile::read`] parses one back with errors that name the file, the line and
-//! the value, and [`TunedFile::write`] is the one writer of these files. The file's text and
-//! JSON (UTF-8, byte-order mark, syntax errors) are read by [`crate::formats::tuned`], which
-//! also reads just the margins of any margin file: one reader of the document, typed here.
+//! Margin-set files and the tuned file `marginal tune` writes, read and written in one place.
+//!
+//! A margin-set file is JSON: `{"format": "marginal-margins/1", "margins": {name: value, ...},
+//! "meta": {...}}`, a tuned file (`"format": "marginal-tuned/1"`), an export
+//! (`marginal-export/1`) or a bare object of `name: value` pairs; [`read_margins`] reads the
+//! margin set of any of them. The tuned file is also a typed value, [`TunedFile`]: the margin
+//! set, how it scored against the defaults and `off` on training and validation positions, the
+//! confirmation match, the provenance of the run, and every candidate it evaluated.
+//! [`TunedFile::read`] parses one back, refusing a truncated, foreign or other-version file, and
+//! [`TunedFile::write`] is the one writer of these files (atomically). Every error names the
+//! file, the line and the value.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -12,15 +16,15 @@ use std::time::Duration;
 
 use crate::calibrate::trust::Calibration;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::engine::external::UciProgram;
 use crate::engine::setting::Program;
 use crate::engine::{EngineDef, Setting};
 use crate::params::{ParamError, Row};
 
-use crate::formats::tuned::{
-    TUNED_FORMAT, TunedError, document, line_of, plain_message, read_text,
-};
+use crate::formats::json::{line_of, plain_message, refuse_repeated_keys};
+use crate::params::Margins;
 use crate::scoring::exec::ExecError;
 use crate::scoring::games::game::MoveLimit;
 use crate::scoring::games::matches::MatchReport;
@@ -34,6 +38,232 @@ use super::games::GamesEvaluation;
 use super::pareto::MarkedEvaluation;
 use super::solvers::IterationRecord;
 use super::space::Space;
+
+/// The format tag of a plain margin-set file ([`write_margins`]).
+pub const FORMAT: &str = "marginal-margins/1";
+
+/// The format tag of the files `marginal tune` writes (a margin set with the figures and
+/// provenance of the run that produced it); its margins are read like any margin set.
+pub const TUNED_FORMAT: &str = "marginal-tuned/1";
+
+/// The format tag of `marginal export --format json` (a margin set with the provenance of its
+/// tuned file); its margins are read like any margin set, so an export is a `--margins` file.
+pub const EXPORT_FORMAT: &str = "marginal-export/1";
+
+/// Where `marginal tune` writes its set unless told otherwise: a file no clone ships, so a
+/// tune never replaces a committed result.
+pub const DEFAULT_TUNE_OUT: &str = "tuned/race.json";
+
+/// What to do about a margin-set file that is not there: the default tune's output is made by
+/// running it.
+fn missing_hint(path: &Path, source: &std::io::Error) -> &'static str {
+    if source.kind() != std::io::ErrorKind::NotFound {
+        ""
+    } else if path.ends_with(DEFAULT_TUNE_OUT) {
+        " (`marginal tune` writes it, its default --out: run that first, or name one of the shipped sets in tuned/)"
+    } else {
+        " (`ls tuned/` lists the shipped tuned sets)"
+    }
+}
+
+/// Why a margin set could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum TunedError {
+    /// The file could not be read.
+    #[error("cannot read {path}: {source}{}", missing_hint(path, source))]
+    Unreadable {
+        /// File path.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The file is not valid JSON.
+    #[error("{path}:{line}:{column}: not valid JSON: {message}")]
+    Json {
+        /// File path.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// serde_json's message.
+        message: String,
+    },
+    /// The JSON is not a margin set.
+    #[error("{path}:{line}: {message}")]
+    Invalid {
+        /// File path.
+        path: PathBuf,
+        /// 1-based line of the offending key (1 when unknown).
+        line: usize,
+        /// What is wrong, naming the key and value.
+        message: String,
+    },
+}
+
+/// The text of a margin-set or tuned file: read whole, as UTF-8. Every reader of these files
+/// goes through here and [`document`], so they agree on what a readable file is.
+///
+/// # Errors
+/// The file cannot be read, or is not UTF-8.
+fn read_text(path: &Path) -> Result<String, TunedError> {
+    std::fs::read_to_string(path).map_err(|source| TunedError::Unreadable {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// The JSON document of a margin-set or tuned file's `text`, and the text it was parsed from
+/// (without a byte-order mark: some editors write one, and it says nothing).
+///
+/// # Errors
+/// Not valid JSON: the error names the file, line and column.
+fn document<'t>(path: &Path, text: &'t str) -> Result<(&'t str, Value), TunedError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if text.trim().is_empty() {
+        return Err(TunedError::Invalid {
+            path: path.to_path_buf(),
+            line: 1,
+            message: "the file is empty (a run killed while writing it, or a file made elsewhere): not a tuned file".into(),
+        });
+    }
+    let json_error = |e: serde_json::Error| TunedError::Json {
+        path: path.to_path_buf(),
+        line: e.line(),
+        column: e.column(),
+        message: e.to_string(),
+    };
+    // A key twice in one object (a row given two values) is refused, not read as its last.
+    refuse_repeated_keys(text).map_err(json_error)?;
+    let value = serde_json::from_str(text).map_err(json_error)?;
+    Ok((text, value))
+}
+
+/// The margin set of any margin-set file: a tuned file, an export, a `marginal-margins/1`
+/// file or a bare object of `name: value` pairs (missing rows take their defaults).
+///
+/// # Errors
+/// As [`read_text`] and [`document`]; another format, an external engine's file, no margin,
+/// an unknown name or a value out of range: the error names the file, line and value.
+pub fn parse_margins(path: &Path, text: &str) -> Result<Margins, TunedError> {
+    let (text, value) = document(path, text)?;
+    let invalid = |key: &str, message: String| TunedError::Invalid {
+        path: path.to_path_buf(),
+        line: line_of(text, key),
+        message,
+    };
+    let Value::Object(top) = &value else {
+        return Err(invalid("", "expected a JSON object".to_string()));
+    };
+    if let Some(format) = top.get("format")
+        && format.as_str() != Some(FORMAT)
+        && format.as_str() != Some(TUNED_FORMAT)
+        && format.as_str() != Some(EXPORT_FORMAT)
+    {
+        return Err(invalid(
+            "format",
+            format!(
+                "format {format} is not \"{FORMAT}\", \"{TUNED_FORMAT}\" or \"{EXPORT_FORMAT}\""
+            ),
+        ));
+    }
+    // A margin set of an external engine is its rows' values, not marginal's parameters.
+    if let Some(engine) = top.get("engine").filter(|e| !e.is_null()) {
+        let name = engine.get("name").and_then(Value::as_str).unwrap_or("?");
+        let source = engine.get("source").and_then(Value::as_str).unwrap_or("?");
+        return Err(invalid(
+            "engine",
+            format!(
+                "a margin set of the external engine {name} ({source}), not of marginal's own: give it where that engine plays (--engine {source}, or --a-engine/--b-engine in match); bench and uci search with marginal's own engine only"
+            ),
+        ));
+    }
+    let map = match top.get("margins") {
+        Some(Value::Object(m)) => m,
+        Some(other) => {
+            return Err(invalid(
+                "margins",
+                format!("\"margins\" must be an object, not {other}"),
+            ));
+        }
+        // A tuned file holds its set under "margins"; only a plain margin-set file is its
+        // own top level.
+        None if top.get("format").and_then(Value::as_str) == Some(TUNED_FORMAT)
+            || top.contains_key("tuned") =>
+        {
+            return Err(invalid(
+                "format",
+                "a tuned file without its \"margins\" object (the set it tuned): the file is damaged; restore it, or tune again".into(),
+            ));
+        }
+        None => top,
+    };
+    let names_something = map
+        .keys()
+        .any(|k| top.get("margins").is_some() || (k != "format" && k != "meta"));
+    if !names_something {
+        return Err(invalid(
+            "margins",
+            "no margin in it (an empty set would silently be the defaults): write \"name\": value pairs, or pass --margins default".into(),
+        ));
+    }
+    // A tuned file names the rows it tuned: each must have its value here.
+    if top.get("margins").is_some()
+        && let Some(Value::Array(tuned)) = top.get("tuned")
+    {
+        for name in tuned.iter().filter_map(Value::as_str) {
+            let row = Margins::find(name);
+            if !map.keys().any(|k| Margins::find(k) == row) {
+                return Err(invalid(
+                    "margins",
+                    format!("tuned parameter '{name}' has no value in \"margins\""),
+                ));
+            }
+        }
+    }
+    let mut margins = Margins::default();
+    for (key, v) in map {
+        if top.get("margins").is_none() && (key == "format" || key == "meta") {
+            continue;
+        }
+        let text_value = match v {
+            Value::Bool(b) => b.to_string(),
+            Value::Number(n) => n.to_string(),
+            other => {
+                return Err(invalid(
+                    key,
+                    format!("parameter '{key}': {other} is not a number or boolean"),
+                ));
+            }
+        };
+        margins
+            .set(key, &text_value)
+            .map_err(|e| invalid(key, e.to_string()))?;
+    }
+    Ok(margins)
+}
+
+/// Reads the margin set of a margin-set file ([`parse_margins`]).
+///
+/// # Errors
+/// As [`parse_margins`], or the file cannot be read.
+pub fn read_margins(path: &Path) -> Result<Margins, TunedError> {
+    parse_margins(path, &read_text(path)?)
+}
+
+/// Writes a plain margin-set file (`marginal-margins/1`) with free-form metadata, atomically.
+///
+/// # Errors
+/// The file cannot be written.
+pub fn write_margins(path: &Path, margins: &Margins, meta: &impl Serialize) -> std::io::Result<()> {
+    let doc = serde_json::json!({
+        "format": FORMAT,
+        "margins": margins,
+        "meta": meta,
+    });
+    let text = serde_json::to_string_pretty(&doc).map_err(std::io::Error::other)?;
+    crate::formats::write_atomic(path, (text + "\n").as_bytes())
+}
 
 /// A tuned file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -689,6 +919,20 @@ impl TunedFile {
             .unwrap_or_else(|_| Setting::defaults(def))
     }
 
+    /// The space the file was tuned over: its tuned rows within its schedule's bounds, around
+    /// its engine's defaults.
+    ///
+    /// # Errors
+    /// A row or bound the engine does not have.
+    pub fn space(&self) -> Result<Space, super::space::SpaceError> {
+        let names: Vec<&str> = self.tuned.iter().map(String::as_str).collect();
+        let bounds: Vec<String> = (self.provenance.schedule.iter())
+            .map(|r| format!("{}={}..{}", r.name, r.lower, r.upper))
+            .collect();
+        let bounds: Vec<&str> = bounds.iter().map(String::as_str).collect();
+        Space::new(Setting::defaults(&self.def()), &names, &bounds)
+    }
+
     /// Reads a tuned file.
     ///
     /// # Errors
@@ -777,6 +1021,49 @@ mod tests {
     }
 
     #[test]
+    fn a_tuned_file_round_trips_through_its_writer() {
+        let file = parse(&shipped()).unwrap();
+        let dir = std::env::temp_dir().join(format!("marginal-tunedfile-{}", std::process::id()));
+        let path = dir.join("t.json");
+        file.write(&path).unwrap();
+        assert_eq!(TunedFile::read(&path).unwrap(), file);
+        assert_eq!(read_margins(&path).unwrap(), file.setting().margins());
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_truncated_foreign_or_other_version_file_is_refused_naming_the_file() {
+        let text = serde_json::to_string_pretty(&shipped()).unwrap();
+        let cut = &text[..text.len() / 2];
+        let e = TunedFile::parse(Path::new("cut.json"), cut)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("cut.json:") && e.contains("not valid JSON"),
+            "{e}"
+        );
+        let e = TunedFile::parse(Path::new("empty.json"), "")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("empty.json:") && e.contains("empty"), "{e}");
+        let foreign = r#"{"format": "marginal-calibration/1", "objectives": []}"#;
+        let e = TunedFile::parse(Path::new("cal.json"), foreign)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("cal.json:") && e.contains("not a tuned file"),
+            "{e}"
+        );
+        let mut doc = shipped();
+        doc["format"] = "marginal-tuned/2".into();
+        let e = parse(&doc).unwrap_err().to_string();
+        assert!(
+            e.starts_with("t.json:") && e.contains("marginal-tuned/2"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn an_out_of_range_margin_names_its_parameter_and_line() {
         let mut doc = shipped();
         let name = doc["tuned"][0].as_str().unwrap().to_string();
@@ -784,5 +1071,67 @@ mod tests {
         let e = refused(&doc);
         assert!(e.contains(&name), "{e}");
         assert!(e.starts_with("t.json:"), "{e}");
+    }
+
+    #[test]
+    fn round_trip_through_a_file() {
+        let dir = std::env::temp_dir().join(format!("marginal-tuned-{}", std::process::id()));
+        let path = dir.join("x.json");
+        let m = Margins::default()
+            .with("futility_margin", 150)
+            .with("lmr", false);
+        write_margins(&path, &m, &serde_json::json!({"by": "test"})).unwrap();
+        assert_eq!(read_margins(&path).unwrap(), m);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn bare_objects_aliases_and_defaults() {
+        let m = parse_margins(
+            Path::new("a.json"),
+            r#"{"frontier": 90, "NullMove": false}"#,
+        )
+        .unwrap();
+        assert_eq!(m.futility_margin(), 90);
+        assert!(!m.null_move());
+        assert_eq!(m.delta_margin(), 200);
+    }
+
+    #[test]
+    fn errors_name_file_line_and_value() {
+        let text = "{\n  \"margins\": {\n    \"futility_margin\": 99999\n  }\n}\n";
+        let e = parse_margins(Path::new("t.json"), text)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("t.json:3:"), "{e}");
+        assert!(e.contains("99999") && e.contains("futility_margin"), "{e}");
+        let e = parse_margins(Path::new("t.json"), "{\"margins\": {\"nope\": 1}}")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("unknown parameter 'nope'"), "{e}");
+        let e = parse_margins(Path::new("t.json"), "{\n\"margins\": [1,\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("t.json:") && e.contains("not valid JSON"),
+            "{e}"
+        );
+        let e = parse_margins(Path::new("t.json"), "{\"futility\": \"yes\"}")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("\"yes\""), "{e}");
+        let e = parse_margins(Path::new("t.json"), "{\"format\": \"other/9\"}")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("other/9"), "{e}");
+    }
+
+    #[test]
+    fn a_json_export_is_a_margin_set() {
+        let text = r#"{"format": "marginal-export/1", "source": {"file": "t.json"},
+            "margins": {"futility_margin": 65, "delta_margin": 185}}"#;
+        let m = parse_margins(Path::new("e.json"), text).unwrap();
+        assert_eq!((m.futility_margin(), m.delta_margin()), (65, 185));
+        assert_eq!(m.razor_margin(), Margins::default().razor_margin());
     }
 }

@@ -8,19 +8,21 @@
 //! cost and scorers; [`run`] does the work and returns a [`Tuned`], from which the front end
 //! writes the tuned file.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use argmin::core::observers::Observe;
 use argmin::core::{Error, KV, State};
 
 use super::cost::SuiteCost;
+use super::file::TUNED_FORMAT;
 use super::file::{
-    EngineRecord, GamesRecord, Paired, Provenance, ScheduleRow, Side, SuiteSources, TunedFile,
-    Values,
+    EngineRecord, GamesRecord, Paired, Provenance, ScheduleRow, Side, SuiteSource, SuiteSources,
+    TunedFile, Values,
 };
 use super::games::{GamesProblem, run_spsa_games};
 use super::pareto;
+use super::plan::TunePlan;
 use super::race::{self, RaceError, RaceResult, RaceSettings};
 use super::solvers::{
     Both, IterationRecord, Iterations, NelderMeadSettings, PsoSettings, Recorder,
@@ -30,14 +32,13 @@ use super::spsa::SpsaState;
 use super::{run_nelder_mead, run_pso, run_spsa};
 use crate::calibrate::trust::Calibration;
 use crate::engine::{EngineDef, Setting, bench};
-use crate::formats::tuned::TUNED_FORMAT;
 use crate::progress::{Event, Iteration, Shared};
 use crate::scoring::exec::ExecError;
 use crate::scoring::games::matches::MatchReport;
 use crate::scoring::paired::PairedComparison;
 use crate::scoring::suite::SuiteLimit;
-use crate::scoring::suite::SuiteScorer;
 use crate::scoring::suite::objective::ObjectiveParams;
+use crate::scoring::suite::{LoadedSuites, ScorerOptions, SuiteScorer};
 
 /// The solver of a run, with its settings.
 #[derive(Clone, Debug)]
@@ -146,6 +147,48 @@ pub struct RunRecord {
     pub confirm: Option<MatchReport>,
     /// What the calibration says of the objective.
     pub calibration: Option<Calibration>,
+}
+
+impl RunRecord {
+    /// The record of a run of `plan` with the identity `run_id`, the solver's `settings`, the
+    /// `train` and `validation` positions scored with `options`, its checkpoint `dir`, this
+    /// invocation's `wall_seconds` and command line; no games record, confirmation or
+    /// calibration yet (the caller adds those it has).
+    ///
+    /// # Errors
+    /// The plan does not serialize (it always does).
+    pub fn new(
+        plan: &TunePlan,
+        run_id: String,
+        settings: serde_json::Value,
+        (train, validation): (&LoadedSuites, &LoadedSuites),
+        options: &ScorerOptions,
+        dir: &Path,
+        wall_seconds: f64,
+    ) -> serde_json::Result<RunRecord> {
+        Ok(RunRecord {
+            run: run_id,
+            objective: plan.objective.name().to_string(),
+            solver: (plan.solver.name().to_string(), settings),
+            suites: SuiteSources {
+                split: plan.split_name(),
+                training: SuiteSource::of(train),
+                validation: SuiteSource::of(validation),
+                repeats: train.rule,
+            },
+            limit: options.config.limit,
+            objective_params: options.objective,
+            seed: plan.seed,
+            iterations: plan.iterations,
+            wall_seconds,
+            earlier_wall_seconds: super::checkpoint::earlier_invocations(dir).0,
+            command_line: std::env::args().collect::<Vec<_>>().join(" "),
+            arguments: super::run::recorded_arguments(plan, dir)?,
+            games: None,
+            confirm: None,
+            calibration: None,
+        })
+    }
 }
 
 impl Tuned {

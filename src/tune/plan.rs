@@ -183,11 +183,7 @@ impl ScoringChoice {
 
     /// How a repeated position is scored.
     pub fn repeats(&self) -> Repeats {
-        if self.count_repeats {
-            Repeats::Each
-        } else {
-            Repeats::Once
-        }
+        Repeats::counted(self.count_repeats)
     }
 }
 
@@ -305,7 +301,7 @@ impl Default for TunePlan {
             nodes: None,
             depth: None,
             scoring: ScoringChoice::default(),
-            out: PathBuf::from(crate::formats::tuned::DEFAULT_TUNE_OUT),
+            out: PathBuf::from(super::file::DEFAULT_TUNE_OUT),
             objective: ObjectiveKind::Suite,
             pairs: None,
             openings: None,

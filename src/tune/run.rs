@@ -14,6 +14,80 @@ use crate::scoring::suite::LoadedSuites;
 
 pub use super::remark::{Remark, RunError};
 
+/// The run `--resume DIR` goes on with: the plan recorded in `dir`, run with this
+/// invocation's options `opts` (threads, force) from `dir`. `--engine FILE` given here (taken
+/// out of `given`) stands for the recorded engine file, taken as it is now. The options of
+/// `given` that differ from `bare` (the plan of `--resume DIR` alone) are ignored, and said
+/// so in `remarks`, with the logs whose last line was cut short.
+///
+/// # Errors
+/// The directory holds no readable plan.
+pub fn resume(
+    dir: &Path,
+    given: &mut TunePlan,
+    opts: &TuneOptions,
+    bare: Option<&TunePlan>,
+    remarks: &mut Vec<Remark>,
+) -> Result<(TunePlan, TuneOptions), RunError> {
+    let mut plan = TunePlan::read(dir).map_err(|e| RunError::Refused(format!("--resume {e}")))?;
+    let mut opts = TuneOptions {
+        checkpoint: Some(dir.to_path_buf()),
+        resume: Some(dir.to_path_buf()),
+        ..opts.clone()
+    };
+    if let Some(engine) = given.engine.engine.take() {
+        plan.engine.engine = Some(engine);
+        opts.engine_as_is = true;
+    }
+    if let Some(warning) = bare.and_then(|bare| ignored_with_resume(given, bare, dir)) {
+        remarks.push(Remark::Warning(warning));
+    }
+    for log in checkpoint::cut_logs(dir) {
+        remarks.push(Remark::Warning(format!(
+            "{}: its last line was cut short (the run was killed while writing it): that record is dropped, and its work is done again if the run needs it",
+            log.display()
+        )));
+    }
+    Ok((plan, opts))
+}
+
+/// The options of a command line that `--resume DIR` ignores (those that differ from a bare
+/// `--resume DIR`'s plan, as `--option` names), in a warning; none when every one agrees.
+fn ignored_with_resume(given: &TunePlan, bare: &TunePlan, dir: &Path) -> Option<String> {
+    let (Ok(serde_json::Value::Object(given)), Ok(serde_json::Value::Object(plain))) =
+        (serde_json::to_value(given), serde_json::to_value(bare))
+    else {
+        return None;
+    };
+    let mut ignored: Vec<String> = given
+        .iter()
+        .filter(|(k, v)| plain.get(*k) != Some(v))
+        .chain(plain.iter().filter(|(k, _)| !given.contains_key(*k)))
+        .map(|(k, _)| format!("--{}", k.replace('_', "-")))
+        .collect();
+    ignored.sort();
+    ignored.dedup();
+    (!ignored.is_empty()).then(|| {
+        format!(
+            "--resume {} runs with the arguments recorded there; {} given here {} ignored (start a new run, without --resume, to change them)",
+            dir.display(),
+            ignored.join(", "),
+            if ignored.len() == 1 { "is" } else { "are" }
+        )
+    })
+}
+
+/// The tuned file's record of the run's arguments: its plan, and the checkpoint directory that
+/// holds its evaluations (`provenance.arguments.checkpoint`).
+///
+/// # Errors
+/// The plan does not serialize (it always does).
+pub fn recorded_arguments(plan: &TunePlan, dir: &Path) -> serde_json::Result<serde_json::Value> {
+    let mut arguments = serde_json::to_value(plan)?;
+    arguments["checkpoint"] = serde_json::json!(dir);
+    Ok(arguments)
+}
+
 /// The run's identity ([`TunePlan::run_id`]) with `def`'s engine: the bench signature of
 /// marginal's own, an external engine's signature (`signature`, when given, stands for it: the
 /// identity the run would have had with its engine file as it was then).

@@ -9,8 +9,9 @@ use std::sync::Arc;
 use serde_json::Value;
 use shakmaty::Chess;
 
+use super::SplitError;
 use super::file::GamesRecord;
-use super::games::{GamesProblem, GamesSettings, log_path as games_log_path};
+use super::games::{GamesProblem, GamesSettings, interleave_openings, log_path as games_log_path};
 use super::pipeline::Solver;
 use super::plan::{ObjectiveKind, SolverKind, TunePlan};
 use super::race::RaceSettings;
@@ -18,10 +19,16 @@ use super::run::{Remark, RunError};
 use super::solvers::{DEFAULT_PARTICLES, NelderMeadSettings, PsoSettings, SpsaSettings};
 use super::space::{DEFAULT_PARAMS, ScheduleEnd, Space};
 use crate::engine::{EngineDef, Setting};
-use crate::formats::{Fnv, openings, read_bytes};
+use crate::formats::{Fnv, openings, read_bytes, skipped_lines};
+use crate::scoring::exec::Runner;
 use crate::scoring::games::game::GameConfig;
+use crate::scoring::games::matches::MatchConfig;
+use crate::scoring::games::session::{self, RecordPlan, Session, SessionError};
 use crate::scoring::games::spec::parse_sprt;
 use crate::scoring::games::stats::SprtParams;
+use crate::scoring::suite::{
+    LoadedSuites, RunConfig, ScorerOptions, default_cache_dir, odd_suites,
+};
 
 /// A checked solver configuration.
 pub struct SolverSetup {
@@ -219,14 +226,15 @@ pub fn games_setup(
         }));
     }
     let book = read_book("--openings", &book_path, remarks)?;
-    enough_openings(
+    openings::enough(
         "--openings",
         &book_path,
         book.len(),
         plan.pairs() as usize,
         "an iteration (--pairs)",
         "fewer --pairs",
-    )?;
+    )
+    .map_err(RunError::Refused)?;
     let bytes =
         read_bytes(&book_path, "opening book ").map_err(|e| refused(format!("--openings: {e}")))?;
     let mut h = Fnv::new();
@@ -251,18 +259,6 @@ fn read_book(option: &str, path: &Path, remarks: &mut Vec<Remark>) -> Result<Vec
     Ok(book.records)
 }
 
-/// Refuses a book of `have` openings for `pairs` pairs (each pair plays its own opening).
-fn enough_openings(
-    option: &str,
-    book: &Path,
-    have: usize,
-    pairs: usize,
-    of: &str,
-    fix: &str,
-) -> Result<(), RunError> {
-    openings::enough(option, book, have, pairs, of, fix).map_err(RunError::Refused)
-}
-
 /// The books of the confirmation, each long enough for its share of the pairs (none without
 /// one).
 fn confirm_books(
@@ -280,14 +276,15 @@ fn confirm_books(
     // The confirmation's pairs go to its books in turn, each pair from its own opening.
     let each = (games.div_ceil(2) as usize).div_ceil(books.len().max(1));
     for (path, book) in &books {
-        enough_openings(
+        openings::enough(
             "--confirm-openings",
             path,
             book.len(),
             each,
             &format!("--confirm {games} it plays"),
             "fewer --confirm games",
-        )?;
+        )
+        .map_err(RunError::Refused)?;
     }
     Ok(books)
 }
@@ -317,14 +314,15 @@ pub fn games_problem(
         concurrency: threads,
         hash_mb: plan.scoring.hash,
     };
-    enough_openings(
+    openings::enough(
         "--openings",
         &setup.book_path,
         book.len(),
         settings.pairs as usize,
         "each comparison",
         "fewer --pairs",
-    )?;
+    )
+    .map_err(RunError::Refused)?;
     let wanted = settings.pairs as usize * plan.iterations as usize;
     if plan.solver.is_spsa() && book.len() < wanted {
         remarks.push(Remark::Warning(format!(
@@ -421,6 +419,184 @@ pub fn games_record(problem: &GamesProblem, setup: &GamesSetup) -> GamesRecord {
         openings_hash: format!("{:016x}", setup.book_hash),
         evaluations,
     }
+}
+
+/// What a run reads and checks before it opens its checkpoint: the games and the solver it
+/// plays with, and its training and validation positions.
+pub struct Inputs {
+    /// The games objective's and the confirmation's books and SPRT, when it plays games.
+    pub games: Option<GamesSetup>,
+    /// The solver and its settings.
+    pub solver: SolverSetup,
+    /// The training positions.
+    pub train: LoadedSuites,
+    /// The validation positions.
+    pub validation: LoadedSuites,
+}
+
+/// Fewer held-out positions than this are warned about: the judged figures of a handful say
+/// little.
+pub const FEWEST_VALIDATION: usize = 30;
+
+/// Checks the games and solver options of `plan` over `space`, reads the books and the
+/// positions ([`split_positions`]); what is odd in them goes to `remarks`, with a --batch no
+/// smaller than the training positions.
+///
+/// # Errors
+/// As [`games_setup`], [`solver_setup`] and [`split_positions`].
+pub fn inputs(
+    plan: &TunePlan,
+    space: &Space,
+    remarks: &mut Vec<Remark>,
+) -> Result<Inputs, RunError> {
+    let games = games_setup(plan, remarks)?;
+    let solver = solver_setup(plan, space)?;
+    let (train, validation) = split_positions(plan, remarks)?;
+    if let Some(n) = plan.batch.filter(|&n| n >= train.positions.len()) {
+        remarks.push(Remark::Warning(format!(
+            "--batch {n} is not smaller than the {} training positions: every comparison scores all of them, as without --batch",
+            train.positions.len()
+        )));
+    }
+    Ok(Inputs {
+        games,
+        solver,
+        train,
+        validation,
+    })
+}
+
+/// The training and validation positions of `plan` ([`super::split`]): the suites' bad lines,
+/// a file named twice, repeated positions and too few validation positions go to `remarks`.
+///
+/// # Errors
+/// A suite that cannot be read, or a --holdout position that is also a training one.
+pub fn split_positions(
+    plan: &TunePlan,
+    remarks: &mut Vec<Remark>,
+) -> Result<(LoadedSuites, LoadedSuites), RunError> {
+    let (train, validation) = super::split(&plan.suites(), &plan.holdout, plan.scoring.repeats())
+        .map_err(|e| {
+        RunError::Refused(match e {
+            SplitError::Overlap { .. } => format!("--holdout {e}"),
+            SplitError::Suite(e) => e.to_string(),
+        })
+    })?;
+    let mut seen = std::collections::HashSet::new();
+    let bad = (train.skipped().chain(validation.skipped())).filter(|b| seen.insert(b.to_string()));
+    remarks.extend(skipped_lines(bad, "").into_iter().map(Remark::Said));
+    let named: Vec<PathBuf> = plan
+        .suites()
+        .into_iter()
+        .chain(plan.holdout.clone())
+        .collect();
+    remarks.extend(
+        odd_suites(&named, &[&train, &validation])
+            .into_iter()
+            .map(Remark::Warning),
+    );
+    if validation.positions.len() < FEWEST_VALIDATION {
+        remarks.push(Remark::Warning(format!(
+            "{} validation position(s): too few to judge the tuned set on positions it never saw (its paired test needs tens that differ); give at least {FEWEST_VALIDATION} held out ({} or more positions in all, a third held out), or --holdout FILE",
+            validation.positions.len(),
+            3 * FEWEST_VALIDATION
+        )));
+    }
+    Ok((train, validation))
+}
+
+/// The suite scorers' options of a run of `plan` with `def`'s engine: its limit, table and
+/// objective, `off` as the reference, the cache, and where the searching runs.
+pub fn scorer_options(
+    plan: &TunePlan,
+    def: &Arc<EngineDef>,
+    executor: Option<Arc<dyn Runner>>,
+) -> ScorerOptions {
+    ScorerOptions {
+        config: RunConfig {
+            limit: plan.limit(),
+            hash_mb: plan.scoring.hash,
+        },
+        objective: plan.scoring.params(),
+        reference: Setting::off(def),
+        cache_dir: Some(default_cache_dir()),
+        executor,
+    }
+}
+
+/// The searches a run of `plan` makes at once with `threads` workers (a games tune's games
+/// have two engines each): the transposition tables that must fit together.
+pub fn searches_at_once(plan: &TunePlan, threads: usize) -> usize {
+    if plan.plays_games() {
+        2 * threads
+    } else {
+        threads
+    }
+}
+
+/// The settings of the confirmation match (`--confirm`): `games` games at most (2 at least)
+/// at the plan's per-move limit, `threads` games at once, stopped by the setup's SPRT.
+pub fn confirm_config(
+    plan: &TunePlan,
+    setup: &GamesSetup,
+    games: u32,
+    threads: usize,
+) -> MatchConfig {
+    MatchConfig {
+        game: GameConfig {
+            limit: plan.move_limit(),
+            ..GameConfig::default()
+        },
+        games: games.max(2),
+        concurrency: threads,
+        sprt: Some(setup.sprt),
+    }
+}
+
+/// The confirmation match of `tuned` against the defaults as `config` says
+/// ([`confirm_config`]), on the confirmation books in turn: its session opened, recording its
+/// pairs in the checkpoint `dir` (when there is one) so that an interrupted confirmation goes
+/// on from them; with its record.
+///
+/// # Errors
+/// The record in `dir` is of another confirmation, or cannot be read or written.
+pub fn confirm_session(
+    plan: &TunePlan,
+    setup: &GamesSetup,
+    tuned: Setting,
+    config: MatchConfig,
+    dir: Option<&Path>,
+) -> Result<(Session, Option<RecordPlan>), SessionError> {
+    let books: Vec<Vec<Chess>> = setup.confirm_books.iter().map(|(_, b)| b.clone()).collect();
+    let book = interleave_openings(&books, plan.seed);
+    let baseline = Setting::defaults(tuned.def());
+    let record = dir.map(|dir| {
+        let path = super::checkpoint::confirm_pgn(dir);
+        let asked = session::Asked {
+            a: "tuned",
+            b: "default",
+            seed: plan.seed,
+            hash_mb: plan.scoring.hash,
+        };
+        RecordPlan {
+            resume: path.exists(),
+            settings: session::settings(&asked, (&tuned, &baseline), &book, &config),
+            path,
+        }
+    });
+    let side = |name: &str, setting: Setting| session::Side {
+        name: name.to_string(),
+        setting,
+    };
+    let session = Session::open(
+        side("tuned", tuned),
+        side("baseline", baseline),
+        plan.scoring.hash,
+        config,
+        book,
+        record.as_ref(),
+    )?;
+    Ok((session, record))
 }
 
 /// The rows a plan that names none tunes: the four seed margins of marginal's own engine,

@@ -1,13 +1,6 @@
-//! `marginal tune --solver`: the solver as the command line names it, and the SVG beside a
-//! tuned file.
+//! `marginal tune --solver`: the solver as the command line names it.
 
-use std::path::{Path, PathBuf};
-
-use anyhow::{Context, Result};
-use marginal::tune::file::TunedFile;
 use marginal::tune::plan::SolverKind;
-use marginal::tune::plot::{self, PlotData};
-use marginal::tune::space::Space;
 
 /// `--solver`: which solver walks the space (the library's [`SolverKind`]).
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,14 +25,4 @@ impl From<SolverArg> for SolverKind {
             SolverArg::Pso => SolverKind::Pso,
         }
     }
-}
-
-/// Draws `NAME.svg` beside the tuned file `out` from its document; returns its path.
-pub fn write_svg(out: &Path, file: &TunedFile, space: &Space) -> Result<PathBuf> {
-    let data = PlotData::of_tuned(file, space);
-    let path = out.with_extension("svg");
-    let text = plot::svg(&data)?;
-    crate::commands::write_plot(&path, &text)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(path)
 }

@@ -62,6 +62,15 @@ pub enum Repeats {
 }
 
 impl Repeats {
+    /// The rule of `--count-repeats` (given or not).
+    pub fn counted(count_repeats: bool) -> Repeats {
+        if count_repeats {
+            Repeats::Each
+        } else {
+            Repeats::Once
+        }
+    }
+
     /// The rule of a record made before the rule was recorded.
     pub fn each() -> Repeats {
         Repeats::Each
@@ -309,9 +318,52 @@ pub fn repeated_files(paths: &[PathBuf]) -> Vec<(usize, usize)> {
         .collect()
 }
 
+/// What is odd in the suites a command reads, as warnings (without `warning: `): a file
+/// named twice (read once) and positions that repeat an earlier one (scored once, or as often
+/// as they appear with --count-repeats), naming the first of each.
+pub fn odd_suites(paths: &[PathBuf], suites: &[&LoadedSuites]) -> Vec<String> {
+    let mut warnings: Vec<String> = repeated_files(paths)
+        .into_iter()
+        .map(|(i, first)| {
+            format!(
+                "{} is named twice (as {} before): read once",
+                paths[i].display(),
+                paths[first].display()
+            )
+        })
+        .collect();
+    let repeats: Vec<_> = suites.iter().flat_map(|s| &s.repeats).collect();
+    if let Some(again) = repeats.first() {
+        let rule = match suites[0].rule {
+            Repeats::Once => {
+                "each is scored once, at its first line (--count-repeats scores every line)"
+            }
+            Repeats::Each => {
+                "each is scored as often as it appears (--count-repeats), so a repeat weighs double"
+            }
+        };
+        warnings.push(format!(
+            "{} position(s) repeat an earlier one (the first: {}:{} is {}:{}, {}): {rule}",
+            repeats.len(),
+            again.suite,
+            again.line,
+            again.first_suite,
+            again.first_line,
+            again.fen
+        ));
+    }
+    warnings
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn count_repeats_scores_each_line_and_without_it_once() {
+        assert_eq!(Repeats::counted(true), Repeats::Each);
+        assert_eq!(Repeats::counted(false), Repeats::Once);
+    }
 
     /// Two suite files in a fresh directory: the first with a position repeated within it, the
     /// second repeating one of the first's (written with its clocks).

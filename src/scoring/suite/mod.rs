@@ -11,8 +11,10 @@ pub mod journal;
 pub mod load;
 pub mod mate;
 pub mod mate_outcome;
+pub mod measure;
 pub mod objective;
 pub mod reference;
+pub mod report;
 pub mod run;
 
 use std::path::PathBuf;
@@ -26,7 +28,9 @@ use crate::formats::SkippedLine;
 use crate::params::Margins;
 use crate::progress::{Count, Event, Shared, Work};
 use crate::scoring::exec::{Done, ExecError, Job, Runner, SuiteJob, local};
-pub use load::{LoadedSuites, Repeat, Repeats, SuiteError, SuiteFile, load_suites, repeated_files};
+pub use load::{
+    LoadedSuites, Repeat, Repeats, SuiteError, SuiteFile, load_suites, odd_suites, repeated_files,
+};
 use mate::MateTally;
 pub use objective::{Objective, ObjectiveParams};
 pub use reference::{default_cache_dir, nothing_searched};

@@ -1,0 +1,505 @@
+//! What `marginal tune` says, as text: the plan of a run, the judged figures of a finished one,
+//! what it wrote and what to make of it. Renderers only: each returns the lines, the command
+//! prints them (standard output, or standard error for a [`Line::Err`]).
+
+use std::path::Path;
+
+use super::calibrated::FoundCalibration;
+use super::cost::Evaluation;
+use super::file::{Side, TunedFile};
+use super::plan::{ObjectiveKind, RACE_BOOK, SolverKind, TuneOptions, TunePlan};
+use super::race::RaceSettings;
+use super::remark::Remark;
+use super::setup::GamesSetup;
+use super::space::Space;
+use crate::engine::EngineDef;
+use crate::scoring::games::matches::MatchConfig;
+use crate::scoring::paired::PairedComparison;
+use crate::scoring::suite::SuiteLimit;
+
+/// A line for the user and the stream it belongs on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Line {
+    /// A result or a note about one: standard output.
+    Out(String),
+    /// A warning: standard error.
+    Err(String),
+}
+
+impl From<Remark> for Line {
+    /// A remark as the user reads it, on standard error.
+    fn from(remark: Remark) -> Line {
+        Line::Err(match remark {
+            Remark::Note(m) => format!("note: {m}"),
+            Remark::Warning(m) => format!("warning: {m}"),
+            Remark::Said(m) => m,
+        })
+    }
+}
+
+/// The two lines that open a run: the solver, seed and space; the positions, limit, threads
+/// and checkpoint.
+pub fn start(
+    plan: &TunePlan,
+    space: &Space,
+    (train, validation): (usize, usize),
+    limit: SuiteLimit,
+    threads: usize,
+    dir: &Path,
+) -> [String; 2] {
+    [
+        format!(
+            "marginal tune: {}{}, seed {}, tuning {space}",
+            plan.solver.label(),
+            if plan.solver == SolverKind::Race {
+                String::new()
+            } else {
+                format!(", {} iterations", plan.iterations)
+            },
+            plan.seed
+        ),
+        format!(
+            "training {train} positions, validation {validation} positions, {limit} per position, {threads} thread(s); checkpoint {}",
+            dir.display()
+        ),
+    ]
+}
+
+/// The race's plan: its design, the positions screened, the sets kept, the local rounds and
+/// the games of its finalists (`raced`: whether any round plays games).
+pub fn race_plan(
+    settings: &RaceSettings,
+    plan: &TunePlan,
+    train_positions: usize,
+    raced: bool,
+) -> String {
+    let games = if !raced {
+        "no games (--race-pairs 0): the best suite objective wins".to_string()
+    } else {
+        format!(
+            "{} finalists in {} games at most ({} pairs a round) on {}",
+            settings.finalists,
+            settings.games(),
+            settings
+                .rounds
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(", "),
+            plan.race_openings
+                .as_deref()
+                .unwrap_or(Path::new(RACE_BOOK))
+                .display(),
+        )
+    };
+    format!(
+        "race: {} design points screened on {} positions, {} kept, {} local rounds, {games}",
+        settings.design,
+        settings.screen_positions.min(train_positions),
+        settings.keep.min(settings.design + 1),
+        settings.local_rounds,
+    )
+}
+
+/// What the games objective plays.
+pub fn games_objective(plan: &TunePlan, setup: &GamesSetup) -> String {
+    let what = if plan.solver.is_spsa() {
+        "theta+ against theta-"
+    } else {
+        "each candidate against the defaults (on the same openings every time)"
+    };
+    let pairs = plan.pairs();
+    format!(
+        "objective: games, {what} for {pairs} pair(s) ({} games) at {}, {} openings from {} (shuffled, seed {})",
+        2 * pairs,
+        plan.move_limit().per_move(),
+        setup.book.len(),
+        setup.book_path.display(),
+        plan.seed
+    )
+}
+
+/// What the confirmation plays.
+pub fn confirm(config: &MatchConfig, setup: &GamesSetup) -> String {
+    format!(
+        "confirm: tuned against default, at most {} games at {}, pairs in turn from {}, SPRT nElo [{}, {}] (alpha {}, beta {})",
+        config.games.div_ceil(2) * 2,
+        config.game.limit.per_move(),
+        setup
+            .confirm_books
+            .iter()
+            .map(|(p, _)| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+        setup.sprt.elo0,
+        setup.sprt.elo1,
+        setup.sprt.alpha,
+        setup.sprt.beta
+    )
+}
+
+/// Which calibration the run's objective has, or that it has none (no line for a games tune
+/// without one).
+pub fn calibration_found(
+    plan: &TunePlan,
+    limit: SuiteLimit,
+    found: &Option<FoundCalibration>,
+) -> Vec<String> {
+    match found {
+        Some((path, report, o, caveat)) => {
+            let mut lines = vec![format!(
+                "calibration {}: {}",
+                path.display(),
+                report.objectives[*o].verdict
+            )];
+            lines.extend(caveat.iter().map(|c| format!("  ({c})")));
+            lines
+        }
+        None if plan.objective == ObjectiveKind::Suite => vec![format!(
+            "calibration: none of the suite objective at {limit} for this engine (marginal calibrate measures one)"
+        )],
+        None => Vec::new(),
+    }
+}
+
+/// Which engine a resumed run of an external engine took: the one its checkpoint records, or
+/// the file given with --engine (none for a fresh run or marginal's own engine).
+pub fn resumed_engine(opts: &TuneOptions, def: &EngineDef) -> Option<String> {
+    if opts.resume.is_none() || def.is_builtin() {
+        return None;
+    }
+    let source = def.source.as_deref().unwrap_or_default();
+    Some(if opts.engine_as_is {
+        format!(
+            "engine: {} ({source}), given with --engine: taken as it is now",
+            def.name
+        )
+    } else {
+        format!(
+            "engine: {} ({source}), as the checkpoint records it",
+            def.name
+        )
+    })
+}
+
+/// The command that resumes the run of `dir` (with its engine file as it is now, when the run
+/// was resumed so).
+pub fn resume_command(dir: &Path, engine: Option<&Path>) -> String {
+    match engine {
+        Some(file) => format!(
+            "marginal tune --resume {} --engine {}",
+            dir.display(),
+            file.display()
+        ),
+        None => format!("marginal tune --resume {}", dir.display()),
+    }
+}
+
+/// What an interrupted run keeps in `dir`, and how to go on: the evaluations and game batches
+/// of its logs and `confirm_pairs` whole confirmation pairs.
+pub fn interrupted(dir: &Path, resume: &str, confirm_pairs: usize) -> String {
+    format!(
+        "interrupted: {} and {} game batches{} are kept in {}; rerun the same command, or `{resume}`, to go on from them",
+        super::checkpoint::evaluations_kept(dir),
+        super::checkpoint::game_batches_kept(dir),
+        if confirm_pairs > 0 {
+            format!(", and {confirm_pairs} confirmation pairs,")
+        } else {
+            String::new()
+        },
+        dir.display(),
+    )
+}
+
+/// One side's judged figures: a table of the sets and the paired test of tuned against
+/// default (a line of its own when the side has no positions).
+pub fn side(name: &str, side: &Side, paired: &PairedComparison) -> String {
+    if side.positions == 0 {
+        return format!(
+            "{name}: no positions (the split left none), so no set is judged on this side"
+        );
+    }
+    let mut lines = vec![
+        format!("{name} ({} positions):", side.positions),
+        format!(
+            "  {:<8} {:>9} {:>8} {:>12} {:>7} {:>9}",
+            "set", "objective", "solved", "nodes", "ratio", "accuracy"
+        ),
+    ];
+    for s in &side.sets {
+        let o = &s.objective;
+        lines.push(format!(
+            "  {:<8} {:>9.3} {:>8} {:>12} {:>7.3} {:>9.3}",
+            s.name, o.value, o.solved, o.nodes, o.node_ratio, o.accuracy
+        ));
+    }
+    lines.push(format!(
+        "  tuned against default: {} solved by tuned only, {} by default only, McNemar exact p = {:.4}",
+        paired.only_a, paired.only_b, paired.p_value
+    ));
+    lines.join("\n")
+}
+
+/// A tuned file's calibration as one line: its note, or that it has none.
+pub fn calibration_note(
+    c: Option<&crate::calibrate::trust::Calibration>,
+    margins: &super::file::Values,
+) -> String {
+    match c {
+        // A file tuned without a calibration: its note speaks to `tune`; here, say what the
+        // reader of the file can do.
+        Some(c) if c.status == "none" => "none recorded: this set was tuned without a calibration, so nothing says its objective ranks margin sets as games do (see docs/calibration.md: `marginal calibrate`, then `marginal tune --calibration FILE`)".to_string(),
+        Some(c) => {
+            let value_of = |name: &str| margins.0.get(name).and_then(serde_json::Value::as_i64);
+            let c = crate::calibrate::trust::refreshed(c, &value_of);
+            // The status first: it speaks of the objective, and the note may end on an
+            // extrapolation that is the set's.
+            match c.status.as_str() {
+                "trusted" | "untrusted" => format!("the objective is {}: {}", c.status, c.note),
+                _ => c.note,
+            }
+        }
+        None => "none recorded (the file predates `marginal calibrate`): nothing in it says its objective ranks margin sets as games do; `marginal calibrate` measures that, and docs/calibration.md gives the shipped calibrations (tuned/calibration-*.json)".to_string(),
+    }
+}
+
+/// The refusal of a games tune whose every game ended with an engine fault: it measured
+/// nothing of the margins, so no tuned file is written (as `match` and `calibrate` refuse such
+/// games).
+pub fn all_games_faulted(file: &TunedFile) -> Option<String> {
+    file.all_games_faulted().map(|games| format!(
+        "every one of the {games} games of the tune ended with an engine fault: no evaluation measured the margins, so no tuned file is written; fix the engine (or its engine file or --engine-cmd line) and tune again"
+    ))
+}
+
+/// The tuned set by its tuned rows (the file holds every row).
+pub fn tuned_set(file: &TunedFile) -> String {
+    let tuned: Vec<String> = (file.tuned.iter())
+        .filter_map(|name| file.margins.0.get(name).map(|v| format!("{name}={v}")))
+        .collect();
+    format!("tuned set: {}", tuned.join(", "))
+}
+
+/// When a tune changed nothing: every suite evaluation (3 or more) scored the same (the
+/// margins made no difference: an external engine most likely ignores its options), the set
+/// found is the one the tune started from, or it measures as the defaults do; and when `off`
+/// scored above the tuned set on the suite objective.
+pub fn nothing_moved(file: &TunedFile, space: &Space) -> Vec<Line> {
+    let objectives: Vec<f64> = (file.evaluations.iter())
+        .map(|e| e.evaluation.objective)
+        .collect();
+    if objectives.len() >= 3 && objectives.iter().all(|&o| o == objectives[0]) {
+        return vec![Line::Err(format!(
+            "warning: every one of the {} evaluations scored the same objective ({:.3}): no margin tried changed a search on these positions; an external engine most likely ignores the options that carry them (check its answers to `setoption` and the option names in its engine file)",
+            objectives.len(),
+            objectives[0]
+        ))];
+    }
+    let mut lines = Vec::new();
+    let start = space.base.values();
+    let moved = space.dims.iter().any(|d| {
+        file.margins
+            .0
+            .get(&d.name)
+            .and_then(serde_json::Value::as_i64)
+            != start.get(d.index).map(|&v| i64::from(v))
+    });
+    // The race says so itself when the defaults are kept.
+    let said_by_race = file.provenance.solver == "race";
+    if !moved && !said_by_race {
+        let hint = match file.provenance.solver.as_str() {
+            "spsa" => {
+                ": SPSA's steps were too small to move a margin by a whole unit; raise --r-end (the final learning rate, 0.002 by default) or --iterations (docs/tuning.md)"
+            }
+            _ => ": the search found nothing better than it",
+        };
+        lines.push(Line::Out(format!(
+            "note: the tuned set is the one the tune started from{hint}"
+        )));
+    } else if moved && !said_by_race && file.measures_as_defaults() {
+        lines.push(Line::Out(
+            "note: the tuned set measures the same as the defaults on the training and the validation positions (objective, solved and nodes): it moved the margins too little to change a search, so no gain was found; tune longer (--iterations) or on more positions".into(),
+        ));
+    }
+    // `off` (every margin test disabled) is no candidate of a tune, but a user should know
+    // when it scored better on the objective the tune maximised than the set it wrote.
+    let value = |name: &str| file.training.set(name).map(|s| s.objective.value);
+    if let (Some(off), Some(tuned), "suite") = (
+        value("off"),
+        value("tuned"),
+        file.provenance.objective.as_str(),
+    ) && off > tuned
+    {
+        lines.push(Line::Out(format!(
+            "note: `off` (no margin test) scores above the tuned set on the training positions ({off:.3} against {tuned:.3}): at this node budget these positions reward no pruning; tune at a larger --nodes or on more positions"
+        )));
+    }
+    lines
+}
+
+/// Where the tuned file went, the work and the time it took (with the interrupted runs it
+/// resumed: their seconds and count).
+pub fn written(
+    out: &Path,
+    file: &TunedFile,
+    elapsed: f64,
+    (earlier, runs): (f64, usize),
+) -> String {
+    let work = match &file.games {
+        Some(g) => format!("{} games", g.games),
+        None => format!("{} evaluations", file.evaluations.len()),
+    };
+    let earlier = if runs > 0 {
+        format!(
+            "; {:.0} s with the {runs} interrupted run(s) it resumed",
+            elapsed + earlier
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "tuned set written to {} ({work}, {elapsed:.0} s{earlier})",
+        out.display(),
+    )
+}
+
+/// The warning of a run in which the engine faulted: how often while tuning and while judging.
+pub fn faults(file: &TunedFile, out: &Path) -> Option<String> {
+    let p = &file.provenance;
+    (p.faults > 0).then(|| {
+        let judged = file.training.faults + file.validation.faults;
+        format!(
+            "warning: the engine faulted {} time(s) over the run: {} while tuning, {judged} while judging the tuned set, the defaults and off (training {}, validation {}); suite positions are scored unsolved and games lost, so the figures count them (provenance.faults in {})",
+            p.faults,
+            p.faults - judged as u64,
+            file.training.faults,
+            file.validation.faults,
+            out.display()
+        )
+    })
+}
+
+/// The speed of the suite evaluations this invocation searched (none when it searched none).
+pub fn speed(
+    plan: &TunePlan,
+    file: &TunedFile,
+    (searched, search_seconds): (usize, f64),
+    threads: usize,
+) -> Option<String> {
+    (searched > 0).then(|| {
+        let each = search_seconds / searched as f64;
+        format!(
+            "speed: {searched} evaluations searched in {search_seconds:.1} s on {threads} thread(s): {each:.2} s each ({} positions at {}), {:.1} per minute{}",
+            plan.batch
+                .map_or(file.training.positions, |b| b.min(file.training.positions)),
+            file.provenance.limit,
+            60.0 / each,
+            if plan.solver.is_spsa() {
+                format!(", {:.2} s per SPSA iteration", 2.0 * each)
+            } else {
+                String::new()
+            }
+        )
+    })
+}
+
+/// Whether `out` already holds this run's result (the same run, set and figures: a rerun of a
+/// finished tune replays its checkpoint): it is then left as it is, keeping the cost of the
+/// run that found the set and anything `check --update` added; the line says so. `force`
+/// writes afresh.
+pub fn already_written(out: &Path, force: bool, file: &TunedFile) -> Option<String> {
+    if force || !out.is_file() {
+        return None;
+    }
+    let old = TunedFile::read(out).ok()?;
+    let same = old.provenance.run == file.provenance.run
+        && old.margins == file.margins
+        && old.training.sets == file.training.sets
+        && old.validation.sets == file.validation.sets;
+    same.then(|| {
+        let p = &old.provenance;
+        format!(
+            "{} already holds this run's result (the same set and figures; the run that found it took {:.0} s): left as it is, with that run's record; --force writes it afresh",
+            out.display(),
+            p.wall_seconds + p.earlier_wall_seconds,
+        )
+    })
+}
+
+/// What a rerun goes on from (the evaluations and game batches its checkpoint `dir` keeps,
+/// the best objective of `logged` so far and its margins), and that objective; none when it
+/// keeps nothing.
+pub fn resuming(dir: &Path, logged: &[Evaluation], space: &Space) -> Option<(String, Option<f64>)> {
+    let batches = super::checkpoint::game_batches_kept(dir);
+    let best = (logged.iter())
+        .filter(|e| e.batch.is_none())
+        .max_by(|a, b| a.objective.total_cmp(&b.objective));
+    let mut kept = Vec::new();
+    if !logged.is_empty() {
+        kept.push(super::checkpoint::evaluations_kept(dir));
+    }
+    if batches > 0 {
+        kept.push(format!("{batches} game batches"));
+    }
+    if kept.is_empty() {
+        return None;
+    }
+    let margins = |values: &[i32]| {
+        (space.dims.iter().zip(values))
+            .map(|(d, v)| format!("{} {v}", d.name))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let line = format!(
+        "resuming from {}: {} in its log{}; finished work is not searched or played again",
+        dir.display(),
+        kept.join(" and "),
+        best.map_or(String::new(), |e| format!(
+            ", best objective so far {:.3} at {}",
+            e.objective,
+            margins(&e.values)
+        ))
+    );
+    Some((line, best.map(|e| e.objective)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scoring::paired::PairedComparison;
+
+    #[test]
+    fn a_side_without_positions_says_so_in_one_line() {
+        let side_of = Side {
+            positions: 0,
+            sets: Vec::new(),
+            faults: 0,
+        };
+        let paired = PairedComparison::new(&[], &[]).unwrap();
+        let text = side("validation", &side_of, &paired);
+        assert!(text.starts_with("validation: no positions"), "{text}");
+        assert_eq!(text.lines().count(), 1);
+    }
+
+    #[test]
+    fn the_resume_command_names_the_engine_file_taken_as_it_is() {
+        let dir = Path::new("cache/tune-x");
+        assert_eq!(
+            resume_command(dir, None),
+            "marginal tune --resume cache/tune-x"
+        );
+        let with = resume_command(dir, Some(Path::new("e.toml")));
+        assert!(
+            with.ends_with("--resume cache/tune-x --engine e.toml"),
+            "{with}"
+        );
+    }
+
+    #[test]
+    fn a_fresh_checkpoint_has_nothing_to_resume_from() {
+        let dir = std::env::temp_dir().join(format!("marginal-report-{}", std::process::id()));
+        let space =
+            Space::new(crate::params::Margins::default(), &["futility_margin"], &[]).unwrap();
+        assert!(resuming(&dir, &[], &space).is_none());
+    }
+}
