@@ -137,6 +137,19 @@ pub enum Stage {
     Games,
 }
 
+impl Stage {
+    /// The stage in words, as the race's lines say it (`round`: a local search's).
+    pub fn describe(self, round: usize) -> String {
+        match self {
+            Stage::Screen => "global screen".to_string(),
+            Stage::Full => "kept (on every training position)".to_string(),
+            Stage::Local => format!("local round {round}"),
+            Stage::Line => "the line through the defaults (all margins scaled)".to_string(),
+            Stage::Games => "games".to_string(),
+        }
+    }
+}
+
 /// One step of a race.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RaceStep<'a> {

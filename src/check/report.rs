@@ -208,6 +208,30 @@ pub fn engine_line(e: &EngineCheck) -> String {
     }
 }
 
+/// The line that opens the non-regression match of `games` games.
+pub fn games_plan_line(games: u32) -> String {
+    let n = super::NON_REGRESSION;
+    format!(
+        "games: tuned against default, at most {} games, SPRT nElo [{}, {}] (alpha {}, beta {}): H0 accepted is a regression",
+        games.max(2).div_ceil(2) * 2,
+        n.elo0,
+        n.elo1,
+        n.alpha,
+        n.beta
+    )
+}
+
+/// The line of a match resumed from its record, if any pair was kept.
+pub fn games_resumed_line(games: &super::GamesMatch) -> Option<String> {
+    match (games.record(), games.resumed()) {
+        (Some(path), (kept @ 1.., total)) => Some(format!(
+            "games: resuming from {}: {kept} of {total} pairs played before",
+            path.display()
+        )),
+        _ => None,
+    }
+}
+
 /// The games' line: the books and the match against the defaults.
 pub fn games_line(g: &GamesCheck) -> String {
     format!(

@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use marginal::check::plan::{CheckPlan, Updated};
 use marginal::check::report::{self, Conclusion};
-use marginal::check::{self, CheckReport, NON_REGRESSION, Prepared};
+use marginal::check::{self, CheckReport, Prepared};
 use marginal::formats::write_atomic;
 use marginal::scoring::games::session::SessionError;
 use marginal::tune::file::TunedFile;
@@ -136,7 +136,7 @@ pub fn run(args: CheckArgs, ui: Ui) -> Result<()> {
     print_header(&plan, &prepared, threads);
     let started = std::time::Instant::now();
     let now = measure(&prepared, &pool, ui.printer)?;
-    if let Some(why) = prepared.unmeasured(&now, super::fix_engine(&prepared.def)) {
+    if let Some(why) = prepared.unmeasured(&now, prepared.def.fix_hint()) {
         return Err(UserError(why).into());
     }
     if let Some(warning) = prepared.faults_warning(&now) {
@@ -229,25 +229,15 @@ fn play(
     threads: usize,
     printer: Printer,
 ) -> Result<check::GamesCheck> {
-    println!(
-        "games: tuned against default, at most {} games, SPRT nElo [{}, {}] (alpha {}, beta {}): H0 accepted is a regression",
-        games.max(2).div_ceil(2) * 2,
-        NON_REGRESSION.elo0,
-        NON_REGRESSION.elo1,
-        NON_REGRESSION.alpha,
-        NON_REGRESSION.beta
-    );
+    println!("{}", report::games_plan_line(games));
     let opened = prepared
         .open_games(books, games, threads)
         .map_err(games_error)?;
     if let Some(note) = opened.note() {
         eprintln!("warning: {note}");
     }
-    if let (Some(path), (kept @ 1.., total)) = (opened.record(), opened.resumed()) {
-        println!(
-            "games: resuming from {}: {kept} of {total} pairs played before",
-            path.display()
-        );
+    if let Some(line) = report::games_resumed_line(&opened) {
+        println!("{line}");
     }
     let bar = printer.bar(
         u64::from(games.max(2).div_ceil(2) * 2),

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::ValueEnum;
-use marginal::scoring::exec::slurm::{Slurm, SlurmConfig};
+use marginal::scoring::exec::slurm::{DEFAULT_SHARDS, Slurm, SlurmConfig};
 use marginal::scoring::exec::{ExecError, Runner};
 
 use super::{INTERRUPTED_STATUS, Interrupted, UserError, count};
@@ -54,15 +54,6 @@ pub struct ExecutorArgs {
     pub retries: Option<u32>,
 }
 
-/// The environment variable naming the marginal binary the array tasks run, when it is not
-/// this one's path (a cluster whose nodes see the build elsewhere).
-pub const WORKER_ENV: &str = "MARGINAL_WORKER";
-
-/// Default shards per evaluation.
-pub const DEFAULT_SHARDS: usize = 8;
-/// Default work directory.
-pub const DEFAULT_WORKDIR: &str = ".marginal-work";
-
 impl ExecutorArgs {
     /// Game pairs per batch (one job array) of a match played on the cluster (`marginal
     /// match`, `tune --confirm`): one pair per CPU of the array, `shards x cpus-per-task`.
@@ -105,25 +96,14 @@ impl ExecutorArgs {
             }
             return Ok(None);
         }
-        let exe = match std::env::var_os(WORKER_ENV) {
-            Some(path) => PathBuf::from(path),
-            None => std::env::current_exe().context("cannot find the marginal binary")?,
-        };
-        let workdir = self
-            .workdir
-            .clone()
-            .unwrap_or_else(|| PathBuf::from(DEFAULT_WORKDIR));
-        let workdir = std::path::absolute(&workdir)
-            .map_err(|e| UserError(format!("--workdir {}: {e}", workdir.display())))?;
-        let config = SlurmConfig {
-            partition: self.partition.clone(),
-            shards: self.shards(),
-            workdir,
-            cpus_per_task: self.cpus_per_task(),
-            retries: self.retries.unwrap_or(2),
-            exe,
-            poll: Duration::from_millis(200),
-        };
+        let config = SlurmConfig::new(
+            self.partition.clone(),
+            self.shards,
+            self.workdir.clone(),
+            self.cpus_per_task,
+            self.retries,
+        )
+        .map_err(UserError)?;
         let flag = interrupt_flag()?;
         // An interrupt cancels the job array and waits for it to leave the queue: said at once,
         // with the way to stop without waiting.

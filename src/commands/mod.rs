@@ -18,7 +18,6 @@ use std::sync::Arc;
 use clap::builder::RangedU64ValueParser;
 use marginal::engine::tt::TranspositionTable;
 use marginal::engine::{EngineDef, MAX_DEPTH, MAX_HASH_MB, Setting};
-use marginal::formats::engine_file::EngineFile;
 use marginal::formats::outputs;
 pub use marginal::formats::outputs::read_output;
 use marginal::margin_spec;
@@ -110,9 +109,7 @@ impl EngineArgs {
     }
 }
 
-/// The engine of an engine file (started once to check it: [`EngineDef::verify`]), of an
-/// engine command with the options to tune, or marginal's own; an external engine is given up
-/// on after `max_faults` faults in a row (`--max-faults`).
+/// The engine the options name ([`EngineDef::open`]), its warnings said.
 ///
 /// # Errors
 /// As [`EngineArgs::def`].
@@ -122,29 +119,10 @@ pub fn engine_def(
     options: &[String],
     max_faults: usize,
 ) -> Result<Arc<EngineDef>, UserError> {
-    match (file, command) {
-        (Some(path), _) => {
-            let file = EngineFile::read(path).map_err(UserError::from_display)?;
-            let def = EngineDef::from_file(&file);
-            if let Some(b) = def.breaker() {
-                b.set_limit(max_faults);
-            }
-            // Before any work: an engine that does not start, or lacks a row's option, is bad
-            // input, not a run of faults.
-            for warning in def.verify().map_err(UserError::from_display)? {
-                eprintln!("warning: {warning}");
-            }
-            Ok(Arc::new(def))
-        }
-        (None, Some(command)) => {
-            let def = EngineDef::from_command(command, options).map_err(UserError::from_display)?;
-            if let Some(b) = def.breaker() {
-                b.set_limit(max_faults);
-            }
-            Ok(Arc::new(def))
-        }
-        (None, None) => Ok(EngineDef::builtin()),
-    }
+    let (def, warnings) =
+        EngineDef::open(file, command, options, max_faults).map_err(UserError::from_display)?;
+    say_warnings(&warnings);
+    Ok(def)
 }
 
 /// A margin set of `def`'s engine as users write it ([`margin_spec::resolve_for`]): a
@@ -329,22 +307,6 @@ pub fn say_odd_suites(paths: &[PathBuf], suites: &[&marginal::scoring::suite::Lo
 }
 
 pub use marginal::scoring::suite::measure::ignored_options;
-
-/// An engine that faulted on every position of a run searched nothing
-/// ([`marginal::scoring::suite::nothing_searched`]): a user error (exit 2).
-pub fn searched_something<'r>(
-    def: &EngineDef,
-    run: &str,
-    results: impl IntoIterator<Item = &'r marginal::scoring::suite::PositionResult>,
-) -> Result<(), UserError> {
-    marginal::scoring::suite::nothing_searched(def, run, results)
-        .map_or(Ok(()), |e| Err(UserError(e)))
-}
-
-/// What to fix when an engine faults: its engine file, or the command line that stands for one.
-pub fn fix_engine(def: &EngineDef) -> &'static str {
-    def.fix_hint()
-}
 
 /// Refuses to write over an existing `out` unless `force` ([`outputs::fresh_output`]), and
 /// says the directory it created for it.

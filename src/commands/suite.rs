@@ -153,22 +153,7 @@ pub fn run(args: SuiteArgs, ui: super::Ui) -> Result<()> {
     let elapsed = measured.elapsed;
     // The report is written before anything is printed: a reader that goes (`| head -1`) ends
     // marginal at the next line printed, and must not take the report with it.
-    if let Some(path) = &args.json {
-        let report = Report {
-            score,
-            run: RunReport {
-                margins_label: &args.margins,
-                reference_label: &args.reference,
-                reference_cached: scorer.reference_cached(),
-                threads,
-                elapsed_seconds: elapsed,
-                positions_per_second: n as f64 / elapsed.max(1e-9),
-            },
-        };
-        let text = serde_json::to_string_pretty(&report)?;
-        marginal::formats::write_atomic(path, (text + "\n").as_bytes())
-            .with_context(|| format!("cannot write JSON report {}", path.display()))?;
-    }
+    write_report(&args, &measured, threads)?;
     if report::same_searches(score, &margins) {
         eprintln!(
             "{}",
@@ -207,6 +192,29 @@ pub fn run(args: SuiteArgs, ui: super::Ui) -> Result<()> {
         return Err(UserError(why).into());
     }
     Ok(())
+}
+
+/// Writes the `--json` report, if asked, in one step.
+fn write_report(args: &SuiteArgs, measured: &measure::Measured, threads: usize) -> Result<()> {
+    let Some(path) = &args.json else {
+        return Ok(());
+    };
+    let (score, elapsed) = (&measured.score, measured.elapsed);
+    let n = score.positions.len() - measured.kept;
+    let report = Report {
+        score,
+        run: RunReport {
+            margins_label: &args.margins,
+            reference_label: &args.reference,
+            reference_cached: measured.scorer.reference_cached(),
+            threads,
+            elapsed_seconds: elapsed,
+            positions_per_second: n as f64 / elapsed.max(1e-9),
+        },
+    };
+    let text = serde_json::to_string_pretty(&report)?;
+    marginal::formats::write_atomic(path, (text + "\n").as_bytes())
+        .with_context(|| format!("cannot write JSON report {}", path.display()))
 }
 
 /// `--json OUT` is none of the inputs (suites, margin files, engine file) and may be written.

@@ -7,7 +7,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::Args;
 use marginal::engine::EngineDef;
-use marginal::scoring::suite::{ScorerOptions, SuiteScorer};
+use marginal::scoring::suite::{ScorerOptions, SuiteScorer, nothing_searched};
 use marginal::tune::cost::{SuiteCost, log_path};
 use marginal::tune::file::TunedFile;
 use marginal::tune::games::GamesProblem;
@@ -344,11 +344,10 @@ pub fn run(args: TuneArgs, ui: Ui) -> Result<()> {
         train_scorer.map_err(exec_error)?,
         validation_scorer.map_err(exec_error)?,
     );
-    super::searched_something(
-        &run.def,
-        "the reference run of the training positions",
-        train_scorer.reference(),
-    )?;
+    let reference = "the reference run of the training positions";
+    if let Some(why) = nothing_searched(&run.def, reference, train_scorer.reference()) {
+        return Err(UserError(why).into());
+    }
     let cost = SuiteCost::new(train_scorer, run.space.clone(), Some(&log_path(&run.dir)))
         .with_context(|| format!("cannot open the evaluation log in {}", run.dir.display()))?;
     let (games_problem, race_games) = objective_games(&run)?;

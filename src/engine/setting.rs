@@ -121,6 +121,40 @@ impl EngineDef {
         }
     }
 
+    /// The engine a command names: an engine file's (started once to check it, [`verify`]:
+    /// its warnings come back with it), an engine command's with the options to tune
+    /// ([`from_command`]), or marginal's own; an external engine is given up on after
+    /// `max_faults` faults in a row.
+    ///
+    /// # Errors
+    /// A bad engine file, or an engine that does not start or lacks an option.
+    ///
+    /// [`verify`]: EngineDef::verify
+    /// [`from_command`]: EngineDef::from_command
+    pub fn open(
+        file: Option<&std::path::Path>,
+        command: Option<&str>,
+        options: &[String],
+        max_faults: usize,
+    ) -> Result<(Arc<EngineDef>, Vec<String>), EngineDefError> {
+        let (def, warnings) = match (file, command) {
+            (Some(path), _) => {
+                let file = EngineFile::read(path).map_err(|e| EngineDefError(e.to_string()))?;
+                let def = EngineDef::from_file(&file);
+                // Before any work: an engine that does not start, or lacks a row's option, is
+                // bad input, not a run of faults.
+                let warnings = def.verify()?;
+                (def, warnings)
+            }
+            (None, Some(command)) => (EngineDef::from_command(command, options)?, Vec::new()),
+            (None, None) => return Ok((EngineDef::builtin(), Vec::new())),
+        };
+        if let Some(b) = def.breaker() {
+            b.set_limit(max_faults);
+        }
+        Ok((Arc::new(def), warnings))
+    }
+
     /// The engine `command` (split on whitespace: program and arguments) with rows for the
     /// spin options named in `options`, read from the engine's own `option` lines. A name may
     /// carry its off value, `Name=VALUE`; without one, the off value is the default (the

@@ -463,6 +463,28 @@ pub fn resuming(dir: &Path, logged: &[Evaluation], space: &Space) -> Option<(Str
     Some((line, best.map(|e| e.objective)))
 }
 
+/// A set's values as `a / b / c`.
+pub fn slashed(values: &[i32]) -> String {
+    let values: Vec<String> = values.iter().map(i32::to_string).collect();
+    values.join(" / ")
+}
+
+/// The line of a finalist's round of games in a race, `seconds` into the run.
+pub fn race_round_line(step: &crate::progress::RaceStep<'_>, seconds: f64) -> String {
+    let (pairs, wdl) = step.games.unwrap_or_default();
+    format!(
+        "race round {}: {}  {:+.1} Elo against the defaults after {} games (+{} ={} -{}){}  ({seconds:.0} s)",
+        step.round,
+        slashed(step.values),
+        step.score,
+        2 * pairs,
+        wdl.wins,
+        wdl.draws,
+        wdl.losses,
+        if step.cached { ", from the log" } else { "" },
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

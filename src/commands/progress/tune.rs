@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use marginal::progress::{Count, Event, Iteration, Observer, RaceStep, Stage, Work};
 
 use super::Printer;
+use marginal::tune::report;
 
 /// A tune's progress on standard output: one plain line per solver iteration (CI logs and
 /// terminals alike), or for the race one a stage and one a finalist's games.
@@ -103,19 +104,7 @@ impl TuneLines {
     fn race(&self, s: &RaceStep<'_>) {
         if s.stage == Stage::Games {
             self.finish_stage();
-            let (pairs, wdl) = s.games.unwrap_or_default();
-            println!(
-                "race round {}: {}  {:+.1} Elo against the defaults after {} games (+{} ={} -{}){}  ({:.0} s)",
-                s.round,
-                slashed(s.values),
-                s.score,
-                2 * pairs,
-                wdl.wins,
-                wdl.draws,
-                wdl.losses,
-                if s.cached { ", from the log" } else { "" },
-                self.seconds()
-            );
+            println!("{}", report::race_round_line(s, self.seconds()));
             return;
         }
         if self.lock().stage != Some((s.stage, s.round)) {
@@ -138,13 +127,7 @@ impl TuneLines {
         else {
             return;
         };
-        let what = match stage {
-            Stage::Screen => "global screen".to_string(),
-            Stage::Full => "kept (on every training position)".to_string(),
-            Stage::Local => format!("local round {round}"),
-            Stage::Line => "the line through the defaults (all margins scaled)".to_string(),
-            Stage::Games => "games".to_string(),
-        };
+        let what = stage.describe(round);
         let cached = match state.cached {
             0 => String::new(),
             n => format!(" ({n} from the log)"),
@@ -152,22 +135,13 @@ impl TuneLines {
         println!(
             "race {what}: {} sets{cached}, best objective {best:.3} at {} ({})  ({:.0} s)",
             state.count,
-            slashed(&values),
+            report::slashed(&values),
             self.names.join(" / "),
             self.seconds()
         );
         state.count = 0;
         state.cached = 0;
     }
-}
-
-/// A set's values as `a / b / c`.
-fn slashed(values: &[i32]) -> String {
-    values
-        .iter()
-        .map(i32::to_string)
-        .collect::<Vec<_>>()
-        .join(" / ")
 }
 
 impl Observer for TuneLines {

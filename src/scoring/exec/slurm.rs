@@ -46,6 +46,48 @@ pub struct SlurmConfig {
     pub poll: Duration,
 }
 
+/// Default shards per evaluation.
+pub const DEFAULT_SHARDS: usize = 8;
+/// Default work directory.
+pub const DEFAULT_WORKDIR: &str = ".marginal-work";
+/// The environment variable naming the marginal binary the array tasks run, when it is not
+/// this one's path (a cluster whose nodes see the build elsewhere).
+pub const WORKER_ENV: &str = "MARGINAL_WORKER";
+
+impl SlurmConfig {
+    /// The configuration of the options given, each left out taking its default (8 shards,
+    /// `.marginal-work`, 1 CPU a task, 2 retries): the work directory made absolute, the
+    /// tasks running `$MARGINAL_WORKER` or else this binary.
+    ///
+    /// # Errors
+    /// The work directory cannot be made absolute, or this binary cannot be found.
+    pub fn new(
+        partition: Option<String>,
+        shards: Option<usize>,
+        workdir: Option<PathBuf>,
+        cpus_per_task: Option<usize>,
+        retries: Option<u32>,
+    ) -> Result<SlurmConfig, String> {
+        let exe = match std::env::var_os(WORKER_ENV) {
+            Some(path) => PathBuf::from(path),
+            None => std::env::current_exe()
+                .map_err(|e| format!("cannot find the marginal binary: {e}"))?,
+        };
+        let workdir = workdir.unwrap_or_else(|| PathBuf::from(DEFAULT_WORKDIR));
+        let workdir = std::path::absolute(&workdir)
+            .map_err(|e| format!("--workdir {}: {e}", workdir.display()))?;
+        Ok(SlurmConfig {
+            partition,
+            shards: shards.unwrap_or(DEFAULT_SHARDS),
+            workdir,
+            cpus_per_task: cpus_per_task.unwrap_or(1),
+            retries: retries.unwrap_or(2),
+            exe,
+            poll: Duration::from_millis(200),
+        })
+    }
+}
+
 /// Runs batches as Slurm job arrays. See the module documentation.
 pub struct Slurm {
     config: SlurmConfig,
