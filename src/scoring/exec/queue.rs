@@ -218,16 +218,18 @@ mod tests {
                 Flow::Go
             },
         );
-        // The items before the interrupt are taken in order (the one beside item 6 may be
-        // abandoned too); none starts after it but the one already taken.
-        assert!(taken.len() == 5 || taken.len() == 6, "{taken:?}");
+        // The items finished before the interrupt are taken in order up to the first one
+        // abandoned (which one that is depends on the threads' timing); those finished beyond
+        // it come back; no item after the interrupt gives a result, and none starts but the
+        // one the other worker had taken.
+        let in_order = |k: usize, &(i, n): &(usize, u64)| k == i && n == i as u64;
         assert!(
-            taken
-                .iter()
-                .enumerate()
-                .all(|(k, &(i, n))| k == i && n == i as u64)
+            taken.iter().enumerate().all(|(k, t)| in_order(k, t)),
+            "{taken:?}"
         );
-        assert!(left.is_empty());
+        assert!(taken.len() <= 6, "{taken:?}");
+        let beyond = |&(i, n): &(usize, u64)| i > taken.len() && i < 6 && n == i as u64;
+        assert!(left.iter().all(beyond), "{left:?} after {taken:?}");
         assert!(started.load(Ordering::Relaxed) <= 8);
     }
 }
