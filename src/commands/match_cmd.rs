@@ -149,6 +149,9 @@ pub fn run(args: MatchArgs, ui: super::Ui) -> Result<()> {
     let outputs = plan.check_outputs(&marginal::tune::prepare::RESULT_FORMATS, &mut said);
     say(&mut said);
     outputs.map_err(UserError::from_display)?;
+    // Interrupts are caught from here on: one while the engines are checked ends the match
+    // before its first game, with exit 130 and its (empty) report, like one during the games.
+    super::executor::interrupt_flag()?;
     say_idle_concurrency(&args);
     let engine_a = engine_def(plan.a.engine.as_deref(), None, &[], ui.max_faults)?;
     let engine_b = engine_def(plan.b.engine.as_deref(), None, &[], ui.max_faults)?;
