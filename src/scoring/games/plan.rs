@@ -18,7 +18,8 @@
 //! use marginal::engine::Setting;
 //! use marginal::params::Margins;
 //! use marginal::scoring::games::plan::MatchPlan;
-//! use std::sync::atomic::AtomicBool;
+//! use marginal::progress::Event;
+//! use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 //!
 //! let mut plan = MatchPlan::new("default", "off");
 //! plan.openings = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -33,12 +34,17 @@
 //! let mut said = Vec::new();
 //! let prepared = plan.prepare(a, b, &mut said).unwrap();
 //! let session = prepared.open().unwrap();
-//! let mut seen = 0;
+//! let pairs = AtomicUsize::new(0);
+//! let observer = |event: &Event<'_>| {
+//!     if let Event::Pair { .. } = event {
+//!         pairs.fetch_add(1, Ordering::Relaxed);
+//!     }
+//! };
 //! let result = session
-//!     .play(None, 1, &AtomicBool::new(false), &mut |_: &_, _: &_| seen += 1)
+//!     .play(None, 1, &AtomicBool::new(false), &observer)
 //!     .unwrap();
 //!
-//! assert_eq!(seen, 2);
+//! assert_eq!(pairs.load(Ordering::Relaxed), 2);
 //! assert_eq!(result.stats.games, 4);
 //! assert!(prepared.verdict(&result).is_passed());
 //! ```
