@@ -31,7 +31,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::formats::Fnv;
-use crate::scoring::suite::{LoadedSuites, Repeats, SuiteError, load_suites};
+use crate::scoring::suite::{LoadedSuites, Repeats, SuiteError, load_suites, repeat_key};
 use checkpoint::JsonCheckpoint;
 use cost::{SuiteCost, SuiteProblem};
 use space::Space;
@@ -83,15 +83,16 @@ pub fn split(
         return Ok(all.partition(HOLDOUT_TAG, |p| !held_out(&p.record.fen)));
     }
     let validation = load_suites(holdout, false, rule)?;
-    let fens: HashSet<&str> = all
+    // One rule for what repeats a position, the suites' own (move clocks aside).
+    let training: HashSet<String> = all
         .positions
         .iter()
-        .map(|p| p.record.fen.as_str())
+        .map(|p| repeat_key(&p.record.position))
         .collect();
     if let Some(p) = validation
         .positions
         .iter()
-        .find(|p| fens.contains(p.record.fen.as_str()))
+        .find(|p| training.contains(&repeat_key(&p.record.position)))
     {
         return Err(SplitError::Overlap {
             path: p.suite.clone(),

@@ -26,7 +26,9 @@ use crate::formats::SkippedLine;
 use crate::params::Margins;
 use crate::progress::{Count, Event, Shared, Work};
 use crate::scoring::exec::{Done, ExecError, Job, Runner, SuiteJob, local};
-pub use load::{LoadedSuites, Repeat, Repeats, SuiteError, SuiteFile, load_suites, repeated_files};
+pub use load::{
+    LoadedSuites, Repeat, Repeats, SuiteError, SuiteFile, load_suites, repeat_key, repeated_files,
+};
 use mate::MateTally;
 pub use objective::{Objective, ObjectiveParams};
 pub use reference::{default_cache_dir, nothing_searched};
