@@ -68,8 +68,9 @@ pub enum SplitError {
 }
 
 /// Training and validation positions: `training` and the `holdout` files when there are any
-/// (no FEN may be in both), else the split of `training` by [`held_out`]. Bad lines are kept
-/// as skipped lines of their files; a position that repeats an earlier one is scored by `rule`.
+/// (no position may be in both, whatever its move clocks: [`repeat_key`]), else the split of
+/// `training` by [`held_out`]. Bad lines are kept as skipped lines of their files; a position
+/// that repeats an earlier one is scored by `rule`.
 ///
 /// # Errors
 /// An unreadable or empty file, or a position on both sides.
