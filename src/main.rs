@@ -216,8 +216,17 @@ fn keep_results_when_stderr_is_full() {
     }
 }
 
+/// A file-size limit (`ulimit -f`) kills a process that writes past it with SIGXFSZ, without a
+/// word and with what it had finished lost: ignored, the write fails with EFBIG instead, which
+/// is reported (exit 2) naming the file and the limit.
+fn file_size_limit_is_an_error() {
+    // SAFETY: setting a signal's disposition to SIG_IGN before any thread is started.
+    unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
+}
+
 fn main() -> ExitCode {
     quiet_on_broken_pipe();
+    file_size_limit_is_an_error();
     #[cfg(target_os = "linux")]
     keep_results_when_stderr_is_full();
     // A negative number is a value (`--nodes -1` is then refused by its parser, naming the

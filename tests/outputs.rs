@@ -691,3 +691,31 @@ fn another_calibrations_report_is_kept() {
     assert!(marginal::calibrate::report::read(&other).is_ok());
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// A file-size limit (`ulimit -f`) is an error, not a silent death by SIGXFSZ: the command
+/// exits 2 naming the file it could not write and the limit, and leaves no temporary behind.
+#[test]
+fn a_file_size_limit_is_named_with_the_file() {
+    let dir = scratch("outputs", "fsize");
+    let out_path = dir.join("exported.json");
+    // `ulimit -f 0`: not one block may be written to a file (standard output and error are
+    // pipes here, which the limit does not touch).
+    let script = format!(
+        "ulimit -f 0 || exit 77; exec \"$0\" export tests/golden/export/tuned.json --format json --out '{}'",
+        out_path.display()
+    );
+    let out = std::process::Command::new("sh")
+        .args(["-c", &script, env!("CARGO_BIN_EXE_marginal")])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    if out.status.code() == Some(77) {
+        eprintln!("skipped: this shell cannot set a file-size limit (ulimit -f 0)");
+        return;
+    }
+    let stderr = said(&out);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(stderr.contains("exported.json"), "{stderr}");
+    assert!(stderr.contains("ulimit -f"), "{stderr}");
+    assert!(!out_path.exists() && !dir.join("exported.json.tmp").exists());
+}

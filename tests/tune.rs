@@ -180,7 +180,18 @@ fn a_batched_tune_scores_both_probes_on_the_same_sample_and_is_reproducible() {
 fn bad_configurations_exit_2_with_a_clear_message() {
     let dir = scratch("tune", "bad");
     let suite = small_suite(&dir, 12);
-    let cases: [(&[&str], &str); 7] = [
+    // A held-out position that repeats a training one under other move clocks is the same
+    // position, refused as the same line without clocks is.
+    let first = std::fs::read_to_string(&suite).unwrap();
+    let clocked = dir.join("clocked.epd");
+    let line = first
+        .lines()
+        .next()
+        .unwrap()
+        .replacen(" - - ", " - - 3 30 ", 1);
+    assert!(line.contains(" 3 30 "), "{line}");
+    std::fs::write(&clocked, line + "\n").unwrap();
+    let cases: [(&[&str], &str); 8] = [
         (
             &["--params", "frontier,nosuch"],
             "unknown parameter 'nosuch'",
@@ -193,6 +204,10 @@ fn bad_configurations_exit_2_with_a_clear_message() {
         ),
         (
             &["--holdout", suite.to_str().unwrap()],
+            "both a validation and a training position",
+        ),
+        (
+            &["--holdout", clocked.to_str().unwrap()],
             "both a validation and a training position",
         ),
         (&["--batch", "0"], "at least 1"),

@@ -13,8 +13,8 @@
 //! result is flagged ([`Found::overshot`]).
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
@@ -210,6 +210,11 @@ fn start_error(program: &UciProgram, e: &std::io::Error) -> String {
             dir.display()
         );
     }
+    if e.kind() == std::io::ErrorKind::NotFound
+        && let Some(said) = missing_interpreter(program)
+    {
+        return format!("{command}: {said}");
+    }
     let bare = program.command.components().count() == 1;
     let spaced = program.command.to_string_lossy().contains(' ');
     let hint = match e.kind() {
@@ -231,6 +236,50 @@ fn start_error(program: &UciProgram, e: &std::io::Error) -> String {
         _ => String::new(),
     };
     format!("{command}: {e}{hint}")
+}
+
+/// When `program`'s command is a script that exists but whose `#!` interpreter does not (the
+/// start then fails as if the script were missing): what to say of it, naming the interpreter.
+fn missing_interpreter(program: &UciProgram) -> Option<String> {
+    let command = &program.command;
+    let file = if command.components().count() == 1 {
+        let path = std::env::var_os("PATH")?;
+        std::env::split_paths(&path)
+            .map(|dir| dir.join(command))
+            .find(|p| p.is_file())?
+    } else {
+        match &program.dir {
+            Some(dir) if command.is_relative() => dir.join(command),
+            _ => command.clone(),
+        }
+    };
+    let mut first = Vec::new();
+    std::fs::File::open(&file)
+        .ok()?
+        .take(256)
+        .read_to_end(&mut first)
+        .ok()?;
+    let line = first.strip_prefix(b"#!")?;
+    let line = String::from_utf8_lossy(line.split(|&b| b == b'\n').next()?);
+    let interpreter = line
+        .trim_start_matches([' ', '\t'])
+        .split([' ', '\t'])
+        .next()?;
+    if interpreter.is_empty() || Path::new(interpreter).exists() {
+        return None;
+    }
+    let clean = interpreter.trim_end_matches('\r');
+    Some(
+        if clean.len() < interpreter.len() && Path::new(clean).exists() {
+            format!(
+                "the script exists, but its #! line ends in a carriage return (DOS line ends), so its interpreter {clean} is not found: convert it to Unix line ends"
+            )
+        } else {
+            format!(
+                "the script exists, but its interpreter {clean} (its #! line) does not: install it or correct the script's first line"
+            )
+        },
+    )
 }
 
 /// What an engine that is not speaking UCI is asked about, by every message that finds it so.
@@ -288,6 +337,8 @@ pub struct DeclaredOption {
     pub min: Option<i64>,
     /// Largest value (spins).
     pub max: Option<i64>,
+    /// The choices a combo declares (`var`), in order.
+    pub vars: Vec<String>,
 }
 
 /// Parses an `option name ... type ...` line.
@@ -298,10 +349,17 @@ pub fn parse_option(line: &str) -> Option<DeclaredOption> {
     }
     let keys = ["type", "default", "min", "max", "var"];
     let mut fields: HashMap<&str, String> = HashMap::new();
+    let mut vars = Vec::new();
     let mut key = "name";
     let mut value: Vec<&str> = Vec::new();
+    let mut field_ends = |key: &str, value: &[&str]| {
+        if key == "var" {
+            vars.push(value.join(" "));
+        }
+    };
     for w in &words[2..] {
         if keys.contains(w) && (key != "name" || *w == "type") {
+            field_ends(key, &value);
             fields.entry(key).or_insert_with(|| value.join(" "));
             key = w;
             value.clear();
@@ -309,6 +367,7 @@ pub fn parse_option(line: &str) -> Option<DeclaredOption> {
             value.push(w);
         }
     }
+    field_ends(key, &value);
     fields.entry(key).or_insert_with(|| value.join(" "));
     Some(DeclaredOption {
         name: fields.get("name")?.clone(),
@@ -316,6 +375,7 @@ pub fn parse_option(line: &str) -> Option<DeclaredOption> {
         default: fields.get("default").cloned(),
         min: fields.get("min").and_then(|m| m.parse().ok()),
         max: fields.get("max").and_then(|m| m.parse().ok()),
+        vars,
     })
 }
 
@@ -392,10 +452,13 @@ fn parse_info(line: &str) -> Info {
 #[cfg(target_os = "linux")]
 fn die_with_parent(command: &mut Command) {
     use std::os::unix::process::CommandExt;
-    // SAFETY: between fork and exec the closure calls only prctl and getppid, which are
+    // SAFETY: between fork and exec the closure calls only signal, prctl and getppid, which are
     // async-signal-safe, and allocates nothing.
     unsafe {
         command.pre_exec(|| {
+            // marginal ignores SIGXFSZ (a file-size limit is an error it reports); the engine
+            // gets the default back, as it would have from a shell.
+            libc::signal(libc::SIGXFSZ, libc::SIG_DFL);
             if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
@@ -1031,6 +1094,42 @@ mod tests {
     use crate::engine::score::mate_in;
 
     #[test]
+    fn a_script_whose_interpreter_is_missing_names_the_interpreter() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("marginal-shebang-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (missing, dos) = (dir.join("engine.sh"), dir.join("dos.sh"));
+        std::fs::write(&missing, "#!/nonexistent/interp -x\necho uciok\n").unwrap();
+        std::fs::write(&dos, "#!/bin/sh\r\necho uciok\r\n").unwrap();
+        let start = |script: &Path| {
+            std::fs::set_permissions(script, std::fs::Permissions::from_mode(0o755)).unwrap();
+            let program = UciProgram {
+                command: script.to_path_buf(),
+                args: Vec::new(),
+                dir: None,
+                options: Vec::new(),
+                grace: Duration::from_secs(1),
+                fresh: false,
+                breaker: Arc::default(),
+            };
+            match spawn(&program) {
+                Err(Fault::Start(said)) => said,
+                other => panic!("{other:?}"),
+            }
+        };
+        let said = start(&missing);
+        for needle in ["engine.sh", "/nonexistent/interp", "interpreter"] {
+            assert!(said.contains(needle), "{said}");
+        }
+        let said = start(&dos);
+        assert!(
+            said.contains("carriage return") && said.contains("/bin/sh"),
+            "{said}"
+        );
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
     fn option_lines_are_read_with_spaces_in_names() {
         let o = parse_option("option name Futility Margin type spin default 100 min 0 max 500")
             .unwrap();
@@ -1048,6 +1147,7 @@ mod tests {
             (c.name.as_str(), c.default.as_deref()),
             ("NullMove Pruning", Some("Always"))
         );
+        assert_eq!(c.vars, ["Always", "Never"]);
         assert!(parse_option("id name x").is_none());
     }
 

@@ -47,9 +47,27 @@ pub struct EngineDef {
 }
 
 /// Why `value` is not one the declared `option` takes: a check takes true or false, a spin a
-/// whole number in its range; other kinds take any text.
+/// whole number in its range, a combo one of its choices (in any case, as UCI compares them),
+/// a button no value; a string takes any text.
 fn option_value_refused(option: &DeclaredOption, value: &str) -> Option<String> {
     match option.kind.as_str() {
+        "combo"
+            if !option.vars.is_empty()
+                && !option
+                    .vars
+                    .iter()
+                    .any(|v| v.eq_ignore_ascii_case(value.trim())) =>
+        {
+            Some(format!(
+                "the engine declares {} a combo option: give one of its choices, {}",
+                option.name,
+                option.vars.join(", ")
+            ))
+        }
+        "button" if !value.trim().is_empty() => Some(format!(
+            "the engine declares {} a button, which takes no value: give it as \"\" to press it",
+            option.name
+        )),
         "check" if !matches!(value, "true" | "false") => Some(format!(
             "the engine declares {} a check option: give true or false",
             option.name
@@ -895,6 +913,43 @@ fn spin_range(declared: &DeclaredOption) -> Result<(i64, i64, i64), EngineDefErr
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn declared(line: &str) -> DeclaredOption {
+        crate::engine::external::parse_option(line).unwrap()
+    }
+
+    #[test]
+    fn a_combo_value_outside_its_choices_is_refused_naming_them() {
+        let style =
+            declared("option name Style type combo default Normal var Solid var Normal var Risky");
+        assert_eq!(option_value_refused(&style, "Risky"), None);
+        // UCI compares values without case.
+        assert_eq!(option_value_refused(&style, "risky"), None);
+        let why = option_value_refused(&style, "Wild").unwrap();
+        for needle in ["Style", "combo", "Solid, Normal, Risky"] {
+            assert!(why.contains(needle), "{why}");
+        }
+    }
+
+    #[test]
+    fn every_declared_kind_checks_its_values() {
+        let check = declared("option name Ponder type check default false");
+        assert!(option_value_refused(&check, "yes").is_some());
+        assert_eq!(option_value_refused(&check, "true"), None);
+        let spin = declared("option name Hash type spin default 16 min 1 max 64");
+        assert!(option_value_refused(&spin, "65").is_some());
+        assert!(option_value_refused(&spin, "x").is_some());
+        assert_eq!(option_value_refused(&spin, "32"), None);
+        let button = declared("option name Clear Hash type button");
+        assert!(
+            option_value_refused(&button, "now")
+                .unwrap()
+                .contains("no value")
+        );
+        assert_eq!(option_value_refused(&button, ""), None);
+        let string = declared("option name Book File type string default <empty>");
+        assert_eq!(option_value_refused(&string, "any text at all"), None);
+    }
 
     #[test]
     fn the_builtin_engine_is_its_parameter_table() {

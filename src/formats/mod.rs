@@ -290,8 +290,38 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     }
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, &path)
+    through_temporary(Path::new(&tmp), &path, |tmp| std::fs::write(tmp, bytes)).map_err(limit_said)
+}
+
+/// Writes `path` by `write` into `tmp` then a rename over `path`; on any error (writing,
+/// renaming) the temporary is removed, so nothing half-written stays behind.
+fn through_temporary(
+    tmp: &Path,
+    path: &Path,
+    write: impl FnOnce(&Path) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let written = write(tmp).and_then(|()| std::fs::rename(tmp, path));
+    if written.is_err() && std::fs::symlink_metadata(tmp).is_ok_and(|m| m.is_file()) {
+        let _ = std::fs::remove_file(tmp);
+    }
+    written
+}
+
+/// An I/O error that says which limit of the system it ran into, when it is one: the file-size
+/// limit (`ulimit -f`, EFBIG), a full disk (ENOSPC), a read-only file system (EROFS), too many
+/// open files (EMFILE, ENFILE). Any other error is given back as it is.
+#[must_use]
+pub fn limit_said(e: std::io::Error) -> std::io::Error {
+    let limit = match e.raw_os_error() {
+        Some(libc::EFBIG) => "the file-size limit (ulimit -f) was reached",
+        Some(libc::ENOSPC) => "the disk is full: free some space",
+        Some(libc::EDQUOT) => "the disk quota is used up",
+        Some(libc::EROFS) => "the file system is read-only",
+        Some(libc::EMFILE) => "too few file descriptors (ulimit -n)",
+        Some(libc::ENFILE) => "the system's table of open files is full",
+        _ => return e,
+    };
+    std::io::Error::new(e.kind(), format!("{e}: {limit}"))
 }
 
 /// The process's standard output and the path that named it, kept for that output once
@@ -518,6 +548,66 @@ mod tests {
         let parsed = parse_lines("f.txt", b"1\r2\rx\r", number);
         assert_eq!(parsed.records, vec![1, 2]);
         assert_eq!(parsed.skipped[0].line, 3);
+    }
+
+    #[test]
+    fn a_failed_write_leaves_no_temporary() {
+        let dir = std::env::temp_dir().join(format!("marginal-atomic-w-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (tmp, path) = (dir.join("out.json.tmp"), dir.join("out.json"));
+        // Half written, then the write fails (as a full disk or a file-size limit fails it).
+        let e = through_temporary(&tmp, &path, |t| {
+            std::fs::write(t, b"half")?;
+            Err(std::io::Error::from_raw_os_error(libc::EFBIG))
+        })
+        .unwrap_err();
+        assert_eq!(e.raw_os_error(), Some(libc::EFBIG));
+        assert!(!tmp.exists() && !path.exists());
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_failed_rename_leaves_no_temporary() {
+        let dir = std::env::temp_dir().join(format!("marginal-atomic-r-{}", std::process::id()));
+        // The file's place is taken by a directory that is not empty: the rename fails.
+        let path = dir.join("out.json");
+        std::fs::create_dir_all(path.join("inside")).unwrap();
+        let tmp = dir.join("out.json.tmp");
+        through_temporary(&tmp, &path, |t| std::fs::write(t, b"whole")).unwrap_err();
+        assert!(!tmp.exists());
+        assert!(path.join("inside").is_dir());
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_write_into_a_vanished_directory_leaves_nothing() {
+        let dir = std::env::temp_dir().join(format!("marginal-atomic-v-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (tmp, path) = (dir.join("out.json.tmp"), dir.join("out.json"));
+        through_temporary(&tmp, &path, |t| {
+            std::fs::write(t, b"whole")?;
+            std::fs::remove_dir_all(&dir)?;
+            Ok(())
+        })
+        .unwrap_err();
+        assert!(!dir.exists());
+    }
+
+    #[test]
+    fn limits_are_named_in_write_errors() {
+        let said = |errno| limit_said(std::io::Error::from_raw_os_error(errno)).to_string();
+        assert!(
+            said(libc::EFBIG).contains("ulimit -f"),
+            "{}",
+            said(libc::EFBIG)
+        );
+        assert!(said(libc::ENOSPC).contains("disk is full"));
+        assert!(said(libc::EMFILE).contains("ulimit -n"));
+        // Other errors are left as they are.
+        assert_eq!(
+            said(libc::ENOENT),
+            std::io::Error::from_raw_os_error(libc::ENOENT).to_string()
+        );
     }
 
     #[test]

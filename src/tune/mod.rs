@@ -33,7 +33,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::formats::Fnv;
-use crate::scoring::suite::{LoadedSuites, Repeats, SuiteError, load_suites};
+use crate::scoring::suite::{LoadedSuites, Repeats, SuiteError, load_suites, repeat_key};
 use checkpoint::JsonCheckpoint;
 use cost::{SuiteCost, SuiteProblem};
 use space::Space;
@@ -70,8 +70,9 @@ pub enum SplitError {
 }
 
 /// Training and validation positions: `training` and the `holdout` files when there are any
-/// (no FEN may be in both), else the split of `training` by [`held_out`]. Bad lines are kept
-/// as skipped lines of their files; a position that repeats an earlier one is scored by `rule`.
+/// (no position may be in both, whatever its move clocks: [`repeat_key`]), else the split of
+/// `training` by [`held_out`]. Bad lines are kept as skipped lines of their files; a position
+/// that repeats an earlier one is scored by `rule`.
 ///
 /// # Errors
 /// An unreadable or empty file, or a position on both sides.
@@ -85,15 +86,16 @@ pub fn split(
         return Ok(all.partition(HOLDOUT_TAG, |p| !held_out(&p.record.fen)));
     }
     let validation = load_suites(holdout, false, rule)?;
-    let fens: HashSet<&str> = all
+    // One rule for what repeats a position, the suites' own (move clocks aside).
+    let training: HashSet<String> = all
         .positions
         .iter()
-        .map(|p| p.record.fen.as_str())
+        .map(|p| repeat_key(&p.record.position))
         .collect();
     if let Some(p) = validation
         .positions
         .iter()
-        .find(|p| fens.contains(p.record.fen.as_str()))
+        .find(|p| training.contains(&repeat_key(&p.record.position)))
     {
         return Err(SplitError::Overlap {
             path: p.suite.clone(),

@@ -312,7 +312,7 @@ impl Session {
             }
         };
         if let Some(e) = write_error {
-            return Err(SessionError::Write(e));
+            return Err(SessionError::Write(crate::formats::limit_said(e)));
         }
         if let Some(why) = gave_up {
             return Err(SessionError::Exec(ExecError::GaveUp(why)));

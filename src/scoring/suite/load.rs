@@ -98,11 +98,23 @@ pub struct Repeat {
     pub fen: String,
 }
 
-/// What makes two lines the same position: its FEN as shakmaty writes it (an en passant
-/// square only where a capture is legal) up to the clocks: placement, side to move, castling
-/// and en passant. The fullmove number no search reads, and the halfmove clock (below 100, as
-/// the loader demands) matters only to a search a hundred plies deep.
-fn same_search_key(position: &shakmaty::Chess) -> String {
+/// What makes two lines the same position, the one rule for repeats everywhere (a suite's
+/// repeats, a held-out position that is also a training one, calibration's suites): its FEN as
+/// shakmaty writes it (an en passant square only where a capture is legal) up to the clocks:
+/// placement, side to move, castling and en passant. The fullmove number no search reads, and
+/// the halfmove clock (below 100, as the loader demands) matters only to a search a hundred
+/// plies deep.
+///
+/// ```
+/// use marginal::scoring::suite::repeat_key;
+/// let position = |fen: &str| {
+///     let fen: shakmaty::fen::Fen = fen.parse().unwrap();
+///     fen.into_position::<shakmaty::Chess>(shakmaty::CastlingMode::Standard).unwrap()
+/// };
+/// let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+/// assert_eq!(repeat_key(&position(start)), repeat_key(&position(&format!("{start} 7 40"))));
+/// ```
+pub fn repeat_key(position: &shakmaty::Chess) -> String {
     let fen = shakmaty::fen::Fen::from_position(position, shakmaty::EnPassantMode::Legal);
     let text = fen.to_string();
     text.split(' ').take(4).collect::<Vec<_>>().join(" ")
@@ -135,7 +147,7 @@ impl LoadedSuites {
             std::collections::HashMap::new();
         let mut keep = Vec::with_capacity(self.positions.len());
         for p in &self.positions {
-            let key = same_search_key(&p.record.position);
+            let key = repeat_key(&p.record.position);
             let twin = first.get(key.as_str()).cloned();
             keep.push(twin.is_none() || rule == Repeats::Each);
             match twin {
@@ -207,6 +219,9 @@ impl LoadedSuites {
         };
         let mut parts = [part(0), part(1)];
         let mut side_of = std::collections::HashMap::new();
+        // A position counted each time it appears goes where its first appearance went, so no
+        // position is on both sides under other move clocks.
+        let mut side_of_key = std::collections::HashMap::new();
         let ranges: Vec<(SuiteFile, std::ops::Range<usize>)> =
             self.ranges().map(|(f, r)| (f.clone(), r)).collect();
         let mut positions = self.positions.into_iter();
@@ -220,7 +235,9 @@ impl LoadedSuites {
                 });
             }
             for position in positions.by_ref().take(range.len()) {
-                let side = usize::from(!first(&position));
+                let side = *side_of_key
+                    .entry(repeat_key(&position.record.position))
+                    .or_insert_with(|| usize::from(!first(&position)));
                 side_of.insert(position.record.fen.clone(), side);
                 let part = &mut parts[side];
                 part.files.last_mut().expect("pushed above").positions += 1;
@@ -434,6 +451,28 @@ mod tests {
             assert!(a.repeats[0].fen.contains("4P3") && !b.repeats[0].fen.contains("4P3"));
             assert_eq!((a.rule, b.rule), (rule, rule));
         }
+        let _ = std::fs::remove_dir_all(paths[0].parent().unwrap());
+    }
+
+    #[test]
+    fn a_position_counted_each_time_is_on_one_side_whatever_its_clocks() {
+        let paths = two_files("clocks");
+        let each = load_suites(&paths, false, Repeats::Each).unwrap();
+        // The predicate tells the two lines of `b` apart by their clocks: both still go where
+        // the first went.
+        assert!(
+            each.positions
+                .iter()
+                .any(|p| p.record.fen.contains(" 5 12"))
+        );
+        let (a, b) = each.partition("t", |p| !p.record.fen.contains(" 5 12"));
+        let on = |s: &LoadedSuites| {
+            s.positions
+                .iter()
+                .filter(|p| p.record.fen.contains("4P3"))
+                .count()
+        };
+        assert_eq!((on(&a), on(&b)), (2, 0));
         let _ = std::fs::remove_dir_all(paths[0].parent().unwrap());
     }
 }

@@ -29,7 +29,8 @@ use crate::params::Margins;
 use crate::progress::{Count, Event, Shared, Work};
 use crate::scoring::exec::{Done, ExecError, Job, Runner, SuiteJob, local};
 pub use load::{
-    LoadedSuites, Repeat, Repeats, SuiteError, SuiteFile, load_suites, odd_suites, repeated_files,
+    LoadedSuites, Repeat, Repeats, SuiteError, SuiteFile, load_suites, odd_suites, repeat_key,
+    repeated_files,
 };
 use mate::MateTally;
 pub use objective::{Objective, ObjectiveParams};
