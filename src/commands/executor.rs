@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::ValueEnum;
-use marginal::scoring::exec::slurm::{DEFAULT_SHARDS, Slurm, SlurmConfig};
+use marginal::scoring::exec::slurm::{DEFAULT_CPUS_PER_TASK, DEFAULT_SHARDS, Slurm, SlurmConfig};
 use marginal::scoring::exec::{ExecError, Runner};
 
 use super::{INTERRUPTED_STATUS, Interrupted, UserError, count};
@@ -69,7 +69,7 @@ impl ExecutorArgs {
     }
 
     fn cpus_per_task(&self) -> usize {
-        self.cpus_per_task.unwrap_or(1)
+        self.cpus_per_task.unwrap_or(DEFAULT_CPUS_PER_TASK)
     }
 
     /// Whether work runs on a cluster.

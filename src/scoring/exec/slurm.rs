@@ -48,6 +48,10 @@ pub struct SlurmConfig {
 
 /// Default shards per evaluation.
 pub const DEFAULT_SHARDS: usize = 8;
+/// Default CPUs per array task.
+pub const DEFAULT_CPUS_PER_TASK: usize = 1;
+/// Default resubmissions of a failed task.
+pub const DEFAULT_RETRIES: u32 = 2;
 /// Default work directory.
 pub const DEFAULT_WORKDIR: &str = ".marginal-work";
 /// The environment variable naming the marginal binary the array tasks run, when it is not
@@ -80,8 +84,8 @@ impl SlurmConfig {
             partition,
             shards: shards.unwrap_or(DEFAULT_SHARDS),
             workdir,
-            cpus_per_task: cpus_per_task.unwrap_or(1),
-            retries: retries.unwrap_or(2),
+            cpus_per_task: cpus_per_task.unwrap_or(DEFAULT_CPUS_PER_TASK),
+            retries: retries.unwrap_or(DEFAULT_RETRIES),
             exe,
             poll: Duration::from_millis(200),
         })
