@@ -3,7 +3,9 @@
 //!
 //! The library prints nothing: a command hands a pipeline its [`Observer`] (the terminal
 //! printer, with bars on a terminal and plain lines elsewhere) and the pipeline reports
-//! [`Event`]s to it. Events carry plain figures, so that any layer may report without knowing
+//! [`Event`]s to it. What a pipeline has to say to the user (a result line, a note, a warning,
+//! the bad lines of an input) is one type, [`Said`]: told to the observer as it happens
+//! ([`Observer::say`]), or returned by a step that only checks or renders. Events carry plain figures, so that any layer may report without knowing
 //! the layers above it; this module uses nothing of the crate but the game statistics'
 //! plain counts and their text (a front end may print an event's own words: [`Score::status`],
 //! a [`Cluster`] event's line).
@@ -266,9 +268,46 @@ impl std::fmt::Display for Cluster<'_> {
     }
 }
 
+/// Something a pipeline has to say to the user, for the front end to print: one line of its
+/// result, a note, a warning, or the bad lines of an input it skipped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Said {
+    /// A line of the result (standard output).
+    Out(String),
+    /// Worth knowing (`note: ...` on standard error).
+    Note(String),
+    /// Probably not what the user meant (`warning: ...` on standard error).
+    Warning(String),
+    /// The bad lines of an input file, skipped (`warning: ...` on standard error, the first
+    /// few listed and the rest counted).
+    Skipped(Vec<String>),
+}
+
+impl Said {
+    /// The bad lines of an input, skipped (`lines`, each as its file, line and reason): none
+    /// to say when there are none.
+    pub fn skipped<T: std::fmt::Display>(lines: impl IntoIterator<Item = T>) -> Option<Said> {
+        let lines: Vec<String> = lines.into_iter().map(|l| l.to_string()).collect();
+        (!lines.is_empty()).then_some(Said::Skipped(lines))
+    }
+}
+
 /// Something a pipeline did.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Event<'a> {
+    /// The pipeline has something to say to the user.
+    Said(&'a Said),
+    /// A calibration started preparing an objective (its reference run may take minutes).
+    Preparing {
+        /// The objective's name.
+        objective: &'a str,
+        /// Its search limit, in words.
+        limit: &'a str,
+        /// Whether its reference is a deep search (the quality objective's).
+        deep: bool,
+    },
+    /// The objective being prepared is ready, or failed: its reference run is over.
+    Prepared,
     /// Work of an earlier run was found finished (one count per kind of work).
     Resumed(&'a [Count]),
     /// A named part of the work started (a check's side: `training`, `validation`).
@@ -314,6 +353,11 @@ pub enum Event<'a> {
 pub trait Observer: Sync {
     /// Something happened.
     fn event(&self, event: &Event<'_>);
+
+    /// The pipeline has `said` something to the user ([`Event::Said`]).
+    fn say(&self, said: Said) {
+        self.event(&Event::Said(&said));
+    }
 }
 
 impl<F: Fn(&Event<'_>) + Sync> Observer for F {

@@ -3,8 +3,8 @@
 //! then its cheap objectives (each entry of `--objectives` checked before any is prepared, a
 //! reference run can take minutes; then each objective's inputs read and its reference run
 //! made or read from the cache: [`objectives`]). Nothing here prints: what preparing has to say
-//! (the files' bad lines, warnings, notes) is told to the caller as it
-//! happens ([`Said`]); the reference runs' progress goes to its observer (`progress`).
+//! (the files' bad lines, warnings, notes: [`Said`]), the objective being prepared and the
+//! reference runs' progress go to its observer as they happen.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -13,38 +13,14 @@ use super::plan::{CalibratePlan, ObjectiveKind, ObjectiveSpec, PlanError};
 use super::{Book, CalibrationSet, RegionDim, design};
 use crate::engine::{EngineDef, Setting};
 use crate::formats::openings;
-use crate::progress::Shared;
+use crate::progress::{Event, Observer, Said, Shared};
 use crate::scoring::cheap::{CheapObjective, MateObjective, QualityObjective, SuiteObjective};
 use crate::scoring::exec::Runner;
 use crate::scoring::quality::{MoveQuality, QualityConfig};
 use crate::scoring::suite::{
-    LoadedSuites, RunConfig, ScorerOptions, SuiteLimit, SuiteScorer, default_cache_dir,
-    load_suites, nothing_searched,
+    RunConfig, ScorerOptions, SuiteLimit, SuiteScorer, default_cache_dir, load_suites,
+    nothing_searched, odd_suites,
 };
-
-/// What preparing a calibration says, in the order it happens.
-#[derive(Debug)]
-pub enum Said<'a> {
-    /// A note on the work (a directory created for an output).
-    Note(String),
-    /// A note on the games (what their number becomes), with the results.
-    GamesNote(String),
-    /// An objective is about to be prepared.
-    Preparing(&'a ObjectiveSpec),
-    /// A warning.
-    Warning(String),
-    /// The bad lines of an input file, skipped.
-    Skipped(Vec<String>),
-    /// Suites were read from these files (what is odd in them, files named twice and
-    /// repeated positions, is the caller's to say).
-    Suites(&'a [PathBuf], &'a LoadedSuites),
-    /// The reference run of the objective being prepared is over (searched, read from the
-    /// cache, or failed).
-    Ready,
-}
-
-/// The listener of [`Said`]: called from the searching threads too.
-pub type Listener = dyn Fn(Said<'_>) + Send + Sync;
 
 /// Why an objective could not be prepared: the whole message, naming the file or the engine
 /// and the fix.
@@ -73,24 +49,25 @@ pub fn games(
     plan: &CalibratePlan,
     def: &Arc<EngineDef>,
     resolve: &dyn Fn(&str) -> Result<Setting, String>,
-    say: &Listener,
+    observer: &dyn Observer,
 ) -> Result<Games, PlanError> {
     let region = design::region(def, &plan.region).map_err(|e| PlanError::Check(e.to_string()))?;
     let sets = plan.sets(def, &region, resolve)?;
     if let Some(note) = plan.check_outputs()? {
-        say(Said::Note(note));
+        observer.say(Said::Note(note));
     }
     let on_skipped = &mut |skipped: &[_]| {
-        say(Said::Skipped(
-            skipped.iter().map(ToString::to_string).collect(),
-        ));
+        if let Some(skipped) = Said::skipped(skipped) {
+            observer.say(skipped);
+        }
     };
     let (books, said) = plan.books(on_skipped)?;
     if let Some(warning) = said.warning {
-        say(Said::Warning(warning));
+        observer.say(Said::Warning(warning));
     }
+    // What the number of games becomes is said with the results.
     if let Some(note) = said.note {
-        say(Said::GamesNote(note));
+        observer.say(Said::Out(format!("note: {note}")));
     }
     Ok(Games {
         sets,
@@ -113,22 +90,25 @@ pub fn objectives(
     defaults: &CalibratePlan,
     def: &Arc<EngineDef>,
     executor: &Option<Arc<dyn Runner>>,
-    say: &Arc<Listener>,
     observer: &Shared,
 ) -> Result<Vec<Box<dyn CheapObjective>>, PrepareError> {
     let user = |e: super::plan::PlanError| PrepareError(e.to_string());
     let specs = plan.objective_specs().map_err(user)?;
     if let Some(unused) = unused_options(plan, defaults, &plan.objective_entries()) {
-        say(Said::Warning(unused));
+        observer.say(Said::Warning(unused));
     }
     if specs.iter().any(|s| s.kind == ObjectiveKind::Mates) {
         plan.check_mate_suite().map_err(user)?;
     }
     let mut out: Vec<Box<dyn CheapObjective>> = Vec::new();
     for spec in &specs {
-        say(Said::Preparing(spec));
-        let objective = objective(plan, def, spec, executor, say, observer);
-        say(Said::Ready);
+        observer.event(&Event::Preparing {
+            objective: &spec.kind.to_string(),
+            limit: &spec.limit.to_string(),
+            deep: spec.kind == ObjectiveKind::Quality,
+        });
+        let objective = objective(plan, def, spec, executor, observer);
+        observer.event(&Event::Prepared);
         out.push(objective?);
     }
     Ok(out)
@@ -140,7 +120,6 @@ fn objective(
     def: &Arc<EngineDef>,
     spec: &ObjectiveSpec,
     executor: &Option<Arc<dyn Runner>>,
-    say: &Arc<Listener>,
     observer: &Shared,
 ) -> Result<Box<dyn CheapObjective>, PrepareError> {
     let scorer = |files: &[PathBuf]| {
@@ -148,7 +127,7 @@ fn objective(
             limit: spec.limit,
             hash_mb: plan.hash_mb,
         };
-        suite_scorer(def, files, config, plan, executor.clone(), say, observer)
+        suite_scorer(def, files, config, plan, executor.clone(), observer)
     };
     Ok(match spec.kind {
         ObjectiveKind::Suite => Box::new(SuiteObjective {
@@ -161,9 +140,7 @@ fn objective(
                 scorer: scorer(std::slice::from_ref(&plan.mate_suite))?,
             })
         }
-        ObjectiveKind::Quality => {
-            Box::new(quality_objective(plan, def, spec.limit, say, observer)?)
-        }
+        ObjectiveKind::Quality => Box::new(quality_objective(plan, def, spec.limit, observer)?),
     })
 }
 
@@ -175,15 +152,16 @@ fn suite_scorer(
     config: RunConfig,
     plan: &CalibratePlan,
     executor: Option<Arc<dyn Runner>>,
-    say: &Arc<Listener>,
     observer: &Shared,
 ) -> Result<SuiteScorer, PrepareError> {
     let suites =
         load_suites(files, false, plan.repeats()).map_err(|e| PrepareError(e.to_string()))?;
-    say(Said::Skipped(
-        suites.skipped().map(ToString::to_string).collect(),
-    ));
-    say(Said::Suites(files, &suites));
+    if let Some(skipped) = Said::skipped(suites.skipped()) {
+        observer.say(skipped);
+    }
+    for odd in odd_suites(files, &[&suites]) {
+        observer.say(Said::Warning(odd));
+    }
     let options = ScorerOptions {
         config,
         reference: Setting::off(def),
@@ -206,7 +184,6 @@ fn quality_objective(
     plan: &CalibratePlan,
     def: &Arc<EngineDef>,
     limit: SuiteLimit,
-    say: &Arc<Listener>,
     observer: &Shared,
 ) -> Result<QualityObjective, PrepareError> {
     let book = openings::read(&plan.quality_positions).map_err(|e| {
@@ -214,9 +191,9 @@ fn quality_objective(
             "--quality-positions: {e} (the quality objective needs positions from games, one FEN a line)"
         ))
     })?;
-    say(Said::Skipped(
-        book.skipped.iter().map(ToString::to_string).collect(),
-    ));
+    if let Some(skipped) = Said::skipped(&book.skipped) {
+        observer.say(skipped);
+    }
     let source = plan.quality_source(&book.records);
     let config = QualityConfig {
         limit,
@@ -234,7 +211,7 @@ fn quality_objective(
         ))
     })?;
     if let Some(first) = quality.reference_faults().first() {
-        say(Said::Warning(format!(
+        observer.say(Said::Warning(format!(
             "the engine {engine} faulted on {} of the {} deep reference searches of the quality objective (first: {first}): those positions are left out of it (and the reference is not cached); {}",
             quality.reference_faults().len(),
             quality.reference_faults().len() + quality.len(),
@@ -299,16 +276,17 @@ mod tests {
     fn heard(p: &CalibratePlan) -> (Vec<String>, Result<usize, PrepareError>) {
         let said = Arc::new(Mutex::new(Vec::new()));
         let kept = said.clone();
-        let listener: Arc<Listener> = Arc::new(move |s: Said<'_>| {
-            let text = match s {
-                Said::Preparing(spec) => format!("preparing {}", spec.kind),
-                Said::Warning(w) => format!("warning {w}"),
-                other => format!("{other:?}").chars().take(40).collect(),
+        let observer: Shared = Arc::new(move |e: &Event<'_>| {
+            let text = match e {
+                Event::Preparing { objective, .. } => format!("preparing {objective}"),
+                Event::Prepared => "prepared".to_string(),
+                Event::Said(Said::Warning(w)) => format!("warning {w}"),
+                Event::Said(other) => format!("{other:?}").chars().take(40).collect(),
+                _ => return,
             };
             kept.lock().unwrap().push(text);
         });
-        let silent: Shared = Arc::new(crate::progress::Silent);
-        let made = objectives(p, &plan(), &EngineDef::builtin(), &None, &listener, &silent);
+        let made = objectives(p, &plan(), &EngineDef::builtin(), &None, &observer);
         let said = said.lock().unwrap().clone();
         (said, made.map(|o| o.len()))
     }
@@ -370,6 +348,6 @@ mod tests {
         // even though it failed (a bar drawn for it is cleared).
         assert!(said[0].starts_with("warning --suite given"), "{said:?}");
         assert_eq!(said[1], "preparing quality");
-        assert_eq!(said.last().unwrap(), "Ready");
+        assert_eq!(said.last().unwrap(), "prepared");
     }
 }

@@ -32,8 +32,9 @@ use serde::{Deserialize, Serialize};
 use super::{CheckReport, recorded_inputs};
 use super::{FindingKind, Measurement, Prepared, Verdict, another_engine, locate};
 use crate::engine::EngineDef;
-use crate::formats::outputs::{self, OutputError};
-use crate::scoring::games::summary::Said;
+use crate::formats::outputs;
+use crate::progress::Said;
+pub use crate::scoring::games::plan::PlanError;
 use crate::tune::file::TunedFile;
 use crate::tune::plan::EngineChoice;
 
@@ -69,17 +70,6 @@ pub struct CheckPlan {
     /// Worker threads (`None`: every core).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub threads: Option<usize>,
-}
-
-/// A check that cannot run as planned: the message names the option, the value and the fix.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct PlanError(pub String);
-
-impl From<OutputError> for PlanError {
-    fn from(e: OutputError) -> Self {
-        PlanError(e.0)
-    }
 }
 
 /// What `--update` did to the file.

@@ -9,17 +9,17 @@ use std::sync::{Arc, Mutex};
 use anyhow::{Context, Result};
 use clap::Args;
 use indicatif::ProgressBar;
-use marginal::calibrate::plan::{self, CalibratePlan, ObjectiveKind};
+use marginal::calibrate::plan::{self, CalibratePlan};
 use marginal::calibrate::plot::{self, Written};
-use marginal::calibrate::prepare::{self, Listener, Said};
+use marginal::calibrate::prepare;
 use marginal::calibrate::{self, CalibrateError, Config, Report};
 use marginal::engine::EngineDef;
 use marginal::formats::write_atomic;
-use marginal::progress::{Event, Observer, Shared, Work};
+use marginal::progress::{Event, Observer, Said, Shared, Work};
 use marginal::scoring::games::game::MoveLimit;
 
 use super::executor::ExecutorArgs;
-use super::progress::{CalibrationBar, Printer};
+use super::progress::{CalibrationBar, Printer, say};
 use super::{
     EngineArgs, Interrupted, Ui, UserError, count, depth_arg, hash_arg, resolve_for, threads,
     threads_arg,
@@ -129,9 +129,8 @@ pub fn run(args: CalibrateArgs, ui: Ui) -> Result<()> {
     let report = play(&config, &pool, ui.printer)?;
     // Games ended by engine faults measure the faults, not the margins.
     let faults = calibrate::report::games_measured_margins(&report, &config.state_dir);
-    if let Some(warning) = faults.map_err(UserError::from_display)? {
-        eprintln!("warning: {warning}");
-    }
+    let faults = faults.map_err(UserError::from_display)?;
+    faults.map(Said::Warning).iter().for_each(say);
     write_outputs(&args, &report)
 }
 
@@ -175,43 +174,30 @@ struct Preparing {
     deep: AtomicBool,
 }
 
-impl Preparing {
-    /// The listener of what preparing says.
-    fn listener(self: &Arc<Self>) -> Arc<Listener> {
-        let me = self.clone();
-        Arc::new(move |said: Said<'_>| me.heard(said))
-    }
-
-    fn heard(&self, said: Said<'_>) {
-        match said {
-            Said::Note(note) => eprintln!("note: {note}"),
-            Said::GamesNote(note) => println!("note: {note}"),
-            Said::Warning(warning) => eprintln!("warning: {warning}"),
-            Said::Skipped(lines) => super::say_skipped(lines, "warning: "),
-            Said::Suites(files, suites) => super::say_odd_suites(files, &[suites]),
-            Said::Preparing(spec) => {
-                (self.deep).store(spec.kind == ObjectiveKind::Quality, Ordering::Relaxed);
-                if !self.printer.quiet() {
-                    eprintln!(
-                        "preparing objective {} at {} (reference runs are cached)",
-                        spec.kind, spec.limit
-                    );
-                }
-            }
-            Said::Ready => {
-                let mut bar = self.bar.lock().expect("bar lock");
-                bar.take().iter().for_each(ProgressBar::finish_and_clear);
-            }
-        }
-    }
-}
-
 impl Observer for Preparing {
     fn event(&self, event: &Event<'_>) {
-        let Event::Done(c) = event else { return };
-        if c.work != Work::ReferencePositions {
-            return;
-        }
+        let c = match event {
+            Event::Said(said) => return say(said),
+            Event::Preparing {
+                objective,
+                limit,
+                deep,
+            } => {
+                self.deep.store(*deep, Ordering::Relaxed);
+                if !self.printer.quiet() {
+                    eprintln!(
+                        "preparing objective {objective} at {limit} (reference runs are cached)"
+                    );
+                }
+                return;
+            }
+            Event::Prepared => {
+                let mut bar = self.bar.lock().expect("bar lock");
+                return bar.take().iter().for_each(ProgressBar::finish_and_clear);
+            }
+            Event::Done(c) if c.work == Work::ReferencePositions => c,
+            _ => return,
+        };
         let run = if self.deep.load(Ordering::Relaxed) {
             "the deep reference"
         } else {
@@ -236,10 +222,10 @@ fn prepare(
         bar: Mutex::default(),
         deep: AtomicBool::new(false),
     });
-    let say = preparing.listener();
     let observer: Shared = preparing;
     let resolve = |spec: &str| resolve_for(def, spec).map_err(|e| e.to_string());
-    let games = prepare::games(&plan, def, &resolve, &*say).map_err(UserError::from_display)?;
+    let games =
+        prepare::games(&plan, def, &resolve, &*observer).map_err(UserError::from_display)?;
     super::hash_fits(plan.hash_mb, 2 * plan.concurrency)?;
     let pool = marginal::scoring::exec::local::pool(plan.concurrency, "calibrate")
         .context("cannot start worker threads")?;
@@ -251,8 +237,8 @@ fn prepare(
     let own = state_dir.exists() && calibrate::report::is_own_report(&plan.out, &config);
     super::fresh_json_output(&plan.out, "--out", plan.force || own)?;
     let defaults = plan_of(&super::parsed_alone("calibrate", &[]).expect("no arguments"))?;
-    let objectives = pool
-        .install(|| prepare::objectives(&plan, &defaults, def, &config.executor, &say, &observer));
+    let objectives =
+        pool.install(|| prepare::objectives(&plan, &defaults, def, &config.executor, &observer));
     config.objectives = objectives.map_err(UserError::from_display)?;
     config.state_dir = state_dir;
     println!("{}", calibrate::table::plan_line(&config));
@@ -313,7 +299,7 @@ fn write_outputs(args: &CalibrateArgs, report: &Report) -> Result<()> {
     }
     let mut say = |written: Written| match written {
         Written::Plot(path) => println!("plot written to {}", path.display()),
-        Written::Kept(why) => eprintln!("warning: plot not written: {why}"),
+        Written::Kept(why) => say(&Said::Warning(format!("plot not written: {why}"))),
     };
     let plan = plan_of(args)?;
     Ok(plot::write_beside(

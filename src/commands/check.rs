@@ -9,12 +9,13 @@ use marginal::check::plan::{CheckPlan, Updated};
 use marginal::check::report::{self, Conclusion};
 use marginal::check::{self, CheckReport, Prepared};
 use marginal::formats::write_atomic;
+use marginal::progress::Said;
 use marginal::scoring::games::session::SessionError;
 use marginal::tune::file::TunedFile;
 use marginal::tune::plan::EngineChoice;
 
-use super::progress::{MeasureBar, PairBar, Printer, end_progress};
-use super::{EngineArgs, Failed, Ui, UserError, count, say, threads_arg, whole_pairs};
+use super::progress::{MeasureBar, PairBar, Printer, end_progress, said, say};
+use super::{EngineArgs, Failed, Ui, UserError, count, threads_arg, whole_pairs};
 
 /// Arguments of `marginal check`.
 #[derive(Args)]
@@ -81,7 +82,7 @@ fn engine(
     if plan.engine_given() {
         let def = args.engine.def(max_faults)?;
         if let Some(warning) = plan.renamed_engine(file, &def) {
-            eprintln!("warning: {warning}");
+            say(&Said::Warning(warning));
         }
         return Ok(Some(def));
     }
@@ -114,10 +115,9 @@ pub fn run(args: CheckArgs, ui: Ui) -> Result<()> {
     let plan = plan_of(&args);
     plan.check().map_err(UserError::from_display)?;
     let file = TunedFile::read(&plan.file).map_err(UserError::from_display)?;
-    let mut said = Vec::new();
-    let outputs = plan.check_outputs(&file, &marginal::tune::prepare::RESULT_FORMATS, &mut said);
-    say(&mut said);
-    outputs.map_err(UserError::from_display)?;
+    let mut lines = Vec::new();
+    let outputs = plan.check_outputs(&file, &marginal::tune::prepare::RESULT_FORMATS, &mut lines);
+    said(lines, outputs).map_err(UserError::from_display)?;
     if !check::has_outcomes(&plan.file, &file).map_err(UserError::from_display)? {
         if plan.update {
             return update_without_outcomes(&plan, &args, file, ui);
@@ -140,7 +140,7 @@ pub fn run(args: CheckArgs, ui: Ui) -> Result<()> {
         return Err(UserError(why).into());
     }
     if let Some(warning) = prepared.faults_warning(&now) {
-        eprintln!("warning: {warning}");
+        say(&Said::Warning(warning));
     }
     if prepared.searched_alike(&now) {
         let how = "alike under the tuned set, the defaults and everything off";
@@ -234,7 +234,7 @@ fn play(
         .open_games(books, games, threads)
         .map_err(games_error)?;
     if let Some(note) = opened.note() {
-        eprintln!("warning: {note}");
+        say(&Said::Warning(note.into()));
     }
     if let Some(line) = report::games_resumed_line(&opened) {
         println!("{line}");

@@ -25,9 +25,9 @@ use marginal::scoring::games::spec;
 use marginal::scoring::games::stats::SprtParams;
 
 use super::executor::{ExecutorArgs, exec_error};
-use super::progress::{PairBar, Printer, end_progress};
+use super::progress::{PairBar, Printer, end_progress, said, say};
 use super::{
-    Failed, Interrupted, UserError, count, depth_arg, engine_def, hash_arg, say, setting_from,
+    Failed, Interrupted, UserError, count, depth_arg, engine_def, hash_arg, setting_from,
     threads_arg, whole_pairs,
 };
 
@@ -145,10 +145,9 @@ fn say_idle_concurrency(args: &MatchArgs) {
 pub fn run(args: MatchArgs, ui: super::Ui) -> Result<()> {
     let plan = plan_of(&args);
     plan.check().map_err(UserError::from_display)?;
-    let mut said = Vec::new();
-    let outputs = plan.check_outputs(&marginal::tune::prepare::RESULT_FORMATS, &mut said);
-    say(&mut said);
-    outputs.map_err(UserError::from_display)?;
+    let mut lines = Vec::new();
+    let outputs = plan.check_outputs(&marginal::tune::prepare::RESULT_FORMATS, &mut lines);
+    said(lines, outputs).map_err(UserError::from_display)?;
     // Interrupts are caught from here on: one while the engines are checked ends the match
     // before its first game, with exit 130 and its (empty) report, like one during the games.
     super::executor::interrupt_flag()?;
@@ -159,9 +158,9 @@ pub fn run(args: MatchArgs, ui: super::Ui) -> Result<()> {
         setting_from(&engine_a, &args.a, &[]).map_err(|e| UserError(format!("--a: {e}")))?;
     let margins_b =
         setting_from(&engine_b, &args.b, &[]).map_err(|e| UserError(format!("--b: {e}")))?;
-    let prepared = plan.prepare(margins_a, margins_b, &mut said);
-    say(&mut said);
-    let prepared = prepared.map_err(UserError::from_display)?;
+    let mut lines = Vec::new();
+    let prepared = plan.prepare(margins_a, margins_b, &mut lines);
+    let prepared = said(lines, prepared).map_err(UserError::from_display)?;
     let executor = args.executor.build()?;
     // The output files are opened before the first game, so a bad path fails at once; a PGN's
     // games are checked (and an unfinished pair cut off) before the JSON report is touched.
@@ -192,7 +191,7 @@ pub fn run(args: MatchArgs, ui: super::Ui) -> Result<()> {
     let written = (plan.json.as_ref())
         .map(|path| write_report(path, &prepared.report(&result)))
         .transpose();
-    say(&mut prepared.summary(&result));
+    prepared.summary(&result).iter().for_each(say);
     written?;
     // The exit: interrupted (130, with the command that resumes), every game of a side lost
     // to faults (2), the SPRT's H0 accepted (1), else 0.

@@ -22,7 +22,7 @@ use marginal::formats::outputs;
 pub use marginal::formats::outputs::read_output;
 use marginal::margin_spec;
 use marginal::params::Margins;
-use marginal::scoring::games::summary::Said;
+use marginal::progress::Said;
 use marginal::scoring::suite::objective::{DEFAULT_EARLY, DEFAULT_WEIGHT, ObjectiveParams};
 use marginal::scoring::suite::{Repeats, RunConfig};
 use serde::{Deserialize, Serialize};
@@ -168,9 +168,7 @@ pub fn margins_from(spec: &str, sets: &[String]) -> Result<Margins, UserError> {
 
 /// Says each warning on standard error, after `warning: `.
 fn say_warnings(warnings: &[String]) {
-    for warning in warnings {
-        eprintln!("warning: {warning}");
-    }
+    (warnings.iter()).for_each(|w| progress::say(&Said::Warning(w.clone())));
 }
 
 /// The most worker threads (or games at once) a command accepts.
@@ -280,24 +278,9 @@ pub fn writable(path: &Path, option: &str) -> Result<(), UserError> {
     Ok(())
 }
 
-/// Prints what a pipeline had to say ([`Said`]), in order, and empties the list: result lines
-/// on standard output, notes, warnings and skipped lines on standard error.
-pub fn say(said: &mut Vec<Said>) {
-    for s in said.drain(..) {
-        match s {
-            Said::Out(line) => println!("{line}"),
-            Said::Note(note) => eprintln!("note: {note}"),
-            Said::Warning(warning) => eprintln!("warning: {warning}"),
-            Said::Skipped(lines) => say_skipped(lines, ""),
-        }
-    }
-}
-
 /// Says a guard's note (a directory it created) on standard error.
 fn say_note(note: Option<String>) {
-    if let Some(note) = note {
-        eprintln!("note: {note}");
-    }
+    note.map(Said::Note).iter().for_each(progress::say);
 }
 
 /// Says on standard error what is odd in the suites a command reads
@@ -331,14 +314,6 @@ pub fn fresh_json_output(out: &Path, option: &str, force: bool) -> Result<(), Us
         &marginal::tune::prepare::RESULT_FORMATS,
     )?);
     Ok(())
-}
-
-/// Says the bad lines of a suite or book on standard error, each after `prefix`
-/// ([`marginal::formats::skipped_lines`]).
-pub fn say_skipped<T: std::fmt::Display>(lines: impl IntoIterator<Item = T>, prefix: &str) {
-    for line in marginal::formats::skipped_lines(lines, prefix) {
-        eprintln!("{line}");
-    }
 }
 
 /// The plot beside a tuned file, checked ([`outputs::plot_beside`]).

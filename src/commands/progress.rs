@@ -1,7 +1,7 @@
-//! The terminal printer: how the commands show the [`Event`]s the library reports. Bars
-//! redraw in place on a terminal and print plain lines elsewhere (CI logs, pipes); `--quiet`
-//! silences them and the per-iteration lines, never results, warnings or the cluster's lines.
-//! A tune's lines are in [`tune`].
+//! The terminal printer: how the commands show the [`Event`]s the library reports and what its
+//! pipelines say ([`say`]). Bars redraw in place on a terminal and print plain lines elsewhere
+//! (CI logs, pipes); `--quiet` silences them and the per-iteration lines, never results,
+//! notes, warnings or the cluster's lines. A tune's lines are in [`tune`].
 
 use std::io::IsTerminal;
 use std::path::Path;
@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
-use marginal::progress::{Cluster, Count, Event, Observer, Work};
+use marginal::progress::{Cluster, Count, Event, Observer, Said, Work};
 use marginal::scoring::games::stats::SprtParams;
 
 mod tune;
@@ -58,6 +58,24 @@ impl Printer {
         bar.set_style(style);
         bar
     }
+}
+
+/// Prints what a pipeline said: a result line on standard output; a note, a warning or the
+/// bad lines of an input (the first few listed, the rest counted) on standard error.
+pub fn say(said: &Said) {
+    match said {
+        Said::Out(line) => println!("{line}"),
+        Said::Note(note) => eprintln!("note: {note}"),
+        Said::Warning(warning) => eprintln!("warning: {warning}"),
+        Said::Skipped(lines) => (marginal::formats::skipped_lines(lines, "warning: ").iter())
+            .for_each(|line| eprintln!("{line}")),
+    }
+}
+
+/// Prints what a step said ([`say`], in order), then gives back its result.
+pub fn said<T>(said: Vec<Said>, result: T) -> T {
+    said.iter().for_each(say);
+    result
 }
 
 /// Whether progress bars redraw in place: both output streams on a terminal that can move

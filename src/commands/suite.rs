@@ -13,12 +13,12 @@ use marginal::scoring::suite::{
 use serde::Serialize;
 
 use super::executor::{ExecutorArgs, exec_error};
-use super::progress::{PositionsBar, Printer};
+use super::progress::{PositionsBar, Printer, say};
 use super::{
     EngineArgs, ScoringArgs, UserError, count, depth_arg, not_an_input, resolve_for, setting_from,
     threads, threads_arg,
 };
-use marginal::progress::Shared;
+use marginal::progress::{Said, Shared};
 
 /// Arguments of `marginal suite`.
 #[derive(Args)]
@@ -134,7 +134,7 @@ pub fn run(args: SuiteArgs, ui: super::Ui) -> Result<()> {
     check_json_output(&args)?;
     let suites = load_suites(&args.files, args.strict, args.scoring.repeats())
         .map_err(UserError::from_display)?;
-    super::say_skipped(suites.skipped(), "");
+    Said::skipped(suites.skipped()).iter().for_each(say);
     super::say_odd_suites(&args.files, &[&suites]);
     let threads = threads(args.threads);
     super::hash_fits(options.config.hash_mb, threads)?;

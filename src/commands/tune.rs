@@ -7,6 +7,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::Args;
 use marginal::engine::EngineDef;
+use marginal::progress::Said;
 use marginal::scoring::suite::{ScorerOptions, SuiteScorer, nothing_searched};
 use marginal::tune::cost::{SuiteCost, log_path};
 use marginal::tune::file::TunedFile;
@@ -281,20 +282,13 @@ fn run_error(e: run::RunError) -> anyhow::Error {
 }
 
 /// Prints a step's remarks, and turns its refusal into the command's error.
-fn said<T>(remarks: Vec<run::Remark>, result: Result<T, run::RunError>) -> Result<T> {
-    let lines = remarks.into_iter().map(report::Line::from).collect();
-    printed(lines, result.map_err(run_error))
+fn said<T>(remarks: Vec<Said>, result: Result<T, run::RunError>) -> Result<T> {
+    printed(remarks, result.map_err(run_error))
 }
 
-/// Prints report lines, each on its stream, and turns a step's error into the command's.
-fn printed<T, E: Into<anyhow::Error>>(lines: Vec<report::Line>, result: Result<T, E>) -> Result<T> {
-    for line in lines {
-        match line {
-            report::Line::Out(m) => println!("{m}"),
-            report::Line::Err(m) => eprintln!("{m}"),
-        }
-    }
-    result.map_err(Into::into)
+/// Prints what a step said ([`super::progress::said`]), and turns its error into the command's.
+fn printed<T, E: Into<anyhow::Error>>(lines: Vec<Said>, result: Result<T, E>) -> Result<T> {
+    super::progress::said(lines, result).map_err(Into::into)
 }
 
 /// The run's plan (a --resume's recorded one, with this command's threads and executor), its

@@ -13,8 +13,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::games::{CONFIRM_BOOKS, DEFAULT_BOOK, DEFAULT_PAIRS};
-use super::remark::{Remark, RunError};
+use super::remark::RunError;
 use crate::formats::Fnv;
+use crate::progress::Said;
 use crate::scoring::games::game::MoveLimit;
 use crate::scoring::suite::objective::{DEFAULT_EARLY, DEFAULT_WEIGHT, ObjectiveParams};
 use crate::scoring::suite::{Repeats, RunConfig, SuiteLimit};
@@ -554,14 +555,14 @@ impl TunePlan {
     ///
     /// # Errors
     /// [`RunError::Refused`] naming the option and why.
-    pub fn check(&self, remarks: &mut Vec<Remark>) -> Result<(), RunError> {
+    pub fn check(&self, remarks: &mut Vec<Said>) -> Result<(), RunError> {
         if !(self.gain.is_finite() && self.gain > 0.0) {
             return Err(RunError::Refused(format!(
                 "--gain {}: must be a positive number",
                 self.gain
             )));
         }
-        remarks.extend(self.unused_options().into_iter().map(Remark::Warning));
+        remarks.extend(self.unused_options().into_iter().map(Said::Warning));
         if let Some(n) = self.batch {
             let why = if !self.solver.is_spsa() {
                 format!(

@@ -1,7 +1,7 @@
 //! A tune made ready before its solver runs, and its tuned file written after: the options
 //! checked, the positions and books read, the calibration found, the checkpoint opened, and
 //! at the end the file and its plot written. What the user should hear comes back as
-//! [`Line`]s, in order on each stream; nothing here prints.
+//! [`Said`]s, in order; nothing here prints.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -10,14 +10,15 @@ use super::calibrated::{self, FoundCalibration};
 use super::file::{TUNED_FORMAT, TunedFile};
 use super::pipeline::Tuned;
 use super::plan::{TuneOptions, TunePlan};
-use super::remark::{Remark, RunError};
-use super::report::{self, Line};
+use super::remark::RunError;
+use super::report;
 use super::run;
 use super::setup::{self, Inputs};
 use super::space::Space;
 use crate::calibrate::trust::Calibration;
 use crate::engine::EngineDef;
 use crate::formats::outputs::{self, OutputError};
+use crate::progress::Said;
 use crate::scoring::suite::{ScorerOptions, default_cache_dir};
 
 /// The formats of the files that hold a run's result (a tuned file, a calibration report),
@@ -30,22 +31,6 @@ impl From<OutputError> for RunError {
     }
 }
 
-/// A step's remarks said, and its result.
-fn step<T>(
-    lines: &mut Vec<Line>,
-    work: impl FnOnce(&mut Vec<Remark>) -> Result<T, RunError>,
-) -> Result<T, RunError> {
-    let mut remarks = Vec::new();
-    let result = work(&mut remarks);
-    lines.extend(remarks.into_iter().map(Line::from));
-    result
-}
-
-/// A guard's note (a directory it created), said.
-fn note(lines: &mut Vec<Line>, note: Option<String>) {
-    lines.extend(note.map(|n| Line::Err(format!("note: {n}"))));
-}
-
 /// Checks a run's options against each other and its output against its inputs, then reads
 /// its books and positions ([`setup::inputs`]) and checks that `threads` workers' tables fit.
 ///
@@ -56,12 +41,12 @@ pub fn check(
     plan: &TunePlan,
     space: &Space,
     threads: usize,
-    lines: &mut Vec<Line>,
+    lines: &mut Vec<Said>,
 ) -> Result<Inputs, RunError> {
-    step(lines, |r| plan.check(r))?;
+    plan.check(lines)?;
     outputs::not_an_input(&plan.out, "--out", &plan.inputs())?;
-    note(lines, outputs::writable(&plan.out, "--out")?);
-    let inputs = step(lines, |r| setup::inputs(plan, space, r))?;
+    lines.extend(outputs::writable(&plan.out, "--out")?.map(Said::Note));
+    let inputs = setup::inputs(plan, space, lines)?;
     let searches = setup::searches_at_once(plan, threads);
     crate::engine::tt::hash_fits(plan.scoring.hash, searches)
         .map_err(|e| RunError::Refused(e.to_string()))?;
@@ -92,12 +77,12 @@ pub fn open(
     inputs: &Inputs,
     options: &ScorerOptions,
     threads: usize,
-    lines: &mut Vec<Line>,
+    lines: &mut Vec<Said>,
 ) -> Result<Opened, RunError> {
     let limit = options.config.limit;
     let calibration = calibrated::find_calibration(plan, options, def)?;
     let found = report::calibration_found(plan, limit, &calibration);
-    lines.extend(found.into_iter().map(Line::Out));
+    lines.extend(found.into_iter().map(Said::Out));
     let cache = default_cache_dir();
     let opening = run::Opening {
         plan,
@@ -107,7 +92,7 @@ pub fn open(
         validation: &inputs.validation,
         cache: &cache,
     };
-    let run_id = step(lines, |r| run::identity(&opening, r))?;
+    let run_id = run::identity(&opening, lines)?;
     let dir = opts
         .checkpoint
         .clone()
@@ -115,10 +100,8 @@ pub fn open(
     run::check_checkpoint(plan, &run_id, &dir)?;
     // A rerun or resume of this run (its checkpoint exists) writes the same set again.
     let force = opts.force || dir.exists();
-    note(
-        lines,
-        outputs::fresh_json_output(&plan.out, "--out", force, &RESULT_FORMATS)?,
-    );
+    let note = outputs::fresh_json_output(&plan.out, "--out", force, &RESULT_FORMATS)?;
+    lines.extend(note.map(Said::Note));
     outputs::plot_beside(&plan.out, "--out", opts.force, &plan.inputs())?;
     run::make_checkpoint(plan, opts, &run_id, def, &dir)?;
     opts.checkpoint = Some(dir.clone());
@@ -127,7 +110,7 @@ pub fn open(
         inputs.validation.positions.len(),
     );
     let start = report::start(plan, space, positions, limit, threads, &dir);
-    lines.extend(start.into_iter().map(Line::Out));
+    lines.extend(start.into_iter().map(Said::Out));
     Ok(Opened {
         calibration,
         run_id,
@@ -143,26 +126,26 @@ pub fn judged(
     options: &ScorerOptions,
     found: Option<FoundCalibration>,
     outcome: &Tuned,
-    lines: &mut Vec<Line>,
+    lines: &mut Vec<Said>,
 ) -> (Calibration, bool) {
-    lines.push(Line::Out(String::new()));
+    lines.push(Said::Out(String::new()));
     let (training, validation) = (&outcome.training, &outcome.validation);
-    lines.push(Line::Out(report::side(
+    lines.push(Said::Out(report::side(
         "training",
         training,
         &outcome.paired.0,
     )));
-    lines.push(Line::Out(report::side(
+    lines.push(Said::Out(report::side(
         "validation",
         validation,
         &outcome.paired.1,
     )));
     let calibration = calibrated::calibration(plan, options, found, training, validation);
-    lines.push(Line::Out(format!("calibration: {}", calibration.note)));
+    lines.push(Said::Out(format!("calibration: {}", calibration.note)));
     let margins = |name: &str| training.set(name).map(|s| &s.margins);
     let same_as_defaults = margins("tuned").is_some() && margins("tuned") == margins("default");
     if plan.confirm.is_some() && same_as_defaults {
-        lines.push(Line::Err("note: --confirm: the tuned set is the defaults, so no confirmation match is played (it would play the defaults against themselves and measure nothing)".into()));
+        lines.push(Said::Note("--confirm: the tuned set is the defaults, so no confirmation match is played (it would play the defaults against themselves and measure nothing)".into()));
     }
     (calibration, !same_as_defaults)
 }
@@ -208,16 +191,16 @@ pub fn write(
     opts: &TuneOptions,
     (file, space): (&TunedFile, &Space),
     spent: &Spent,
-    lines: &mut Vec<Line>,
+    lines: &mut Vec<Said>,
 ) -> Result<(), WriteError> {
     if let Some(refusal) = report::all_games_faulted(file) {
         return Err(WriteError::Refused(refusal));
     }
-    lines.push(Line::Out(report::tuned_set(file)));
+    lines.push(Said::Out(report::tuned_set(file)));
     lines.extend(report::nothing_moved(file, space));
     let out = &plan.out;
     if let Some(line) = report::already_written(out, opts.force, file) {
-        lines.push(Line::Out(line));
+        lines.push(Said::Out(line));
         return Ok(());
     }
     let io = |path: &Path| {
@@ -227,24 +210,24 @@ pub fn write(
     file.write(out).map_err(io(out))?;
     let earlier =
         (opts.checkpoint.as_deref()).map_or((0.0, 0), super::checkpoint::earlier_invocations);
-    lines.push(Line::Out(report::written(
+    lines.push(Said::Out(report::written(
         out,
         file,
         spent.elapsed,
         earlier,
     )));
-    lines.extend(report::faults(file, out).map(Line::Err));
-    lines.extend(report::speed(plan, file, spent.searched, spent.threads).map(Line::Out));
+    lines.extend(report::faults(file, out).map(Said::Warning));
+    lines.extend(report::speed(plan, file, spent.searched, spent.threads).map(Said::Out));
     // A device (--out /dev/null) has no place beside it for a plot.
     if crate::formats::is_stream(out) {
-        lines.push(Line::Out(format!(
+        lines.push(Said::Out(format!(
             "no plot: --out {} is not a file",
             out.display()
         )));
         return Ok(());
     }
     let svg = write_plot(out, file, space)?;
-    lines.push(Line::Out(format!("plot written to {}", svg.display())));
+    lines.push(Said::Out(format!("plot written to {}", svg.display())));
     Ok(())
 }
 
@@ -295,7 +278,7 @@ mod tests {
         let inputs = check(&plan, &space, 1, &mut lines).unwrap();
         assert!(!inputs.train.positions.is_empty());
         let warned = lines.iter().any(|l| {
-            matches!(l, Line::Err(m) if m.starts_with("warning: --batch 1000000") && m.contains("training positions"))
+            matches!(l, Said::Warning(m) if m.starts_with("--batch 1000000") && m.contains("training positions"))
         });
         assert!(warned, "{lines:?}");
     }

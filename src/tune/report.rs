@@ -1,6 +1,6 @@
 //! What `marginal tune` says, as text: the plan of a run, the judged figures of a finished one,
 //! what it wrote and what to make of it. Renderers only: each returns the lines, the command
-//! prints them (standard output, or standard error for a [`Line::Err`]).
+//! prints them (as [`Said`]: standard output for a result line).
 
 use std::path::Path;
 
@@ -9,33 +9,13 @@ use super::cost::Evaluation;
 use super::file::{Side, TunedFile};
 use super::plan::{ObjectiveKind, RACE_BOOK, SolverKind, TuneOptions, TunePlan};
 use super::race::RaceSettings;
-use super::remark::Remark;
 use super::setup::GamesSetup;
 use super::space::Space;
 use crate::engine::EngineDef;
+use crate::progress::Said;
 use crate::scoring::games::matches::MatchConfig;
 use crate::scoring::paired::PairedComparison;
 use crate::scoring::suite::SuiteLimit;
-
-/// A line for the user and the stream it belongs on.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Line {
-    /// A result or a note about one: standard output.
-    Out(String),
-    /// A warning: standard error.
-    Err(String),
-}
-
-impl From<Remark> for Line {
-    /// A remark as the user reads it, on standard error.
-    fn from(remark: Remark) -> Line {
-        Line::Err(match remark {
-            Remark::Note(m) => format!("note: {m}"),
-            Remark::Warning(m) => format!("warning: {m}"),
-            Remark::Said(m) => m,
-        })
-    }
-}
 
 /// The two lines that open a run: the solver, seed and space; the positions, limit, threads
 /// and checkpoint.
@@ -284,13 +264,13 @@ pub fn tuned_set(file: &TunedFile) -> String {
 /// margins made no difference: an external engine most likely ignores its options), the set
 /// found is the one the tune started from, or it measures as the defaults do; and when `off`
 /// scored above the tuned set on the suite objective.
-pub fn nothing_moved(file: &TunedFile, space: &Space) -> Vec<Line> {
+pub fn nothing_moved(file: &TunedFile, space: &Space) -> Vec<Said> {
     let objectives: Vec<f64> = (file.evaluations.iter())
         .map(|e| e.evaluation.objective)
         .collect();
     if objectives.len() >= 3 && objectives.iter().all(|&o| o == objectives[0]) {
-        return vec![Line::Err(format!(
-            "warning: every one of the {} evaluations scored the same objective ({:.3}): no margin tried changed a search on these positions; an external engine most likely ignores the options that carry them (check its answers to `setoption` and the option names in its engine file)",
+        return vec![Said::Warning(format!(
+            "every one of the {} evaluations scored the same objective ({:.3}): no margin tried changed a search on these positions; an external engine most likely ignores the options that carry them (check its answers to `setoption` and the option names in its engine file)",
             objectives.len(),
             objectives[0]
         ))];
@@ -313,11 +293,11 @@ pub fn nothing_moved(file: &TunedFile, space: &Space) -> Vec<Line> {
             }
             _ => ": the search found nothing better than it",
         };
-        lines.push(Line::Out(format!(
+        lines.push(Said::Out(format!(
             "note: the tuned set is the one the tune started from{hint}"
         )));
     } else if moved && !said_by_race && file.measures_as_defaults() {
-        lines.push(Line::Out(
+        lines.push(Said::Out(
             "note: the tuned set measures the same as the defaults on the training and the validation positions (objective, solved and nodes): it moved the margins too little to change a search, so no gain was found; tune longer (--iterations) or on more positions".into(),
         ));
     }
@@ -330,7 +310,7 @@ pub fn nothing_moved(file: &TunedFile, space: &Space) -> Vec<Line> {
         file.provenance.objective.as_str(),
     ) && off > tuned
     {
-        lines.push(Line::Out(format!(
+        lines.push(Said::Out(format!(
             "note: `off` (no margin test) scores above the tuned set on the training positions ({off:.3} against {tuned:.3}): at this node budget these positions reward no pruning; tune at a larger --nodes or on more positions"
         )));
     }
@@ -369,7 +349,7 @@ pub fn faults(file: &TunedFile, out: &Path) -> Option<String> {
     (p.faults > 0).then(|| {
         let judged = file.training.faults + file.validation.faults;
         format!(
-            "warning: the engine faulted {} time(s) over the run: {} while tuning, {judged} while judging the tuned set, the defaults and off (training {}, validation {}); suite positions are scored unsolved and games lost, so the figures count them (provenance.faults in {})",
+            "the engine faulted {} time(s) over the run: {} while tuning, {judged} while judging the tuned set, the defaults and off (training {}, validation {}); suite positions are scored unsolved and games lost, so the figures count them (provenance.faults in {})",
             p.faults,
             p.faults - judged as u64,
             file.training.faults,

@@ -2,7 +2,7 @@
 //! records, whether an earlier run of the same plan lives there), and the engine it started
 //! with. A front end opens a run with [`identity`], [`check_checkpoint`] and
 //! [`make_checkpoint`], then hands the directory to [`super::pipeline::run`]. Nothing here
-//! prints: what the user should hear comes back as [`Remark`]s.
+//! prints: what the user should hear comes back as [`Said`]s.
 
 use std::path::{Path, PathBuf};
 
@@ -10,9 +10,10 @@ use super::checkpoint::{self, RecordedEngine};
 use super::file::TunedFile;
 use super::plan::{PLAN_FILE, TuneOptions, TunePlan};
 use crate::engine::{EngineDef, bench};
+use crate::progress::Said;
 use crate::scoring::suite::LoadedSuites;
 
-pub use super::remark::{Remark, RunError};
+pub use super::remark::RunError;
 
 /// The run `--resume DIR` goes on with: the plan recorded in `dir`, run with this
 /// invocation's options `opts` (threads, force) from `dir`. `--engine FILE` given here (taken
@@ -27,7 +28,7 @@ pub fn resume(
     given: &mut TunePlan,
     opts: &TuneOptions,
     bare: Option<&TunePlan>,
-    remarks: &mut Vec<Remark>,
+    remarks: &mut Vec<Said>,
 ) -> Result<(TunePlan, TuneOptions), RunError> {
     let mut plan = TunePlan::read(dir).map_err(|e| RunError::Refused(format!("--resume {e}")))?;
     let mut opts = TuneOptions {
@@ -40,10 +41,10 @@ pub fn resume(
         opts.engine_as_is = true;
     }
     if let Some(warning) = bare.and_then(|bare| ignored_with_resume(given, bare, dir)) {
-        remarks.push(Remark::Warning(warning));
+        remarks.push(Said::Warning(warning));
     }
     for log in checkpoint::cut_logs(dir) {
-        remarks.push(Remark::Warning(format!(
+        remarks.push(Said::Warning(format!(
             "{}: its last line was cut short (the run was killed while writing it): that record is dropped, and its work is done again if the run needs it",
             log.display()
         )));
@@ -175,7 +176,7 @@ impl Opening<'_> {
 ///
 /// # Errors
 /// [`RunError::Refused`] as above.
-pub fn identity(run: &Opening, remarks: &mut Vec<Remark>) -> Result<String, RunError> {
+pub fn identity(run: &Opening, remarks: &mut Vec<Said>) -> Result<String, RunError> {
     let id = run.run_id(None);
     let Some(file) = (run.def.source.as_deref()).filter(|s| !s.starts_with("--engine-cmd")) else {
         remarks.extend(data_changed(run, &id));
@@ -214,11 +215,11 @@ fn engine_changed(
     dir: &Path,
     file: &str,
     changed: &str,
-    remarks: &mut Vec<Remark>,
+    remarks: &mut Vec<Said>,
 ) -> Result<bool, RunError> {
     let (plan, opts) = (run.plan, run.opts);
     if opts.engine_as_is {
-        remarks.push(Remark::Warning(format!(
+        remarks.push(Said::Warning(format!(
             "{changed}: resuming with it as it is now, as --engine asks (the evaluations logged before were measured with it as it was)"
         )));
         return Ok(true);
@@ -244,7 +245,7 @@ fn engine_changed(
             plan.out.display()
         )));
     }
-    remarks.push(Remark::Note(format!(
+    remarks.push(Said::Note(format!(
         "checkpoint {} holds this same command's run, but {changed}, so this run starts afresh; to go on from that one instead: {resume}",
         dir.display()
     )));
@@ -255,7 +256,7 @@ fn engine_changed(
 /// the files it reads (suites, book, engine) changed since, so its evaluations are not used
 /// and this run starts afresh (a rerun of the command an interrupt gave, after an edit, would
 /// otherwise start over without a word).
-fn data_changed(run: &Opening, id: &str) -> Option<Remark> {
+fn data_changed(run: &Opening, id: &str) -> Option<Said> {
     if run.opts.resume.is_some() || run.opts.checkpoint.is_some() {
         return None;
     }
@@ -264,7 +265,7 @@ fn data_changed(run: &Opening, id: &str) -> Option<Remark> {
         .find_map(|dir| {
             let then = checkpoint::recorded_run(&dir).filter(|then| *then != id)?;
             (dir.join(PLAN_FILE).exists() && changed_options(&dir, run.plan).is_empty()).then(|| {
-                Remark::Note(format!(
+                Said::Note(format!(
                     "checkpoint {} holds a run of this same command ({then}), but a file it reads changed since (a suite, the book or the engine file), so its evaluations are not used and this run ({id}) starts afresh; restore the files and rerun to go on from it",
                     dir.display()
                 ))

@@ -15,11 +15,12 @@ use super::games::{GamesProblem, GamesSettings, interleave_openings, log_path as
 use super::pipeline::Solver;
 use super::plan::{ObjectiveKind, SolverKind, TunePlan};
 use super::race::RaceSettings;
-use super::run::{Remark, RunError};
+use super::run::RunError;
 use super::solvers::{DEFAULT_PARTICLES, NelderMeadSettings, PsoSettings, SpsaSettings};
 use super::space::{DEFAULT_PARAMS, ScheduleEnd, Space};
 use crate::engine::{EngineDef, Setting};
-use crate::formats::{Fnv, openings, read_bytes, skipped_lines};
+use crate::formats::{Fnv, openings, read_bytes};
+use crate::progress::Said;
 use crate::scoring::exec::Runner;
 use crate::scoring::games::game::GameConfig;
 use crate::scoring::games::matches::MatchConfig;
@@ -186,7 +187,7 @@ pub struct GamesSetup {
 /// games options of an objective that plays none.
 pub fn games_setup(
     plan: &TunePlan,
-    remarks: &mut Vec<Remark>,
+    remarks: &mut Vec<Said>,
 ) -> Result<Option<GamesSetup>, RunError> {
     let refused = |m: String| RunError::Refused(m);
     if plan.pairs == Some(0) {
@@ -249,13 +250,9 @@ pub fn games_setup(
 }
 
 /// The book of `option` at `path`, its skipped lines said in `remarks`.
-fn read_book(option: &str, path: &Path, remarks: &mut Vec<Remark>) -> Result<Vec<Chess>, RunError> {
+fn read_book(option: &str, path: &Path, remarks: &mut Vec<Said>) -> Result<Vec<Chess>, RunError> {
     let book = openings::read(path).map_err(|e| RunError::Refused(format!("{option}: {e}")))?;
-    remarks.extend(
-        book.skipped
-            .iter()
-            .map(|line| Remark::Said(line.to_string())),
-    );
+    remarks.extend(Said::skipped(&book.skipped));
     Ok(book.records)
 }
 
@@ -263,7 +260,7 @@ fn read_book(option: &str, path: &Path, remarks: &mut Vec<Remark>) -> Result<Vec
 /// one).
 fn confirm_books(
     plan: &TunePlan,
-    remarks: &mut Vec<Remark>,
+    remarks: &mut Vec<Said>,
 ) -> Result<Vec<(PathBuf, Vec<Chess>)>, RunError> {
     let Some(games) = plan.confirm else {
         return Ok(Vec::new());
@@ -301,7 +298,7 @@ pub fn games_problem(
     space: &Space,
     dir: &Path,
     threads: usize,
-    remarks: &mut Vec<Remark>,
+    remarks: &mut Vec<Said>,
 ) -> Result<GamesProblem, RunError> {
     let mut book = setup.book.clone();
     openings::shuffle(&mut book, plan.seed);
@@ -325,7 +322,7 @@ pub fn games_problem(
     .map_err(RunError::Refused)?;
     let wanted = settings.pairs as usize * plan.iterations as usize;
     if plan.solver.is_spsa() && book.len() < wanted {
-        remarks.push(Remark::Warning(format!(
+        remarks.push(Said::Warning(format!(
             "--openings {}: {} openings for {} iterations x {} pairs = {wanted} pairs: openings repeat (each about {:.1} times), so the comparisons share games' starts",
             setup.book_path.display(),
             book.len(),
@@ -356,7 +353,7 @@ pub fn race_problems(
     rounds: &[u32],
     dir: &Path,
     threads: usize,
-    remarks: &mut Vec<Remark>,
+    remarks: &mut Vec<Said>,
 ) -> Result<Vec<GamesProblem>, RunError> {
     if rounds.is_empty() || plan.objective != ObjectiveKind::Suite {
         return Ok(Vec::new());
@@ -444,16 +441,12 @@ pub const FEWEST_VALIDATION: usize = 30;
 ///
 /// # Errors
 /// As [`games_setup`], [`solver_setup`] and [`split_positions`].
-pub fn inputs(
-    plan: &TunePlan,
-    space: &Space,
-    remarks: &mut Vec<Remark>,
-) -> Result<Inputs, RunError> {
+pub fn inputs(plan: &TunePlan, space: &Space, remarks: &mut Vec<Said>) -> Result<Inputs, RunError> {
     let games = games_setup(plan, remarks)?;
     let solver = solver_setup(plan, space)?;
     let (train, validation) = split_positions(plan, remarks)?;
     if let Some(n) = plan.batch.filter(|&n| n >= train.positions.len()) {
-        remarks.push(Remark::Warning(format!(
+        remarks.push(Said::Warning(format!(
             "--batch {n} is not smaller than the {} training positions: every comparison scores all of them, as without --batch",
             train.positions.len()
         )));
@@ -473,7 +466,7 @@ pub fn inputs(
 /// A suite that cannot be read, or a --holdout position that is also a training one.
 pub fn split_positions(
     plan: &TunePlan,
-    remarks: &mut Vec<Remark>,
+    remarks: &mut Vec<Said>,
 ) -> Result<(LoadedSuites, LoadedSuites), RunError> {
     let (train, validation) = super::split(&plan.suites(), &plan.holdout, plan.scoring.repeats())
         .map_err(|e| {
@@ -484,7 +477,7 @@ pub fn split_positions(
     })?;
     let mut seen = std::collections::HashSet::new();
     let bad = (train.skipped().chain(validation.skipped())).filter(|b| seen.insert(b.to_string()));
-    remarks.extend(skipped_lines(bad, "").into_iter().map(Remark::Said));
+    remarks.extend(Said::skipped(bad));
     let named: Vec<PathBuf> = plan
         .suites()
         .into_iter()
@@ -493,10 +486,10 @@ pub fn split_positions(
     remarks.extend(
         odd_suites(&named, &[&train, &validation])
             .into_iter()
-            .map(Remark::Warning),
+            .map(Said::Warning),
     );
     if validation.positions.len() < FEWEST_VALIDATION {
-        remarks.push(Remark::Warning(format!(
+        remarks.push(Said::Warning(format!(
             "{} validation position(s): too few to judge the tuned set on positions it never saw (its paired test needs tens that differ); give at least {FEWEST_VALIDATION} held out ({} or more positions in all, a third held out), or --holdout FILE",
             validation.positions.len(),
             3 * FEWEST_VALIDATION
@@ -618,7 +611,7 @@ pub fn default_params(def: &EngineDef) -> Vec<String> {
 pub fn space(
     plan: &TunePlan,
     def: &Arc<EngineDef>,
-    remarks: &mut Vec<Remark>,
+    remarks: &mut Vec<Said>,
 ) -> Result<Space, RunError> {
     let params = if plan.params.is_empty() {
         default_params(def)
@@ -632,7 +625,7 @@ pub fn space(
         .map_err(|e| RunError::Refused(e.to_string()))?;
     fixed_rows(&space, remarks)?;
     for (d, value) in space.base_outside() {
-        remarks.push(Remark::Warning(format!(
+        remarks.push(Said::Warning(format!(
             "--bounds {}={}..{} leaves out its default {value}: tuning starts from {} (the nearest bound), and the defaults it is judged against stay at {value}",
             d.name,
             d.lower,
@@ -650,7 +643,7 @@ fn strs(v: &[String]) -> Vec<&str> {
 
 /// Refuses bounds that leave nothing to search (every tuned row fixed at one value), and says
 /// which rows a single value fixes among others (they are not tuned).
-fn fixed_rows(space: &Space, remarks: &mut Vec<Remark>) -> Result<(), RunError> {
+fn fixed_rows(space: &Space, remarks: &mut Vec<Said>) -> Result<(), RunError> {
     let fixed: Vec<String> = space
         .dims
         .iter()
@@ -664,7 +657,7 @@ fn fixed_rows(space: &Space, remarks: &mut Vec<Remark>) -> Result<(), RunError> 
         )));
     }
     if !fixed.is_empty() {
-        remarks.push(Remark::Warning(format!(
+        remarks.push(Said::Warning(format!(
             "--bounds {}: a range of one value fixes the row: it is not tuned",
             fixed.join(" ")
         )));
@@ -742,7 +735,7 @@ mod tests {
         assert!(
             remarks
                 .iter()
-                .any(|r| matches!(r, Remark::Warning(m) if m.contains("fixes the row"))),
+                .any(|r| matches!(r, Said::Warning(m) if m.contains("fixes the row"))),
             "{remarks:?}"
         );
     }

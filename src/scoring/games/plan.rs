@@ -63,8 +63,9 @@ use super::stats::SprtParams;
 use crate::engine::Setting;
 use crate::formats::openings;
 use crate::formats::outputs::{self, OutputError};
+use crate::progress::Said;
 
-pub use super::summary::{Said, Verdict};
+pub use super::summary::Verdict;
 
 /// The book a match plays when none is given.
 pub const DEFAULT_BOOK: &str = "data/openings/UHO_4060_v2_2k.epd";
@@ -84,8 +85,8 @@ pub const DEFAULT_HASH_MB: usize = 4;
 /// The most games played at once.
 pub const MAX_CONCURRENCY: usize = 256;
 
-/// A match that cannot be played as planned: the message names the option or file, the value
-/// and the fix (a user error).
+/// A plan that cannot run as given (a match's, a check's): the message names the option or
+/// file, the value and the fix (a user error).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
 pub struct PlanError(pub String);
@@ -440,11 +441,7 @@ impl MatchPlan {
     /// would reach said, and enough openings for the games.
     fn read_book(&self, game: &GameConfig, said: &mut Vec<Said>) -> Result<Vec<Chess>, PlanError> {
         let book = openings::read(&self.openings).map_err(|e| PlanError(e.to_string()))?;
-        if !book.skipped.is_empty() {
-            said.push(Said::Skipped(
-                book.skipped.iter().map(ToString::to_string).collect(),
-            ));
-        }
+        said.extend(Said::skipped(&book.skipped));
         let latest = (book.records.iter())
             .map(|p| shakmaty::Position::fullmoves(p).get())
             .max()

@@ -8,20 +8,7 @@ use std::path::Path;
 use super::game::Termination;
 use super::matches::{MatchResult, MatchStats, result_for_a};
 use super::stats::{EloSummary, GameResult, Shown, SprtDecision, SprtParams, sprt_llr};
-use crate::progress::percent;
-
-/// Something a pipeline has to say, for the front end to print.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Said {
-    /// A line of the result (standard output).
-    Out(String),
-    /// Worth knowing (`note: ...` on standard error).
-    Note(String),
-    /// Probably not what the user meant (`warning: ...` on standard error).
-    Warning(String),
-    /// The bad lines of an input file, skipped (listed on standard error, the first few).
-    Skipped(Vec<String>),
-}
+use crate::progress::{Said, percent};
 
 /// What a played match comes to.
 #[derive(Clone, Debug, PartialEq, Eq)]
