@@ -401,6 +401,23 @@ mod tests {
     }
 
     #[test]
+    fn what_a_pipeline_says_reaches_its_observer_and_no_skipped_lines_say_nothing() {
+        let heard = Mutex::new(Vec::new());
+        let observer = |event: &Event<'_>| {
+            if let Event::Said(said) = event {
+                heard.lock().unwrap().push((*said).clone());
+            }
+        };
+        observer.say(Said::Warning("--suite given: ignored".into()));
+        observer.event(&Event::Prepared);
+        assert_eq!(Said::skipped(Vec::<String>::new()), None);
+        let skipped = Said::skipped(["b.epd:3: bad FEN"]).unwrap();
+        observer.say(skipped.clone());
+        let warning = Said::Warning("--suite given: ignored".into());
+        assert_eq!(*heard.lock().unwrap(), vec![warning, skipped]);
+    }
+
+    #[test]
     fn a_match_status_says_score_elo_and_llr() {
         let score = Score {
             games: 4,
