@@ -147,7 +147,7 @@ pub fn run(args: SuiteArgs, ui: super::Ui) -> Result<()> {
     let measured = pool.install(|| measure(&args, &def, suites, options, &margins, ui.printer))?;
     let (scorer, score) = (&measured.scorer, &measured.score);
     for warning in &score.warnings {
-        eprintln!("warning: {warning}");
+        say(&Said::Warning(warning.clone()));
     }
     let n = score.positions.len() - measured.kept;
     let elapsed = measured.elapsed;
