@@ -18,7 +18,7 @@ use std::sync::OnceLock;
 
 use common::compile::{STRICT_C, assignments, c_compiler, run_ok, run_rust_main, rustc};
 use common::uci_engine::{margin_lines, refused, uci_session};
-use common::{marginal, scratch, small_suite};
+use common::{assert_names, assert_omits, marginal, scratch, small_suite};
 use marginal::check::{CheckReport, Verdict};
 use marginal::tune::file::TunedFile;
 use serde_json::Value;
@@ -91,17 +91,14 @@ fn succeeded(out: &Output, what: &str) -> String {
     stdout
 }
 
-/// Exit status 2 and every needle in the message on standard error.
-fn user_error(out: &Output, needles: &[&str], what: &str) {
+/// Exit status 2 and a message on standard error naming each of `names` (the file, the value,
+/// the fix), with no panic.
+#[track_caller]
+fn user_error(out: &Output, names: &[&str], what: &str) {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{what}: {stderr}");
-    for needle in needles {
-        assert!(
-            stderr.contains(needle),
-            "{what}: '{needle}' not in: {stderr}"
-        );
-    }
-    assert!(!stderr.contains("panicked"), "{what}: {stderr}");
+    assert_names(&stderr, names);
+    assert_omits(&stderr, &["panicked"]);
 }
 
 fn json(path: &Path) -> Value {
@@ -446,18 +443,19 @@ fn engine_files_are_checked_against_the_engine_before_any_work() {
             user_error(&out, &[said, name], name);
         } else {
             succeeded(&out, name);
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            assert!(stderr.contains(said), "{name}: {stderr}");
+            assert_names(&String::from_utf8_lossy(&out.stderr), &[said, name]);
         }
     }
     let engine = engine_file_with(&dir, "rowless.toml", &[]);
     let out = suite_with(&engine);
     succeeded(&out, "no rows");
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("rowless.toml: no params rows"),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    // The file, what it lacks, and where to read how to declare them.
+    let what = [
+        engine.to_str().unwrap(),
+        "params",
+        "docs/external-engines.md",
+    ];
+    assert_names(&String::from_utf8_lossy(&out.stderr), &what);
     // An option the engine does not declare is only a warning: engines ignore those.
     let engine = dir.join("extra.toml");
     let mut text_of = std::fs::read_to_string(engine_file(&dir)).unwrap();
@@ -468,12 +466,9 @@ fn engine_files_are_checked_against_the_engine_before_any_work() {
     std::fs::write(&engine, text_of).unwrap();
     let out = suite_with(&engine);
     succeeded(&out, "an undeclared option");
-    assert!(
-        String::from_utf8_lossy(&out.stderr)
-            .contains("extra.toml: [options] Threads: the engine declares no such option"),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    // The file, the table and the option.
+    let what = [engine.to_str().unwrap(), "[options]", "Threads"];
+    assert_names(&String::from_utf8_lossy(&out.stderr), &what);
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -651,16 +646,10 @@ fn check_holds_with_the_engine_file_given_or_as_recorded() {
     let t = tuned();
     let (out, report) = check(&t.file, &["--engine", text(&t.engine)], "holds.json");
     let stdout = succeeded(&out, "check --engine");
-    assert!(stdout.contains("verdict: holds"), "{stdout}");
-    assert!(
-        stdout.contains(&format!("engine: {ENGINE_NAME} ({})", text(&t.engine))),
-        "{stdout}"
-    );
-    assert!(
-        stdout.contains("as recorded: every figure must come out identical"),
-        "{stdout}"
-    );
-    assert!(!stdout.contains("bench"), "{stdout}");
+    // The verdict, the engine by name and file, and that it is judged as recorded.
+    let what = ["holds", ENGINE_NAME, text(&t.engine), "as recorded"];
+    assert_names(&stdout, &what);
+    assert_omits(&stdout, &["bench"]);
     let report = report.unwrap();
     assert_eq!(report.verdict, Verdict::Holds);
     assert!(report.engine.same);
@@ -748,7 +737,7 @@ fn check_update_records_the_external_engine() {
     // It still holds, exactly.
     let (out, report) = check(&copy, &["--engine", text(&t.engine)], "after.json");
     let stdout = succeeded(&out, "check after --update");
-    assert!(stdout.contains("as recorded"), "{stdout}");
+    assert_names(&stdout, &["as recorded"]);
     assert_eq!(report.unwrap().verdict, Verdict::Holds);
 }
 
@@ -784,7 +773,7 @@ fn assert_names_the_engine(text: &str, format: &str) {
         text.contains(&header),
         "{format}: no '{header}' in:\n{text}"
     );
-    assert!(!text.contains("bench"), "{format}:\n{text}");
+    assert_omits(&text, &["bench"]);
     if format != "toml" {
         assert!(
             text.contains(&format!("{ENGINE_NAME}'s UCI option \"FutilityMargin\"")),
@@ -968,11 +957,9 @@ fn an_engine_that_crashes_on_go_is_reported_and_its_reference_not_cached() {
         "suite with a crashing engine",
     );
     let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-    assert!(stdout.contains("engine: crasher"), "{stdout}");
-    assert!(
-        !stdout.contains("positions/s"),
-        "a scored run followed: {stdout}"
-    );
+    assert_names(&stdout, &["crasher"]);
+    // No scored run followed.
+    assert_omits(&stdout, &["positions/s"]);
     let cached = std::fs::read_dir(&cache).map_or(0, |d| d.count());
     assert_eq!(cached, 0, "a faulted reference was cached");
     std::fs::remove_dir_all(dir).unwrap();
@@ -1035,7 +1022,7 @@ fn check_refuses_a_file_of_another_engine_and_judges_a_changed_one_by_the_statis
         "check with another engine",
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(!stdout.contains("verdict"), "{stdout}");
+    assert_omits(&stdout, &["verdict"]);
     assert!(report.is_none(), "a report was written");
     // suite and match take a margin set from the file with the same refusal, before any search
     // (the other engine crashes on `go`).
@@ -1106,13 +1093,10 @@ fn check_refuses_a_file_of_another_engine_and_judges_a_changed_one_by_the_statis
     .unwrap();
     let (out, report) = check(&t.file, &["--engine", text(&described)], "described.json");
     let stdout = succeeded(&out, "check with the engine described anew");
-    assert!(stdout.contains("judging by the statistics"), "{stdout}");
-    assert!(stdout.contains("verdict: holds"), "{stdout}");
+    assert_names(&stdout, &["statistics", "holds"]);
+    // The engine file and the name it gives.
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("names its engine 'marginal, renamed' but carries the file's rows"),
-        "{stderr}"
-    );
+    assert_names(&stderr, &[text(&described), "'marginal, renamed'"]);
     assert_eq!(report.unwrap().verdict, Verdict::Holds);
 }
 
@@ -1235,8 +1219,8 @@ fn a_changed_engine_file_is_said_on_resume_and_rerun_of_a_tune() {
         "{stdout}"
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("resuming with it as it is now"), "{stderr}");
-    assert!(!stderr.contains("ignored"), "{stderr}");
+    assert_names(&stderr, &["resuming", "as it is now"]);
+    assert_omits(&stderr, &["ignored"]);
     let file = TunedFile::read(&dir.join("t.json")).unwrap();
     assert_eq!(file.provenance.run, run.trim());
     std::fs::remove_dir_all(dir).unwrap();
@@ -1337,7 +1321,7 @@ fn an_engine_that_ends_with_status_0_is_said_to_have_ended_not_crashed() {
         ],
         "/bin/true",
     );
-    assert!(!String::from_utf8_lossy(&out.stderr).contains("crashed"));
+    assert_omits(&String::from_utf8_lossy(&out.stderr), &["crashed"]);
     // Runs something else (a benchmark) and exits 0, given by its command line.
     let bench = script(
         &dir,
@@ -1458,11 +1442,8 @@ fn engine_file_values_of_the_wrong_type_name_the_key_the_value_and_what_it_takes
         let out = marginal(&["suite", text(&bk), "--engine", text(&file)], &dir);
         let needle = format!("e{i}.toml:3: {want}");
         user_error(&out, &[&needle], line);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            !stderr.contains("invalid") && !stderr.contains("u64"),
-            "{stderr}"
-        );
+        // The file's words, not the parser's.
+        assert_omits(&String::from_utf8_lossy(&out.stderr), &["invalid", "u64"]);
     }
     // The lists of rows and the command: their lines too.
     for (i, (text_, want)) in [
@@ -1652,6 +1633,6 @@ fn a_node_limited_engine_is_not_said_to_ignore_its_options() {
     let out = marginal(&args, &dir);
     let text = common::said(&out);
     assert!(out.status.success(), "{text}");
-    assert!(!text.contains("ignores the options"), "{text}");
+    assert_omits(&text, &["ignores the options"]);
     std::fs::remove_dir_all(dir).unwrap();
 }
