@@ -8,7 +8,8 @@ mod common;
 use std::path::Path;
 
 use common::{
-    first_lines, marginal, refused, run_bounded, said, scratch, small_match, small_suite, spsa_once,
+    assert_names, first_lines, marginal, refused, run_bounded, said, scratch, small_match,
+    small_suite, spsa_once,
 };
 
 /// A tune's plot that links to its suite, and a match's settings record (beside its PGN) that
@@ -189,7 +190,7 @@ fn a_work_result_over_another_file_is_refused() {
         &dir,
         &["exists and is not a unit's result"],
     );
-    assert!(std::fs::read_to_string(&suite).unwrap().contains(" bm "));
+    assert_names(&std::fs::read_to_string(&suite).unwrap(), &[" bm "]);
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -270,10 +271,9 @@ fn a_forced_report_goes_only_over_a_json_file() {
     }
     let out = forced(&report);
     assert_eq!(out.status.code(), Some(0), "{}", said(&out));
-    assert!(
-        std::fs::read_to_string(&report)
-            .unwrap()
-            .contains("\"objective\"")
+    assert_names(
+        &std::fs::read_to_string(&report).unwrap(),
+        &["\"objective\""],
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -376,11 +376,8 @@ fn no_command_writes_over_one_of_its_inputs() {
     for args in &cases {
         let out = run_bounded(args, &dir);
         assert_eq!(out.code, Some(2), "marginal {args:?}: {}", out.stderr);
-        assert!(
-            out.stderr.contains("does not write over its input"),
-            "marginal {args:?}: {}",
-            out.stderr
-        );
+        // The output that is an input, and the fix.
+        assert_names(&out.stderr, &[args.last().unwrap(), "another output file"]);
     }
     let after: Vec<Vec<u8>> = [&suite, &book, &tuned, &unit]
         .iter()
@@ -428,11 +425,8 @@ fn no_command_replaces_an_existing_output_without_force() {
     for args in &cases {
         let o = run_bounded(args, &dir);
         assert_eq!(o.code, Some(2), "marginal {args:?}: {}", o.stderr);
-        assert!(
-            o.stderr.contains("results.json exists") && o.stderr.contains("--force"),
-            "marginal {args:?}: {}",
-            o.stderr
-        );
+        // The file, and the fix.
+        assert_names(&o.stderr, &[args.last().unwrap(), "exists", "--force"]);
         assert_eq!(std::fs::read_to_string(&existing).unwrap(), text);
         assert!(marginal::calibrate::report::read(&report).is_ok());
     }
@@ -480,11 +474,8 @@ fn a_hard_link_to_an_input_is_that_input() {
         &dir,
     );
     assert_eq!(o.code, Some(2), "{}", o.stderr);
-    assert!(
-        o.stderr.contains("does not write over its input"),
-        "{}",
-        o.stderr
-    );
+    // The output, the input it is, and the fix.
+    assert_names(&o.stderr, &[&s(&linked), &s(&suite), "another output file"]);
     assert_eq!(std::fs::read(&suite).unwrap(), before);
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -519,20 +510,16 @@ fn a_symbolic_link_as_output_is_followed_and_stays_a_link() {
             .file_type()
             .is_symlink()
     );
-    assert!(
-        std::fs::read_to_string(&real)
-            .unwrap()
-            .contains("setoption name")
+    assert_names(
+        &std::fs::read_to_string(&real).unwrap(),
+        &["setoption name"],
     );
     let dangling = dir.join("dangling.txt");
     std::os::unix::fs::symlink("made/later.txt", &dangling).unwrap();
     let o = run_bounded(&[&EXPORT[..], &[&s(&dangling)]].concat(), &dir);
     assert_eq!(o.code, Some(0), "{}", o.stderr);
-    assert!(
-        std::fs::read_to_string(dir.join("made/later.txt"))
-            .unwrap()
-            .contains("setoption name")
-    );
+    let made = std::fs::read_to_string(dir.join("made/later.txt")).unwrap();
+    assert_names(&made, &["setoption name"]);
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -561,12 +548,8 @@ fn an_output_where_no_file_can_be_made_fails_before_the_work() {
     ] {
         let o = run_bounded(&args, &dir);
         assert_eq!(o.code, Some(2), "{args:?}: {}", o.stderr);
-        assert!(
-            o.stderr
-                .contains("no file can be made in its directory /proc"),
-            "{args:?}: {}",
-            o.stderr
-        );
+        // The output, and the directory where no file can be made.
+        assert_names(&o.stderr, &[args.last().unwrap(), "directory /proc"]);
         assert!(o.stdout.is_empty(), "{args:?} worked first: {}", o.stdout);
     }
     std::fs::remove_dir_all(dir).unwrap();
@@ -588,9 +571,10 @@ fn a_users_file_where_the_plot_goes_is_kept() {
     std::fs::write(&svg, "MY NOTES\n").unwrap();
     let o = run_bounded(&["plot", &s(&tuned)], &dir);
     assert_eq!(o.code, Some(2), "{}", o.stderr);
-    for needle in ["mine.svg", "exists and is not a plot marginal drew"] {
-        assert!(o.stderr.contains(needle), "'{needle}' not in {}", o.stderr);
-    }
+    assert_names(
+        &o.stderr,
+        &[&s(&svg), "not a plot marginal drew", "--force"],
+    );
     assert_eq!(std::fs::read_to_string(&svg).unwrap(), "MY NOTES\n");
     let o = run_bounded(&["plot", &s(&tuned), "--force"], &dir);
     assert_eq!(o.code, Some(0), "{}", o.stderr);
@@ -600,10 +584,10 @@ fn a_users_file_where_the_plot_goes_is_kept() {
     std::fs::write(dir.join("mine-tuned.svg"), "MY NOTES\n").unwrap();
     let o = run_bounded(&["tune", "--out", &s(&out)], &dir);
     assert_eq!(o.code, Some(2), "{}", o.stderr);
-    assert!(
-        o.stderr.contains("is not a plot marginal drew"),
-        "{}",
-        o.stderr
+    let svg = dir.join("mine-tuned.svg");
+    assert_names(
+        &o.stderr,
+        &[&s(&svg), "not a plot marginal drew", "--force"],
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -635,11 +619,7 @@ fn a_resume_with_nothing_to_resume_keeps_an_existing_report() {
         &dir,
     );
     assert_eq!(o.code, Some(2), "{}", o.stderr);
-    assert!(
-        o.stderr.contains("exists: marginal does not replace it"),
-        "{}",
-        o.stderr
-    );
+    assert_names(&o.stderr, &["--json", &s(&precious), "exists", "--force"]);
     assert_eq!(std::fs::read_to_string(&precious).unwrap(), "precious\n");
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -683,11 +663,7 @@ fn another_calibrations_report_is_kept() {
         &dir,
     );
     assert_eq!(o.code, Some(2), "{}", o.stderr);
-    assert!(
-        o.stderr.contains("exists: marginal does not replace it"),
-        "{}",
-        o.stderr
-    );
+    assert_names(&o.stderr, &["--out", &s(&other), "exists", "--force"]);
     assert!(marginal::calibrate::report::read(&other).is_ok());
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -715,7 +691,7 @@ fn a_file_size_limit_is_named_with_the_file() {
     }
     let stderr = said(&out);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
-    assert!(stderr.contains("exported.json"), "{stderr}");
-    assert!(stderr.contains("ulimit -f"), "{stderr}");
+    // The file, and the limit that stopped it.
+    assert_names(&stderr, &[out_path.to_str().unwrap(), "ulimit -f"]);
     assert!(!out_path.exists() && !dir.join("exported.json.tmp").exists());
 }
