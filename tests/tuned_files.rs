@@ -7,7 +7,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{marginal, refused, said, scratch, shipped_tuned, small_suite};
+use common::{assert_names, marginal, refused, said, scratch, shipped_tuned, small_suite};
 use marginal::tune::file::TunedFile;
 
 #[test]
@@ -99,9 +99,9 @@ fn a_record_that_contradicts_itself_names_update_and_update_mends_it() {
         ],
     );
     let update = said(&marginal(&["check", &edited, "-q", "--update"], &dir));
-    assert!(
-        update.contains("its record did not match its own outcomes before the update"),
-        "{update}"
+    assert_names(
+        &update,
+        &[edited.as_str(), "record did not match its own outcomes"],
     );
     let out = marginal(&["check", &edited, "-q"], &dir);
     assert_eq!(out.status.code(), Some(0), "{}", said(&out));
