@@ -773,7 +773,7 @@ fn assert_names_the_engine(text: &str, format: &str) {
         text.contains(&header),
         "{format}: no '{header}' in:\n{text}"
     );
-    assert_omits(&text, &["bench"]);
+    assert_omits(text, &["bench"]);
     if format != "toml" {
         assert!(
             text.contains(&format!("{ENGINE_NAME}'s UCI option \"FutilityMargin\"")),
