@@ -767,7 +767,14 @@ fn a_mate_suite_without_mate_records_is_refused_before_any_work() {
             dir.join("cal.json").to_str().unwrap(),
         ],
         &dir,
-        &["none of its 8 positions has a mate record"],
+        // The option and file, what it lacks, and the fix (a mate suite, or no mates).
+        &[
+            "--mate-suite",
+            wac8.to_str().unwrap(),
+            "8 positions",
+            "data/suites/matetrack_short.epd",
+            "--objectives",
+        ],
     );
     let cached = dir.join("cache");
     assert!(
@@ -789,7 +796,7 @@ fn a_calibration_report_is_checked_before_any_work() {
     refused(
         &[&base[..], &["--out", state, "--state", state]].concat(),
         &dir,
-        &["is the --state directory"],
+        &["--out", state, "--state", "calibration.json"],
     );
     let report = dir.join("other.json");
     std::fs::copy(

@@ -520,7 +520,13 @@ fn games_with_a_book_shorter_than_the_pairs_are_refused() {
             "-q",
         ],
         &dir,
-        &["1 opening(s) in"],
+        // The book and its size, the pairs asked for, and the fix.
+        &[
+            one.to_str().unwrap(),
+            "1 opening(s)",
+            "--games 4",
+            "larger book",
+        ],
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -544,7 +550,12 @@ fn a_bad_book_is_refused_before_the_suites_are_measured() {
             book.to_str().unwrap(),
         ],
         &dir,
-        &["bad.epd: no usable opening positions"],
+        // The book, its first bad line and the value on it.
+        &[
+            &format!("{}:1:", book.display()),
+            "no usable opening",
+            "'garbage'",
+        ],
     );
     // Refused before the sets were measured: no figures of them.
     assert_omits(&said, &["validation ("]);
@@ -569,7 +580,13 @@ fn a_suite_edited_after_the_tune_names_the_way_forward() {
     common::refused(
         &["check", t.to_str().unwrap()],
         &dir,
-        &["restore that file", "`git checkout -- "],
+        // The tuned file, the suite, both hashes, and the fix.
+        &[
+            t.to_str().unwrap(),
+            suite.to_str().unwrap(),
+            "recorded",
+            "git checkout --",
+        ],
     );
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -31,13 +31,25 @@ fn an_output_linked_to_an_input_is_refused_even_with_force() {
     let t_json = s("t.json");
     let mut forced = spsa_once(suite.to_str().unwrap(), &t_json);
     forced.push("--force");
-    refused(&forced, &dir, &["its plot"]);
+    // The output, its plot, the input it is, and the fix.
+    let plot = [&s("t.svg"), suite.to_str().unwrap(), "another output file"];
+    refused(
+        &forced,
+        &dir,
+        &[&["--out", t_json.as_str()][..], &plot].concat(),
+    );
     std::os::unix::fs::symlink(dir.join("book.epd"), dir.join("m.pgn.match.json")).unwrap();
     let (book, pgn) = (s("book.epd"), s("m.pgn"));
     refused(
         &small_match(&book, &["--pgn", &pgn]),
         &dir,
-        &["its settings record"],
+        &[
+            "--pgn",
+            &pgn,
+            &s("m.pgn.match.json"),
+            &book,
+            "another output file",
+        ],
     );
     assert_eq!(std::fs::read(&suite).unwrap(), suite_text);
     assert_eq!(std::fs::read(dir.join("book.epd")).unwrap(), book_text);
@@ -52,10 +64,15 @@ fn a_plot_path_linked_to_its_tuned_file_is_named_as_a_link() {
     std::fs::copy(&tuned, dir.join("f.json")).unwrap();
     std::os::unix::fs::symlink(dir.join("f.json"), dir.join("f.svg")).unwrap();
     let f = dir.join("f.json");
+    let s = |name: &str| dir.join(name).to_str().unwrap().to_string();
     refused(
         &["plot", f.to_str().unwrap()],
         &dir,
-        &["the .svg there links to the tuned file"],
+        &[
+            &s("f.svg"),
+            "links to the tuned file",
+            "remove or move that link",
+        ],
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -71,7 +88,12 @@ fn a_tunes_plot_linked_to_its_own_tuned_file_is_refused() {
     refused(
         &spsa_once(suite.to_str().unwrap(), t.to_str().unwrap()),
         &dir,
-        &["would be the tuned file itself"],
+        &[
+            "--out",
+            t.to_str().unwrap(),
+            "the tuned file itself",
+            "remove or move that link",
+        ],
     );
     assert!(!t.exists());
     std::fs::remove_dir_all(dir).unwrap();
@@ -118,7 +140,13 @@ fn a_cache_dir_that_is_a_file_is_said_to_be_one() {
         "--cache-dir",
         afile.to_str().unwrap(),
     ];
-    refused(&args, &dir, &["is not a directory"]);
+    let what = [
+        "--cache-dir",
+        afile.to_str().unwrap(),
+        "not a directory",
+        "--no-cache",
+    ];
+    refused(&args, &dir, &what);
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -132,11 +160,16 @@ fn a_tuned_file_inside_the_checkpoint_directory_is_refused() {
     let (inside, ck) = (s("ck/args.json"), s("ck"));
     let mut args = spsa_once(suite_arg, &inside);
     args.extend(["--checkpoint", &ck]);
-    refused(&args, &dir, &["is inside (or is) the checkpoint directory"]);
+    // The output, the checkpoint it is in, and the fix.
+    refused(&args, &dir, &["--out", &inside, &ck, "outside it"]);
     let ck2 = s("ck2");
     let mut args = spsa_once(suite_arg, &ck2);
     args.extend(["--checkpoint", &ck2]);
-    refused(&args, &dir, &["is inside (or is) the checkpoint directory"]);
+    refused(
+        &args,
+        &dir,
+        &["--out", &ck2, "checkpoint directory", "outside it"],
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -151,7 +184,7 @@ fn a_matchs_report_linked_to_its_pgn_is_refused() {
     refused(
         &small_match(&book, &["--pgn", &pgn, "--json", &json]),
         &dir,
-        &["--json"],
+        &["--json", &json, &pgn, "another output file"],
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -172,7 +205,7 @@ fn a_pgn_path_holding_another_file_is_refused() {
     refused(
         &small_match(&book, &["--pgn", &tuned]),
         &dir,
-        &["exists and is not a PGN"],
+        &["--pgn", &tuned, "not a PGN", "name another file"],
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -188,7 +221,7 @@ fn a_work_result_over_another_file_is_refused() {
     refused(
         &["work", unit.to_str().unwrap(), "--out", kept],
         &dir,
-        &["exists and is not a unit's result"],
+        &["--out", kept, "not a unit's result", "name another file"],
     );
     assert_names(&std::fs::read_to_string(&suite).unwrap(), &[" bm "]);
     std::fs::remove_dir_all(dir).unwrap();
@@ -286,10 +319,8 @@ fn a_pgn_that_cannot_be_written_is_named() {
     refused(
         &[&args[..], &["--nodes", "300", "--pgn", "/dev/full"]].concat(),
         &dir,
-        &[
-            "cannot write the PGN file /dev/full (--pgn)",
-            "the whole pairs written before it failed are kept there",
-        ],
+        // The file, what is kept in it, and the way on.
+        &["/dev/full", "--pgn", "whole pairs", "kept", "--resume"],
     );
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -42,11 +42,12 @@ fn a_checkpoint_damaged_in_the_middle_is_refused_naming_the_line() {
     std::fs::write(&log, lines.join("\n") + "\n").unwrap();
     let mut again = args.to_vec();
     again.push("--force");
-    // The file and its line, and what is wrong with it.
+    // The file and its line, what is wrong with it, and the fix.
+    let at = format!("{}:2:", log.display());
     refused(
         &again,
         &dir,
-        &["evaluations.jsonl:2:", "not a record of this log"],
+        &[&at, "not a record of this log", "delete that line"],
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -95,7 +96,9 @@ fn a_checkpoint_of_another_run_names_the_options_that_differ() {
     let mut second = spsa_once(suite.to_str().unwrap(), &out_b);
     second[9] = "2";
     second.extend(["--checkpoint", &ck]);
-    refused(&second, &dir, &["--iterations 1 then, 2 now"]);
+    // The checkpoint, each option that differs with both values, and the way on.
+    let way_on = "another checkpoint directory";
+    refused(&second, &dir, &[&ck, "--iterations 1 then, 2 now", way_on]);
     let mut third = spsa_once(suite.to_str().unwrap(), &out_b);
     third.truncate(6);
     third.extend(["--design", "4", "--race-pairs", "0", "--out", &out_b]);
@@ -104,9 +107,11 @@ fn a_checkpoint_of_another_run_names_the_options_that_differ() {
         &third,
         &dir,
         &[
+            &ck,
             "--solver spsa then, race now",
             "--design default then, 4 now",
             "--race-pairs default then, [0] now",
+            way_on,
         ],
     );
     std::fs::remove_dir_all(dir).unwrap();
@@ -141,7 +146,11 @@ fn resume_of_what_is_no_checkpoint_says_what_it_is() {
     refused(
         &["tune", "--resume", here],
         &dir,
-        &["not a tune checkpoint", "no plan.json in it"],
+        &[
+            &format!("--resume {here}"),
+            "not a tune checkpoint",
+            "plan.json",
+        ],
     );
     let typo = dir.join("ck-typo");
     refused(
@@ -152,10 +161,7 @@ fn resume_of_what_is_no_checkpoint_says_what_it_is() {
     refused(
         &["tune", "--resume", suite.to_str().unwrap()],
         &dir,
-        &[
-            suite.to_str().unwrap(),
-            "a file, not a tune checkpoint directory",
-        ],
+        &["--resume", suite.to_str().unwrap(), "not a tune checkpoint"],
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -391,7 +397,14 @@ fn a_checkpoint_of_another_seed_is_refused_before_anything_is_written() {
     let finished = std::fs::read(dir.join("t.json")).unwrap();
     let other = bk_race(d, &["--seed", "3"]);
     let other: Vec<&str> = other.iter().map(String::as_str).collect();
-    refused(&other, &dir, &["belongs to another run"]);
+    // The checkpoint, the option that differs with both values, and the way on.
+    let ck = dir.join("ck");
+    let what = [
+        ck.to_str().unwrap(),
+        "--seed 1 then, 3 now",
+        "another checkpoint",
+    ];
+    refused(&other, &dir, &what);
     assert_eq!(std::fs::read(dir.join("t.json")).unwrap(), finished);
     std::fs::remove_dir_all(dir).unwrap();
 }
