@@ -164,7 +164,7 @@ fn each_rule_of_the_game_ends_it() {
 }
 
 #[test]
-fn adjudication_and_ply_cap() {
+fn games_end_by_resign_and_draw_adjudication_the_ply_cap_the_clock_and_illegal_moves() {
     let play = |white_score: i32, config: GameConfig| {
         let mut w = Scripted::new("W", &SHUFFLE);
         let mut b = Scripted::new("B", &BACK);
@@ -564,7 +564,7 @@ fn pgn_round_trip_with_an_independent_parser() {
 }
 
 #[test]
-fn command_level_match() {
+fn a_match_prints_its_score_plays_the_same_games_for_a_seed_and_refuses_bad_input() {
     let dir = std::env::temp_dir().join(format!("marginal-match-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let pgn = dir.join("games.pgn");
@@ -720,7 +720,7 @@ fn printed_numbers(text: &str, prefix: &str, count: usize) -> Vec<u64> {
 }
 
 #[test]
-fn command_level_match_json_report() {
+fn a_matchs_json_report_has_the_documented_fields_and_agrees_with_its_summary() {
     let dir = std::env::temp_dir().join(format!("marginal-match-json-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let json_path = dir.join("report.json");
