@@ -1338,12 +1338,10 @@ fn an_engine_that_ends_with_status_0_is_said_to_have_ended_not_crashed() {
         "a benchmark run",
     );
     // Ends with status 0 on `go`, then with status 3: ended, then crashed.
+    // The engine file, and how the first fault ended: the exit status, and what it lacked.
     for (status, want) in [
-        (
-            "0",
-            "first: engine ended (exit status 0) before sending `bestmove`",
-        ),
-        ("3", "first: engine crashed (exit status: 3)"),
+        ("0", &["ended", "exit status 0", "`bestmove`"][..]),
+        ("3", &["crashed", "exit status: 3"]),
     ] {
         let quitter = script(
             &dir,
@@ -1361,11 +1359,8 @@ fn an_engine_that_ends_with_status_0_is_said_to_have_ended_not_crashed() {
             ),
         )
         .unwrap();
-        user_error(
-            &suite_with(&["--engine", text(&file)]),
-            &[want],
-            "ends on go",
-        );
+        let what = [&[text(&file)][..], want].concat();
+        user_error(&suite_with(&["--engine", text(&file)]), &what, "ends on go");
     }
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -1377,55 +1372,51 @@ fn engine_file_values_of_the_wrong_type_name_the_key_the_value_and_what_it_takes
     let dir = scratch("external", "types");
     let bk = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/suites/bk.epd");
     let row = "\"futility_margin, FutilityMargin, 125, 0, 1500, 10, 0.002, 125\"";
-    let cases = [
+    // Each names the file and line, the key and the value as written (the element, for a
+    // list), and what it takes.
+    let cases: [(&str, &[&str]); 13] = [
         (
             "timeout_ms = -5",
-            "timeout_ms = -5: expected a whole number of milliseconds, at least 1",
+            &["timeout_ms = -5", "milliseconds", "at least 1"],
         ),
         (
             "timeout_ms = \"500\"",
-            "timeout_ms = \"500\": expected a whole number of milliseconds",
+            &["timeout_ms = \"500\"", "whole number of milliseconds"],
         ),
         (
             "timeout_ms = 2.5",
-            "timeout_ms = 2.5: expected a whole number of milliseconds",
+            &["timeout_ms = 2.5", "whole number of milliseconds"],
         ),
         (
             "timeout_ms = 9000000000000000000",
-            "timeout_ms = 9000000000000000000: expected a whole number of milliseconds, at least 1 and at most 86400000",
+            &["timeout_ms = 9000000000000000000", "at most 86400000"],
         ),
-        ("fresh = \"yes\"", "fresh = \"yes\": expected true or false"),
-        (
-            "deterministic = 1",
-            "deterministic = 1: expected true or false",
-        ),
-        ("name = 3", "name = 3: expected a string, the engine's name"),
+        ("fresh = \"yes\"", &["fresh = \"yes\"", "true or false"]),
+        ("deterministic = 1", &["deterministic = 1", "true or false"]),
+        ("name = 3", &["name = 3", "a string", "name"]),
         (
             "dir = false",
-            "dir = false: expected a string, the engine's working directory",
+            &["dir = false", "a string", "working directory"],
         ),
         (
             "args = \"uci\"",
-            "args = \"uci\": expected a list of strings, e.g. args = [\"uci\"]",
+            &["args = \"uci\"", "list of strings", "args = [\"uci\"]"],
         ),
         (
             "args = [\"uci\", 3]",
-            "args: element 2 is 3: expected a list of strings",
+            &["args", "element 2 is 3", "list of strings"],
         ),
-        (
-            "options = 4",
-            "options = 4: expected a table of UCI options",
-        ),
+        ("options = 4", &["options = 4", "table of UCI options"]),
         (
             "reference_options = [1]",
-            "reference_options = [1]: expected a table of UCI options",
+            &["reference_options = [1]", "table of UCI options"],
         ),
         (
             "options = { Hash = [16] }",
-            "[options] Hash = [16]: expected a string, number or boolean",
+            &["[options] Hash = [16]", "string, number or boolean"],
         ),
     ];
-    for (i, (line, want)) in cases.iter().enumerate() {
+    for (i, (line, takes)) in cases.iter().enumerate() {
         let file = dir.join(format!("e{i}.toml"));
         // The bad key on line 3.
         std::fs::write(
@@ -1434,33 +1425,35 @@ fn engine_file_values_of_the_wrong_type_name_the_key_the_value_and_what_it_takes
         )
         .unwrap();
         let out = marginal(&["suite", text(&bk), "--engine", text(&file)], &dir);
-        let needle = format!("e{i}.toml:3: {want}");
-        user_error(&out, &[&needle], line);
+        let at = format!("{}:3:", file.display());
+        user_error(&out, &[&[at.as_str()][..], takes].concat(), line);
         // The file's words, not the parser's.
         assert_omits(&String::from_utf8_lossy(&out.stderr), &["invalid", "u64"]);
     }
     // The lists of rows and the command: their lines too.
-    for (i, (text_, want)) in [
+    let cases: [(String, usize, &[&str]); 3] = [
         (
             "command = [\"x\"]\n".to_string(),
-            ":1: command = [\"x\"]: expected a string, the engine's program",
+            1,
+            &["command = [\"x\"]", "a string", "program"],
         ),
         (
             format!("command = \"x\"\nparams = {row}\n"),
-            ":2: params = \"futility_margin, FutilityMargin",
+            2,
+            &["params = \"futility_margin, FutilityMargin"],
         ),
         (
             "command = \"x\"\nparams = [1]\n".to_string(),
-            ":2: params: element 1 is 1: expected a list of rows, each a string \"name, uci option",
+            2,
+            &["params", "element 1 is 1", "list of rows"],
         ),
-    ]
-    .iter()
-    .enumerate()
-    {
+    ];
+    for (i, (text_, line, what)) in cases.iter().enumerate() {
         let file = dir.join(format!("c{i}.toml"));
         std::fs::write(&file, text_).unwrap();
         let out = marginal(&["suite", text(&bk), "--engine", text(&file)], &dir);
-        user_error(&out, &[&format!("c{i}.toml{want}")], text_);
+        let at = format!("{}:{line}:", file.display());
+        user_error(&out, &[&[at.as_str()][..], what].concat(), text_);
     }
     std::fs::remove_dir_all(dir).unwrap();
 }
