@@ -61,7 +61,8 @@ fn a_tip_for_a_margin_switched_off_names_the_assignment() {
     );
     let text = common::said(&out);
     assert_eq!(out.status.code(), Some(0), "{text}");
-    assert!(text.contains("turn it on with futility=1"), "{text}");
-    assert!(!text.contains("--set"), "{text}");
+    // The assignment that turns it on, and no option bench lacks.
+    common::assert_names(&text, &["futility=1"]);
+    common::assert_omits(&text, &["--set"]);
     std::fs::remove_dir_all(dir).unwrap();
 }

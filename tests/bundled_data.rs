@@ -37,7 +37,7 @@ fn bundled_data_is_found_from_anywhere() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(String::from_utf8_lossy(&out.stdout).contains("24 positions"));
+    common::assert_names(&String::from_utf8_lossy(&out.stdout), &["24 positions"]);
     // The default race (its book 8mvs_+90_+99) and a calibration (its two books, mate suite
     // and quality positions) run from anywhere too.
     let out = elsewhere(&[

@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::{first_lines, marginal, refused, said, scratch, small_suite};
+use common::{
+    assert_names, assert_omits, first_lines, marginal, refused, said, scratch, small_suite,
+};
 use serde_json::Value;
 
 /// A small position file for the quality objective: the first `n` lines of the bundled one.
@@ -138,12 +140,10 @@ fn a_calibration_reports_every_objective_and_repeats_by_seed() {
         );
         let kind = o["name"].as_str().unwrap().split(' ').next().unwrap();
         let svg = std::fs::read_to_string(dir.join(format!("a-{kind}.svg"))).unwrap();
-        assert!(svg.starts_with("<svg") && svg.contains("vs Elo"));
+        assert!(svg.starts_with("<svg"), "{svg}");
+        assert_names(&svg, &["vs Elo"]);
     }
-    assert!(
-        stdout.contains("pooled Elo") && stdout.contains("ceiling on rho"),
-        "{stdout}"
-    );
+    assert_names(&stdout, &["pooled Elo", "ceiling on rho"]);
     // The defaults are the yardstick, not a measured 0 with an interval of no width.
     let default_row = stdout.lines().find(|l| l.starts_with("default ")).unwrap();
     assert!(
@@ -196,9 +196,10 @@ fn killed_and_rerun_it_ends_with_the_same_report_and_an_added_objective_reuses_t
     } else {
         assert_eq!(cut.status.code(), Some(130));
         let stderr = String::from_utf8_lossy(&cut.stderr);
-        assert!(
-            stderr.contains("kept in") && stderr.contains("resumes"),
-            "{stderr}"
+        // Where the finished pairs are kept, and that the same command resumes.
+        assert_names(
+            &stderr,
+            &[dir.join("state-cut").to_str().unwrap(), "resumes"],
         );
         assert!((3..12).contains(&kept), "{kept} pairs kept");
     }
@@ -209,10 +210,12 @@ fn killed_and_rerun_it_ends_with_the_same_report_and_an_added_objective_reuses_t
         "{stdout}\n{}",
         String::from_utf8_lossy(&rerun.stderr)
     );
-    assert!(
-        cut.status.success() || stdout.contains("resuming from"),
-        "{stdout}"
-    );
+    if !cut.status.success() {
+        assert_names(
+            &stdout,
+            &["resuming", dir.join("state-cut").to_str().unwrap()],
+        );
+    }
     assert_eq!(
         report(&dir.join("whole.json")),
         report(&dir.join("cut.json"))
@@ -387,7 +390,13 @@ fn bad_input_is_refused_naming_the_value() {
     args[at + 1] = foreign.to_str().unwrap().into();
     let out = run(&args, &dir);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("is not a calibration report"));
+    // The file, what it is not, and the fix.
+    let what = [
+        foreign.to_str().unwrap(),
+        "not a calibration report",
+        "another --out",
+    ];
+    assert_names(&String::from_utf8_lossy(&out.stderr), &what);
     assert_eq!(
         std::fs::read_to_string(&foreign).unwrap(),
         "{\"format\": \"marginal-tuned/1\"}"
@@ -451,9 +460,10 @@ fn a_tuned_file_carries_its_calibration_and_check_shows_it() {
     let out = common::tune(&dir, &suite, 500, "u.json", &calibration);
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("none of its objectives") && stderr.contains("500 nodes"),
-        "{stderr}"
+    // The calibration, and the limit of this tune none of its objectives has.
+    assert_names(
+        &stderr,
+        &["--calibration", cal.to_str().unwrap(), "500 nodes"],
     );
     // A truncated or foreign file is refused, naming it.
     let truncated = dir.join("truncated.json");
@@ -466,9 +476,9 @@ fn a_tuned_file_carries_its_calibration_and_check_shows_it() {
         let out = common::tune(&dir, &suite, 400, "w.json", &args);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{stderr}");
-        assert!(
-            stderr.contains(bad.to_str().unwrap()) && stderr.contains("not a calibration report"),
-            "{stderr}"
+        assert_names(
+            &stderr,
+            &[bad.to_str().unwrap(), "not a calibration report"],
         );
     }
     // Without one, the file says so plainly.
@@ -477,7 +487,9 @@ fn a_tuned_file_carries_its_calibration_and_check_shows_it() {
     let tuned: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("v.json")).unwrap()).unwrap();
     assert_eq!(tuned["calibration"]["status"], "none");
-    assert!(String::from_utf8_lossy(&out.stdout).contains("calibration: no calibration of"));
+    // It names the objective that has none, and the fix.
+    let what = ["suite objective at 400 nodes", "marginal calibrate"];
+    assert_names(&String::from_utf8_lossy(&out.stdout), &what);
 }
 
 #[test]
@@ -647,57 +659,36 @@ fn a_state_directory_of_other_files_is_refused_and_a_calibrations_resumes() {
         "{}",
         String::from_utf8_lossy(&again.stderr)
     );
-    assert!(
-        String::from_utf8_lossy(&again.stdout).contains("resuming from"),
-        "{}",
-        String::from_utf8_lossy(&again.stdout)
-    );
+    assert_names(&String::from_utf8_lossy(&again.stdout), &["resuming"]);
 }
 
 /// B103: each malformed --objectives entry is refused (exit 2) with its actual problem.
 #[test]
 fn malformed_objectives_are_refused_with_their_actual_problem() {
     let dir = scratch("calibrate", "objectives");
-    for (spec, expect) in [
+    // Each names the option, the entry or part at fault, and what it takes instead.
+    for (spec, what) in [
         (
             "suite:depth=3:nodes=5",
-            "'depth=3:nodes=5' is more than one limit: an objective takes one, nodes=N or depth=D",
-        ),
-        ("suite:depth=3 nodes=5", "is more than one limit"),
-        (
-            "suite:depth=3,nodes=5",
-            "'nodes=5' is a limit without its objective: write KIND:nodes=5",
-        ),
-        ("suite:", "nothing after ':'"),
-        ("suite:nodes", "'nodes' has no value: nodes=N"),
-        (
-            "suite:nodes=",
-            "'nodes=' has no value: nodes=N takes a whole number of nodes, at least 1",
+            &["'depth=3:nodes=5'", "nodes=N or depth=D"][..],
         ),
         (
-            "suite:nodes=abc",
-            "'abc' is not a whole number: nodes=N takes a whole number",
+            "suite:depth=3 nodes=5",
+            &["'depth=3 nodes=5'", "nodes=N or depth=D"],
         ),
-        (
-            "suite:nodes=0",
-            "nodes=0 is out of range: nodes=N takes a whole number of nodes, at least 1",
-        ),
-        ("suite:nodes=-5", "nodes=-5 is out of range"),
-        (
-            "suite:depth=101",
-            "depth=101 is out of range: depth=D takes a whole number of plies, 1 to 100",
-        ),
-        (
-            "suite:time=5",
-            "'time' is not a limit: give nodes=N or depth=D",
-        ),
-        (
-            "speed",
-            "'speed' is not an objective: the kinds are suite, quality and mates",
-        ),
-        ("speed:nodes=abc", "'speed' is not an objective"),
-        (":nodes=5", "no objective before ':': give KIND"),
-        ("suite,,mates", "no objective (a comma too many?)"),
+        ("suite:depth=3,nodes=5", &["'nodes=5'", "KIND:nodes=5"]),
+        ("suite:", &["'suite:'", "nodes=N or depth=D"]),
+        ("suite:nodes", &["'nodes'", "nodes=N"]),
+        ("suite:nodes=", &["'nodes='", "nodes=N", "at least 1"]),
+        ("suite:nodes=abc", &["'abc'", "whole number"]),
+        ("suite:nodes=0", &["nodes=0", "at least 1"]),
+        ("suite:nodes=-5", &["nodes=-5", "at least 1"]),
+        ("suite:depth=101", &["depth=101", "1 to 100"]),
+        ("suite:time=5", &["'time'", "nodes=N or depth=D"]),
+        ("speed", &["'speed'", "suite, quality and mates"]),
+        ("speed:nodes=abc", &["'speed'", "suite, quality and mates"]),
+        (":nodes=5", &["':'", "KIND"]),
+        ("suite,,mates", &["comma", "KIND"]),
     ] {
         let args = with(
             tiny(&dir, "x.json", &dir.join("state")),
@@ -707,9 +698,8 @@ fn malformed_objectives_are_refused_with_their_actual_problem() {
         let out = run(&args, &dir);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{spec}: {stderr}");
-        assert!(stderr.contains("--objectives '"), "{spec}: {stderr}");
-        assert!(stderr.contains(expect), "{spec}: {stderr}");
-        assert!(!stderr.contains("positive integer"), "{spec}: {stderr}");
+        assert_names(&stderr, &[&["--objectives '"][..], what].concat());
+        assert_omits(&stderr, &["positive integer"]);
     }
 }
 
@@ -740,13 +730,11 @@ fn max_faults_that_is_not_a_whole_number_is_refused_plainly() {
         let out = marginal(args, &dir);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-        for part in ["--max-faults", expect, "a whole number (0: never give up)"] {
-            assert!(stderr.contains(part), "{args:?}: {part}: {stderr}");
-        }
-        assert!(
-            !stderr.contains("invalid digit") && !stderr.contains("target type"),
-            "{stderr}"
+        assert_names(
+            &stderr,
+            &["--max-faults", expect, "whole number", "0: never give up"],
         );
+        assert_omits(&stderr, &["invalid digit", "target type"]);
     }
     for ok in ["0", "3"] {
         let out = marginal(&["--max-faults", ok, "params"], &dir);
@@ -779,7 +767,14 @@ fn a_mate_suite_without_mate_records_is_refused_before_any_work() {
             dir.join("cal.json").to_str().unwrap(),
         ],
         &dir,
-        &["none of its 8 positions has a mate record"],
+        // The option and file, what it lacks, and the fix (a mate suite, or no mates).
+        &[
+            "--mate-suite",
+            wac8.to_str().unwrap(),
+            "8 positions",
+            "data/suites/matetrack_short.epd",
+            "--objectives",
+        ],
     );
     let cached = dir.join("cache");
     assert!(
@@ -801,7 +796,7 @@ fn a_calibration_report_is_checked_before_any_work() {
     refused(
         &[&base[..], &["--out", state, "--state", state]].concat(),
         &dir,
-        &["is the --state directory"],
+        &["--out", state, "--state", "calibration.json"],
     );
     let report = dir.join("other.json");
     std::fs::copy(
@@ -812,9 +807,9 @@ fn a_calibration_report_is_checked_before_any_work() {
     let text = refused(
         &[&base[..], &["--out", report.to_str().unwrap()]].concat(),
         &dir,
-        &["exists: marginal does not replace it"],
+        &[report.to_str().unwrap(), "exists", "--out"],
     );
-    assert!(!text.contains("preparing"), "{text}");
+    assert_omits(&text, &["preparing"]);
     assert!(!dir.join("cache").exists(), "the reference searches ran");
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -832,15 +827,16 @@ fn a_prediction_counts_the_scatter_and_names_an_extrapolation() {
     assert_eq!(out.status.code(), Some(0), "{}", said(&out));
     let note = said(&out);
     // What is withheld, why, and the value that lies outside.
-    for needle in [
-        "no prediction for this set",
-        "outside the region the calibration's sets were drawn from",
-        "futility_margin 16 < 31",
-    ] {
-        assert!(note.contains(needle), "'{needle}' not in {note}");
-    }
+    assert_names(
+        &note,
+        &[
+            "no prediction",
+            "outside the region",
+            "futility_margin 16 < 31",
+        ],
+    );
     // No Elo figure is given for it in the note (the extrapolation is no estimate).
-    assert!(!note.contains("predicted "), "{note}");
+    assert_omits(&note, &["predicted "]);
     let file: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(
             Path::new(env!("CARGO_MANIFEST_DIR")).join("tuned/race-seed2.json"),

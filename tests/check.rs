@@ -7,7 +7,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::{marginal, scratch};
+use common::{assert_names, assert_omits, marginal, scratch};
 use marginal::check::{CheckReport, FindingKind, GamesCheck, Verdict};
 use marginal::params::PARAMS;
 use serde_json::Value;
@@ -110,18 +110,14 @@ fn a_set_at_its_minimum_margins_is_caught_and_the_changed_positions_are_named() 
     let (out, r) = check_with_report(&dir, &file);
     let said = text(&out);
     assert_eq!(out.status.code(), Some(1), "{said}");
-    assert!(said.contains("verdict: regressed"), "{said}");
-    assert!(said.contains("the file was edited"), "{said}");
-    assert!(said.contains("data/suites/wac.epd"), "{said}");
-    assert!(!r.margins_as_measured);
-    // The last word names the edit and the way to record it (campaign 18 H029).
-    assert!(
-        said.contains(&format!(
-            "its margins are not the ones its figures were measured with (edited since the run), so the figures moved with the edit: if the edit was deliberate, `marginal check {} --update` records the figures of these margins",
-            file.display()
-        )),
-        "{said}"
+    // The verdict, the suite whose positions changed, and (campaign 18 H029) the last word
+    // names the edit and the command that records it.
+    let record = format!("marginal check {} --update", file.display());
+    assert_names(
+        &said,
+        &["regressed", "edited", "data/suites/wac.epd", &record],
     );
+    assert!(!r.margins_as_measured);
     assert!(
         r.findings
             .iter()
@@ -153,10 +149,8 @@ fn a_worse_set_under_another_engine_fails_on_the_statistics() {
     let (out, r) = check_with_report(&dir, &file);
     let said = text(&out);
     assert_eq!(out.status.code(), Some(1), "{said}");
-    assert!(
-        said.contains("differs from the file's 0123456789abcdef"),
-        "{said}"
-    );
+    // It names the recorded signature and says it judges by the statistics.
+    assert_names(&said, &["0123456789abcdef", "statistics"]);
     assert!(!r.engine.same);
     let kinds: Vec<FindingKind> = r.findings.iter().map(|f| f.kind).collect();
     assert!(!kinds.contains(&FindingKind::NotReproduced), "{kinds:?}");
@@ -170,11 +164,7 @@ fn a_worse_set_under_another_engine_fails_on_the_statistics() {
         .iter()
         .find(|f| f.kind == FindingKind::FewerSolved)
         .unwrap();
-    assert!(
-        fewer.message.contains("data/suites/ecm.epd"),
-        "{}",
-        fewer.message
-    );
+    assert_names(&fewer.message, &["data/suites/ecm.epd"]);
 }
 
 #[test]
@@ -187,38 +177,37 @@ fn unusable_files_are_exit_2_naming_the_file_and_line() {
         let out = marginal(&["check", path.to_str().unwrap()], &dir);
         let said = text(&out);
         assert_eq!(out.status.code(), Some(2), "{name}: {said}");
-        assert!(said.contains(path.to_str().unwrap()), "{name}: {said}");
         said
     };
+    let at = |name: &str, line: usize| format!("{}:{line}:", dir.join(name).display());
     // Corrupt: a stray character on line 3.
     let corrupt = good.replacen("\"margins\": {", "\"margins\": {]", 1);
-    assert!(run("corrupt.json", &corrupt).contains("corrupt.json:3:"));
+    assert_names(&run("corrupt.json", &corrupt), &[&at("corrupt.json", 3)]);
     // Truncated half way: the error names the last line.
     let half = &good[..good.len() / 2];
     let said = run("truncated.json", half);
-    assert!(
-        said.contains(&format!("truncated.json:{}:", half.lines().count())),
-        "{said}"
-    );
-    // A future version of the format.
+    assert_names(&said, &[&at("truncated.json", half.lines().count())]);
+    // A future version of the format: the version it holds, the one read, the fix.
     let future = good.replacen("marginal-tuned/1", "marginal-tuned/2", 1);
     let said = run("future.json", &future);
-    assert!(said.contains("future.json:2:"), "{said}");
-    assert!(said.contains("newer marginal"), "{said}");
+    let versions = ["marginal-tuned/2", "marginal-tuned/1", "newer marginal"];
+    assert_names(
+        &said,
+        &[&[at("future.json", 2).as_str()][..], &versions].concat(),
+    );
     // A margin out of its range, on its own line.
     let line = good
         .lines()
-        .position(|l| l.contains("\"razor_margin\""))
+        .position(|l| l.starts_with("    \"razor_margin\""))
         .unwrap()
         + 1;
     let bad = good.replacen("\"razor_margin\": 989", "\"razor_margin\": 99999", 1);
     let said = run("range.json", &bad);
-    assert!(said.contains(&format!("range.json:{line}:")), "{said}");
-    assert!(said.contains("99999"), "{said}");
+    assert_names(&said, &[&at("range.json", line), "razor_margin", "99999"]);
     // Missing.
     let out = marginal(&["check", "tuned/no-such.json"], &dir);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out).contains("tuned/no-such.json"));
+    assert_names(&text(&out), &["tuned/no-such.json"]);
 }
 
 #[test]
@@ -249,13 +238,13 @@ fn changed_or_missing_suites_are_exit_2() {
     let out = run_in(&dir);
     let said = text(&out);
     assert_eq!(out.status.code(), Some(2), "{said}");
-    assert!(said.contains("data/suites/wac.epd changed"), "{said}");
-    assert!(said.contains("be02b2a0960f8a30"), "recorded hash: {said}");
+    // The suite and its recorded hash.
+    assert_names(&said, &["data/suites/wac.epd", "be02b2a0960f8a30"]);
     // Found through the tuned file's directory too (the working directory is elsewhere).
     let elsewhere = scratch("check", "elsewhere");
     let out = run_in(&elsewhere);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out).contains("changed"), "{}", text(&out));
+    assert_names(&text(&out), &["data/suites/wac.epd", "be02b2a0960f8a30"]);
     // Missing: neither here, nor beside the file, nor bundled in the binary.
     let mut gone = shipped("spsa-suite.json");
     for side in ["training", "validation"] {
@@ -269,7 +258,10 @@ fn changed_or_missing_suites_are_exit_2() {
         .unwrap();
     let said = text(&out);
     assert_eq!(out.status.code(), Some(2), "{said}");
-    assert!(said.contains("suite suites/gone.epd not found"), "{said}");
+    assert_names(
+        &said,
+        &[gone.to_str().unwrap(), "suites/gone.epd", "not found"],
+    );
     // A bundled suite missing from disk is read from the binary: the record holds.
     std::fs::remove_file(dir.join("data/suites/wac.epd")).unwrap();
     let out = run_in(&dir);
@@ -287,10 +279,8 @@ fn changed_or_missing_suites_are_exit_2() {
         .unwrap();
     let said = text(&out);
     assert_eq!(out.status.code(), Some(2), "{said}");
-    assert!(
-        said.contains("training positions: 805 from the suites now, 810 recorded"),
-        "{said}"
-    );
+    // The side, the count now and the count recorded.
+    assert_names(&said, &["training", "805", "810"]);
 }
 
 #[test]
@@ -307,7 +297,7 @@ fn update_records_outcomes_and_a_deliberate_change() {
     let file = write(&dir, "old.json", &old);
     let out = marginal(&["check", file.to_str().unwrap()], &dir);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    assert!(text(&out).contains("--update"));
+    assert_names(&text(&out), &[file.to_str().unwrap(), "--update"]);
     let out = marginal(&["check", file.to_str().unwrap(), "--update"], &dir);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     // It now holds what the shipped file holds (the same engine measured both), up to the
@@ -329,7 +319,7 @@ fn update_records_outcomes_and_a_deliberate_change() {
     let changed = write(&dir, "changed.json", &with_tuned_margins(|min, _| min));
     let out = marginal(&["check", changed.to_str().unwrap(), "--update"], &dir);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    assert!(text(&out).contains("it had regressed"), "{}", text(&out));
+    assert_names(&text(&out), &[changed.to_str().unwrap(), "regressed"]);
     let out = marginal(&["check", changed.to_str().unwrap()], &dir);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
 }
@@ -363,7 +353,7 @@ fn games_add_a_non_regression_sprt() {
         1,
         "{said}"
     );
-    assert!(said.contains("SPRT nElo [-1.75, 0.25]"), "{said}");
+    assert_names(&said, &["SPRT", "-1.75", "0.25"]);
     assert_eq!(games.report.games, 4);
     // The books of a confirmation: both balanced books and UHO, pairs in turn.
     assert_eq!(games.openings.len(), 3, "{:?}", games.openings);
@@ -387,7 +377,7 @@ fn games_play_the_books_given_and_not_the_tuning_book() {
     let (_, games) = check_games(&dir, "tuned/spsa-games.json", "2", &[], "games.json");
     let played = games.openings;
     assert_eq!(played.len(), 2, "{played:?}");
-    assert!(!played.iter().any(|b| b.contains("UHO")), "{played:?}");
+    assert_omits(&played.join(" "), &["UHO"]);
 
     let book = root().join("data/openings/8mvs_+90_+99_1k.epd");
     let (said, games) = check_games(
@@ -397,7 +387,7 @@ fn games_play_the_books_given_and_not_the_tuning_book() {
         &["--openings", book.to_str().unwrap()],
         "given.json",
     );
-    assert!(said.contains("8mvs_+90_+99_1k.epd"), "{said}");
+    assert_names(&said, &["8mvs_+90_+99_1k.epd"]);
     assert_eq!(games.openings.len(), 1);
 
     let out = marginal(
@@ -413,7 +403,7 @@ fn games_play_the_books_given_and_not_the_tuning_book() {
     );
     let said = text(&out);
     assert_eq!(out.status.code(), Some(2), "{said}");
-    assert!(said.contains("no-such.epd"), "{said}");
+    assert_names(&said, &["no-such.epd"]);
 }
 
 /// An interrupted `check --games` keeps the pairs that finished (in the cache): the rerun says
@@ -451,16 +441,11 @@ fn an_interrupted_games_check_keeps_its_pairs() {
         .unwrap();
     let cut = common::interrupt_when(child, std::time::Duration::from_secs(300), || pairs() >= 3);
     let stderr = String::from_utf8_lossy(&cut.stderr);
-    assert!(
-        stderr.contains("the game pairs (--games) that finished are kept in the cache"),
-        "{stderr}"
-    );
+    assert_names(&stderr, &["--games", "kept in the cache"]);
     let kept = std::fs::read_to_string(record().expect("the record is kept")).unwrap();
     let (said, games) = check_games(&dir, "tuned/spsa-suite.json", "60", &[], "report.json");
-    assert!(
-        said.contains("games: resuming from ") && said.contains(" of 30 pairs played before"),
-        "{said}"
-    );
+    // Where it resumes from and how many of the pairs were played.
+    assert_names(&said, &["resuming", cache.to_str().unwrap(), "of 30 pairs"]);
     assert_eq!(games.report.games, 60);
     let kept_results: Vec<&str> = kept
         .lines()
@@ -491,11 +476,11 @@ fn games_are_played_when_the_cache_cannot_keep_them() {
         .unwrap();
     let said = text(&out);
     assert_eq!(out.status.code(), Some(0), "{said}");
-    assert!(
-        said.contains("warning: the games cannot be kept in /dev/null/cache/check-games-"),
-        "{said}"
+    // The place that cannot hold them, then the games.
+    assert_names(
+        &said,
+        &["warning", "/dev/null/cache/check-games-", "2 games"],
     );
-    assert!(said.contains("2 games: +"), "{said}");
 }
 
 /// `check --update` of a file that holds changes nothing in it, and says so.
@@ -507,10 +492,9 @@ fn update_of_a_file_that_holds_leaves_it_as_it_is() {
     std::fs::write(&same, &text).unwrap();
     let out = marginal(&["check", same.to_str().unwrap(), "--update", "-q"], &dir);
     assert_eq!(out.status.code(), Some(0), "{}", common::said(&out));
-    assert!(
-        common::said(&out).contains("the file is left as it is"),
-        "{}",
-        common::said(&out)
+    assert_names(
+        &common::said(&out),
+        &[same.to_str().unwrap(), "left as it is"],
     );
     assert_eq!(std::fs::read_to_string(&same).unwrap(), text);
     std::fs::remove_dir_all(dir).unwrap();
@@ -536,7 +520,13 @@ fn games_with_a_book_shorter_than_the_pairs_are_refused() {
             "-q",
         ],
         &dir,
-        &["1 opening(s) in"],
+        // The book and its size, the pairs asked for, and the fix.
+        &[
+            one.to_str().unwrap(),
+            "1 opening(s)",
+            "--games 4",
+            "larger book",
+        ],
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -560,12 +550,15 @@ fn a_bad_book_is_refused_before_the_suites_are_measured() {
             book.to_str().unwrap(),
         ],
         &dir,
-        &["bad.epd: no usable opening positions"],
+        // The book, its first bad line and the value on it.
+        &[
+            &format!("{}:1:", book.display()),
+            "no usable opening",
+            "'garbage'",
+        ],
     );
-    assert!(
-        !said.contains("validation ("),
-        "measured before the book was read: {said}"
-    );
+    // Refused before the sets were measured: no figures of them.
+    assert_omits(&said, &["validation ("]);
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -587,7 +580,13 @@ fn a_suite_edited_after_the_tune_names_the_way_forward() {
     common::refused(
         &["check", t.to_str().unwrap()],
         &dir,
-        &["restore that file", "`git checkout -- "],
+        // The tuned file, the suite, both hashes, and the fix.
+        &[
+            t.to_str().unwrap(),
+            suite.to_str().unwrap(),
+            "recorded",
+            "git checkout --",
+        ],
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -616,10 +615,6 @@ fn a_check_shows_its_progress() {
         "{stderr}"
     );
     let quiet = marginal(&["check", t, "-q"], &dir);
-    assert!(
-        !text(&quiet).contains("positions of the sets"),
-        "{}",
-        text(&quiet)
-    );
+    assert_omits(&text(&quiet), &["positions of the sets"]);
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -60,7 +60,7 @@ fn uci(m: &shakmaty::Move) -> String {
 }
 
 #[test]
-fn wac() {
+fn wac_loads_all_300_positions_with_their_moves_and_ids() {
     let suite = load("wac.epd");
     assert!(suite.skipped.is_empty());
     assert_eq!(suite.records.len(), 300);
@@ -84,7 +84,7 @@ fn wac() {
 }
 
 #[test]
-fn bratko_kopec() {
+fn bratko_kopec_loads_its_24_positions_numbered_in_order() {
     let suite = load("bk.epd");
     assert!(suite.skipped.is_empty());
     assert_eq!(suite.records.len(), 24);
@@ -103,14 +103,14 @@ fn bratko_kopec() {
 }
 
 #[test]
-fn ecm() {
+fn ecm_loads_all_879_positions() {
     let suite = load("ecm.epd");
     assert!(suite.skipped.is_empty());
     assert_eq!(suite.records.len(), 879);
 }
 
 #[test]
-fn sts() {
+fn sts_loads_1500_positions_whose_best_moves_score_the_most_points() {
     let suite = load("sts.epd");
     assert!(suite.skipped.is_empty());
     // 15 themes of 100 positions (the data README says 1499 because the

@@ -22,8 +22,8 @@ use marginal::tune::file::TunedFile;
 
 mod common;
 use common::compile::{STRICT_C, assignments, c_compiler, run_ok, run_rust_main, rustc};
-use common::scratch;
 use common::uci_engine::{margin_lines, refused, uci_session};
+use common::{assert_names, scratch};
 
 /// The fixture, relative to the crate root (the path as given appears in the headers).
 const FIXTURE: &str = "tests/golden/export/tuned.json";
@@ -321,9 +321,9 @@ fn uci_output_sets_every_tuned_option_in_marginal_uci() {
     let (head, _) = first.rsplit_once(' ').unwrap();
     let session = uci_session(&format!("{first}\n{head} 99999\nd\n"));
     assert!(
-        session
-            .iter()
-            .any(|l| l.starts_with("info string") && l.contains("99999 is outside [0, 1500]")),
+        session.iter().any(|l| l.starts_with("info string")
+            && l.contains("99999")
+            && l.contains("[0, 1500]")),
         "{session:?}"
     );
     let [after] = &margin_lines(&session)[..] else {
@@ -355,7 +355,7 @@ fn out_writes_the_same_text_atomically_and_names_the_include_guard() {
         let written = std::fs::read_to_string(&path).unwrap();
         let stdout = exported(&["--format", format]);
         if format == "c" {
-            assert!(written.contains("#ifndef MARGINS_H\n#define MARGINS_H\n"));
+            assert_names(&written, &["#ifndef MARGINS_H\n#define MARGINS_H\n"]);
             assert!(written.ends_with("#endif /* MARGINS_H */\n"));
             assert_eq!(written.replace("MARGINS_H", "MARGINAL_TUNED_H"), stdout);
         } else {
@@ -541,9 +541,9 @@ fn a_races_export_counts_its_evaluations() {
         &dir,
     );
     let text = common::said(&out);
-    assert!(
-        text.contains("race on the suite objective, seed 2, 72 evaluations"),
-        "{text}"
+    assert_names(
+        &text,
+        &["race", "suite objective", "seed 2", "72 evaluations"],
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -574,10 +574,8 @@ fn a_margin_that_does_nothing_under_its_switch_is_said() {
         let out = common::marginal(&args, &dir);
         let text = common::said(&out);
         assert_eq!(out.status.code(), Some(0), "{text}");
-        assert!(
-            text.contains("futility_margin is 2 but does nothing while futility is off"),
-            "{args:?}: {text}"
-        );
+        // The row and its value, and the switch that is off.
+        assert_names(&text, &["futility_margin", "2", "futility is off"]);
     }
     std::fs::remove_dir_all(dir).unwrap();
 }

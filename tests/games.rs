@@ -29,7 +29,7 @@ use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Move, Position};
 
 mod common;
-use common::{first_lines, marginal, run_bounded, said, scratch};
+use common::{assert_names, first_lines, marginal, run_bounded, said, scratch};
 
 /// Plays a fixed list of UCI moves (then the first legal move), reporting a fixed score, after
 /// an optional delay.
@@ -164,7 +164,7 @@ fn each_rule_of_the_game_ends_it() {
 }
 
 #[test]
-fn adjudication_and_ply_cap() {
+fn games_end_by_resign_and_draw_adjudication_the_ply_cap_the_clock_and_illegal_moves() {
     let play = |white_score: i32, config: GameConfig| {
         let mut w = Scripted::new("W", &SHUFFLE);
         let mut b = Scripted::new("B", &BACK);
@@ -564,7 +564,7 @@ fn pgn_round_trip_with_an_independent_parser() {
 }
 
 #[test]
-fn command_level_match() {
+fn a_match_prints_its_score_plays_the_same_games_for_a_seed_and_refuses_bad_input() {
     let dir = std::env::temp_dir().join(format!("marginal-match-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let pgn = dir.join("games.pgn");
@@ -603,16 +603,12 @@ fn command_level_match() {
         "{stdout}{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(stdout.contains("games 4: A +"), "{stdout}");
-    assert!(
-        stdout.contains("pentanomial [LL LD WL+DD WD WW]"),
-        "{stdout}"
+    // The games, the pentanomial, the SPRT with its bounds and errors, the speed.
+    let sprt = ["SPRT", "[0, 5]", "alpha 0.05", "beta 0.05", "LLR"];
+    assert_names(
+        &stdout,
+        &[&["games 4:", "pentanomial", "games/min"][..], &sprt].concat(),
     );
-    assert!(
-        stdout.contains("SPRT nElo [0, 5], alpha 0.05, beta 0.05: LLR"),
-        "{stdout}"
-    );
-    assert!(stdout.contains("games/min"), "{stdout}");
     let text = std::fs::read_to_string(&pgn).unwrap();
     assert_eq!(text.matches("[Event ").count(), 4);
     // Same seed, same games (into another file: an existing PGN is never written over).
@@ -640,10 +636,7 @@ fn command_level_match() {
     ] {
         let out = run(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
-        assert!(
-            String::from_utf8_lossy(&out.stderr).contains(expected),
-            "{args:?}"
-        );
+        assert_names(&String::from_utf8_lossy(&out.stderr), &[expected]);
     }
     let out = Command::new(env!("CARGO_BIN_EXE_marginal"))
         .args(["match", "--a", "nonsense", "--b", "off"])
@@ -663,9 +656,7 @@ fn command_level_match() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("cannot read opening book no/such/book.epd")
-    );
+    assert_names(&String::from_utf8_lossy(&out.stderr), &["no/such/book.epd"]);
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -729,7 +720,7 @@ fn printed_numbers(text: &str, prefix: &str, count: usize) -> Vec<u64> {
 }
 
 #[test]
-fn command_level_match_json_report() {
+fn a_matchs_json_report_has_the_documented_fields_and_agrees_with_its_summary() {
     let dir = std::env::temp_dir().join(format!("marginal-match-json-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let json_path = dir.join("report.json");
@@ -883,8 +874,7 @@ fn command_level_match_json_report() {
     let out = run(&bad);
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("--json"), "{stderr}");
-    assert!(stderr.contains(&bad.display().to_string()), "{stderr}");
+    assert_names(&stderr, &["--json", bad.to_str().unwrap()]);
     assert!(
         out.stdout.is_empty(),
         "{}",
@@ -977,11 +967,8 @@ fn a_match_of_a_set_against_itself_says_it_measures_nothing() {
         &dir,
     );
     assert_eq!(out.status.code(), Some(0), "{}", said(&out));
-    assert!(
-        said(&out).contains("can only measure 0 Elo"),
-        "{}",
-        said(&out)
-    );
+    // Both sides, named, and what such a match can measure.
+    assert_names(&said(&out), &["--a 'default'", "--b 'default'", "0 Elo"]);
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -1035,6 +1022,6 @@ fn odd_games_are_rounded_up_to_a_whole_pair_and_said() {
         &dir,
     );
     assert_eq!(out.code, Some(0), "{}", out.stderr);
-    assert!(out.stdout.contains("rounded up to 2"), "{}", out.stdout);
+    assert_names(&out.stdout, &["--games 1", "rounded up to 2"]);
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -73,10 +73,13 @@ fn hash_tables_past_the_machines_memory_are_refused_up_front() {
             "16384",
         ],
         &dir,
+        // The option and value, the memory it asks for, and the fixes.
         &[
             "--hash 16384",
-            "2 tables of 16384 MB at once (32768 MB)",
-            "are more than the ",
+            "32768 MB",
+            "MemAvailable",
+            "smaller --hash",
+            "fewer threads",
         ],
     );
     std::fs::remove_dir_all(dir).unwrap();

@@ -8,7 +8,8 @@ mod common;
 use std::path::Path;
 
 use common::{
-    first_lines, marginal, refused, run_bounded, said, scratch, small_match, small_suite, spsa_once,
+    assert_names, first_lines, marginal, refused, run_bounded, said, scratch, small_match,
+    small_suite, spsa_once,
 };
 
 /// A tune's plot that links to its suite, and a match's settings record (beside its PGN) that
@@ -30,13 +31,25 @@ fn an_output_linked_to_an_input_is_refused_even_with_force() {
     let t_json = s("t.json");
     let mut forced = spsa_once(suite.to_str().unwrap(), &t_json);
     forced.push("--force");
-    refused(&forced, &dir, &["its plot"]);
+    // The output, its plot, the input it is, and the fix.
+    let plot = [&s("t.svg"), suite.to_str().unwrap(), "another output file"];
+    refused(
+        &forced,
+        &dir,
+        &[&["--out", t_json.as_str()][..], &plot].concat(),
+    );
     std::os::unix::fs::symlink(dir.join("book.epd"), dir.join("m.pgn.match.json")).unwrap();
     let (book, pgn) = (s("book.epd"), s("m.pgn"));
     refused(
         &small_match(&book, &["--pgn", &pgn]),
         &dir,
-        &["its settings record"],
+        &[
+            "--pgn",
+            &pgn,
+            &s("m.pgn.match.json"),
+            &book,
+            "another output file",
+        ],
     );
     assert_eq!(std::fs::read(&suite).unwrap(), suite_text);
     assert_eq!(std::fs::read(dir.join("book.epd")).unwrap(), book_text);
@@ -51,10 +64,15 @@ fn a_plot_path_linked_to_its_tuned_file_is_named_as_a_link() {
     std::fs::copy(&tuned, dir.join("f.json")).unwrap();
     std::os::unix::fs::symlink(dir.join("f.json"), dir.join("f.svg")).unwrap();
     let f = dir.join("f.json");
+    let s = |name: &str| dir.join(name).to_str().unwrap().to_string();
     refused(
         &["plot", f.to_str().unwrap()],
         &dir,
-        &["the .svg there links to the tuned file"],
+        &[
+            &s("f.svg"),
+            "links to the tuned file",
+            "remove or move that link",
+        ],
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -70,7 +88,12 @@ fn a_tunes_plot_linked_to_its_own_tuned_file_is_refused() {
     refused(
         &spsa_once(suite.to_str().unwrap(), t.to_str().unwrap()),
         &dir,
-        &["would be the tuned file itself"],
+        &[
+            "--out",
+            t.to_str().unwrap(),
+            "the tuned file itself",
+            "remove or move that link",
+        ],
     );
     assert!(!t.exists());
     std::fs::remove_dir_all(dir).unwrap();
@@ -117,7 +140,13 @@ fn a_cache_dir_that_is_a_file_is_said_to_be_one() {
         "--cache-dir",
         afile.to_str().unwrap(),
     ];
-    refused(&args, &dir, &["is not a directory"]);
+    let what = [
+        "--cache-dir",
+        afile.to_str().unwrap(),
+        "not a directory",
+        "--no-cache",
+    ];
+    refused(&args, &dir, &what);
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -131,11 +160,16 @@ fn a_tuned_file_inside_the_checkpoint_directory_is_refused() {
     let (inside, ck) = (s("ck/args.json"), s("ck"));
     let mut args = spsa_once(suite_arg, &inside);
     args.extend(["--checkpoint", &ck]);
-    refused(&args, &dir, &["is inside (or is) the checkpoint directory"]);
+    // The output, the checkpoint it is in, and the fix.
+    refused(&args, &dir, &["--out", &inside, &ck, "outside it"]);
     let ck2 = s("ck2");
     let mut args = spsa_once(suite_arg, &ck2);
     args.extend(["--checkpoint", &ck2]);
-    refused(&args, &dir, &["is inside (or is) the checkpoint directory"]);
+    refused(
+        &args,
+        &dir,
+        &["--out", &ck2, "checkpoint directory", "outside it"],
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -150,7 +184,7 @@ fn a_matchs_report_linked_to_its_pgn_is_refused() {
     refused(
         &small_match(&book, &["--pgn", &pgn, "--json", &json]),
         &dir,
-        &["--json"],
+        &["--json", &json, &pgn, "another output file"],
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -171,7 +205,7 @@ fn a_pgn_path_holding_another_file_is_refused() {
     refused(
         &small_match(&book, &["--pgn", &tuned]),
         &dir,
-        &["exists and is not a PGN"],
+        &["--pgn", &tuned, "not a PGN", "name another file"],
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -187,9 +221,9 @@ fn a_work_result_over_another_file_is_refused() {
     refused(
         &["work", unit.to_str().unwrap(), "--out", kept],
         &dir,
-        &["exists and is not a unit's result"],
+        &["--out", kept, "not a unit's result", "name another file"],
     );
-    assert!(std::fs::read_to_string(&suite).unwrap().contains(" bm "));
+    assert_names(&std::fs::read_to_string(&suite).unwrap(), &[" bm "]);
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -270,10 +304,9 @@ fn a_forced_report_goes_only_over_a_json_file() {
     }
     let out = forced(&report);
     assert_eq!(out.status.code(), Some(0), "{}", said(&out));
-    assert!(
-        std::fs::read_to_string(&report)
-            .unwrap()
-            .contains("\"objective\"")
+    assert_names(
+        &std::fs::read_to_string(&report).unwrap(),
+        &["\"objective\""],
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -286,10 +319,8 @@ fn a_pgn_that_cannot_be_written_is_named() {
     refused(
         &[&args[..], &["--nodes", "300", "--pgn", "/dev/full"]].concat(),
         &dir,
-        &[
-            "cannot write the PGN file /dev/full (--pgn)",
-            "the whole pairs written before it failed are kept there",
-        ],
+        // The file, what is kept in it, and the way on.
+        &["/dev/full", "--pgn", "whole pairs", "kept", "--resume"],
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -376,11 +407,8 @@ fn no_command_writes_over_one_of_its_inputs() {
     for args in &cases {
         let out = run_bounded(args, &dir);
         assert_eq!(out.code, Some(2), "marginal {args:?}: {}", out.stderr);
-        assert!(
-            out.stderr.contains("does not write over its input"),
-            "marginal {args:?}: {}",
-            out.stderr
-        );
+        // The output that is an input, and the fix.
+        assert_names(&out.stderr, &[args.last().unwrap(), "another output file"]);
     }
     let after: Vec<Vec<u8>> = [&suite, &book, &tuned, &unit]
         .iter()
@@ -428,11 +456,8 @@ fn no_command_replaces_an_existing_output_without_force() {
     for args in &cases {
         let o = run_bounded(args, &dir);
         assert_eq!(o.code, Some(2), "marginal {args:?}: {}", o.stderr);
-        assert!(
-            o.stderr.contains("results.json exists") && o.stderr.contains("--force"),
-            "marginal {args:?}: {}",
-            o.stderr
-        );
+        // The file, and the fix.
+        assert_names(&o.stderr, &[args.last().unwrap(), "exists", "--force"]);
         assert_eq!(std::fs::read_to_string(&existing).unwrap(), text);
         assert!(marginal::calibrate::report::read(&report).is_ok());
     }
@@ -480,11 +505,8 @@ fn a_hard_link_to_an_input_is_that_input() {
         &dir,
     );
     assert_eq!(o.code, Some(2), "{}", o.stderr);
-    assert!(
-        o.stderr.contains("does not write over its input"),
-        "{}",
-        o.stderr
-    );
+    // The output, the input it is, and the fix.
+    assert_names(&o.stderr, &[&s(&linked), &s(&suite), "another output file"]);
     assert_eq!(std::fs::read(&suite).unwrap(), before);
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -519,20 +541,16 @@ fn a_symbolic_link_as_output_is_followed_and_stays_a_link() {
             .file_type()
             .is_symlink()
     );
-    assert!(
-        std::fs::read_to_string(&real)
-            .unwrap()
-            .contains("setoption name")
+    assert_names(
+        &std::fs::read_to_string(&real).unwrap(),
+        &["setoption name"],
     );
     let dangling = dir.join("dangling.txt");
     std::os::unix::fs::symlink("made/later.txt", &dangling).unwrap();
     let o = run_bounded(&[&EXPORT[..], &[&s(&dangling)]].concat(), &dir);
     assert_eq!(o.code, Some(0), "{}", o.stderr);
-    assert!(
-        std::fs::read_to_string(dir.join("made/later.txt"))
-            .unwrap()
-            .contains("setoption name")
-    );
+    let made = std::fs::read_to_string(dir.join("made/later.txt")).unwrap();
+    assert_names(&made, &["setoption name"]);
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -561,12 +579,8 @@ fn an_output_where_no_file_can_be_made_fails_before_the_work() {
     ] {
         let o = run_bounded(&args, &dir);
         assert_eq!(o.code, Some(2), "{args:?}: {}", o.stderr);
-        assert!(
-            o.stderr
-                .contains("no file can be made in its directory /proc"),
-            "{args:?}: {}",
-            o.stderr
-        );
+        // The output, and the directory where no file can be made.
+        assert_names(&o.stderr, &[args.last().unwrap(), "directory /proc"]);
         assert!(o.stdout.is_empty(), "{args:?} worked first: {}", o.stdout);
     }
     std::fs::remove_dir_all(dir).unwrap();
@@ -588,9 +602,10 @@ fn a_users_file_where_the_plot_goes_is_kept() {
     std::fs::write(&svg, "MY NOTES\n").unwrap();
     let o = run_bounded(&["plot", &s(&tuned)], &dir);
     assert_eq!(o.code, Some(2), "{}", o.stderr);
-    for needle in ["mine.svg", "exists and is not a plot marginal drew"] {
-        assert!(o.stderr.contains(needle), "'{needle}' not in {}", o.stderr);
-    }
+    assert_names(
+        &o.stderr,
+        &[&s(&svg), "not a plot marginal drew", "--force"],
+    );
     assert_eq!(std::fs::read_to_string(&svg).unwrap(), "MY NOTES\n");
     let o = run_bounded(&["plot", &s(&tuned), "--force"], &dir);
     assert_eq!(o.code, Some(0), "{}", o.stderr);
@@ -600,10 +615,10 @@ fn a_users_file_where_the_plot_goes_is_kept() {
     std::fs::write(dir.join("mine-tuned.svg"), "MY NOTES\n").unwrap();
     let o = run_bounded(&["tune", "--out", &s(&out)], &dir);
     assert_eq!(o.code, Some(2), "{}", o.stderr);
-    assert!(
-        o.stderr.contains("is not a plot marginal drew"),
-        "{}",
-        o.stderr
+    let svg = dir.join("mine-tuned.svg");
+    assert_names(
+        &o.stderr,
+        &[&s(&svg), "not a plot marginal drew", "--force"],
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -635,11 +650,7 @@ fn a_resume_with_nothing_to_resume_keeps_an_existing_report() {
         &dir,
     );
     assert_eq!(o.code, Some(2), "{}", o.stderr);
-    assert!(
-        o.stderr.contains("exists: marginal does not replace it"),
-        "{}",
-        o.stderr
-    );
+    assert_names(&o.stderr, &["--json", &s(&precious), "exists", "--force"]);
     assert_eq!(std::fs::read_to_string(&precious).unwrap(), "precious\n");
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -683,11 +694,7 @@ fn another_calibrations_report_is_kept() {
         &dir,
     );
     assert_eq!(o.code, Some(2), "{}", o.stderr);
-    assert!(
-        o.stderr.contains("exists: marginal does not replace it"),
-        "{}",
-        o.stderr
-    );
+    assert_names(&o.stderr, &["--out", &s(&other), "exists", "--force"]);
     assert!(marginal::calibrate::report::read(&other).is_ok());
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -715,7 +722,7 @@ fn a_file_size_limit_is_named_with_the_file() {
     }
     let stderr = said(&out);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
-    assert!(stderr.contains("exported.json"), "{stderr}");
-    assert!(stderr.contains("ulimit -f"), "{stderr}");
+    // The file, and the limit that stopped it.
+    assert_names(&stderr, &[out_path.to_str().unwrap(), "ulimit -f"]);
     assert!(!out_path.exists() && !dir.join("exported.json.tmp").exists());
 }

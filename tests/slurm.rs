@@ -13,7 +13,7 @@ use serde_json::Value;
 mod common;
 use common::child::{Run, finish};
 use common::slurm::{hold, queue_empty};
-use common::{said, scratch, small_suite};
+use common::{assert_names, said, scratch, small_suite};
 
 /// Starts `marginal ARGS` from the crate's root, with the reference cache in `dir` and its
 /// output in `dir/NAME.out` and `dir/NAME.err`.
@@ -150,7 +150,7 @@ fn a_suite_through_slurm_equals_the_local_run_exactly() {
         "{}",
         done.stderr
     );
-    assert!(done.stdout.contains("on Slurm"), "{}", done.stdout);
+    assert_names(&done.stdout, &["on Slurm"]);
     assert_eq!(expected["positions"].as_array().unwrap().len(), 40);
     assert_eq!(expected, report(&remote));
     // Every batch merged: nothing left in the work directory, and nothing in the queue.
@@ -180,8 +180,7 @@ fn a_short_spsa_tune_through_slurm_equals_the_local_run_exactly() {
     let stderr = String::from_utf8_lossy(&remote.stderr);
     assert!(remote.status.success(), "{stderr}");
     // One job array per SPSA comparison (both probes together) among the others.
-    assert!(stderr.contains("job "), "{stderr}");
-    assert!(stderr.contains("4 task(s) submitted"), "{stderr}");
+    assert_names(&stderr, &["job ", "4 task(s) submitted"]);
     let a = common::tuned_result(&dir.join("local.json"));
     assert_eq!(a, common::tuned_result(&dir.join("slurm.json")));
     let lines = |stem: &str| {
@@ -217,15 +216,10 @@ fn a_task_killed_mid_run_is_resubmitted_and_the_result_is_unchanged() {
     assert_eq!(unsafe { libc::kill(victim, libc::SIGKILL) }, 0);
     let done = finish(&dir, "slurm", child);
     done.assert_success();
-    assert!(
-        done.stderr.contains("failed (attempt 1)"),
-        "{}",
-        done.stderr
-    );
-    assert!(
-        done.stderr.contains("resubmitted (attempt 2)"),
-        "{}",
-        done.stderr
+    // The task that failed and why (killed), then its second attempt.
+    assert_names(
+        &done.stderr,
+        &["failed (attempt 1)", "resubmitted (attempt 2)"],
     );
     assert_eq!(expected, report(&remote));
     assert!(queue_empty());
@@ -265,9 +259,11 @@ fn a_task_that_keeps_failing_stops_the_run_naming_it() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("task 0 of batch"), "{stderr}");
-    assert!(stderr.contains("failed 2 times"), "{stderr}");
-    assert!(stderr.contains("node lost its disk"), "{stderr}");
+    // The task, how often it failed, and what it said.
+    assert_names(
+        &stderr,
+        &["task 0 of batch", "2 times", "node lost its disk"],
+    );
     assert!(queue_empty());
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -293,11 +289,7 @@ fn ctrl_c_cancels_the_job_array_and_a_rerun_reuses_the_finished_units() {
     signal(&child, libc::SIGINT);
     let first = finish(&dir, "first", child);
     assert_eq!(first.status.code(), Some(130), "{}", first.stderr);
-    assert!(
-        first.stderr.contains("cancelled Slurm job"),
-        "{}",
-        first.stderr
-    );
+    assert_names(&first.stderr, &["cancelled Slurm job", "kept"]);
     // The job array is gone, and no task is left at work.
     assert!(queue_empty(), "{}", first.stderr);
     assert!(workers(&workdir).is_empty());

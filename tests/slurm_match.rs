@@ -93,10 +93,8 @@ fn a_match_on_slurm_counts_what_a_local_match_counts() {
         &resumed_json,
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        stdout.contains("resume: 1 whole pairs (2 games)"),
-        "not resumed from pair 1: {stdout}"
-    );
+    // Resumed from pair 1: the pairs and games kept.
+    common::assert_names(&stdout, &["resume", "1 whole pairs", "2 games"]);
     assert_eq!(local, report(&resumed_json));
     // The same games in the PGN (the date tag aside: a run may cross midnight).
     let undated = |t: &str| {

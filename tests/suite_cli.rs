@@ -10,6 +10,9 @@ use marginal::scoring::suite::{ObjectiveParams, Repeats, ScorerOptions, SuiteSco
 use marginal::scoring::suite::{RunConfig, SuiteLimit, run as suite};
 use serde_json::Value;
 
+mod common;
+use common::{assert_names, assert_omits};
+
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("marginal-suite-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -47,7 +50,7 @@ fn text(out: &Output) -> (String, String) {
 }
 
 #[test]
-fn table_json_and_cache() {
+fn a_run_prints_the_table_writes_the_json_and_reuses_a_cached_reference() {
     let dir = scratch("ok");
     let suite = small_suite(&dir, 12, &[]);
     let json = dir.join("report.json");
@@ -64,15 +67,17 @@ fn table_json_and_cache() {
     let first = marginal(&args, &dir.join("cache"));
     let (stdout, stderr) = text(&first);
     assert!(first.status.success(), "{stdout}\n{stderr}");
-    assert!(
-        stdout.contains("12 positions from 1 file(s) at depth 5"),
-        "{stdout}"
+    assert_names(
+        &stdout,
+        &[
+            "12 positions",
+            "1 file",
+            "depth 5",
+            "objective",
+            "positions/s",
+        ],
     );
-    assert!(
-        stdout.contains("objective ") && stdout.contains("positions/s"),
-        "{stdout}"
-    );
-    assert!(!stdout.contains("(cached)"));
+    assert_omits(&stdout, &["(cached)"]);
     let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let positions = report["positions"].as_array().unwrap();
     assert_eq!(positions.len(), 12);
@@ -87,23 +92,20 @@ fn table_json_and_cache() {
         solved
     );
     // No mate records: no mate line, no mates field.
-    assert!(!stdout.contains("mates:"), "{stdout}");
+    assert_omits(&stdout, &["mates:"]);
     assert!(report.get("mates").is_none());
     // The same run again does not write over the report without --force, and leaves it alone.
     let refused = marginal(&args, &dir.join("cache"));
     let (_, refusal) = text(&refused);
     assert_eq!(refused.status.code(), Some(2), "{refusal}");
-    assert!(
-        refusal.contains("exists") && refusal.contains("--force"),
-        "{refusal}"
-    );
+    assert_names(&refusal, &[json.to_str().unwrap(), "--force"]);
     // With it, the second run reads the reference from the cache and reports identical results.
     let mut args = args.to_vec();
     args.push("--force");
     let second = marginal(&args, &dir.join("cache"));
     let (stdout2, _) = text(&second);
     assert!(second.status.success());
-    assert!(stdout2.contains("(cached)"), "{stdout2}");
+    assert_names(&stdout2, &["(cached)"]);
     let again: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(again["positions"], report["positions"]);
     assert_eq!(again["objective"], report["objective"]);
@@ -139,13 +141,9 @@ fn table_json_and_cache() {
         let out = marginal(&args, &dir.join("cache"));
         let (stdout, stderr) = text(&out);
         assert!(out.status.success(), "{stderr}");
-        assert!(
-            stderr.contains("was damaged")
-                && stderr.contains(why)
-                && stderr.contains("searched afresh and replaced"),
-            "{stderr}"
-        );
-        assert!(stdout.contains("computed and cached"), "{stdout}");
+        // It names the cached file, what is wrong with it, and that it is replaced.
+        assert_names(&stderr, &[cached[0].to_str().unwrap(), why, "replaced"]);
+        assert_names(&stdout, &["computed and cached"]);
         let again: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
         assert_eq!(again["positions"], report["positions"]);
     }
@@ -175,7 +173,7 @@ fn results_do_not_depend_on_thread_count() {
 }
 
 #[test]
-fn bad_lines_strict_and_exit_codes() {
+fn bad_lines_are_skipped_naming_file_and_line_and_strict_makes_them_fatal() {
     let dir = scratch("bad");
     let cache = dir.join("cache");
     let suite = small_suite(
@@ -191,30 +189,29 @@ fn bad_lines_strict_and_exit_codes() {
     let out = marginal(&["suite", path, "--depth", "3"], &cache);
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stderr}");
-    assert!(stderr.contains(&format!("{path}:4: bad FEN")), "{stderr}");
-    assert!(
-        stderr.contains(&format!("{path}:5: illegal move 'Qh9'")),
-        "{stderr}"
+    // Each names its file and line, and the value at fault.
+    assert_names(
+        &stderr,
+        &[&format!("{path}:4:"), "FEN", &format!("{path}:5:"), "Qh9"],
     );
-    assert!(stdout.contains("2 bad line(s) skipped"), "{stdout}");
-    assert!(stdout.contains("3 positions"), "{stdout}");
-    // --strict makes them fatal: exit 2.
+    assert_names(&stdout, &["2 bad line(s)", "3 positions"]);
+    // --strict makes them fatal: exit 2, naming the bad lines.
     let out = marginal(&["suite", path, "--depth", "3", "--strict"], &cache);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out).1.contains("with --strict"));
+    assert_names(&text(&out).1, &[&format!("{path}:4:"), "--strict"]);
     // Empty and unreadable files are errors (exit 2), naming the file.
     let empty = dir.join("empty.epd");
     std::fs::write(&empty, "\n# nothing\n").unwrap();
     let out = marginal(&["suite", empty.to_str().unwrap()], &cache);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out).1.contains("no positions"));
+    assert_names(&text(&out).1, &[empty.to_str().unwrap(), "no positions"]);
     let out = marginal(&["suite", "no/such/file.epd"], &cache);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out).1.contains("cannot read no/such/file.epd"));
+    assert_names(&text(&out).1, &["no/such/file.epd"]);
     // Bad margins: unknown parameter, out of range, bad tuned file naming file and line.
     let out = marginal(&["suite", path, "--set", "frontier=99999"], &cache);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out).1.contains("99999"));
+    assert_names(&text(&out).1, &["frontier", "99999"]);
     let tuned = dir.join("t.json");
     std::fs::write(
         &tuned,
@@ -226,10 +223,9 @@ fn bad_lines_strict_and_exit_codes() {
         &cache,
     );
     assert_eq!(out.status.code(), Some(2));
-    let err = text(&out).1;
-    assert!(
-        err.contains(&format!("{}:3:", tuned.display())) && err.contains("\"big\""),
-        "{err}"
+    assert_names(
+        &text(&out).1,
+        &[&format!("{}:3:", tuned.display()), "\"big\""],
     );
     // Usage errors (clap) also exit 2.
     let out = marginal(&["suite", path, "--depth", "3", "--nodes", "5"], &cache);
@@ -319,8 +315,8 @@ fn mate_records_get_a_tally_line_and_json_field() {
     );
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stdout}\n{stderr}");
-    assert!(stdout.contains("21 positions from 1 file(s)"), "{stdout}");
-    assert!(!stdout.contains("bad line"), "{stdout}");
+    assert_names(&stdout, &["21 positions", "1 file"]);
+    assert_omits(&stdout, &["bad line"]);
 
     let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let mates = &report["mates"];
@@ -344,7 +340,7 @@ fn mate_records_get_a_tally_line_and_json_field() {
         count("wrong"),
         count("missed")
     );
-    assert!(stdout.contains(&line), "{line}\n{stdout}");
+    assert_names(&stdout, &[&line]);
     // Solved mate records are exact mates, or found ones where the side to move is mated.
     let solved = report["positions"].as_array().unwrap()[..20]
         .iter()
@@ -373,24 +369,19 @@ fn odd_suites_are_said_repeats_named_and_strict_holds_to_the_standard() {
     let out = marginal(&["suite", s, "--depth", "1"], &cache);
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stderr}");
-    assert!(
-        stderr.contains("small.epd:5: ") && stderr.contains("'f1b5' is in both bm and am"),
-        "{stderr}"
-    );
-    assert!(stdout.contains("4 positions from 1 file(s)"), "{stdout}");
+    assert_names(&stderr, &[&format!("{s}:5:"), "f1b5", "bm", "am"]);
+    assert_names(&stdout, &["4 positions", "1 file"]);
     let strict = marginal(&["suite", s, "--depth", "1", "--strict"], &cache);
     assert_eq!(strict.status.code(), Some(2));
+    assert_names(&text(&strict).1, &[&format!("{s}:5:"), "f1b5"]);
     // The same file twice is read once; a position given twice is named and scored once
     // (twice with --count-repeats).
     let dotted = format!("{}/./small.epd", dir.display());
     let twice = marginal(&["suite", s, &dotted, "--depth", "1"], &cache);
     let (stdout, stderr) = text(&twice);
     assert!(twice.status.success(), "{stderr}");
-    assert!(
-        stderr.contains("is named twice") && stderr.contains("read once"),
-        "{stderr}"
-    );
-    assert!(stdout.contains("4 positions from 1 file(s)"), "{stdout}");
+    assert_names(&stderr, &[&dotted, s, "twice", "read once"]);
+    assert_names(&stdout, &["4 positions", "1 file"]);
     let copy = dir.join("copy.epd");
     std::fs::copy(&suite, &copy).unwrap();
     let repeated = marginal(
@@ -399,18 +390,18 @@ fn odd_suites_are_said_repeats_named_and_strict_holds_to_the_standard() {
     );
     let (stdout, stderr) = text(&repeated);
     assert!(repeated.status.success(), "{stderr}");
-    assert!(
-        stderr.contains("4 position(s) repeat an earlier one")
-            && stderr.contains("copy.epd:1 is ")
-            && stderr.contains("small.epd:1")
-            && stderr.contains("each is scored once, at its first line (--count-repeats"),
-        "{stderr}"
+    // How many repeat, the first repeat and the line it repeats, what is done and the fix.
+    let first = format!("{}:1", copy.display());
+    assert_names(
+        &stderr,
+        &[
+            "4 position(s)",
+            &first,
+            &format!("{s}:1"),
+            "--count-repeats",
+        ],
     );
-    assert!(stdout.contains("4 positions from 2 file(s)"), "{stdout}");
-    assert!(
-        stdout.contains("(all 4 of its positions repeat earlier lines, scored there once)"),
-        "{stdout}"
-    );
+    assert_names(&stdout, &["4 positions", "2 file", "all 4"]);
     let counted = marginal(
         &[
             "suite",
@@ -424,11 +415,8 @@ fn odd_suites_are_said_repeats_named_and_strict_holds_to_the_standard() {
     );
     let (stdout, stderr) = text(&counted);
     assert!(counted.status.success(), "{stderr}");
-    assert!(
-        stderr.contains("as often as it appears (--count-repeats)"),
-        "{stderr}"
-    );
-    assert!(stdout.contains("8 positions from 2 file(s)"), "{stdout}");
+    assert_names(&stderr, &["4 position(s)", &first, "--count-repeats"]);
+    assert_names(&stdout, &["8 positions", "2 file"]);
     // --strict refuses text that is not UTF-8, naming the line; without it the bytes are
     // replaced and the line read.
     let latin1 = dir.join("latin1.epd");
@@ -440,11 +428,11 @@ fn odd_suites_are_said_repeats_named_and_strict_holds_to_the_standard() {
     let strict = marginal(&["suite", l, "--depth", "1", "--strict"], &cache);
     let (_, stderr) = text(&strict);
     assert_eq!(strict.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("latin1.epd:2: not valid UTF-8"), "{stderr}");
+    assert_names(&stderr, &[&format!("{l}:2:"), "UTF-8"]);
     let lenient = marginal(&["suite", l, "--depth", "1"], &cache);
     let (stdout, stderr) = text(&lenient);
     assert!(lenient.status.success(), "{stderr}");
-    assert!(stdout.contains("2 positions from 1 file(s)"), "{stdout}");
+    assert_names(&stdout, &["2 positions", "1 file"]);
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -461,6 +449,6 @@ fn a_reference_that_names_no_set_is_refused_naming_the_option() {
     let (stdout, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(2), "{stdout}{stderr}");
     let said = stdout + &stderr;
-    assert!(said.contains("--reference: margin set 'bogus'"), "{said}");
+    assert_names(&said, &["--reference", "bogus"]);
     std::fs::remove_dir_all(dir).unwrap();
 }

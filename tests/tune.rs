@@ -9,7 +9,9 @@ use marginal::tune::file::TunedFile;
 use serde_json::Value;
 
 mod common;
-use common::{first_lines, marginal, said, scratch, small_suite, spsa_once};
+use common::{
+    assert_names, assert_omits, first_lines, marginal, said, scratch, small_suite, spsa_once,
+};
 
 /// A 3-iteration SPSA tune at 400 nodes per position.
 fn tune(dir: &Path, suite: &Path, out: &str, extra: &[&str]) -> Output {
@@ -29,14 +31,9 @@ fn a_short_tune_writes_a_file_that_parses_back_and_is_reproducible() {
         "{stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(stdout.contains("iteration   3/3"), "{stdout}");
-    assert!(
-        stdout.contains("objective ") && stdout.contains("best "),
-        "{stdout}"
-    );
-    assert!(
-        stdout.contains("validation (") && stdout.contains("McNemar"),
-        "{stdout}"
+    assert_names(
+        &stdout,
+        &["3/3", "objective", "best", "validation", "McNemar"],
     );
     let path = dir.join("a.json");
     let margins = marginal::tune::file::read_margins(&path).unwrap();
@@ -71,7 +68,7 @@ fn a_short_tune_writes_a_file_that_parses_back_and_is_reproducible() {
     assert!((1..=6).contains(&file.evaluations.len()));
     assert_eq!(file.provenance.evaluations, file.evaluations.len());
     assert_eq!(file.provenance.searched_evaluations, file.evaluations.len());
-    assert!(stdout.contains("evaluations searched in"), "{stdout}");
+    assert_names(&stdout, &["evaluations searched"]);
     assert_eq!(file.iterations.len(), 4);
     assert!(file.evaluations.iter().any(|e| e.pareto));
     // It round-trips, and a damaged copy is refused naming the file, the line and the value.
@@ -83,7 +80,7 @@ fn a_short_tune_writes_a_file_that_parses_back_and_is_reproducible() {
     let (line, _) = text
         .lines()
         .enumerate()
-        .find(|(_, l)| l.contains("\"razor_margin\""))
+        .find(|(_, l)| l.trim_start().starts_with("\"razor_margin\""))
         .unwrap();
     let bad = dir.join("bad.json");
     let damaged: Vec<String> = text
@@ -99,10 +96,8 @@ fn a_short_tune_writes_a_file_that_parses_back_and_is_reproducible() {
         .collect();
     std::fs::write(&bad, damaged.join("\n")).unwrap();
     let error = TunedFile::read(&bad).unwrap_err().to_string();
-    assert!(
-        error.contains(&format!("bad.json:{}", line + 1)) && error.contains("99999"),
-        "{error}"
-    );
+    let at = format!("{}:{}", bad.display(), line + 1);
+    assert_names(&error, &[&at, "razor_margin", "99999"]);
     // `marginal plot` draws the SVG again from the file, and refuses the damaged one.
     std::fs::remove_file(path.with_extension("svg")).unwrap();
     let plot = marginal(&["plot", path.to_str().unwrap()], &dir);
@@ -110,28 +105,27 @@ fn a_short_tune_writes_a_file_that_parses_back_and_is_reproducible() {
     assert!(path.with_extension("svg").exists());
     let plot = marginal(&["plot", bad.to_str().unwrap()], &dir);
     assert_eq!(plot.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&plot.stderr).contains("bad.json:"));
+    assert_names(&String::from_utf8_lossy(&plot.stderr), &[&at, "99999"]);
     std::fs::write(&bad, text.replace("marginal-tuned/1", "marginal-tuned/9")).unwrap();
     let error = TunedFile::read(&bad).unwrap_err().to_string();
-    assert!(
-        error.contains("bad.json:2") && error.contains("tuned/9"),
-        "{error}"
-    );
-    // JSON that is no tuned file says so (H041: it said `format missing is not ...`).
+    let at = |line: usize| format!("{}:{line}", bad.display());
+    assert_names(&error, &[&at(2), "marginal-tuned/9", "marginal-tuned/1"]);
+    // JSON that is no tuned file says so, naming the format it lacks or holds and the one a
+    // tuned file has (H041: it said `format missing is not ...`).
     for (text, says) in [
         (
             "[1, 2]",
-            "no \"format\" field (a tuned file has \"format\": \"marginal-tuned/1\"): not a tuned file",
+            &["\"format\"", "marginal-tuned/1", "not a tuned file"][..],
         ),
         (
             "{\"format\": 7}",
-            "format 7 is not \"marginal-tuned/1\": not a tuned file",
+            &["7", "marginal-tuned/1", "not a tuned file"],
         ),
-        (" \n", "bad.json:1: the file is empty"),
+        (" \n", &[&at(1), "empty"]),
     ] {
         std::fs::write(&bad, text).unwrap();
         let error = TunedFile::read(&bad).unwrap_err().to_string();
-        assert!(error.contains(says), "{error}");
+        assert_names(&error, &[&[bad.to_str().unwrap()][..], says].concat());
     }
     // The same seed in a fresh directory gives the same margins.
     let again = tune(&dir, &suite, "b.json", &[]);
@@ -189,39 +183,43 @@ fn bad_configurations_exit_2_with_a_clear_message() {
         .next()
         .unwrap()
         .replacen(" - - ", " - - 3 30 ", 1);
-    assert!(line.contains(" 3 30 "), "{line}");
+    assert_names(&line, &[" 3 30 "]);
     std::fs::write(&clocked, line + "\n").unwrap();
-    let cases: [(&[&str], &str); 8] = [
+    // Each names the option and the value at fault, and the fix or the rule; a held-out
+    // position that is also a training one, both files and lines.
+    let (s, c) = (suite.to_str().unwrap(), clocked.to_str().unwrap());
+    let (s1, c1) = (format!("{s}:1"), format!("{c}:1"));
+    let cases: [(&[&str], &[&str]); 8] = [
         (
             &["--params", "frontier,nosuch"],
-            "unknown parameter 'nosuch'",
+            &["nosuch", "marginal params"],
         ),
-        (&["--bounds", "frontier=300..50"], "300..50"),
-        (&["--bounds", "frontier=0..99999"], "99999"),
+        (
+            &["--bounds", "frontier=300..50"],
+            &["--bounds", "futility_margin", "300..50", "1500"],
+        ),
+        (
+            &["--bounds", "frontier=0..99999"],
+            &["--bounds", "futility_margin", "99999", "1500"],
+        ),
         (
             &["--bounds", "razor=1..2", "--params", "frontier"],
-            "not among the tuned",
+            &["--bounds", "razor_margin", "--params"],
         ),
-        (
-            &["--holdout", suite.to_str().unwrap()],
-            "both a validation and a training position",
-        ),
-        (
-            &["--holdout", clocked.to_str().unwrap()],
-            "both a validation and a training position",
-        ),
-        (&["--batch", "0"], "at least 1"),
-        (&["--r-end", "delta=-1"], "--r-end 'delta=-1'"),
+        (&["--holdout", s], &["--holdout", &s1, "training: "]),
+        (&["--holdout", c], &["--holdout", &c1, &s1]),
+        (&["--batch", "0"], &["--batch", "0"]),
+        (&["--r-end", "delta=-1"], &["--r-end", "delta=-1"]),
     ];
-    for (extra, message) in cases {
+    for (extra, what) in cases {
         let out = tune(&dir, &suite, "x.json", extra);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{extra:?}: {stderr}");
-        assert!(stderr.contains(message), "{extra:?}: {stderr}");
+        assert_names(&stderr, what);
     }
     let out = marginal(&["tune", "--suites", "no/such.epd"], &dir);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read no/such.epd"));
+    assert_names(&String::from_utf8_lossy(&out.stderr), &["no/such.epd"]);
     // A corrupt checkpoint (of this run: it names the run) is refused, naming the file.
     let ckpt = dir.join("c");
     let args = ["--checkpoint", ckpt.to_str().unwrap()];
@@ -230,10 +228,9 @@ fn bad_configurations_exit_2_with_a_clear_message() {
     let out = tune(&dir, &suite, "x.json", &args);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(
-        stderr.contains("spsa.json") && stderr.contains("damaged") && stderr.contains("delete it"),
-        "{stderr}"
-    );
+    // The file, what is wrong, and the fix.
+    let file = ckpt.join("spsa.json");
+    assert_names(&stderr, &[file.to_str().unwrap(), "damaged", "delete it"]);
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -301,10 +298,8 @@ fn a_killed_run_resumes(name: &str, solver: &[&str], lines: usize, resumed: fn(&
     );
     resumed(&stdout);
     // It says what it went on from.
-    assert!(
-        stdout.contains("resuming from") && stdout.contains("in its log"),
-        "{stdout}"
-    );
+    let checkpoint = common::checkpoint(&dir, "killed");
+    assert_names(&stdout, &["resuming", checkpoint.to_str().unwrap()]);
     assert_eq!(
         common::tuned_result(&dir.join("straight.json")),
         common::tuned_result(&dir.join("killed.json"))
@@ -324,10 +319,8 @@ fn a_killed_run_resumes(name: &str, solver: &[&str], lines: usize, resumed: fn(&
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
-    assert!(
-        stderr.contains("--nodes, --seed given here are ignored"),
-        "{stderr}"
-    );
+    // The options ignored, each named.
+    assert_names(&stderr, &["--nodes", "--seed", "ignored"]);
     assert_eq!(
         common::tuned_result(&dir.join("straight.json")),
         common::tuned_result(&dir.join("killed.json"))
@@ -343,8 +336,8 @@ fn a_killed_spsa_run_resumes_to_the_identical_result() {
         30,
         |stdout| {
             // It went on from the checkpoint rather than from the start.
-            assert!(!stdout.contains("iteration   1/60"), "{stdout}");
-            assert!(stdout.contains("iteration  60/60"), "{stdout}");
+            assert_omits(stdout, &[" 1/60"]);
+            assert_names(stdout, &["60/60"]);
         },
     );
 }
@@ -356,10 +349,7 @@ fn a_killed_race_resumes_to_the_identical_result() {
         &["--design", "24", "--race-pairs", "8,16"],
         20,
         |stdout| {
-            assert!(
-                stdout.contains("race global screen") && stdout.contains("from the log"),
-                "{stdout}"
-            );
+            assert_names(stdout, &["race global screen", "from the log"]);
         },
     );
 }
@@ -378,7 +368,7 @@ fn an_existing_output_is_replaced_only_by_its_own_run_or_with_force() {
     let recorded = doc["provenance"]["arguments"]["checkpoint"]
         .as_str()
         .unwrap();
-    assert!(recorded.contains("tune-a-"), "{recorded}");
+    assert_names(recorded, &["tune-a-"]);
     // The same run again resumes and writes the same set.
     let again = tune(&dir, &suite, "a.json", &[]);
     assert!(again.status.success());
@@ -390,10 +380,7 @@ fn an_existing_output_is_replaced_only_by_its_own_run_or_with_force() {
     let other = tune(&dir, &suite, "a.json", &["--seed", "7"]);
     assert_eq!(other.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&other.stderr);
-    assert!(
-        stderr.contains("a.json exists") && stderr.contains("--force"),
-        "{stderr}"
-    );
+    assert_names(&stderr, &[dir.join("a.json").to_str().unwrap(), "--force"]);
     assert_eq!(std::fs::read_to_string(dir.join("a.json")).unwrap(), before);
     // With --force it is replaced.
     let forced = tune(&dir, &suite, "a.json", &["--seed", "7", "--force"]);
@@ -435,22 +422,18 @@ fn an_interrupted_tune_says_what_it_kept_and_the_command_that_resumes() {
     });
     let stderr = String::from_utf8_lossy(&cut.stderr);
     let dir_text = common::checkpoint(&dir, "cut").display().to_string();
-    assert!(
-        stderr.contains("interrupted: ")
-            && stderr.contains("evaluations")
-            && stderr.contains(&format!("marginal tune --resume {dir_text}")),
-        "{stderr}"
-    );
+    // What was kept, and the command that resumes it.
+    let resume = format!("marginal tune --resume {dir_text}");
+    assert_names(&stderr, &["interrupted", "evaluations", &resume]);
     assert!(!out.exists());
     // The resumed run names the set it found, and counts the interrupted run's time in what
     // the tune cost.
     let resumed = marginal(&["tune", "--resume", &dir_text], &dir);
     let stdout = String::from_utf8_lossy(&resumed.stdout);
     assert!(resumed.status.success(), "{stdout}");
-    assert!(stdout.contains("tuned set: futility_margin="), "{stdout}");
-    assert!(
-        stdout.contains("with the 1 interrupted run(s) it resumed"),
-        "{stdout}"
+    assert_names(
+        &stdout,
+        &["tuned set", "futility_margin=", "1 interrupted run"],
     );
     let file: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     let earlier = file["provenance"]["earlier_wall_seconds"].as_f64().unwrap();
@@ -470,16 +453,18 @@ fn options_that_do_nothing_here_are_said_once() {
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
-    for said in [
-        "warning: --pairs 4 does nothing here (--solver spsa, --objective suite): it is for the games objective",
-        "warning: --confirm-sprt does nothing here",
-    ] {
-        assert_eq!(stderr.matches(said).count(), 1, "{said}\n{stderr}");
+    // Each option is named once, with the value given and why it does nothing.
+    for option in ["--pairs 4", "--confirm-sprt"] {
+        assert_eq!(stderr.matches(option).count(), 1, "{option}\n{stderr}");
     }
+    assert_names(
+        &stderr,
+        &["--solver spsa", "--objective suite", "games objective"],
+    );
     // Ten positions leave a handful held out: said, with the fix.
-    assert!(
-        stderr.contains("validation position(s): too few") && stderr.contains("--holdout FILE"),
-        "{stderr}"
+    assert_names(
+        &stderr,
+        &["validation position(s)", "too few", "--holdout FILE"],
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -535,11 +520,8 @@ fn a_split_that_leaves_no_validation_position_says_so() {
     );
     let text = said(&out);
     assert!(out.status.success(), "{text}");
-    assert!(
-        text.contains("validation: no positions (the split left none)")
-            && !text.contains("validation (0 positions)"),
-        "{text}"
-    );
+    assert_names(&text, &["validation: no positions", "split"]);
+    assert_omits(&text, &["validation (0 positions)"]);
     std::fs::remove_dir_all(dir).unwrap();
 }
 

@@ -6,7 +6,9 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::{marginal, refused, said, scratch, small_suite, spsa_once};
+use common::{
+    assert_names, assert_omits, marginal, refused, said, scratch, small_suite, spsa_once,
+};
 
 /// A one-iteration SPSA tune of 12 positions into the checkpoint `DIR/ckpt`, finished: its
 /// scratch directory, the checkpoint and the tune's arguments (owned, to run again).
@@ -40,11 +42,12 @@ fn a_checkpoint_damaged_in_the_middle_is_refused_naming_the_line() {
     std::fs::write(&log, lines.join("\n") + "\n").unwrap();
     let mut again = args.to_vec();
     again.push("--force");
-    // The file and its line, and what is wrong with it.
+    // The file and its line, what is wrong with it, and the fix.
+    let at = format!("{}:2:", log.display());
     refused(
         &again,
         &dir,
-        &["evaluations.jsonl:2:", "not a record of this log"],
+        &[&at, "not a record of this log", "delete that line"],
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -93,7 +96,9 @@ fn a_checkpoint_of_another_run_names_the_options_that_differ() {
     let mut second = spsa_once(suite.to_str().unwrap(), &out_b);
     second[9] = "2";
     second.extend(["--checkpoint", &ck]);
-    refused(&second, &dir, &["--iterations 1 then, 2 now"]);
+    // The checkpoint, each option that differs with both values, and the way on.
+    let way_on = "another checkpoint directory";
+    refused(&second, &dir, &[&ck, "--iterations 1 then, 2 now", way_on]);
     let mut third = spsa_once(suite.to_str().unwrap(), &out_b);
     third.truncate(6);
     third.extend(["--design", "4", "--race-pairs", "0", "--out", &out_b]);
@@ -102,9 +107,11 @@ fn a_checkpoint_of_another_run_names_the_options_that_differ() {
         &third,
         &dir,
         &[
+            &ck,
             "--solver spsa then, race now",
             "--design default then, 4 now",
             "--race-pairs default then, [0] now",
+            way_on,
         ],
     );
     std::fs::remove_dir_all(dir).unwrap();
@@ -121,10 +128,10 @@ fn a_resume_says_it_dropped_a_log_line_cut_short() {
     std::fs::remove_file(&args[out_at]).unwrap();
     let out = marginal(&["tune", "--resume", ckpt.to_str().unwrap(), "-q"], &dir);
     assert!(out.status.success(), "{}", said(&out));
-    assert!(
-        said(&out).contains("evaluations.jsonl: its last line was cut short"),
-        "{}",
-        said(&out)
+    // The log, what was wrong with it, and what is done.
+    assert_names(
+        &said(&out),
+        &[log.to_str().unwrap(), "cut short", "dropped"],
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -139,7 +146,11 @@ fn resume_of_what_is_no_checkpoint_says_what_it_is() {
     refused(
         &["tune", "--resume", here],
         &dir,
-        &["not a tune checkpoint", "no plan.json in it"],
+        &[
+            &format!("--resume {here}"),
+            "not a tune checkpoint",
+            "plan.json",
+        ],
     );
     let typo = dir.join("ck-typo");
     refused(
@@ -150,10 +161,7 @@ fn resume_of_what_is_no_checkpoint_says_what_it_is() {
     refused(
         &["tune", "--resume", suite.to_str().unwrap()],
         &dir,
-        &[
-            suite.to_str().unwrap(),
-            "a file, not a tune checkpoint directory",
-        ],
+        &["--resume", suite.to_str().unwrap(), "not a tune checkpoint"],
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -196,12 +204,6 @@ fn a_tune_whose_suite_changed_says_why_it_starts_afresh() {
     .unwrap();
     let again = marginal(&[&spsa_once(s, out)[..], &["--force"]].concat(), &dir);
     assert_eq!(again.status.code(), Some(0), "{}", said(&again));
-    assert!(
-        said(&again).contains("holds a run of this same command")
-            && said(&again).contains("a file it reads changed since"),
-        "{}",
-        said(&again)
-    );
     let first_dir = std::fs::read_dir(dir.join("cache"))
         .unwrap()
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -214,10 +216,17 @@ fn a_tune_whose_suite_changed_says_why_it_starts_afresh() {
         })
         .find(|p| said(&first).contains(p.file_name().unwrap().to_str().unwrap()))
         .expect("the first run's checkpoint");
+    // The checkpoint not used, why, and the way to go on from it.
+    let why = [
+        first_dir.to_str().unwrap(),
+        "a file it reads changed",
+        "restore the files",
+    ];
+    assert_names(&said(&again), &why);
     refused(
         &["tune", "--resume", first_dir.to_str().unwrap()],
         &dir,
-        &["its options are these", "a file it reads changed since"],
+        &[first_dir.to_str().unwrap(), "a file it reads changed"],
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -244,7 +253,7 @@ fn a_damaged_checkpoint_run_record_is_said_to_be_damaged() {
                 &format!("remove {c} to start afresh"),
             ],
         );
-        assert!(!text.contains("a file it reads changed"), "{text}");
+        assert_omits(&text, &["a file it reads changed"]);
     }
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -336,20 +345,17 @@ fn a_rerun_of_a_finished_tune_leaves_its_file_as_it_is() {
     let written = std::fs::read(&out).unwrap();
     let again = marginal(&args, &dir);
     assert!(again.status.success(), "{}", said(&again));
-    assert!(
-        said(&again).contains("already holds this run's result")
-            && said(&again).contains("the same set and figures")
-            && said(&again).contains("the run that found it took "),
-        "{}",
-        said(&again)
-    );
+    // The file, that it holds this run's result, and the fix to write it afresh.
+    let what = [
+        out.to_str().unwrap(),
+        "this run's result",
+        "left as it is",
+        "--force",
+    ];
+    assert_names(&said(&again), &what);
     assert_eq!(std::fs::read(&out).unwrap(), written);
     let forced = marginal(&[&args[..], &["--force"]].concat(), &dir);
-    assert!(
-        said(&forced).contains("tuned set written to"),
-        "{}",
-        said(&forced)
-    );
+    assert_names(&said(&forced), &["written", out.to_str().unwrap()]);
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -391,7 +397,14 @@ fn a_checkpoint_of_another_seed_is_refused_before_anything_is_written() {
     let finished = std::fs::read(dir.join("t.json")).unwrap();
     let other = bk_race(d, &["--seed", "3"]);
     let other: Vec<&str> = other.iter().map(String::as_str).collect();
-    refused(&other, &dir, &["belongs to another run"]);
+    // The checkpoint, the option that differs with both values, and the way on.
+    let ck = dir.join("ck");
+    let what = [
+        ck.to_str().unwrap(),
+        "--seed 1 then, 3 now",
+        "another checkpoint",
+    ];
+    refused(&other, &dir, &what);
     assert_eq!(std::fs::read(dir.join("t.json")).unwrap(), finished);
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -8,7 +8,7 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 mod common;
-use common::{said, scratch, small_suite};
+use common::{assert_names, assert_omits, said, scratch, small_suite};
 
 /// A tune at 300 nodes (per position, and per move in games).
 fn tune(dir: &Path, suite: &Path, out: &str, extra: &[&str]) -> Output {
@@ -36,8 +36,7 @@ fn a_short_games_tune_writes_its_games_log_and_is_reproducible() {
     let dir = scratch("tune-games", "ok");
     let suite = small_suite(&dir, 20);
     let stdout = succeeded(&tune(&dir, &suite, "a.json", &GAMES));
-    assert!(stdout.contains("objective: games"), "{stdout}");
-    assert!(stdout.contains("iteration   2/2"), "{stdout}");
+    assert_names(&stdout, &["objective: games", "2/2"]);
     let path = dir.join("a.json");
     let margins = marginal::tune::file::read_margins(&path).unwrap();
     let doc = document(&path);
@@ -99,11 +98,13 @@ fn confirm_writes_the_match_report_into_the_tuned_file() {
         "0,10,0.05,0.05",
     ];
     let stdout = succeeded(&tune(&dir, &suite, "c.json", &extra));
-    assert!(stdout.contains("pairs in turn from data/openings/noob_3moves_1k.epd, data/openings/popularpos_lichess_1k.epd, data/openings/UHO_4060_v2_2k.epd"), "{stdout}");
-    assert!(
-        stdout.contains("confirm: ") && stdout.contains("LLR"),
-        "{stdout}"
-    );
+    // Every book it plays from, and the confirmation's SPRT.
+    let books = [
+        "data/openings/noob_3moves_1k.epd",
+        "data/openings/popularpos_lichess_1k.epd",
+        "data/openings/UHO_4060_v2_2k.epd",
+    ];
+    assert_names(&stdout, &[&books[..], &["confirm", "LLR"]].concat());
     let path = dir.join("c.json");
     marginal::tune::file::read_margins(&path).unwrap();
     let doc = document(&path);
@@ -252,11 +253,12 @@ fn a_games_tune_killed_with_sigkill_resumes_to_the_identical_result() {
         .output()
         .unwrap();
     let stdout = succeeded(&resumed);
-    assert!(!stdout.contains("iteration   1/8"), "{stdout}");
-    // It says what it goes on from: the game batches of its log.
-    assert!(
-        stdout.contains("resuming from ") && stdout.contains(" game batches in its log"),
-        "{stdout}"
+    assert_omits(&stdout, &[" 1/8"]);
+    // It says what it goes on from: the checkpoint, and the game batches of its log.
+    let checkpoint = common::checkpoint(&dir, "killed");
+    assert_names(
+        &stdout,
+        &["resuming", checkpoint.to_str().unwrap(), "game batches"],
     );
 
     // Same final iterate, bit for bit, and the same games.
@@ -323,9 +325,11 @@ fn an_interrupted_confirmation_keeps_its_pairs() {
     let pairs = || std::fs::read_to_string(pgn()).map_or(0, |t| t.matches("[Event ").count() / 2);
     let cut = common::interrupt_when(child, std::time::Duration::from_secs(300), || pairs() >= 3);
     let stderr = String::from_utf8_lossy(&cut.stderr);
-    assert!(
-        stderr.contains(" confirmation pairs, are kept in "),
-        "{stderr}"
+    // What is kept, and where.
+    let checkpoint = common::checkpoint(&dir, "c");
+    assert_names(
+        &stderr,
+        &["confirmation pairs", checkpoint.to_str().unwrap()],
     );
     assert!(!out.exists());
     let kept = std::fs::read_to_string(pgn()).unwrap();
@@ -336,11 +340,7 @@ fn an_interrupted_confirmation_keeps_its_pairs() {
         .output()
         .unwrap();
     let stdout = succeeded(&again);
-    assert!(
-        stdout.contains("confirm: resuming from ")
-            && stdout.contains(" of 100 pairs played before"),
-        "{stdout}"
-    );
+    assert_names(&stdout, &["confirm", "resuming", "of 100 pairs"]);
     let confirm = &document(&out)["confirm"];
     let results = confirm["game_results"].as_array().unwrap();
     assert_eq!(results.len(), 200, "{confirm}");
@@ -375,19 +375,12 @@ fn a_tune_that_moved_nothing_says_so() {
     ];
     let run = tune(&dir, &suite, "g.json", &extra);
     assert_eq!(run.status.code(), Some(0), "{}", said(&run));
-    assert!(
-        said(&run).contains(
-            "note: the tuned set is the one the tune started from: SPSA's steps were too small"
-        ) && said(&run).contains("raise --r-end"),
-        "{}",
-        said(&run)
-    );
+    // Why the set did not move, and the fix.
+    assert_names(&said(&run), &["the one the tune started from", "--r-end"]);
     // No confirmation of the defaults against themselves (campaign 23, E040).
-    assert!(
-        said(&run).contains("--confirm: the tuned set is the defaults")
-            && said(&run).contains("no confirmation match is played"),
-        "{}",
-        said(&run)
+    assert_names(
+        &said(&run),
+        &["--confirm", "defaults", "no confirmation match"],
     );
     let file: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("g.json")).unwrap()).unwrap();

@@ -9,7 +9,7 @@ use std::process::Output;
 use serde_json::Value;
 
 mod common;
-use common::{said, scratch, small_suite};
+use common::{assert_names, said, scratch, small_suite};
 
 /// A 2-iteration tune at 300 nodes per position.
 fn tune(dir: &Path, suite: &Path, out: &str, extra: &[&str]) -> Output {
@@ -27,8 +27,8 @@ fn tune_ok(dir: &Path, suite: &Path, out: &str, extra: &[&str]) -> Value {
         "{extra:?}\n{stdout}\n{}",
         String::from_utf8_lossy(&run.stderr)
     );
-    assert!(stdout.contains("plot written to"), "{stdout}");
     let path = dir.join(out);
+    assert_names(&stdout, &[path.with_extension("svg").to_str().unwrap()]);
     marginal::tune::file::TunedFile::read(&path).unwrap();
     let svg = std::fs::read_to_string(path.with_extension("svg")).unwrap();
     assert!(
@@ -279,7 +279,7 @@ fn the_race_screens_refines_races_and_resumes_from_its_logs() {
     if verdict.starts_with("won the race") {
         assert_eq!(tuned, &games[3]["values"]);
     } else {
-        assert!(verdict.contains("the base set is kept"), "{verdict}");
+        assert_names(verdict, &["base set is kept"]);
         assert_eq!(tuned, &serde_json::json!([125, 500, 980, 200]));
     }
     let margins: Vec<Value> = [
@@ -295,11 +295,9 @@ fn the_race_screens_refines_races_and_resumes_from_its_logs() {
     // The same command again resumes from the checkpoint's logs: nothing searched or played,
     // the same race (and a.json, the same result, is left as it is).
     let left = tune(&dir, &suite, "a.json", &extra);
-    assert!(
-        String::from_utf8_lossy(&left.stdout).contains("already holds this run's result"),
-        "{}",
-        String::from_utf8_lossy(&left.stdout)
-    );
+    let file = dir.join("a.json");
+    let what = [file.to_str().unwrap(), "this run's result", "--force"];
+    assert_names(&String::from_utf8_lossy(&left.stdout), &what);
     let kept: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("a.json")).unwrap()).unwrap();
     assert_eq!(kept, a);
@@ -344,11 +342,10 @@ fn a_race_won_in_few_games_says_they_are_too_few() {
     let verdict = (text.lines())
         .find(|l| l.starts_with("race: won") || l.starts_with("race: no finalist"))
         .expect(&text);
-    assert!(
-        verdict.contains("won the race: ")
-            && verdict.contains("games (95% [")
-            && verdict.contains("too few games to show it is stronger"),
-        "{verdict}"
+    // The winner, its games and interval, and why that shows no strength.
+    assert_names(
+        verdict,
+        &["won the race", "games", "95% [", "too few games"],
     );
     std::fs::remove_dir_all(dir).unwrap();
 }

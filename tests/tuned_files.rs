@@ -7,7 +7,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{marginal, refused, said, scratch, shipped_tuned, small_suite};
+use common::{assert_names, marginal, refused, said, scratch, shipped_tuned, small_suite};
 use marginal::tune::file::TunedFile;
 
 #[test]
@@ -67,11 +67,8 @@ fn a_tuned_file_with_outcomes_cut_is_said_to_be_damaged() {
     refused(
         &["check", &cut],
         &dir,
-        &[
-            "its training 'tuned' set",
-            "records 500 per-position outcomes for 810 positions",
-            "the file is damaged",
-        ],
+        // The file, the side and set, both counts, and the fix.
+        &[&cut, "training 'tuned'", "500", "810", "git checkout"],
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -92,16 +89,19 @@ fn a_record_that_contradicts_itself_names_update_and_update_mends_it() {
     refused(
         &["check", &edited, "-q"],
         &dir,
+        // The file, the side and set, the figure recorded and the one its outcomes give, the fix.
         &[
-            "every position came out as its record says, yet the recorded figures",
-            "record what it gives now",
+            &edited,
+            "training, tuned set",
+            &format!("objective {:.3}", value + 5.0),
+            &format!("objective {value:.3}"),
             &format!("`marginal check {edited} --update`"),
         ],
     );
     let update = said(&marginal(&["check", &edited, "-q", "--update"], &dir));
-    assert!(
-        update.contains("its record did not match its own outcomes before the update"),
-        "{update}"
+    assert_names(
+        &update,
+        &[edited.as_str(), "record did not match its own outcomes"],
     );
     let out = marginal(&["check", &edited, "-q"], &dir);
     assert_eq!(out.status.code(), Some(0), "{}", said(&out));
@@ -127,7 +127,7 @@ fn a_tuned_file_without_its_margins_is_refused_as_margins() {
             &path,
         ],
         &dir,
-        &["a tuned file without its \"margins\" object"],
+        &[&format!("{path}:1:"), "\"margins\"", "restore it"],
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -142,7 +142,7 @@ fn a_recorded_limit_that_searches_nothing_is_refused() {
     refused(
         &["check", &path],
         &dir,
-        &["searches nothing, so no run measured this file"],
+        &[&format!("{path}:1:"), "0 nodes", "edited or damaged"],
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -170,9 +170,10 @@ fn an_emptied_record_is_named_by_its_key_and_line() {
             &["check", dir.join(name).to_str().unwrap()],
             &dir,
             &[
-                &format!("{name}:{line}: not a marginal-tuned/1 file"),
-                "\"suites\" is an empty list, where the file has an object of named fields",
-                "edited or damaged",
+                &format!("{}:{line}:", dir.join(name).display()),
+                "marginal-tuned/1",
+                "\"suites\"",
+                "an empty list",
                 "restore it",
             ],
         );

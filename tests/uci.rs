@@ -93,7 +93,7 @@ fn plays_a_legal_move_from_a_move_list_and_is_deterministic() {
 }
 
 #[test]
-fn node_limit_and_stop() {
+fn go_by_nodes_infinite_then_stop_movetime_and_clock_each_end_with_a_bestmove() {
     let mut e = Engine::start();
     e.send("position fen r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1");
     e.send("go nodes 20000");

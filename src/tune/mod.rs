@@ -24,7 +24,7 @@ pub mod spsa;
 
 pub use solvers::{run_nelder_mead, run_pso};
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use argmin::core::observers::{Observe, ObserverMode};
@@ -58,7 +58,9 @@ pub enum SplitError {
     #[error(transparent)]
     Suite(#[from] SuiteError),
     /// A validation position is also a training position.
-    #[error("{path}:{line}: position '{fen}' is both a validation and a training position")]
+    #[error(
+        "{path}:{line}: position '{fen}' is both a validation and a training position (training: {training}): remove it from one side"
+    )]
     Overlap {
         /// The validation file.
         path: String,
@@ -66,6 +68,8 @@ pub enum SplitError {
         line: usize,
         /// The position.
         fen: String,
+        /// Where the training suites hold it (`file:line`).
+        training: String,
     },
 }
 
@@ -87,20 +91,21 @@ pub fn split(
     }
     let validation = load_suites(holdout, false, rule)?;
     // One rule for what repeats a position, the suites' own (move clocks aside).
-    let training: HashSet<String> = all
-        .positions
-        .iter()
-        .map(|p| repeat_key(&p.record.position))
-        .collect();
-    if let Some(p) = validation
-        .positions
-        .iter()
-        .find(|p| training.contains(&repeat_key(&p.record.position)))
+    let mut training = HashMap::new();
+    for p in &all.positions {
+        let at = || format!("{}:{}", p.suite, p.record.line);
+        training
+            .entry(repeat_key(&p.record.position))
+            .or_insert_with(at);
+    }
+    if let Some((p, at)) = (validation.positions.iter())
+        .find_map(|p| Some((p, training.get(&repeat_key(&p.record.position))?)))
     {
         return Err(SplitError::Overlap {
             path: p.suite.clone(),
             line: p.record.line,
             fen: p.record.fen.clone(),
+            training: at.clone(),
         });
     }
     Ok((all, validation))

@@ -343,13 +343,17 @@ pub fn written(
     )
 }
 
-/// The warning of a run in which the engine faulted: how often while tuning and while judging.
+/// The warning of a run in which the engine faulted: which engine (its name and file), how
+/// often while tuning and while judging.
 pub fn faults(file: &TunedFile, out: &Path) -> Option<String> {
     let p = &file.provenance;
     (p.faults > 0).then(|| {
         let judged = file.training.faults + file.validation.faults;
+        let engine = (file.engine.as_ref()).map_or("the engine".into(), |e| {
+            format!("the engine {} ({})", e.name, e.source)
+        });
         format!(
-            "the engine faulted {} time(s) over the run: {} while tuning, {judged} while judging the tuned set, the defaults and off (training {}, validation {}); suite positions are scored unsolved and games lost, so the figures count them (provenance.faults in {})",
+            "{engine} faulted {} time(s) over the run: {} while tuning, {judged} while judging the tuned set, the defaults and off (training {}, validation {}); suite positions are scored unsolved and games lost, so the figures count them (provenance.faults in {})",
             p.faults,
             p.faults - judged as u64,
             file.training.faults,

@@ -22,11 +22,11 @@ pub enum SpaceError {
     #[error("parameter '{0}' is listed twice")]
     Twice(String),
     /// A `--bounds` entry that is not `name=MIN..MAX`.
-    #[error("bounds '{0}' are not of the form name=MIN..MAX")]
+    #[error("--bounds '{0}' is not of the form name=MIN..MAX")]
     BadBounds(String),
     /// Bounds with min > max, or outside the table's range.
     #[error(
-        "bounds for '{name}': {min}..{max} must satisfy {table_min} <= min <= max <= {table_max}"
+        "--bounds for '{name}': {min}..{max} must satisfy {table_min} <= min <= max <= {table_max}"
     )]
     OutOfTable {
         /// The parameter.
@@ -41,7 +41,9 @@ pub enum SpaceError {
         table_max: i32,
     },
     /// Bounds given for a parameter that is not tuned.
-    #[error("bounds given for '{0}', which is not among the tuned parameters")]
+    #[error(
+        "--bounds given for '{0}', which is not among the tuned parameters: add it to --params, or leave out its bounds"
+    )]
     BoundsUntuned(String),
     /// Nothing to tune.
     #[error("no parameter to tune")]

@@ -141,18 +141,37 @@ pub fn said(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr)
 }
 
-/// `marginal ARGS` must end with exit 2 (unusable input) and say each of `needles`: the file or
-/// value it names, the fix it offers. Returns what it said, for further checks.
-pub fn refused(args: &[&str], dir: &Path, needles: &[&str]) -> String {
+/// A message must name each of `what`: the file (and line) it is about, the offending value, the
+/// fix it offers (a flag, a command). How it words the rest is its own affair. Fails listing
+/// every item missing, with the whole message.
+#[track_caller]
+pub fn assert_names(said: &str, what: &[&str]) {
+    let missing: Vec<&str> = what.iter().copied().filter(|w| !said.contains(w)).collect();
+    assert!(
+        missing.is_empty(),
+        "the message does not name {missing:?}; it said:\n{said}"
+    );
+}
+
+/// A message must name none of `what` (a line that belongs to another case, a value that must
+/// not be there). Fails listing each one it names, with the whole message.
+#[track_caller]
+pub fn assert_omits(said: &str, what: &[&str]) {
+    let found: Vec<&str> = what.iter().copied().filter(|w| said.contains(w)).collect();
+    assert!(
+        found.is_empty(),
+        "the message names {found:?}, which it must not; it said:\n{said}"
+    );
+}
+
+/// `marginal ARGS` must end with exit 2 (unusable input) and name each of `what`: the file or
+/// value at fault, the fix it offers. Returns what it said, for further checks.
+#[track_caller]
+pub fn refused(args: &[&str], dir: &Path, what: &[&str]) -> String {
     let out = marginal(args, dir);
     let text = said(&out);
     assert_eq!(out.status.code(), Some(2), "marginal {args:?}: {text}");
-    for needle in needles {
-        assert!(
-            text.contains(needle),
-            "marginal {args:?}: '{needle}' not in {text}"
-        );
-    }
+    assert_names(&text, what);
     text
 }
 
@@ -246,9 +265,7 @@ pub fn run_bounded(args: &[&str], dir: &Path) -> Outcome {
 pub fn warns(args: &[&str], dir: &Path, said: &[&str]) {
     let o = run_bounded(args, dir);
     assert_eq!(o.code, Some(0), "{}", o.stderr);
-    for text in said {
-        assert!(o.stderr.contains(text), "{text} not in: {}", o.stderr);
-    }
+    assert_names(&o.stderr, said);
 }
 
 /// The arguments of `marginal match` of `default` against `off`, 2 games at 300 nodes, quiet,
