@@ -113,6 +113,8 @@ fn quiet_on_broken_pipe() {
             .unwrap_or("");
         if message.starts_with("failed printing to std") {
             marginal::engine::external::kill_all();
+            // Its outputs are finished: their locks are released and their lock files removed.
+            marginal::formats::lock::release_all();
             if message.contains("Broken pipe") {
                 std::process::exit(BROKEN_PIPE_STATUS);
             }

@@ -717,5 +717,7 @@ fn a_file_size_limit_is_named_with_the_file() {
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert!(stderr.contains("exported.json"), "{stderr}");
     assert!(stderr.contains("ulimit -f"), "{stderr}");
-    assert!(!out_path.exists() && !dir.join("exported.json.tmp").exists());
+    assert!(!out_path.exists());
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().collect();
+    assert!(left.is_empty(), "no temporary (nor lock) is left: {left:?}");
 }
