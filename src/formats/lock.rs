@@ -121,6 +121,13 @@ pub fn lock_path(output: &Path) -> PathBuf {
         .join(lock)
 }
 
+/// Whether a directory entry named `name` is a lock file ([`lock_path`]): a run's, not the
+/// user's.
+pub fn is_lock_file(name: &std::ffi::OsStr) -> bool {
+    let name = name.to_string_lossy();
+    name.len() > ".lock".len() + 1 && name.starts_with('.') && name.ends_with(".lock")
+}
+
 /// Holds `output` through its lock file ([`lock_path`]); its directory must exist.
 ///
 /// # Errors
@@ -215,11 +222,14 @@ pub fn hold_for_run(output: &Path) -> Result<Option<String>, LockError> {
 }
 
 /// Releases every lock [`hold_for_run`] took (removing their files): called once the run has
-/// ended.
+/// ended. Never waits: while another thread is taking a lock, the locks stay held until the
+/// process ends (and the kernel releases them).
 pub fn release_all() {
-    HELD.lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .clear();
+    match HELD.try_lock() {
+        Ok(mut held) => held.clear(),
+        Err(std::sync::TryLockError::Poisoned(held)) => held.into_inner().clear(),
+        Err(std::sync::TryLockError::WouldBlock) => {}
+    }
 }
 
 #[cfg(test)]

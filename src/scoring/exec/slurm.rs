@@ -520,3 +520,36 @@ impl Slurm {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn slurm(workdir: &Path) -> Slurm {
+        let config = SlurmConfig::new(None, None, Some(workdir.to_path_buf()), None, None).unwrap();
+        Slurm::new(
+            config,
+            Arc::new(AtomicBool::new(false)),
+            Arc::new(crate::progress::Silent),
+        )
+    }
+
+    #[test]
+    fn runs_sharing_a_workdir_each_hold_their_own_batch_and_reuse_a_freed_one() {
+        let workdir =
+            std::env::temp_dir().join(format!("marginal-slurm-share-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&workdir);
+        let (a, b) = (slurm(&workdir), slurm(&workdir));
+        // The same work at the same time: the second run takes a directory of its own.
+        let (dir_a, held_a) = a.hold_batch("batch-d").unwrap();
+        let (dir_b, held_b) = b.hold_batch("batch-d").unwrap();
+        assert_eq!(dir_a, workdir.join("batch-d"));
+        assert_eq!(dir_b, workdir.join("batch-d-1"));
+        // A batch whose run ended is free again: a resume finds its results there.
+        drop(held_a);
+        let (again, _held) = a.hold_batch("batch-d").unwrap();
+        assert_eq!(again, workdir.join("batch-d"));
+        drop(held_b);
+        let _ = std::fs::remove_dir_all(&workdir);
+    }
+}
