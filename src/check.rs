@@ -1162,7 +1162,7 @@ impl Prepared {
         }
         match lock::hold(path) {
             Ok(held) => Ok(Some(held)),
-            Err(lock::LockError::Io { .. }) => Ok(None),
+            Err(lock::LockError::Io { .. } | lock::LockError::Unsupported { .. }) => Ok(None),
             Err(lock::LockError::Busy { pid, .. }) => Err(format!(
                 "another check ({}) keeps the record of these games in {}: this one plays them without a record (an interrupt loses them)",
                 pid.map_or_else(|| "pid not written yet".to_string(), |p| format!("pid {p}")),
@@ -1498,6 +1498,25 @@ fn judge_against_defaults(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_games_record_another_check_holds_is_left_to_it_naming_its_pid() {
+        let dir = std::env::temp_dir().join(format!("marginal-check-held-{}", std::process::id()));
+        let record = dir.join("check-games-0.pgn");
+        // The first check holds its record; a second one at once keeps out of it, saying so.
+        let first = Prepared::hold_record(&record).unwrap();
+        assert!(first.is_some());
+        let note = Prepared::hold_record(&record).unwrap_err();
+        assert!(
+            note.contains(&format!("pid {}", std::process::id()))
+                && note.contains(&record.display().to_string())
+                && note.contains("without a record"),
+            "{note}"
+        );
+        drop(first);
+        assert!(Prepared::hold_record(&record).unwrap().is_some());
+        let _ = std::fs::remove_dir_all(dir);
+    }
 
     #[test]
     fn only_an_accepted_h0_of_the_games_is_a_finding() {

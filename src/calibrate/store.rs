@@ -288,7 +288,9 @@ impl Store {
                 path: lock_path.clone(),
                 pid,
             },
-            lock::LockError::Io { error, .. } => io(&lock_path)(error),
+            lock::LockError::Io { error, .. } | lock::LockError::Unsupported { error, .. } => {
+                io(&lock_path)(error)
+            }
         })?;
         let id_path = dir.join("identity.json");
         match std::fs::read_to_string(&id_path) {

@@ -39,7 +39,19 @@ pub enum LockError {
         /// The holder's process id, when its lock file says it.
         pid: Option<u32>,
     },
-    /// The lock file cannot be made or locked.
+    /// The lock file was made but its file system does not lock (flock fails with another
+    /// error than "held"): the run can go on, unguarded.
+    #[error(
+        "{} cannot be locked ({error}): its file system takes no flock, so another run writing the same output at the same time is not kept out",
+        lock.display()
+    )]
+    Unsupported {
+        /// The lock file.
+        lock: PathBuf,
+        /// What flock said.
+        error: std::io::Error,
+    },
+    /// The lock file cannot be made.
     #[error("cannot lock {}: {error}", lock.display())]
     Io {
         /// The lock file.
@@ -160,7 +172,11 @@ pub fn hold_with(output: &Path, lock: &Path) -> Result<Held, LockError> {
         if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
             let error = std::io::Error::last_os_error();
             if error.raw_os_error() != Some(libc::EWOULDBLOCK) {
-                return Err(io(error));
+                // The file was made, but its file system takes no flock (some network ones).
+                return Err(LockError::Unsupported {
+                    lock: lock.to_path_buf(),
+                    error,
+                });
             }
             return Err(LockError::Busy {
                 output: output.to_path_buf(),

@@ -66,6 +66,7 @@ pub fn writable(path: &Path, option: &str) -> Result<Option<String>, OutputError
     match lock::hold_for_run(&target) {
         Ok(stale) => notes.extend(stale.map(|s| format!("{option}: {s}"))),
         Err(e @ lock::LockError::Busy { .. }) => return Err(OutputError(format!("{option} {e}"))),
+        Err(e @ lock::LockError::Unsupported { .. }) => notes.push(format!("{option}: {e}")),
         Err(lock::LockError::Io { error, .. }) => {
             return Err(fail(&format_args!(
                 "no file can be made in its directory {}: {error}",

@@ -146,9 +146,11 @@ fn hold_checkpoint(dir: &Path) -> Result<Option<String>, RunError> {
     if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
         let _ = std::fs::create_dir_all(parent);
     }
-    lock::hold_for_run(dir)
-        .map(|stale| stale.map(|s| format!("--checkpoint: {s}")))
-        .map_err(|e| RunError::Refused(format!("--checkpoint {e}")))
+    match lock::hold_for_run(dir) {
+        Ok(stale) => Ok(stale.map(|s| format!("--checkpoint: {s}"))),
+        Err(e @ lock::LockError::Unsupported { .. }) => Ok(Some(format!("--checkpoint: {e}"))),
+        Err(e) => Err(RunError::Refused(format!("--checkpoint {e}"))),
+    }
 }
 
 /// What a finished run's judging says: the tuned set, the defaults and `off` on both sides,

@@ -311,8 +311,9 @@ fn log_tail(dir: &Path, task: usize) -> String {
 struct Batch {
     dir: PathBuf,
     digests: Vec<String>,
-    /// Held while this run uses the directory: another run of the same work takes another.
-    _lock: lock::Held,
+    /// Held while this run uses the directory: another run of the same work takes another
+    /// (`None` on a file system that takes no flock).
+    _lock: Option<lock::Held>,
 }
 
 impl Batch {
@@ -446,8 +447,9 @@ impl Slurm {
     /// The batch directory `name` in the work directory, held for this run: when another run
     /// sharing the work directory holds it (the same work at the same time), the first free
     /// of `name-1`, `name-2`, ...; so each run writes, and removes, only its own batches. A
-    /// directory left by a run that ended (killed) is free: its results are reused.
-    fn hold_batch(&self, name: &str) -> Result<(PathBuf, lock::Held), ExecError> {
+    /// directory left by a run that ended (killed) is free: its results are reused. On a file
+    /// system that takes no flock, `name` itself, unheld.
+    fn hold_batch(&self, name: &str) -> Result<(PathBuf, Option<lock::Held>), ExecError> {
         let workdir = &self.config.workdir;
         std::fs::create_dir_all(workdir)
             .map_err(|e| write_error("the work directory", workdir, e))?;
@@ -457,8 +459,10 @@ impl Slurm {
                 k => workdir.join(format!("{name}-{k}")),
             };
             match lock::hold(&dir) {
-                Ok(held) => return Ok((dir, held)),
+                Ok(held) => return Ok((dir, Some(held))),
                 Err(lock::LockError::Busy { .. }) => {}
+                // A work directory whose file system takes no flock: used as before locks.
+                Err(lock::LockError::Unsupported { .. }) => return Ok((dir, None)),
                 Err(e) => return Err(ExecError::Failed(e.to_string())),
             }
         }
