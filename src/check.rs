@@ -30,6 +30,7 @@ use shakmaty::Chess;
 
 use crate::engine::bench;
 use crate::engine::{EngineDef, Setting};
+use crate::formats::lock;
 use crate::formats::{Fnv, bundled, openings};
 use crate::progress::{Count, Event, Observer, Shared, Silent, Work};
 use crate::scoring::exec::ExecError;
@@ -89,6 +90,8 @@ pub struct GamesMatch {
     session: Session,
     record: Option<PathBuf>,
     note: Option<String>,
+    /// The record's lock, held until the match has been played.
+    _held: Option<lock::Held>,
     config: MatchConfig,
     shown: Vec<String>,
 }
@@ -1127,17 +1130,45 @@ impl Prepared {
                 record,
             )
         };
-        let (session, record, note) = match record {
-            None => (open(None)?, None, None),
-            Some(plan) => Self::open_record(plan, open)?,
+        let (session, record, note, held) = match record {
+            None => (open(None)?, None, None, None),
+            Some(plan) => match Self::hold_record(&plan.path) {
+                Err(note) => (open(None)?, None, Some(note), None),
+                Ok(held) => {
+                    let (session, record, note) = Self::open_record(plan, open)?;
+                    (session, record, note, held)
+                }
+            },
         };
         Ok(GamesMatch {
             session,
             record,
             note,
+            _held: held,
             config,
             shown: books.shown,
         })
+    }
+
+    /// Holds the record `path` in the cache for this check ([`lock::hold`]); `None` when no
+    /// lock can be made there (opening the record then says why).
+    ///
+    /// # Errors
+    /// Another check of the same games holds it: what to say (this one plays them unkept, so
+    /// both checks finish and neither appends to the other's record).
+    fn hold_record(path: &Path) -> Result<Option<lock::Held>, String> {
+        if let Some(dir) = path.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        match lock::hold(path) {
+            Ok(held) => Ok(Some(held)),
+            Err(lock::LockError::Io { .. } | lock::LockError::Unsupported { .. }) => Ok(None),
+            Err(lock::LockError::Busy { pid, .. }) => Err(format!(
+                "another check ({}) keeps the record of these games in {}: this one plays them without a record (an interrupt loses them)",
+                pid.map_or_else(|| "pid not written yet".to_string(), |p| format!("pid {p}")),
+                path.display()
+            )),
+        }
     }
 
     /// Opens the match with its record in the cache: resumed, or set aside and started
@@ -1467,6 +1498,25 @@ fn judge_against_defaults(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_games_record_another_check_holds_is_left_to_it_naming_its_pid() {
+        let dir = std::env::temp_dir().join(format!("marginal-check-held-{}", std::process::id()));
+        let record = dir.join("check-games-0.pgn");
+        // The first check holds its record; a second one at once keeps out of it, saying so.
+        let first = Prepared::hold_record(&record).unwrap();
+        assert!(first.is_some());
+        let note = Prepared::hold_record(&record).unwrap_err();
+        assert!(
+            note.contains(&format!("pid {}", std::process::id()))
+                && note.contains(&record.display().to_string())
+                && note.contains("without a record"),
+            "{note}"
+        );
+        drop(first);
+        assert!(Prepared::hold_record(&record).unwrap().is_some());
+        let _ = std::fs::remove_dir_all(dir);
+    }
 
     #[test]
     fn only_an_accepted_h0_of_the_games_is_a_finding() {

@@ -113,6 +113,8 @@ fn quiet_on_broken_pipe() {
             .unwrap_or("");
         if message.starts_with("failed printing to std") {
             marginal::engine::external::kill_all();
+            // Its outputs are finished: their locks are released and their lock files removed.
+            marginal::formats::lock::release_all();
             if message.contains("Broken pipe") {
                 std::process::exit(BROKEN_PIPE_STATUS);
             }
@@ -247,6 +249,8 @@ fn main() -> ExitCode {
         .and_then(|()| run(cli));
     // No external engine outlives marginal, whatever ended the command.
     marginal::engine::external::kill_all();
+    // Its outputs are finished: their locks are released and their lock files removed.
+    marginal::formats::lock::release_all();
     match result {
         Ok(()) => ExitCode::SUCCESS,
         // `marginal help | head -1`: a closed pipe ends quietly, as for every command.

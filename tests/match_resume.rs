@@ -672,3 +672,60 @@ fn a_rerun_match_is_told_of_resume_first() {
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// A `--resume` started while the match it resumes still plays is refused at once (exit 2),
+/// naming the PGN and the process playing it, and the PGN gains no pair twice; once that
+/// match is killed (SIGKILL: no word, its lock file left), a resume goes on, saying it took
+/// over the lock of the run that ended.
+#[test]
+fn a_resume_while_the_match_still_plays_is_refused_naming_its_process() {
+    let dir = scratch("match_resume", "held");
+    let pgn = dir.join("m.pgn");
+    let settings = ["--nodes", "300", "--games", "400", "--concurrency", "1"];
+    let with_pgn: Vec<&str> = settings
+        .iter()
+        .copied()
+        .chain(["--pgn", path(&pgn)])
+        .collect();
+    let mut first = spawn(&dir, "first", &with_pgn);
+    wait_for_a_whole_pair(&pgn, &mut first);
+    let resume: Vec<&str> = with_pgn.iter().copied().chain(["--resume"]).collect();
+    let second = run(&dir, "second", &resume);
+    assert_eq!(second.status.code(), Some(2), "{}", second.stderr);
+    // The PGN, and the process that holds it.
+    assert_names(
+        &second.stderr,
+        &[path(&pgn), &format!("pid {}", first.id())],
+    );
+    signal(&first, "-KILL");
+    first.wait().unwrap();
+    // Every game in the PGN is the first run's: none was played twice.
+    let read = read_games(&std::fs::read(&pgn).unwrap()).unwrap();
+    let rounds: Vec<&str> = read.games.iter().filter_map(|g| g.tag("Round")).collect();
+    let mut unique = rounds.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(rounds.len(), unique.len(), "{rounds:?}");
+    assert_eq!(rounds.len(), read.games.len());
+    let mut third = spawn(&dir, "third", &resume);
+    let err = dir.join("third.err");
+    let said_stale = || {
+        std::fs::read_to_string(&err)
+            .is_ok_and(|t| t.contains(&format!("left by a run that ended (pid {})", first.id())))
+    };
+    let start = Instant::now();
+    while !said_stale() && start.elapsed() < LIMIT {
+        if let Some(status) = third.try_wait().unwrap() {
+            panic!(
+                "the resume ended ({status}): {:?}",
+                std::fs::read_to_string(&err)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    signal(&third, "-INT");
+    let third = finish(&dir, "third", third);
+    assert_eq!(third.status.code(), Some(130), "{}", third.stderr);
+    assert!(said_stale(), "{}", third.stderr);
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -724,5 +724,113 @@ fn a_file_size_limit_is_named_with_the_file() {
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     // The file, and the limit that stopped it.
     assert_names(&stderr, &[out_path.to_str().unwrap(), "ulimit -f"]);
-    assert!(!out_path.exists() && !dir.join("exported.json.tmp").exists());
+    assert!(!out_path.exists());
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().collect();
+    assert!(left.is_empty(), "no temporary (nor lock) is left: {left:?}");
+}
+
+/// The process id of a process that has ended (what a killed run's lock file names).
+fn ended_pid() -> u32 {
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let pid = child.id();
+    child.wait().unwrap();
+    pid
+}
+
+/// An output another run holds (its lock taken, here by the test itself) is refused at once
+/// with exit 2, naming the file and the process that holds it; nothing is written. Once the
+/// holder lets go, the same command writes it and leaves no lock file behind.
+#[test]
+fn an_output_another_run_holds_is_refused_naming_the_file_and_its_pid() {
+    let dir = scratch("outputs", "held");
+    let out = dir.join("exported.json");
+    let args = [
+        "export",
+        "tests/golden/export/tuned.json",
+        "--format",
+        "json",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let held = marginal::formats::lock::hold(&out).unwrap();
+    let pid = format!("pid {}", std::process::id());
+    refused(
+        &args,
+        &dir,
+        &[out.to_str().unwrap(), &pid, "wait for that run"],
+    );
+    assert!(!out.exists());
+    drop(held);
+    let o = marginal(&args, &dir);
+    assert_eq!(o.status.code(), Some(0), "{}", said(&o));
+    assert!(out.is_file());
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name() != "cache")
+        .collect();
+    assert_eq!(left.len(), 1, "only the output is left: {left:?}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A lock file left by a run that was killed (its process gone) does not block the next run:
+/// the lock is taken over and said, naming the ended process, and removed at the end.
+#[test]
+fn a_lock_left_by_a_killed_run_does_not_block_and_is_said() {
+    let dir = scratch("outputs", "stale");
+    let out = dir.join("exported.json");
+    let lock = marginal::formats::lock::lock_path(&out);
+    let dead = ended_pid();
+    std::fs::write(&lock, format!("{dead}\n")).unwrap();
+    let o = marginal(
+        &[
+            "export",
+            "tests/golden/export/tuned.json",
+            "--format",
+            "json",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &dir,
+    );
+    let text = said(&o);
+    assert_eq!(o.status.code(), Some(0), "{text}");
+    // The ended process, and that its lock was taken over.
+    assert_names(&text, &[&format!("pid {dead}"), "ended"]);
+    assert!(out.is_file() && !lock.exists());
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A --json report into a named pipe with a reader is written once, whole: the pipe is not
+/// opened first to test it (the reader would take that close for the end and leave, and the
+/// run would wait forever for another). `timeout` turns a hang into a failure.
+#[test]
+fn a_json_report_into_a_fifo_with_a_reader_is_written_whole() {
+    let dir = scratch("outputs", "fifo");
+    let fifo = dir.join("report.fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let reader = std::process::Command::new("timeout")
+        .args(["120", "cat"])
+        .arg(&fifo)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let suite = small_suite(&dir, 5);
+    let run = std::process::Command::new("timeout")
+        .args(["120", env!("CARGO_BIN_EXE_marginal")])
+        .args(["suite", suite.to_str().unwrap(), "--nodes", "200"])
+        .args(["--no-cache", "-q", "--json", fifo.to_str().unwrap()])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0), "{}", said(&run));
+    let read = reader.wait_with_output().unwrap();
+    assert!(read.status.success(), "the reader: {:?}", read.status);
+    let report: serde_json::Value = serde_json::from_slice(&read.stdout).unwrap();
+    assert_eq!(report["positions"].as_array().map(Vec::len), Some(5));
+    std::fs::remove_dir_all(dir).unwrap();
 }

@@ -397,3 +397,83 @@ fn a_malformed_cpu_allotment_is_refused_naming_the_variable() {
     }
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// A stand-in for Slurm's commands, in `dir/fake-slurm` (to put first on PATH): `sbatch` runs
+/// each task of the array itself, in its `--chdir`, after a second (so that runs started
+/// together overlap), and prints a job id; `squeue` lists no job (every job has left the queue
+/// once `sbatch` returns), `sinfo` one partition.
+fn fake_slurm(dir: &Path) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = dir.join("fake-slurm");
+    std::fs::create_dir_all(&bin).unwrap();
+    let sbatch = r#"#!/bin/sh
+for a in "$@"; do
+  case "$a" in
+    --array=*) list=${a#--array=} ;;
+    --chdir=*) dir=${a#--chdir=} ;;
+  esac
+  script=$a
+done
+sleep 1
+cd "$dir" || exit 1
+for i in $(echo "$list" | tr , ' '); do
+  SLURM_ARRAY_TASK_ID=$i sh "$script" >> "log-$i.txt" 2>&1
+done
+echo $$
+"#;
+    for (name, text) in [
+        ("sbatch", sbatch),
+        ("squeue", "#!/bin/sh\nexit 0\n"),
+        ("sinfo", "#!/bin/sh\necho debug\n"),
+        ("scancel", "#!/bin/sh\nexit 0\n"),
+    ] {
+        let path = bin.join(name);
+        std::fs::write(&path, text).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    bin
+}
+
+/// Two runs of the same work started together on one --workdir (through a stand-in for
+/// Slurm, so this runs anywhere) both finish with the same report: each keeps to its own
+/// batch directory and neither removes the other's; the work directory is empty after.
+#[test]
+fn two_runs_sharing_a_workdir_both_finish() {
+    let dir = scratch("slurm", "shared-workdir");
+    let bin = fake_slurm(&dir);
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let suite = small_suite(&dir, 12);
+    let suite = suite.to_str().unwrap();
+    let slurm = on_slurm(&dir, 2);
+    let limit = ["--nodes", "2000"];
+    let spawn = |name: &str| {
+        let json = dir.join(format!("{name}.json"));
+        let args = with(&suite_args(suite, json.to_str().unwrap(), &limit), &slurm);
+        let file = |ext: &str| std::fs::File::create(dir.join(format!("{name}.{ext}"))).unwrap();
+        Command::new(env!("CARGO_BIN_EXE_marginal"))
+            .args(args)
+            .env("PATH", &path)
+            .env("MARGINAL_CACHE_DIR", dir.join("cache"))
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdout(file("out"))
+            .stderr(file("err"))
+            .stdin(Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let (a, b) = (spawn("a"), spawn("b"));
+    let (a, b) = (finish(&dir, "a", a), finish(&dir, "b", b));
+    a.assert_success();
+    b.assert_success();
+    assert_eq!(report(&dir.join("a.json")), report(&dir.join("b.json")));
+    let left: Vec<_> = std::fs::read_dir(dir.join("work"))
+        .unwrap()
+        .flatten()
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -408,3 +408,28 @@ fn a_checkpoint_of_another_seed_is_refused_before_anything_is_written() {
     assert_eq!(std::fs::read(dir.join("t.json")).unwrap(), finished);
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// A tune whose --out, or whose checkpoint, another run holds (its lock taken, here by the
+/// test itself) is refused at once with exit 2, naming the file and the holder's pid, before
+/// any work: two tunes never both write one tuned file and both say they wrote it. Released,
+/// the same tune runs.
+#[test]
+fn a_tune_on_an_output_or_checkpoint_another_run_holds_is_refused_naming_its_pid() {
+    let dir = scratch("tune-checkpoint", "held");
+    let suite = small_suite(&dir, 12);
+    let (out, ckpt) = (dir.join("t.json"), dir.join("ckpt"));
+    let mut args = spsa_once(suite.to_str().unwrap(), out.to_str().unwrap());
+    args.extend(["--checkpoint", ckpt.to_str().unwrap()]);
+    let pid = format!("pid {}", std::process::id());
+    for held in [&out, &ckpt] {
+        let lock = marginal::formats::lock::hold(held).unwrap();
+        let text = refused(&args, &dir, &[held.to_str().unwrap(), &pid]);
+        assert!(!out.exists(), "{text}");
+        drop(lock);
+    }
+    assert!(!ckpt.exists(), "nothing was written into the checkpoint");
+    let done = marginal(&args, &dir);
+    assert!(done.status.success(), "{}", said(&done));
+    assert!(out.is_file());
+    std::fs::remove_dir_all(dir).unwrap();
+}

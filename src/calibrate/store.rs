@@ -8,13 +8,12 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
-use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
-use crate::formats::write_atomic;
+use crate::formats::{lock, write_atomic};
 use crate::scoring::games::stats::GameResult;
 
 /// One set's value of one objective.
@@ -126,11 +125,14 @@ pub enum StoreError {
     },
     /// Another process is working on the same calibration.
     #[error(
-        "{path}: another marginal calibrate is working on this calibration; wait for it, or stop it first"
+        "{path}: another marginal calibrate ({}) is working on this calibration; wait for it, or stop it first",
+        pid.map_or_else(|| "its process id not written yet".to_string(), |p| format!("pid {p}"))
     )]
     Busy {
         /// The lock file.
         path: PathBuf,
+        /// The process that holds it, when its lock file says it.
+        pid: Option<u32>,
     },
     /// The directory belongs to a calibration with other settings.
     #[error(
@@ -155,10 +157,10 @@ pub enum StoreError {
     },
 }
 
-/// The files a calibration's state directory holds (`identity.json.tmp` while it is written).
-const STORE_FILES: [&str; 6] = [
+/// The files a calibration's state directory holds (and `identity.json.PID-N.tmp` while it is
+/// written).
+const STORE_FILES: [&str; 5] = [
     "identity.json",
-    "identity.json.tmp",
     "lock",
     "objectives.jsonl",
     "pairs.jsonl",
@@ -182,6 +184,11 @@ pub fn check_dir(dir: &Path) -> Result<(), StoreError> {
     let mut foreign: Vec<String> = entries
         .flatten()
         .filter(|e| !STORE_FILES.iter().any(|f| e.file_name() == **f))
+        .filter(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            !(name.starts_with("identity.json.") && name.ends_with(".tmp"))
+        })
         .map(|e| {
             let slash = if e.path().is_dir() { "/" } else { "" };
             format!("'{}{slash}'", e.file_name().to_string_lossy())
@@ -208,7 +215,7 @@ pub struct Store {
     pairs: Mutex<File>,
     runs: Mutex<File>,
     /// Held (flock) while the store is open: one run at a time appends to it.
-    _lock: File,
+    _lock: lock::Held,
     /// Earlier runs.
     pub earlier_runs: Vec<RunLine>,
     /// Objective values finished earlier.
@@ -276,16 +283,15 @@ impl Store {
         check_dir(dir)?;
         std::fs::create_dir_all(dir).map_err(io(dir))?;
         let lock_path = dir.join("lock");
-        let lock = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(io(&lock_path))?;
-        // SAFETY: flock on a file descriptor this function owns; released when it closes.
-        if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
-            return Err(StoreError::Busy { path: lock_path });
-        }
+        let lock = lock::hold_with(dir, &lock_path).map_err(|e| match e {
+            lock::LockError::Busy { pid, .. } => StoreError::Busy {
+                path: lock_path.clone(),
+                pid,
+            },
+            lock::LockError::Io { error, .. } | lock::LockError::Unsupported { error, .. } => {
+                io(&lock_path)(error)
+            }
+        })?;
         let id_path = dir.join("identity.json");
         match std::fs::read_to_string(&id_path) {
             Ok(text) => {

@@ -10,6 +10,7 @@
 pub mod engine_file;
 pub mod epd;
 pub mod json;
+pub mod lock;
 pub mod openings;
 pub mod outputs;
 
@@ -258,8 +259,9 @@ pub fn skipped_lines<T: fmt::Display>(
     said
 }
 
-/// Writes `bytes` to `path` through a temporary file and a rename, so a crash never leaves
-/// half a file. Creates the parent directory.
+/// Writes `bytes` to `path` through a temporary file (`NAME.PID-N.tmp`, this writer's own) and
+/// a rename, so a crash never leaves half a file and writers of one file never mix theirs.
+/// Creates the parent directory.
 ///
 /// # Errors
 /// The I/O error of creating, writing or renaming.
@@ -288,8 +290,12 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         }
         std::fs::create_dir_all(dir)?;
     }
+    // A temporary of this writer's own: two runs (or threads) writing one shared file (a
+    // cache) each rename a whole file of theirs, never one the other is writing.
+    static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
+    tmp.push(format!(".{}-{n}.tmp", std::process::id()));
     through_temporary(Path::new(&tmp), &path, |tmp| std::fs::write(tmp, bytes)).map_err(limit_said)
 }
 

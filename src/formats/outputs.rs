@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{excerpt, keep_stdout_for, link_target, standard_stream, write_atomic};
+use super::{excerpt, keep_stdout_for, link_target, lock, standard_stream, write_atomic};
 
 /// An output path the command must not write: the message names the option, the path and the
 /// fix (a user error, exit status 2).
@@ -19,11 +19,15 @@ pub struct OutputError(pub String);
 /// created, and a file can be made there), without touching an existing file: a bad output
 /// path fails at once instead of after the run. `option` names the output in messages.
 ///
+/// A regular file is then held by this run until it ends ([`lock::hold_for_run`]): a second
+/// run on the same output is refused here, naming the process that holds it.
+///
 /// Returns the note to say when it created the output's directory
-/// (`{option}: created the directory {dir}`), or `None`.
+/// (`{option}: created the directory {dir}`) or took over a lock left by a run that ended,
+/// or `None`.
 ///
 /// # Errors
-/// The path cannot be written: names the option, the path and why.
+/// The path cannot be written, or another run holds it: names the option, the path and why.
 pub fn writable(path: &Path, option: &str) -> Result<Option<String>, OutputError> {
     let fail = |e: &dyn std::fmt::Display| {
         OutputError(format!("{option}: cannot write {}: {e}", path.display()))
@@ -41,13 +45,10 @@ pub fn writable(path: &Path, option: &str) -> Result<Option<String>, OutputError
     if keep_stdout_for(path) {
         return Ok(None);
     }
-    // A device or a pipe (/dev/null, /dev/stdout) is written through: it only has to open.
+    // A device or a pipe (/dev/null, a FIFO) is written once, directly, when the run writes
+    // it: never opened to test it (a FIFO's reader would see the test's close as the end).
     if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
-        return std::fs::OpenOptions::new()
-            .write(true)
-            .open(path)
-            .map(|_| None)
-            .map_err(|e| fail(&e));
+        return may_write(path).map(|()| None).map_err(|e| fail(&e));
     }
     // A symbolic link is written through, even to a file not made yet.
     let target = link_target(path).map_err(|e| fail(&e))?;
@@ -55,26 +56,44 @@ pub fn writable(path: &Path, option: &str) -> Result<Option<String>, OutputError
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let mut note = None;
+    let mut notes = Vec::new();
     if !dir.exists() {
         std::fs::create_dir_all(dir).map_err(|e| fail(&e))?;
-        note = Some(format!("{option}: created the directory {}", dir.display()));
+        notes.push(format!("{option}: created the directory {}", dir.display()));
     }
-    let probe = dir.join(format!(".marginal-write-probe-{}", std::process::id()));
-    std::fs::File::create(&probe).map_err(|e| {
-        fail(&format_args!(
-            "no file can be made in its directory {}: {e}",
-            dir.display()
-        ))
-    })?;
-    let _ = std::fs::remove_file(&probe);
+    // Held until the run ends: a second run on this output is refused at once (its lock file
+    // is also the proof that a file can be made in the directory).
+    match lock::hold_for_run(&target) {
+        Ok(stale) => notes.extend(stale.map(|s| format!("{option}: {s}"))),
+        Err(e @ lock::LockError::Busy { .. }) => return Err(OutputError(format!("{option} {e}"))),
+        Err(e @ lock::LockError::Unsupported { .. }) => notes.push(format!("{option}: {e}")),
+        Err(lock::LockError::Io { error, .. }) => {
+            return Err(fail(&format_args!(
+                "no file can be made in its directory {}: {error}",
+                dir.display()
+            )));
+        }
+    }
     if target.exists() {
         std::fs::OpenOptions::new()
             .append(true)
             .open(&target)
             .map_err(|e| fail(&e))?;
     }
+    let note = (!notes.is_empty()).then(|| notes.join("; "));
     Ok(note)
+}
+
+/// Whether this process may write `path` (access(2) with W_OK), asked without opening it.
+fn may_write(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes())?;
+    // SAFETY: access(2) reads the NUL-terminated path and nothing else.
+    if unsafe { libc::access(c.as_ptr(), libc::W_OK) } == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
 }
 
 /// Refuses to write over an existing `out` unless `force` (the command's --force): results

@@ -287,8 +287,9 @@ impl SuiteCost {
             }
             if let Some(log) = state.log.as_mut().filter(|_| !replay) {
                 let line = serde_json::to_string(&evaluation)?;
-                writeln!(log, "{line}")?;
-                log.flush()?;
+                writeln!(log, "{line}")
+                    .and_then(|()| log.flush())
+                    .map_err(crate::formats::limit_said)?;
             }
             if let Some(tap) = &state.tap {
                 tap.lock()

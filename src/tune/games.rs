@@ -398,8 +398,10 @@ impl GamesProblem {
     fn log(&self, state: &mut GamesState, e: &GamesEvaluation) -> Result<(), std::io::Error> {
         if let Some(log) = state.log.as_mut() {
             let line = serde_json::to_string(e).map_err(std::io::Error::other)?;
-            writeln!(log, "{line}")?;
-            log.flush()?;
+            // A full disk or a file-size limit is named, as for every output.
+            writeln!(log, "{line}")
+                .and_then(|()| log.flush())
+                .map_err(crate::formats::limit_said)?;
         }
         Ok(())
     }

@@ -17,6 +17,7 @@ use super::setup::{self, Inputs};
 use super::space::Space;
 use crate::calibrate::trust::Calibration;
 use crate::engine::EngineDef;
+use crate::formats::lock;
 use crate::formats::outputs::{self, OutputError};
 use crate::progress::Said;
 use crate::scoring::suite::{ScorerOptions, default_cache_dir};
@@ -97,6 +98,7 @@ pub fn open(
         .checkpoint
         .clone()
         .unwrap_or_else(|| plan.checkpoint_dir(&cache, &run_id));
+    note(lines, hold_checkpoint(&dir)?);
     run::check_checkpoint(plan, &run_id, &dir)?;
     // A rerun or resume of this run (its checkpoint exists) writes the same set again.
     let force = opts.force || dir.exists();
@@ -116,6 +118,22 @@ pub fn open(
         run_id,
         dir,
     })
+}
+
+/// Holds the checkpoint directory `dir` for this run ([`lock::hold_for_run`], its lock file
+/// beside it): two runs never write one checkpoint. Returns the note of a stale lock taken over.
+///
+/// # Errors
+/// Another run holds it, or its lock file cannot be made.
+fn hold_checkpoint(dir: &Path) -> Result<Option<String>, RunError> {
+    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        let _ = std::fs::create_dir_all(parent);
+    }
+    match lock::hold_for_run(dir) {
+        Ok(stale) => Ok(stale.map(|s| format!("--checkpoint: {s}"))),
+        Err(e @ lock::LockError::Unsupported { .. }) => Ok(Some(format!("--checkpoint: {e}"))),
+        Err(e) => Err(RunError::Refused(format!("--checkpoint {e}"))),
+    }
 }
 
 /// What a finished run's judging says: the tuned set, the defaults and `off` on both sides,

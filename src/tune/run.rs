@@ -361,7 +361,10 @@ pub fn check_checkpoint(plan: &TunePlan, run_id: &str, dir: &Path) -> Result<(),
     }
     // A directory of the user's (files, no run file) is not written into.
     let run_file = dir.join(checkpoint::RUN_FILE);
-    if !run_file.exists() && std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some()) {
+    let holds_files = std::fs::read_dir(dir).is_ok_and(|mut d| {
+        d.any(|e| e.is_ok_and(|e| !crate::formats::lock::is_lock_file(&e.file_name())))
+    });
+    if !run_file.exists() && holds_files {
         return Err(RunError::Refused(format!(
             "--checkpoint {} holds files and is not a checkpoint (it has no '{}' file): marginal does not write into it; name a new or empty directory",
             dir.display(),

@@ -457,8 +457,9 @@ impl Recorder {
             evaluated,
         };
         if let Some(log) = self.log.as_mut() {
-            writeln!(log, "{}", serde_json::to_string(&record)?)?;
-            log.flush()?;
+            writeln!(log, "{}", serde_json::to_string(&record)?)
+                .and_then(|()| log.flush())
+                .map_err(crate::formats::limit_said)?;
         }
         if let Some(f) = self.on_record.as_mut() {
             f(&record);

@@ -12,6 +12,11 @@
 //! A batch directory is kept until its results are merged: a run interrupted while jobs were
 //! out writes the same units again when it resumes (the units depend only on the work), finds
 //! the results already there and submits only what is missing.
+//!
+//! Runs may share one work directory: each holds the batch directories it uses (a lock file
+//! beside each, [`crate::formats::lock`]), and a run whose batch another live run holds (the
+//! same work at the same time) takes a directory of its own (`batch-D-1`, ...), so neither
+//! writes into nor removes the other's.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -20,7 +25,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::{Done, ExecError, Job, Runner, Sharded, Unit, UnitResult, digest};
-use crate::formats::write_atomic;
+use crate::formats::{lock, write_atomic};
 use crate::progress::{Cluster, Event, Shared};
 
 /// Slurm's default `MaxArraySize`: task ids must be below it.
@@ -306,6 +311,9 @@ fn log_tail(dir: &Path, task: usize) -> String {
 struct Batch {
     dir: PathBuf,
     digests: Vec<String>,
+    /// Held while this run uses the directory: another run of the same work takes another
+    /// (`None` on a file system that takes no flock).
+    _lock: Option<lock::Held>,
 }
 
 impl Batch {
@@ -409,10 +417,8 @@ impl Slurm {
     /// there and the task script; the batch and the script's path.
     fn write_batch(&self, texts: &[String]) -> Result<(Batch, PathBuf), ExecError> {
         let digests: Vec<String> = texts.iter().map(|t| digest(t.as_bytes())).collect();
-        let dir = self
-            .config
-            .workdir
-            .join(format!("batch-{}", digest(digests.join(",").as_bytes())));
+        let (dir, held) =
+            self.hold_batch(&format!("batch-{}", digest(digests.join(",").as_bytes())))?;
         std::fs::create_dir_all(&dir).map_err(|e| write_error("the batch directory", &dir, e))?;
         for (i, text) in texts.iter().enumerate() {
             let path = dir.join(format!("unit-{i}.json"));
@@ -428,7 +434,42 @@ impl Slurm {
         );
         write_atomic(&script, body.as_bytes())
             .map_err(|e| write_error("the task script", &script, e))?;
-        Ok((Batch { dir, digests }, script))
+        Ok((
+            Batch {
+                dir,
+                digests,
+                _lock: held,
+            },
+            script,
+        ))
+    }
+
+    /// The batch directory `name` in the work directory, held for this run: when another run
+    /// sharing the work directory holds it (the same work at the same time), the first free
+    /// of `name-1`, `name-2`, ...; so each run writes, and removes, only its own batches. A
+    /// directory left by a run that ended (killed) is free: its results are reused. On a file
+    /// system that takes no flock, `name` itself, unheld.
+    fn hold_batch(&self, name: &str) -> Result<(PathBuf, Option<lock::Held>), ExecError> {
+        let workdir = &self.config.workdir;
+        std::fs::create_dir_all(workdir)
+            .map_err(|e| write_error("the work directory", workdir, e))?;
+        for k in 0..1000 {
+            let dir = match k {
+                0 => workdir.join(name),
+                k => workdir.join(format!("{name}-{k}")),
+            };
+            match lock::hold(&dir) {
+                Ok(held) => return Ok((dir, Some(held))),
+                Err(lock::LockError::Busy { .. }) => {}
+                // A work directory whose file system takes no flock: used as before locks.
+                Err(lock::LockError::Unsupported { .. }) => return Ok((dir, None)),
+                Err(e) => return Err(ExecError::Failed(e.to_string())),
+            }
+        }
+        Err(ExecError::Failed(format!(
+            "{}: 1000 runs hold a batch of this work: let some end first",
+            workdir.display()
+        )))
     }
 
     /// Submits the tasks without a result as job arrays, again after a failure up to the
@@ -481,5 +522,38 @@ impl Slurm {
             attempt += 1;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn slurm(workdir: &Path) -> Slurm {
+        let config = SlurmConfig::new(None, None, Some(workdir.to_path_buf()), None, None).unwrap();
+        Slurm::new(
+            config,
+            Arc::new(AtomicBool::new(false)),
+            Arc::new(crate::progress::Silent),
+        )
+    }
+
+    #[test]
+    fn runs_sharing_a_workdir_each_hold_their_own_batch_and_reuse_a_freed_one() {
+        let workdir =
+            std::env::temp_dir().join(format!("marginal-slurm-share-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&workdir);
+        let (a, b) = (slurm(&workdir), slurm(&workdir));
+        // The same work at the same time: the second run takes a directory of its own.
+        let (dir_a, held_a) = a.hold_batch("batch-d").unwrap();
+        let (dir_b, held_b) = b.hold_batch("batch-d").unwrap();
+        assert_eq!(dir_a, workdir.join("batch-d"));
+        assert_eq!(dir_b, workdir.join("batch-d-1"));
+        // A batch whose run ended is free again: a resume finds its results there.
+        drop(held_a);
+        let (again, _held) = a.hold_batch("batch-d").unwrap();
+        assert_eq!(again, workdir.join("batch-d"));
+        drop(held_b);
+        let _ = std::fs::remove_dir_all(&workdir);
     }
 }
