@@ -98,7 +98,7 @@ pub fn open(
         .checkpoint
         .clone()
         .unwrap_or_else(|| plan.checkpoint_dir(&cache, &run_id));
-    note(lines, hold_checkpoint(&dir)?);
+    lines.extend(hold_checkpoint(&dir)?.map(Said::Note));
     run::check_checkpoint(plan, &run_id, &dir)?;
     // A rerun or resume of this run (its checkpoint exists) writes the same set again.
     let force = opts.force || dir.exists();
