@@ -164,7 +164,7 @@ fn search_all(
         Some(executor) => executor.run(std::slice::from_ref(&job))?.pop(),
         None => {
             let count = AtomicUsize::new(0);
-            Some(job.run(&|| on_done(count.fetch_add(1, Ordering::Relaxed) + 1)))
+            Some(job.run(&|_| on_done(count.fetch_add(1, Ordering::Relaxed) + 1)))
         }
     };
     Ok(done.map(Done::into_positions).unwrap_or_default())
