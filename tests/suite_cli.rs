@@ -278,7 +278,7 @@ fn the_json_report_is_what_the_library_returns() {
             },
             reference: Margins::off().into(),
             cache_dir: Some(cache),
-            executor: None,
+            ..ScorerOptions::default()
         },
         None,
     )

@@ -16,6 +16,7 @@ use crate::formats::openings;
 use crate::progress::Shared;
 use crate::scoring::cheap::{CheapObjective, MateObjective, QualityObjective, SuiteObjective};
 use crate::scoring::exec::Runner;
+use crate::scoring::exec::local::Local;
 use crate::scoring::quality::{MoveQuality, QualityConfig};
 use crate::scoring::suite::{
     LoadedSuites, RunConfig, ScorerOptions, SuiteLimit, SuiteScorer, default_cache_dir,
@@ -101,7 +102,7 @@ pub fn games(
 
 /// The objectives of `plan`, each entry checked before any is prepared, then prepared in turn
 /// with the engine's defaults as the reference; the suites' reference runs go through
-/// `executor` when there is one (the quality objective's searches run here). `defaults` is
+/// `executor` (the quality objective's searches run on this machine). `defaults` is
 /// the plan of the same command with no option given: an option of an objective that the
 /// plan leaves out is said to do nothing.
 ///
@@ -112,7 +113,7 @@ pub fn objectives(
     plan: &CalibratePlan,
     defaults: &CalibratePlan,
     def: &Arc<EngineDef>,
-    executor: &Option<Arc<dyn Runner>>,
+    executor: &Arc<dyn Runner>,
     say: &Arc<Listener>,
     observer: &Shared,
 ) -> Result<Vec<Box<dyn CheapObjective>>, PrepareError> {
@@ -139,7 +140,7 @@ fn objective(
     plan: &CalibratePlan,
     def: &Arc<EngineDef>,
     spec: &ObjectiveSpec,
-    executor: &Option<Arc<dyn Runner>>,
+    executor: &Arc<dyn Runner>,
     say: &Arc<Listener>,
     observer: &Shared,
 ) -> Result<Box<dyn CheapObjective>, PrepareError> {
@@ -174,7 +175,7 @@ fn suite_scorer(
     files: &[PathBuf],
     config: RunConfig,
     plan: &CalibratePlan,
-    executor: Option<Arc<dyn Runner>>,
+    executor: Arc<dyn Runner>,
     say: &Arc<Listener>,
     observer: &Shared,
 ) -> Result<SuiteScorer, PrepareError> {
@@ -223,7 +224,8 @@ fn quality_objective(
         deep: plan.deep_limit(limit),
         hash_mb: plan.hash_mb,
         cache_dir: Some(default_cache_dir()),
-        executor: None,
+        // On this machine, whatever the games' executor: its searches are many and small.
+        executor: Arc::new(Local::new(plan.concurrency)),
     };
     let quality = MoveQuality::prepare(book.records, Setting::defaults(def), config, &**observer);
     let engine = def.source.as_deref().unwrap_or(&def.name);
@@ -308,7 +310,8 @@ mod tests {
             kept.lock().unwrap().push(text);
         });
         let silent: Shared = Arc::new(crate::progress::Silent);
-        let made = objectives(p, &plan(), &EngineDef::builtin(), &None, &listener, &silent);
+        let here: Arc<dyn Runner> = Arc::new(Local::new(1));
+        let made = objectives(p, &plan(), &EngineDef::builtin(), &here, &listener, &silent);
         let said = said.lock().unwrap().clone();
         (said, made.map(|o| o.len()))
     }

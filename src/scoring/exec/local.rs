@@ -26,15 +26,30 @@ use crate::scoring::suite::run::{PositionResult, RunConfig, SuiteLimit, SuitePos
 /// ([`Runner::run_each`]), and streams a match's pairs ([`Runner::play`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Local {
-    /// Threads searching positions, or games played at once (at least one).
-    pub threads: usize,
+    /// Threads searching positions, or games played at once; 0: as many as the rayon pool
+    /// it is called on.
+    threads: usize,
 }
 
 impl Local {
-    /// A runner on `threads` threads (at least one).
+    /// A runner on `threads` threads (at least one), on a pool of its own.
     pub fn new(threads: usize) -> Local {
         Local {
             threads: threads.max(1),
+        }
+    }
+
+    /// A runner on the rayon pool it is called on (install a pool to choose the thread
+    /// count), and as many game threads.
+    pub fn on_current_pool() -> Local {
+        Local { threads: 0 }
+    }
+
+    /// Threads searching positions, or games played at once, when called now.
+    pub fn threads(&self) -> usize {
+        match self.threads {
+            0 => rayon::current_num_threads(),
+            n => n,
         }
     }
 }
@@ -45,14 +60,18 @@ impl Runner for Local {
     }
 
     fn run_each(&self, jobs: &[Job], on_done: &OnDone<'_>) -> Result<Vec<Done>, ExecError> {
-        let pool = pool(self.threads, "local").map_err(|e| {
-            ExecError::Failed(format!("cannot start {} threads: {e}", self.threads))
-        })?;
-        Ok(pool.install(|| {
+        let run = || {
             (jobs.iter().enumerate())
                 .map(|(j, job)| job.run(&|f| on_done(j, f)))
                 .collect()
-        }))
+        };
+        if self.threads == 0 {
+            return Ok(run());
+        }
+        let pool = pool(self.threads, "local").map_err(|e| {
+            ExecError::Failed(format!("cannot start {} threads: {e}", self.threads))
+        })?;
+        Ok(pool.install(run))
     }
 
     fn streams(&self) -> bool {
@@ -82,7 +101,7 @@ impl Runner for Local {
             // discarded.
             let _beyond = play_in_order(
                 &job.pairs,
-                self.threads,
+                self.threads(),
                 "games",
                 interrupt,
                 &|(index, opening), abandon| {

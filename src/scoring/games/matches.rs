@@ -14,7 +14,9 @@
 //! uninterrupted run counts.
 //!
 //! Elsewhere: [`run_match_batched`] counts the same way pairs played in batches by someone else
-//! (an executor, see [`super::remote`]), so a match on a cluster counts what it counts here.
+//! (an executor, see [`super::remote`]), so a match on a cluster counts what it counts here;
+//! [`run_match_streamed`] counts pairs streamed by someone else (a runner, on this machine or
+//! a cluster: [`super::remote::run_match_on`]).
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -386,6 +388,51 @@ pub fn run_match_batched<E>(
         }
     }
     Ok(tally.finish(start, false))
+}
+
+/// Plays a range of pairs, giving each to the taker in index order until it says stop.
+pub type StreamPairs<'a, E> =
+    dyn FnMut(Range<usize>, &mut dyn FnMut(PairRecord) -> Flow) -> Result<(), E> + 'a;
+
+/// Runs a match as [`run_match_from`] does, its pairs played by someone else as a stream:
+/// `play(range, take)` plays pairs `range` (pair `i` from the match's openings, A with White
+/// first) and gives each to `take` in index order, until `take` says [`Flow::Stop`] (the pairs
+/// beyond are discarded) or `interrupt` is raised. The pairs counted, the totals and where the
+/// match stops are those of [`run_match_from`] (see [`super::remote::run_match_on`], which
+/// plays them through a runner).
+///
+/// # Errors
+/// `play` failed: its error with the match counted so far ([`Stopped`], `interrupted` set).
+///
+/// # Panics
+/// As [`run_match_from`].
+pub fn run_match_streamed<E>(
+    config: &MatchConfig,
+    earlier: Vec<PairRecord>,
+    interrupt: &AtomicBool,
+    play: &mut StreamPairs<'_, E>,
+    on_pair: &mut dyn FnMut(&PairRecord, &MatchStats),
+) -> Result<MatchResult, Box<Stopped<E>>> {
+    let start = Instant::now();
+    let mut tally = Tally::new(config, earlier);
+    let to_play = if tally.done() {
+        0..0
+    } else {
+        tally.pairs.len()..tally.total_pairs
+    };
+    let played = play(to_play, &mut |pair| {
+        if tally.count(pair, on_pair) {
+            Flow::Stop
+        } else {
+            Flow::Go
+        }
+    });
+    if let Err(error) = played {
+        let result = tally.finish(start, true);
+        return Err(Box::new(Stopped { error, result }));
+    }
+    let interrupted = !tally.done() && interrupt.load(Ordering::Relaxed);
+    Ok(tally.finish(start, interrupted))
 }
 
 /// The counting of a match, shared by the ways of playing it: the pairs counted (a prefix in

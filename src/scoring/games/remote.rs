@@ -1,4 +1,6 @@
-//! Game pairs played through a [`Runner`] (a Slurm cluster) rather than in this process.
+//! Game pairs played through a [`Runner`]: [`run_match_on`] plays a match's pairs through
+//! [`Runner::play`] (streamed on this machine, in batches on a cluster) and counts them as
+//! [`run_match_from`](super::matches::run_match_from) does.
 //!
 //! [`play_pairs`] hands a run of pairs to the executor as one [`Job::Games`]; a pair depends
 //! only on its opening, the two settings and the rules, so the pairs that come back are those
@@ -10,8 +12,45 @@ use std::ops::Range;
 
 use shakmaty::Chess;
 
-use super::matches::PairRecord;
+use std::sync::atomic::AtomicBool;
+
+use super::matches::run_match_streamed;
+use super::matches::{MatchConfig, MatchResult, MatchStats, PairRecord, Stopped};
 use crate::scoring::exec::{ExecError, GamesJob, Job, Runner};
+
+/// Runs a match as [`run_match_from`](super::matches::run_match_from) does, its pairs played
+/// by `runner` ([`Runner::play`]: streamed through the one queue of game pairs on this machine,
+/// in batches on a cluster), with the sides, table size and rules of `players` (whose own
+/// `pairs` are ignored) and pair `i` from `openings[i % len]`. The pairs counted, the totals
+/// and where the match stops are the same on any runner (only the pairs played in vain after
+/// a decision depend on it).
+///
+/// # Errors
+/// The runner failed: its error with the match counted so far ([`Stopped`], `interrupted` set).
+///
+/// # Panics
+/// As [`run_match_from`](super::matches::run_match_from).
+pub fn run_match_on(
+    runner: &dyn Runner,
+    players: &GamesJob,
+    openings: &[Chess],
+    config: &MatchConfig,
+    earlier: Vec<PairRecord>,
+    interrupt: &AtomicBool,
+    on_pair: &mut dyn FnMut(&PairRecord, &MatchStats),
+) -> Result<MatchResult, Box<Stopped<ExecError>>> {
+    let mut play = |range: Range<usize>, take: &mut dyn FnMut(PairRecord) -> _| {
+        let job = GamesJob {
+            a: players.a.clone(),
+            b: players.b.clone(),
+            hash_mb: players.hash_mb,
+            game: players.game,
+            pairs: (range.map(|i| (i, openings[i % openings.len()].clone()))).collect(),
+        };
+        runner.play(&job, interrupt, take)
+    };
+    run_match_streamed(config, earlier, interrupt, &mut play, on_pair)
+}
 
 /// Plays pairs `range` of a match through `executor`, as one job: pair `i` from
 /// `openings[i % openings.len()]`, with the sides, table size and rules of `players` (whose
