@@ -46,12 +46,13 @@
 //! as integer values, the openings used, W/D/L, the pentanomial counts, the result and the Elo.
 //! The lines already there (an interrupted run of the same configuration) are read back.
 //!
-//! # On a cluster
+//! # Where the games run
 //!
-//! With an executor ([`GamesProblem::with_executor`]), each comparison's or cost's pairs are
-//! played through it as one job ([`play_pairs`]) and counted here as the pairs of a local run
-//! ([`run_match_from`] given them all), so every evaluation equals the local one exactly.
-//! [`confirm_on`] plays a confirmation in batches through it, counted as a local one is.
+//! Each comparison's or cost's pairs are played by the problem's runner (on this machine by
+//! default, or a cluster's: [`GamesProblem::with_executor`]) as one job, and counted here
+//! ([`run_match_from`] given them all), so every evaluation is the same on any runner.
+//! [`confirm_on`] plays a confirmation through a runner ([`run_match_on`]), counted as a local
+//! one is.
 //!
 //! # Confirmation
 //!

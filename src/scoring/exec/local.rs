@@ -144,7 +144,7 @@ pub fn pool(threads: usize, what: &str) -> Result<rayon::ThreadPool, rayon::Thre
 
 /// Runs `setting` over `positions` on the current rayon pool (install a pool to choose the
 /// thread count). `on_done` is called once per finished position (for progress bars).
-/// (A [`super::Job`] of suite positions runs here, as does a suite's run with no executor.)
+/// (A [`super::Job`] of suite positions runs here, on [`Local`] or on a cluster's node.)
 /// Results come back in the order of `positions`.
 ///
 /// `cost_hint` (e.g. the reference run's node counts) schedules the most expensive positions
