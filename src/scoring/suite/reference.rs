@@ -124,17 +124,9 @@ pub fn reference_run(
     }
     // Run here with a cache, the positions are kept as they finish: an interrupted reference
     // run is taken up where it stopped.
-    let journal = cache_dir
-        .filter(|_| executor.streams())
-        .map(|dir| journal_path(dir, suites, setting, config, true));
-    let (results, kept) = search_reference(
-        suites,
-        setting,
-        config,
-        journal.as_deref(),
-        executor,
-        on_done,
-    )?;
+    let journal = cache_dir.map(|dir| journal_path(dir, suites, setting, config, true));
+    let kept_in = journal.as_deref().filter(|_| executor.streams());
+    let (results, kept) = search_reference(suites, setting, config, kept_in, executor, on_done)?;
     let mut stored = false;
     // A fault is an accident of this run, not a property of the reference: a run with faults
     // is used once and never kept as the yardstick of later runs.
@@ -142,7 +134,7 @@ pub fn reference_run(
     if faults > 0 && path.is_some() {
         warnings.push(format!(
             "the reference run is not cached: the engine faulted on {faults} position(s){}",
-            if journal.is_some() {
+            if kept_in.is_some() {
                 " (the others are kept: a rerun searches only these)"
             } else {
                 ""
