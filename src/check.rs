@@ -34,6 +34,7 @@ use crate::formats::lock;
 use crate::formats::{Fnv, bundled, openings};
 use crate::progress::{Count, Event, Observer, Shared, Silent, Work};
 use crate::scoring::exec::ExecError;
+use crate::scoring::exec::local::Local;
 use crate::scoring::games::game::{GameConfig, MoveLimit};
 use crate::scoring::games::matches::{MatchConfig, MatchReport};
 use crate::scoring::games::record;
@@ -124,9 +125,10 @@ impl GamesMatch {
     /// # Errors
     /// A PGN write failed, or the engines gave up (too many faults in a row).
     pub fn play(self, observer: &dyn Observer) -> Result<GamesCheck, SessionError> {
+        let here = Local::new(self.config.concurrency);
         let result = self
             .session
-            .play(None, 1, &AtomicBool::new(false), observer)?;
+            .play(&here, &AtomicBool::new(false), observer)?;
         if let Some(path) = &self.record {
             for path in [path.clone(), record::record_path(path)] {
                 let _ = std::fs::remove_file(path);
@@ -526,7 +528,7 @@ pub fn prepare(
         objective: file.provenance.objective_params,
         reference: Setting::off(&def),
         cache_dir: Some(default_cache_dir()),
-        executor: None,
+        executor: Arc::new(Local::on_current_pool()),
     };
     Ok(Prepared {
         path: path.to_path_buf(),

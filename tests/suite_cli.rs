@@ -274,7 +274,7 @@ fn the_json_report_is_what_the_library_returns() {
             },
             reference: Margins::off().into(),
             cache_dir: Some(cache),
-            executor: None,
+            ..ScorerOptions::default()
         },
         None,
     )

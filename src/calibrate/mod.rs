@@ -95,10 +95,10 @@ pub struct Config {
     pub bootstrap: Bootstrap,
     /// Where finished work is kept.
     pub state_dir: PathBuf,
-    /// Where the games are played: through this executor (a cluster: each set's missing pairs
-    /// on a book as one job, all of them in one batch), or with `None` in this process. The
-    /// pairs are the same either way.
-    pub executor: Option<Arc<dyn Runner>>,
+    /// Where the games are played: on this machine ([`Local`](crate::scoring::exec::local::Local):
+    /// streamed through the one queue of game pairs on `concurrency` threads), or on a cluster
+    /// (each set's missing pairs on a book as one job). The pairs are the same either way.
+    pub executor: Arc<dyn Runner>,
 }
 
 /// Why a calibration stopped.
@@ -209,7 +209,7 @@ impl Config {
 /// let region = calibrate::design::region(&def, &plan.region).unwrap();
 /// let sets = plan.sets(&def, &region, &|_| unreachable!("no --margins")).unwrap();
 /// let books = plan.read_books(plan.pairs_per_book(1), &mut |_| {}).unwrap();
-/// let mut config = plan.config(sets, region, books, None);
+/// let mut config = plan.config(sets, region, books, std::sync::Arc::new(marginal::scoring::exec::local::Local::new(2)));
 /// config.state_dir = plan.state_dir(&config);
 /// let calm = AtomicBool::new(false);
 /// let report = calibrate::run(&config, &calm, &Silent).unwrap();
@@ -443,8 +443,15 @@ impl Work<'_> {
     fn play_games(&self) -> Result<Vec<PairLine>, CalibrateError> {
         let mut pairs: Vec<PairLine> = self.store.earlier_pairs.clone();
         let (tasks, total_pairs) = self.missing_pairs(&pairs);
-        if let Some(executor) = &self.config.executor {
-            self.play_remote(executor.as_ref(), &tasks, total_pairs, &mut pairs)?;
+        // A runner elsewhere takes the pairs in jobs; one here streams them (the one queue of
+        // game pairs, below), so that each is kept, and its faults counted, as it finishes.
+        if !self.config.executor.streams() {
+            self.play_remote(
+                self.config.executor.as_ref(),
+                &tasks,
+                total_pairs,
+                &mut pairs,
+            )?;
             return Ok(pairs);
         }
         self.play_local(&tasks, total_pairs, &mut pairs)?;
@@ -741,6 +748,7 @@ fn pairs_len(store: &Store) -> usize {
 mod tests {
     use super::*;
     use crate::engine::EngineDef;
+    use crate::scoring::exec::local::Local;
     use crate::scoring::games::game::MoveLimit;
 
     #[test]
@@ -761,7 +769,7 @@ mod tests {
                 .sets(&def, &region, &|_| unreachable!("no --margins"))
                 .unwrap();
             let books = p.read_books(p.pairs_per_book(1), &mut |_| {}).unwrap();
-            let mut config = p.config(sets, region, books, None);
+            let mut config = p.config(sets, region, books, Arc::new(Local::new(threads)));
             config.state_dir = dir.clone();
             run(&config, &AtomicBool::new(false), &crate::progress::Silent).unwrap();
             let pairs = std::fs::read_to_string(dir.join("pairs.jsonl")).unwrap();

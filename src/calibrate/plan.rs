@@ -468,7 +468,7 @@ impl CalibratePlan {
         sets: Vec<CalibrationSet>,
         region: Vec<RegionDim>,
         books: Vec<Book>,
-        executor: Option<Arc<dyn Runner>>,
+        executor: Arc<dyn Runner>,
     ) -> Config {
         Config {
             sets,
@@ -662,6 +662,7 @@ fn parse_limit(text: &str) -> Result<SuiteLimit, String> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::scoring::exec::local::Local;
 
     fn data(path: &str) -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
@@ -920,7 +921,7 @@ pub(crate) mod tests {
         let none = |_: &str| -> Result<Setting, String> { unreachable!() };
         let config = |p: &CalibratePlan| {
             let sets = p.sets(&def, &region, &none).unwrap();
-            p.config(sets, region.clone(), Vec::new(), None)
+            p.config(sets, region.clone(), Vec::new(), Arc::new(Local::new(1)))
         };
         let p = plan();
         let dir = p.state_dir(&config(&p));

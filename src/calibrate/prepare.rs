@@ -16,6 +16,7 @@ use crate::formats::openings;
 use crate::progress::{Event, Observer, Said, Shared};
 use crate::scoring::cheap::{CheapObjective, MateObjective, QualityObjective, SuiteObjective};
 use crate::scoring::exec::Runner;
+use crate::scoring::exec::local::Local;
 use crate::scoring::quality::{MoveQuality, QualityConfig};
 use crate::scoring::suite::{
     RunConfig, ScorerOptions, SuiteLimit, SuiteScorer, default_cache_dir, load_suites,
@@ -78,7 +79,7 @@ pub fn games(
 
 /// The objectives of `plan`, each entry checked before any is prepared, then prepared in turn
 /// with the engine's defaults as the reference; the suites' reference runs go through
-/// `executor` when there is one (the quality objective's searches run here). `defaults` is
+/// `executor` (the quality objective's searches run on this machine). `defaults` is
 /// the plan of the same command with no option given: an option of an objective that the
 /// plan leaves out is said to do nothing.
 ///
@@ -89,7 +90,7 @@ pub fn objectives(
     plan: &CalibratePlan,
     defaults: &CalibratePlan,
     def: &Arc<EngineDef>,
-    executor: &Option<Arc<dyn Runner>>,
+    executor: &Arc<dyn Runner>,
     observer: &Shared,
 ) -> Result<Vec<Box<dyn CheapObjective>>, PrepareError> {
     let user = |e: super::plan::PlanError| PrepareError(e.to_string());
@@ -119,7 +120,7 @@ fn objective(
     plan: &CalibratePlan,
     def: &Arc<EngineDef>,
     spec: &ObjectiveSpec,
-    executor: &Option<Arc<dyn Runner>>,
+    executor: &Arc<dyn Runner>,
     observer: &Shared,
 ) -> Result<Box<dyn CheapObjective>, PrepareError> {
     let scorer = |files: &[PathBuf]| {
@@ -151,7 +152,7 @@ fn suite_scorer(
     files: &[PathBuf],
     config: RunConfig,
     plan: &CalibratePlan,
-    executor: Option<Arc<dyn Runner>>,
+    executor: Arc<dyn Runner>,
     observer: &Shared,
 ) -> Result<SuiteScorer, PrepareError> {
     let suites =
@@ -200,7 +201,8 @@ fn quality_objective(
         deep: plan.deep_limit(limit),
         hash_mb: plan.hash_mb,
         cache_dir: Some(default_cache_dir()),
-        executor: None,
+        // On this machine, whatever the games' executor: its searches are many and small.
+        executor: Arc::new(Local::new(plan.concurrency)),
     };
     let quality = MoveQuality::prepare(book.records, Setting::defaults(def), config, &**observer);
     let engine = def.source.as_deref().unwrap_or(&def.name);
@@ -286,7 +288,8 @@ mod tests {
             };
             kept.lock().unwrap().push(text);
         });
-        let made = objectives(p, &plan(), &EngineDef::builtin(), &None, &observer);
+        let here: Arc<dyn Runner> = Arc::new(Local::new(1));
+        let made = objectives(p, &plan(), &EngineDef::builtin(), &here, &observer);
         let said = said.lock().unwrap().clone();
         (said, made.map(|o| o.len()))
     }

@@ -229,7 +229,7 @@ fn prepare(
     super::hash_fits(plan.hash_mb, 2 * plan.concurrency)?;
     let pool = marginal::scoring::exec::local::pool(plan.concurrency, "calibrate")
         .context("cannot start worker threads")?;
-    let executor = args.executor.build()?;
+    let executor = args.executor.build(plan.concurrency)?;
     // --out is checked before the objectives are prepared (their reference runs take a while):
     // replaced with --force, or when it is this calibration's own report and its work is kept.
     let mut config = plan.config(games.sets, games.region, games.books, executor);

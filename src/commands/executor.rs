@@ -10,7 +10,8 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::ValueEnum;
-use marginal::scoring::exec::slurm::{DEFAULT_CPUS_PER_TASK, DEFAULT_SHARDS, Slurm, SlurmConfig};
+use marginal::scoring::exec::local::Local;
+use marginal::scoring::exec::slurm::{Slurm, SlurmConfig};
 use marginal::scoring::exec::{ExecError, Runner};
 
 use super::{INTERRUPTED_STATUS, Interrupted, UserError, count};
@@ -55,34 +56,18 @@ pub struct ExecutorArgs {
 }
 
 impl ExecutorArgs {
-    /// Game pairs per batch (one job array) of a match played on the cluster (`marginal
-    /// match`, `tune --confirm`): one pair per CPU of the array, `shards x cpus-per-task`.
-    /// After each batch its pairs are counted in order and the SPRT checked; with a decision,
-    /// the pairs of the batch beyond it are discarded (as a local match discards the games in
-    /// flight), so a larger batch plays more games in vain but waits on fewer arrays.
-    pub fn batch_pairs(&self) -> usize {
-        self.shards() * self.cpus_per_task()
-    }
-
-    fn shards(&self) -> usize {
-        self.shards.unwrap_or(DEFAULT_SHARDS)
-    }
-
-    fn cpus_per_task(&self) -> usize {
-        self.cpus_per_task.unwrap_or(DEFAULT_CPUS_PER_TASK)
-    }
-
     /// Whether work runs on a cluster.
     pub fn is_slurm(&self) -> bool {
         self.executor == ExecutorKind::Slurm
     }
 
-    /// The executor: `None` for local, else a checked Slurm executor whose first Ctrl-C
-    /// (SIGINT or SIGTERM) cancels the job array out (a second one ends marginal at once).
+    /// The executor: this machine's on `threads` threads, or a checked Slurm executor whose
+    /// first Ctrl-C (SIGINT or SIGTERM) cancels the job array out (a second one ends marginal
+    /// at once).
     ///
     /// # Errors
     /// A Slurm option without `--executor slurm`, or Slurm does not answer.
-    pub fn build(&self) -> Result<Option<Arc<dyn Runner>>> {
+    pub fn build(&self, threads: usize) -> Result<Arc<dyn Runner>> {
         if !self.is_slurm() {
             let given = [
                 ("--partition", self.partition.is_some()),
@@ -94,7 +79,7 @@ impl ExecutorArgs {
             if let Some((name, _)) = given.iter().find(|(_, g)| *g) {
                 return Err(UserError(format!("{name} needs --executor slurm")).into());
             }
-            return Ok(None);
+            return Ok(Arc::new(Local::new(threads)));
         }
         let config = SlurmConfig::new(
             self.partition.clone(),
@@ -120,7 +105,7 @@ impl ExecutorArgs {
         slurm
             .check()
             .map_err(|e| UserError(format!("--executor slurm: {e}")))?;
-        Ok(Some(Arc::new(slurm)))
+        Ok(Arc::new(slurm))
     }
 }
 

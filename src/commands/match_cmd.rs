@@ -161,31 +161,21 @@ pub fn run(args: MatchArgs, ui: super::Ui) -> Result<()> {
     let mut lines = Vec::new();
     let prepared = plan.prepare(margins_a, margins_b, &mut lines);
     let prepared = said(lines, prepared).map_err(UserError::from_display)?;
-    let executor = args.executor.build()?;
+    let executor = args.executor.build(prepared.config.concurrency)?;
     // The output files are opened before the first game, so a bad path fails at once; a PGN's
     // games are checked (and an unfinished pair cut off) before the JSON report is touched.
     let pgn = plan.pgn.as_deref();
     let session = prepared.open().map_err(|e| session_error(e, pgn))?;
     whole_pairs(args.games, "--games");
-    let batch = args.executor.batch_pairs();
     let total = session.total_pairs();
-    println!(
-        "{}",
-        prepared.header(total, executor.is_some().then_some(batch))
-    );
+    let batch = (!executor.streams()).then(|| executor.batch_pairs());
+    println!("{}", prepared.header(total, batch));
     for line in (session.resumed()).map_or_else(Vec::new, |r| prepared.resumed_lines(r, total)) {
         println!("{line}");
     }
 
     let sprt = prepared.config.sprt;
-    let result = play(
-        session,
-        executor.as_deref(),
-        batch,
-        sprt.as_ref(),
-        pgn,
-        ui.printer,
-    )?;
+    let result = play(session, executor.as_ref(), sprt.as_ref(), pgn, ui.printer)?;
     // The report is written before the summary is printed: a reader that goes (`| head -1`)
     // ends marginal at the next line printed, and must not take the report with it.
     let written = (plan.json.as_ref())
@@ -236,8 +226,7 @@ fn plan_of(args: &MatchArgs) -> MatchPlan {
 /// Plays the session with a progress bar (hidden on Slurm, which reports by job array).
 fn play(
     session: Session,
-    executor: Option<&dyn marginal::scoring::exec::Runner>,
-    batch: usize,
+    executor: &dyn marginal::scoring::exec::Runner,
     sprt: Option<&SprtParams>,
     pgn: Option<&std::path::Path>,
     printer: Printer,
@@ -246,11 +235,11 @@ fn play(
         (session.total_pairs() * 2) as u64,
         "[{bar:30}] {pos}/{len} games {msg}",
     );
-    if executor.is_some() {
+    if !executor.streams() {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
     let interrupt = super::executor::interrupt_flag()?;
-    let played = session.play(executor, batch, &interrupt, &PairBar::of_match(&bar, sprt));
+    let played = session.play(executor, &interrupt, &PairBar::of_match(&bar, sprt));
     let length = bar.length().unwrap_or(0);
     end_progress(&bar, || {
         format!("{}/{length} games {}", bar.position(), bar.message())

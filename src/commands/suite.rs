@@ -121,7 +121,7 @@ pub fn options(args: &SuiteArgs, def: &Arc<EngineDef>) -> Result<ScorerOptions, 
             .map_err(|e| UserError(format!("--reference: {e}")))?,
         cache_dir: (!args.no_cache)
             .then(|| args.cache_dir.clone().unwrap_or_else(default_cache_dir)),
-        executor: None,
+        executor: Arc::new(marginal::scoring::exec::local::Local::on_current_pool()),
     })
 }
 
@@ -130,7 +130,7 @@ pub fn run(args: SuiteArgs, ui: super::Ui) -> Result<()> {
     let def = args.engine.def(ui.max_faults)?;
     let margins = setting_from(&def, &args.margins, &args.set)?;
     let mut options = options(&args, &def)?;
-    options.executor = args.executor.build()?;
+    options.executor = args.executor.build(threads(args.threads))?;
     check_json_output(&args)?;
     let suites = load_suites(&args.files, args.strict, args.scoring.repeats())
         .map_err(UserError::from_display)?;

@@ -381,7 +381,7 @@ struct Prepared {
     threads: usize,
     pool: rayon::ThreadPool,
     /// One executor for the whole run: the suite scorers, the games objective and --confirm.
-    executor: Option<Arc<dyn marginal::scoring::exec::Runner>>,
+    executor: Arc<dyn marginal::scoring::exec::Runner>,
     options: ScorerOptions,
     found_calibration: Option<calibrated::FoundCalibration>,
     run_id: String,
@@ -399,7 +399,7 @@ fn prepare(args: TuneArgs, ui: Ui) -> Result<Prepared> {
     let inputs = printed(lines, inputs)?;
     let pool = marginal::scoring::exec::local::pool(threads, "tune")
         .context("cannot start worker threads")?;
-    let executor = args.executor.build()?;
+    let executor = args.executor.build(threads)?;
     let options = setup::scorer_options(&args.plan, &def, executor.clone());
     let mut lines = Vec::new();
     let (plan, opts) = (&args.plan, &mut args.opts);
@@ -525,7 +525,7 @@ fn finish(run: Prepared, outcome: pipeline::Tuned, elapsed: f64) -> Result<()> {
             setup,
             outcome.tuned.clone(),
             whole_pairs(n, "--confirm"),
-            run.executor.as_deref(),
+            run.executor.as_ref(),
             run.printer,
         )?),
         _ => None,

@@ -23,6 +23,7 @@ use crate::engine::Setting;
 use crate::formats::epd::EpdRecord;
 use crate::formats::{Fnv, Sealed, uci_move, write_atomic};
 use crate::progress::{Count, Event, Observer, Silent, Work};
+use crate::scoring::exec::local::Local;
 use crate::scoring::exec::{Done, ExecError, Job, Runner, SuiteJob};
 use crate::scoring::suite::SuiteLimit;
 use crate::scoring::suite::run::{self, PositionResult, RunConfig, SuitePosition};
@@ -101,9 +102,9 @@ pub struct QualityConfig {
     pub hash_mb: usize,
     /// Where deep results are cached (none: no cache).
     pub cache_dir: Option<PathBuf>,
-    /// Where the searches run: through this executor (a cluster), or with `None` in this
-    /// process on the current rayon pool. The results are the same either way.
-    pub executor: Option<Arc<dyn Runner>>,
+    /// Where the searches run: on this machine ([`Local`]) or on a cluster. The results are
+    /// the same either way.
+    pub executor: Arc<dyn Runner>,
 }
 
 /// Positions, limits and the deep reference, ready to score candidates.
@@ -119,22 +120,21 @@ pub struct MoveQuality {
     values: Mutex<HashMap<(usize, String), i32>>,
     cache: Option<PathBuf>,
     reference_faults: Vec<ReferenceFault>,
-    executor: Option<Arc<dyn Runner>>,
+    executor: Arc<dyn Runner>,
 }
 
 fn fen_of(pos: &Chess) -> String {
     Fen::from_position(pos, EnPassantMode::Legal).to_string()
 }
 
-/// Searches `positions` with `setting` at `limit`, as a suite job of the executor: through
-/// `executor` when there is one, else in this process on the current rayon pool (a worker per
-/// thread). One result a position, in order; `on_done` sees how many are searched after each
-/// (here only: an executor reports its own progress).
+/// Searches `positions` with `setting` at `limit`, as a suite job of `executor`. One result a
+/// position, in order; `on_done` sees how many are searched after each, as the executor tells
+/// of them ([`Runner::run_each`]: on this machine; a cluster reports its own progress).
 fn search_all(
     positions: &[Chess],
     setting: &Setting,
     config: RunConfig,
-    executor: Option<&dyn Runner>,
+    executor: &dyn Runner,
     on_done: &(dyn Fn(usize) + Sync),
 ) -> Result<Vec<PositionResult>, ExecError> {
     let job = Job::Suite(SuiteJob {
@@ -160,13 +160,12 @@ fn search_all(
             .collect(),
         costs: run::no_hint(&config, positions.len()),
     });
-    let done = match executor {
-        Some(executor) => executor.run(std::slice::from_ref(&job))?.pop(),
-        None => {
-            let count = AtomicUsize::new(0);
-            Some(job.run(&|| on_done(count.fetch_add(1, Ordering::Relaxed) + 1)))
-        }
-    };
+    let count = AtomicUsize::new(0);
+    let done = executor
+        .run_each(std::slice::from_ref(&job), &|_, _| {
+            on_done(count.fetch_add(1, Ordering::Relaxed) + 1);
+        })?
+        .pop();
     Ok(done.map(Done::into_positions).unwrap_or_default())
 }
 
@@ -228,7 +227,7 @@ fn search_reference(
         positions,
         defaults,
         deep,
-        config.executor.as_deref(),
+        config.executor.as_ref(),
         on_searched,
     )?;
     for (index, found) in found.iter().enumerate() {
@@ -312,7 +311,7 @@ impl MoveQuality {
             deep,
             hash_mb,
             cache_dir: cache_dir.map(Path::to_path_buf),
-            executor: None,
+            executor: Arc::new(Local::on_current_pool()),
         };
         Self::prepare(positions, defaults, config, &Silent)
     }
@@ -399,7 +398,7 @@ impl MoveQuality {
             limit,
             hash_mb: self.hash_mb,
         };
-        let executor = self.executor.as_deref();
+        let executor = self.executor.as_ref();
         let found = search_all(
             &self.positions,
             setting,
@@ -549,19 +548,20 @@ mod tests {
     #[test]
     fn an_executor_searches_what_this_process_searches() {
         let defaults: Setting = Margins::default().into();
-        let config = |executor: Option<Arc<dyn Runner>>| QualityConfig {
+        let config = |executor: Arc<dyn Runner>| QualityConfig {
             limit: SuiteLimit::Depth(2),
             deep: SuiteLimit::Nodes(20_000),
             hash_mb: 4,
             cache_dir: None,
             executor,
         };
-        let here = MoveQuality::prepare(positions(), defaults.clone(), config(None), &Silent);
+        let here = Arc::new(Local::new(3));
+        let here = MoveQuality::prepare(positions(), defaults.clone(), config(here), &Silent);
         let cluster = crate::scoring::exec::InProcess { shards: 2 };
         let there = MoveQuality::prepare(
             positions(),
             defaults.clone(),
-            config(Some(Arc::new(cluster))),
+            config(Arc::new(cluster)),
             &Silent,
         );
         let (here, there) = (here.unwrap(), there.unwrap());

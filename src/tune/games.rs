@@ -46,12 +46,13 @@
 //! as integer values, the openings used, W/D/L, the pentanomial counts, the result and the Elo.
 //! The lines already there (an interrupted run of the same configuration) are read back.
 //!
-//! # On a cluster
+//! # Where the games run
 //!
-//! With an executor ([`GamesProblem::with_executor`]), each comparison's or cost's pairs are
-//! played through it as one job ([`play_pairs`]) and counted here as the pairs of a local run
-//! ([`run_match_from`] given them all), so every evaluation equals the local one exactly.
-//! [`confirm_on`] plays a confirmation in batches through it, counted as a local one is.
+//! Each comparison's or cost's pairs are played by the problem's runner (on this machine by
+//! default, or a cluster's: [`GamesProblem::with_executor`]) as one job, and counted here
+//! ([`run_match_from`] given them all), so every evaluation is the same on any runner.
+//! [`confirm_on`] plays a confirmation through a runner ([`run_match_on`]), counted as a local
+//! one is.
 //!
 //! # Confirmation
 //!
@@ -77,12 +78,13 @@ use super::space::Space;
 use super::spsa::{Spsa, SpsaProblem, SpsaState};
 use crate::engine::Setting;
 use crate::progress::{Count, Event, Observer, Shared, Work};
-use crate::scoring::exec::{ExecError, GamesJob, Runner};
+use crate::scoring::exec::local::Local;
+use crate::scoring::exec::{Done, ExecError, Finished, GamesJob, Job, Runner};
 use crate::scoring::games::game::{EnginePlayer, GameConfig, Player};
 use crate::scoring::games::matches::{
-    MatchConfig, MatchReport, MatchResult, PairRecord, run_match, run_match_batched, run_match_from,
+    MatchConfig, MatchReport, MatchResult, run_match, run_match_from,
 };
-use crate::scoring::games::remote::play_pairs;
+use crate::scoring::games::remote::run_match_on;
 use crate::scoring::games::stats::{
     EloSummary, Pentanomial, Shown, SprtDecision, Wdl, elo_from_score, finite,
 };
@@ -191,7 +193,7 @@ pub struct GamesProblem {
     settings: GamesSettings,
     next_iteration: AtomicU64,
     state: Mutex<GamesState>,
-    executor: Option<Arc<dyn Runner>>,
+    executor: Arc<dyn Runner>,
     observer: Option<Shared>,
 }
 
@@ -260,7 +262,7 @@ impl GamesProblem {
             settings,
             next_iteration: AtomicU64::new(0),
             state: Mutex::new(state),
-            executor: None,
+            executor: Arc::new(Local::new(settings.concurrency)),
             observer: None,
         })
     }
@@ -275,10 +277,10 @@ impl GamesProblem {
         self
     }
 
-    /// The same problem playing its games through `executor` (`None`: in this process, on
+    /// The same problem playing its games through `executor` (by default on this machine, on
     /// `settings.concurrency` threads). The evaluations are the same either way.
     #[must_use]
-    pub fn with_executor(mut self, executor: Option<Arc<dyn Runner>>) -> GamesProblem {
+    pub fn with_executor(mut self, executor: Arc<dyn Runner>) -> GamesProblem {
         self.executor = executor;
         self
     }
@@ -330,19 +332,33 @@ impl GamesProblem {
             concurrency: self.settings.concurrency.max(1),
             sprt: None,
         };
-        let earlier = match &self.executor {
-            Some(executor) => {
-                let players = GamesJob {
-                    a: ("A".into(), a.clone()),
-                    b: ("B".into(), b.clone()),
-                    hash_mb: hash,
-                    game: self.settings.game,
-                    pairs: Vec::new(),
-                };
-                play_pairs(executor.as_ref(), &players, &window, 0..pairs)?
+        // The pairs played as one job, then counted.
+        let job = Job::Games(GamesJob {
+            a: ("A".into(), a.clone()),
+            b: ("B".into(), b.clone()),
+            hash_mb: hash,
+            game: self.settings.game,
+            pairs: (0..pairs).map(|i| (i, window[i].clone())).collect(),
+        });
+        let played = AtomicU64::new(0);
+        let on_done = |_: usize, _: Finished<'_>| {
+            if let Some(observer) = &self.observer {
+                let n = played.fetch_add(1, Ordering::Relaxed) + 1;
+                let count = Count::new(Work::EvaluationPairs, n, pairs as u64);
+                observer.event(&Event::Done(count));
             }
-            None => Vec::new(),
         };
+        let done = self
+            .executor
+            .run_each(std::slice::from_ref(&job), &on_done)?;
+        let earlier = done.into_iter().next().map(Done::into_pairs);
+        let earlier = earlier.unwrap_or_default();
+        if !earlier.iter().map(|p| p.index).eq(0..pairs) {
+            return Err(ExecError::Failed(format!(
+                "asked for {pairs} game pairs, got {} back",
+                earlier.len()
+            )));
+        }
         let result = run_match_from(
             &factory_a,
             &factory_b,
@@ -350,13 +366,7 @@ impl GamesProblem {
             &config,
             earlier,
             &AtomicBool::new(false),
-            &mut |_, stats| {
-                if let Some(observer) = &self.observer {
-                    let pairs = u64::from(config.games.div_ceil(2));
-                    let count = Count::new(Work::EvaluationPairs, stats.games / 2, pairs);
-                    observer.event(&Event::Done(count));
-                }
-            },
+            &mut |_, _| {},
         );
         crate::scoring::exec::gave_up([&a, &b])?;
         Ok(result)
@@ -577,15 +587,15 @@ pub fn confirm(
     MatchReport::new(&result, config, "tuned", "baseline")
 }
 
-/// [`confirm`], in this process without `remote`, or with the games played through
-/// `remote.0` (a cluster) in batches of `remote.1` pairs ([`run_match_batched`]): the pairs
-/// counted and the report's figures are those of [`confirm`] (only the wall-clock time
-/// differs). `observer` sees each pair counted ([`Event::Pair`]).
+/// [`confirm`], with the games played by `runner` ([`run_match_on`]: on this machine, or on a
+/// cluster in batches of its [`Runner::batch_pairs`]): the pairs counted and the report's
+/// figures are those of [`confirm`] (only the wall-clock time differs). `observer` sees each
+/// pair counted ([`Event::Pair`]).
 ///
 /// # Errors
-/// The executor could not play a batch, or was interrupted.
+/// The runner could not play a batch, or was interrupted, or an engine was given up on.
 pub fn confirm_on(
-    remote: Option<(&dyn Runner, usize)>,
+    runner: &dyn Runner,
     tuned: Setting,
     baseline: Setting,
     openings: &[Chess],
@@ -593,18 +603,6 @@ pub fn confirm_on(
     hash_mb: usize,
     observer: &dyn Observer,
 ) -> Result<MatchReport, ExecError> {
-    let Some((executor, batch)) = remote else {
-        let report = confirm(
-            tuned.clone(),
-            baseline.clone(),
-            openings,
-            config,
-            hash_mb,
-            observer,
-        );
-        crate::scoring::exec::gave_up([&tuned, &baseline])?;
-        return Ok(report);
-    };
     let players = GamesJob {
         a: ("tuned".into(), tuned),
         b: ("baseline".into(), baseline),
@@ -612,17 +610,21 @@ pub fn confirm_on(
         game: config.game,
         pairs: Vec::new(),
     };
-    let result = run_match_batched(
+    let pairs = u64::from(config.games.div_ceil(2));
+    let calm = AtomicBool::new(false);
+    let result = run_match_on(
+        runner,
+        &players,
+        openings,
         config,
         Vec::new(),
-        batch,
-        &AtomicBool::new(false),
-        &mut |range| -> Result<Vec<PairRecord>, ExecError> {
-            play_pairs(executor, &players, openings, range)
+        &calm,
+        &mut |_, s| {
+            observer.event(&s.pair_event(pairs));
         },
-        &mut |_, s| observer.event(&s.pair_event(u64::from(config.games.div_ceil(2)))),
     )
     .map_err(|stopped| stopped.error)?;
+    crate::scoring::exec::gave_up([&players.a.1, &players.b.1])?;
     Ok(MatchReport::new(&result, config, "tuned", "baseline"))
 }
 
@@ -791,7 +793,7 @@ mod tests {
     fn evaluations_through_an_executor_equal_the_local_ones() {
         use crate::scoring::exec::InProcess;
         let local = problem(None);
-        let remote = problem(None).with_executor(Some(Arc::new(InProcess { shards: 2 })));
+        let remote = problem(None).with_executor(Arc::new(InProcess { shards: 2 }));
         let (plus, minus) = ([150, 230], [100, 170]);
         let fields = |e: &GamesEvaluation| {
             (
@@ -833,7 +835,7 @@ mod tests {
     #[test]
     fn an_executors_error_reaches_the_solver_as_itself() {
         let interrupted = ExecError::Interrupted("cancelled job 7".into());
-        let p = problem(None).with_executor(Some(Arc::new(Refuses(interrupted.clone()))));
+        let p = problem(None).with_executor(Arc::new(Refuses(interrupted.clone())));
         let e = p.compare(&[150.0, 230.0], &[100.0, 170.0]).unwrap_err();
         assert_eq!(e.downcast::<ExecError>().unwrap(), interrupted);
         let e = p.cost(&vec![150.0, 230.0]).unwrap_err();
@@ -875,7 +877,7 @@ mod tests {
         );
         let seen = Mutex::new(Vec::new());
         let remote = confirm_on(
-            Some((&InProcess { shards: 2 }, 3)),
+            &InProcess { shards: 3 },
             tuned,
             base,
             &openings,

@@ -315,7 +315,7 @@ pub enum TuneError {
 ///     objective: Default::default(),
 ///     reference: Setting::off(&def),
 ///     cache_dir: None,
-///     executor: None,
+///     executor: std::sync::Arc::new(marginal::scoring::exec::local::Local::new(2)),
 /// };
 /// let space = Space::new(Setting::defaults(&def), &["futility_margin", "razor_margin"], &[]).unwrap();
 /// let scorer = SuiteScorer::new(train, options.clone(), None).unwrap();

@@ -503,7 +503,7 @@ pub fn split_positions(
 pub fn scorer_options(
     plan: &TunePlan,
     def: &Arc<EngineDef>,
-    executor: Option<Arc<dyn Runner>>,
+    executor: Arc<dyn Runner>,
 ) -> ScorerOptions {
     ScorerOptions {
         config: RunConfig {

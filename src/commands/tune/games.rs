@@ -55,7 +55,7 @@ pub fn race_problems(
     space: &Space,
     rounds: &[u32],
     dir: &Path,
-    executor: Option<std::sync::Arc<dyn Runner>>,
+    executor: std::sync::Arc<dyn Runner>,
 ) -> Result<Vec<GamesProblem>> {
     let mut remarks = Vec::new();
     let threads = threads(args.opts.threads);
@@ -67,19 +67,16 @@ pub fn race_problems(
 }
 
 /// `--confirm GAMES`: the tuned set against the defaults with the SPRT, printed in one line;
-/// through `executor` (a cluster) in batches of [`ExecutorArgs::batch_pairs`] pairs when there
-/// is one (the same games count).
+/// played by `executor` (on a cluster in batches: the same games count).
 ///
 /// # Errors
 /// The executor could not play the games (exit 2) or was interrupted (exit 130).
-///
-/// [`ExecutorArgs::batch_pairs`]: super::super::executor::ExecutorArgs::batch_pairs
 pub fn run_confirm(
     args: &Tune,
     setup: &GamesSetup,
     tuned: Setting,
     games: u32,
-    executor: Option<&dyn Runner>,
+    executor: &dyn Runner,
     printer: Printer,
 ) -> Result<MatchReport> {
     let threads = threads(args.opts.threads);
@@ -92,7 +89,7 @@ pub fn run_confirm(
         u64::from(config.games.div_ceil(2) * 2),
         "[{bar:30}] {pos}/{len} confirmation games",
     );
-    if executor.is_some() {
+    if !executor.streams() {
         // The cluster reports by job array, not by game.
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
@@ -108,12 +105,7 @@ pub fn run_confirm(
             );
         });
     }
-    let played = session.play(
-        executor,
-        args.executor.batch_pairs(),
-        &AtomicBool::new(false),
-        &PairBar::new(&bar),
-    );
+    let played = session.play(executor, &AtomicBool::new(false), &PairBar::new(&bar));
     bar.finish_and_clear();
     let result = played.map_err(confirm_error)?;
     let report = MatchReport::new(&result, &config, "tuned", "baseline");

@@ -1,15 +1,134 @@
-//! The machine's own threads: the one place marginal builds a thread pool. Work that runs on
-//! this machine (suite searches, game pairs, a Slurm node's unit of work) runs on a pool made
-//! here, sized by the caller (`--threads`, `--concurrency`, the node's CPUs); results never
-//! depend on the size, only the wall time does. Suite positions are searched here ([`run`]: a
-//! suite job, or a suite's run with no executor); game pairs go through [`super::queue`].
+//! The machine's own threads: the one place marginal builds a thread pool, and [`Local`], the
+//! [`Runner`] that runs jobs here. Work that runs on this machine (suite searches, game pairs,
+//! a Slurm node's unit of work) runs on a pool made here, sized by the caller (`--threads`,
+//! `--concurrency`, the node's CPUs); results never depend on the size, only the wall time
+//! does. Suite positions are searched here ([`run`]); game pairs go through [`super::queue`].
 
+use std::sync::Arc;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use rayon::prelude::*;
 
+use super::queue::{Flow, play_in_order};
+use super::{Done, ExecError, GamesJob, Job, OnDone, Runner};
+use crate::engine::external::kill_all;
 use crate::engine::{Setting, Worker};
+use crate::scoring::games::game::{EnginePlayer, Player};
+use crate::scoring::games::matches::{PairRecord, play_pair_until};
 use crate::scoring::suite::run::{PositionResult, RunConfig, SuiteLimit, SuitePosition, run_one};
+
+/// Runs jobs on this machine, on `threads` threads: a batch's suite positions on one pool
+/// ([`pool`]), its game pairs through the one queue of game pairs ([`super::queue`]), which
+/// plays them on threads of their own (a game waits on its engines, and would hold a search
+/// thread meanwhile). It tells of each position or pair as it finishes
+/// ([`Runner::run_each`]), and streams a match's pairs ([`Runner::play`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Local {
+    /// Threads searching positions, or games played at once; 0: as many as the rayon pool
+    /// it is called on.
+    threads: usize,
+}
+
+impl Local {
+    /// A runner on `threads` threads (at least one), on a pool of its own.
+    pub fn new(threads: usize) -> Local {
+        Local {
+            threads: threads.max(1),
+        }
+    }
+
+    /// A runner on the rayon pool it is called on (install a pool to choose the thread
+    /// count), and as many game threads.
+    pub fn on_current_pool() -> Local {
+        Local { threads: 0 }
+    }
+
+    /// Threads searching positions, or games played at once, when called now.
+    pub fn threads(&self) -> usize {
+        match self.threads {
+            0 => rayon::current_num_threads(),
+            n => n,
+        }
+    }
+}
+
+impl Runner for Local {
+    fn run(&self, jobs: &[Job]) -> Result<Vec<Done>, ExecError> {
+        self.run_each(jobs, &|_, _| {})
+    }
+
+    fn run_each(&self, jobs: &[Job], on_done: &OnDone<'_>) -> Result<Vec<Done>, ExecError> {
+        let run = || {
+            (jobs.iter().enumerate())
+                .map(|(j, job)| job.run(&|f| on_done(j, f)))
+                .collect()
+        };
+        if self.threads == 0 {
+            return Ok(run());
+        }
+        let pool = pool(self.threads, "local").map_err(|e| {
+            ExecError::Failed(format!("cannot start {} threads: {e}", self.threads))
+        })?;
+        Ok(pool.install(run))
+    }
+
+    fn streams(&self) -> bool {
+        true
+    }
+
+    fn play(
+        &self,
+        job: &GamesJob,
+        interrupt: &AtomicBool,
+        take: &mut dyn FnMut(PairRecord) -> Flow,
+    ) -> Result<(), ExecError> {
+        // Raised with the interrupt: a built-in search in progress ends at once (a long one
+        // would hold the match for minutes), and its game is abandoned.
+        let stop = Arc::new(AtomicBool::new(false));
+        let player = |(name, setting): &(String, Setting)| -> Box<dyn Player> {
+            Box::new(
+                EnginePlayer::new(name.clone(), setting.clone(), job.hash_mb)
+                    .stopped_by(stop.clone()),
+            )
+        };
+        let (factory_a, factory_b) = (|| player(&job.a), || player(&job.b));
+        let finished = AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            scope.spawn(|| stop_engines_on(interrupt, &finished, &stop));
+            // What finished beyond a stop, or beyond a pair abandoned at an interrupt, is
+            // discarded.
+            let _beyond = play_in_order(
+                &job.pairs,
+                self.threads(),
+                "games",
+                interrupt,
+                &|(index, opening), abandon| {
+                    let opening = std::slice::from_ref(opening);
+                    play_pair_until(*index, &factory_a, &factory_b, opening, &job.game, abandon)
+                },
+                &mut |_, pair| take(pair),
+            );
+            finished.store(true, Ordering::Relaxed);
+        });
+        Ok(())
+    }
+}
+
+/// Once `interrupt` is raised, raises `searches` (the built-in searches' stop flag) and kills
+/// every external engine (again every few milliseconds, for any started since) until
+/// `finished`: a game in flight then stops at once, even in a long search or against an engine
+/// that would hang until its timeout, and is abandoned.
+fn stop_engines_on(interrupt: &AtomicBool, finished: &AtomicBool, searches: &AtomicBool) {
+    while !finished.load(Ordering::Relaxed) {
+        if interrupt.load(Ordering::Relaxed) {
+            searches.store(true, Ordering::Relaxed);
+            kill_all();
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
 
 /// A pool of `threads` worker threads (at least one), named after `what` they run.
 ///
@@ -25,7 +144,7 @@ pub fn pool(threads: usize, what: &str) -> Result<rayon::ThreadPool, rayon::Thre
 
 /// Runs `setting` over `positions` on the current rayon pool (install a pool to choose the
 /// thread count). `on_done` is called once per finished position (for progress bars).
-/// (A [`super::Job`] of suite positions runs here, as does a suite's run with no executor.)
+/// (A [`super::Job`] of suite positions runs here, on [`Local`] or on a cluster's node.)
 /// Results come back in the order of `positions`.
 ///
 /// `cost_hint` (e.g. the reference run's node counts) schedules the most expensive positions
@@ -85,7 +204,96 @@ pub fn run_each(
 
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::AtomicUsize;
+
     use super::*;
+    use crate::scoring::exec::tests::{games_job, same_pairs, suite_job};
+    use crate::scoring::exec::{Finished, InProcess};
+
+    #[test]
+    fn local_runs_give_what_units_give_at_any_thread_count() {
+        let jobs = [suite_job(7), Job::Games(games_job())];
+        let units = InProcess { shards: 2 }.run(&jobs).unwrap();
+        for threads in [1, 3] {
+            let here = Local::new(threads).run(&jobs).unwrap();
+            let positions = |d: &Done| d.clone().into_positions();
+            assert_eq!(
+                positions(&here[0]),
+                positions(&units[0]),
+                "{threads} threads"
+            );
+            let pairs = |d: &Done| d.clone().into_pairs();
+            assert!(
+                same_pairs(&pairs(&here[1]), &pairs(&units[1])),
+                "{threads} threads"
+            );
+        }
+    }
+
+    #[test]
+    fn local_tells_of_each_position_and_pair_once_as_it_finishes() {
+        let jobs = [suite_job(5), Job::Games(games_job())];
+        let told: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
+        let done = Local::new(3)
+            .run_each(&jobs, &|j, f| {
+                let item = match f {
+                    Finished::Position(i, _) => i,
+                    Finished::Pair(p) => p.index,
+                };
+                told.lock().unwrap().push((j, item));
+            })
+            .unwrap();
+        let mut told = told.into_inner().unwrap();
+        told.sort_unstable();
+        assert_eq!(
+            told,
+            [
+                (0, 0),
+                (0, 1),
+                (0, 2),
+                (0, 3),
+                (0, 4),
+                (1, 4),
+                (1, 5),
+                (1, 6)
+            ]
+        );
+        assert_eq!(done[0].clone().into_positions().len(), 5);
+        assert!(Local::new(1).streams() && !InProcess { shards: 1 }.streams());
+    }
+
+    #[test]
+    fn local_play_streams_the_pairs_that_batches_give_and_stops_when_told() {
+        let job = games_job();
+        let units = InProcess { shards: 2 }
+            .run(&[Job::Games(job.clone())])
+            .unwrap();
+        let units = units[0].clone().into_pairs();
+        for runner in [&Local::new(2) as &dyn Runner, &InProcess { shards: 2 }] {
+            let mut taken = Vec::new();
+            let calm = AtomicBool::new(false);
+            runner
+                .play(&job, &calm, &mut |pair| {
+                    taken.push(pair);
+                    if taken.len() == 2 {
+                        Flow::Stop
+                    } else {
+                        Flow::Go
+                    }
+                })
+                .unwrap();
+            assert!(same_pairs(&taken, &units[..2]), "{runner:?}");
+        }
+        // Raised before the first pair: none starts.
+        let started = AtomicUsize::new(0);
+        Local::new(2)
+            .play(&job, &AtomicBool::new(true), &mut |_| {
+                started.fetch_add(1, Ordering::Relaxed);
+                Flow::Go
+            })
+            .unwrap();
+        assert_eq!(started.load(Ordering::Relaxed), 0);
+    }
 
     #[test]
     fn a_pool_has_the_threads_asked_for_and_at_least_one() {

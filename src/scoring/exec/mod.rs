@@ -1,15 +1,19 @@
-//! Units of work: what an executor hands out, pure and serializable.
+//! Units of work and the one way to run them.
 //!
 //! A [`Job`] is one evaluation's worth of searching: a setting over suite positions, or two
-//! settings playing game pairs. [`Job::run`] runs it in this process. An executor that runs
-//! work elsewhere (a Slurm cluster, [`slurm`]) cuts each job into shards
-//! ([`Sharded::new`]), writes each shard as a [`Unit`] (JSON), has `marginal work` run it on a
-//! node ([`run_unit`]), reads back each [`UnitResult`] and puts the shards together again in a
-//! fixed order ([`Sharded::merge`]). A position's search depends only on the position, the
-//! setting and the limits, and a game pair only on its opening, the two settings and the
-//! rules, so the merged results equal the one-machine run's exactly, whatever the sharding.
+//! settings playing game pairs. Every pipeline (suites, game pairs, calibration games, the
+//! quality objective's searches) hands its jobs to a [`Runner`], and both places work runs are
+//! Runners: [`local::Local`] runs them on this machine (suite positions on the one pool,
+//! [`local::pool`]; game pairs through the one queue, [`queue`]), telling of each position or
+//! pair as it finishes; [`slurm::Slurm`] cuts each job into shards ([`Sharded::new`]), writes
+//! each shard as a [`Unit`] (JSON), has `marginal work` run it on a node ([`run_unit`]), reads
+//! back each [`UnitResult`] and puts the shards together again in a fixed order
+//! ([`Sharded::merge`]). A position's search depends only on the position, the setting and the
+//! limits, and a game pair only on its opening, the two settings and the rules, so the results
+//! are the same on either, whatever the sharding or the thread count.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::{Deserialize, Serialize};
 use shakmaty::fen::Fen;
@@ -105,17 +109,31 @@ impl Done {
 #[error("{0}")]
 pub struct WorkError(pub String);
 
+/// A position or pair just finished, as a [`Runner`] on this machine tells of it.
+#[derive(Debug, Clone, Copy)]
+pub enum Finished<'a> {
+    /// The position at this index of its job, and its result.
+    Position(usize, &'a PositionResult),
+    /// A game pair.
+    Pair(&'a PairRecord),
+}
+
+/// What is told of each position or pair as it finishes: its job's index in the batch, and
+/// what finished. Called from the worker threads, in no fixed order for positions (pairs come
+/// in their job's order).
+pub type OnDone<'a> = dyn Fn(usize, Finished<'_>) + Sync + 'a;
+
 impl Job {
-    /// Runs the job on the current rayon pool; `on_done` is called once per finished
-    /// position or pair.
-    pub fn run(&self, on_done: &(dyn Fn() + Sync)) -> Done {
+    /// Runs the job on the current rayon pool; `on_done` is told of each finished position
+    /// or pair.
+    pub fn run(&self, on_done: &(dyn Fn(Finished<'_>) + Sync)) -> Done {
         match self {
-            Job::Suite(j) => Done::Suite(local::run(
+            Job::Suite(j) => Done::Suite(local::run_each(
                 &j.positions,
                 &j.setting,
                 &j.config,
                 Some(&j.costs),
-                on_done,
+                &|i, r| on_done(Finished::Position(i, r)),
             )),
             Job::Games(j) => {
                 let (a, b) = (&j.a, &j.b);
@@ -140,7 +158,7 @@ impl Job {
                     &calm,
                     &play,
                     &mut |_, pair| {
-                        on_done();
+                        on_done(Finished::Pair(&pair));
                         pairs.push(pair);
                         queue::Flow::Go
                     },
@@ -820,7 +838,7 @@ pub fn run_unit(text: &str) -> Result<String, WorkError> {
         .map_err(|e| WorkError(format!("line {}: not a unit of work: {e}", e.line())))?;
     let job = unit.job()?;
     let start = std::time::Instant::now();
-    let done = job.run(&|| {});
+    let done = job.run(&|_| {});
     let result = UnitResult::new(
         digest(text.as_bytes()),
         start.elapsed().as_secs_f64(),
@@ -831,7 +849,8 @@ pub fn run_unit(text: &str) -> Result<String, WorkError> {
 
 /// Runs jobs somewhere and hands back their results: the seam between scoring and where the
 /// searching happens (named so as not to be taken for argmin's `Executor`, which runs the
-/// solvers). Without one, scoring runs in this process on the rayon pool.
+/// solvers). On this machine it is [`local::Local`], on a cluster [`slurm::Slurm`]; the
+/// results are the same.
 pub trait Runner: Send + Sync + std::fmt::Debug {
     /// Runs `jobs` as one batch and returns their results, in order.
     ///
@@ -839,6 +858,82 @@ pub trait Runner: Send + Sync + std::fmt::Debug {
     /// The batch could not be run (a task kept failing, the scheduler refused it) or was
     /// interrupted.
     fn run(&self, jobs: &[Job]) -> Result<Vec<Done>, ExecError>;
+
+    /// As [`Runner::run`], telling `on_done` of each position or pair as it finishes (for
+    /// progress bars, and to keep each as it finishes). A runner on this machine tells of
+    /// each; one elsewhere, which reports its batches to its own observer, tells of none (the
+    /// default).
+    ///
+    /// # Errors
+    /// As [`Runner::run`].
+    fn run_each(&self, jobs: &[Job], on_done: &OnDone<'_>) -> Result<Vec<Done>, ExecError> {
+        let _ = on_done;
+        self.run(jobs)
+    }
+
+    /// Whether [`Runner::run_each`] tells of each position as it finishes (a runner on this
+    /// machine): only then is keeping them as they finish, so that an interrupted run is taken
+    /// up where it stopped, worth it. The default: no.
+    fn streams(&self) -> bool {
+        false
+    }
+
+    /// Game pairs the default [`Runner::play`] hands to [`Runner::run`] at once (a job array
+    /// on a cluster): after each batch its pairs are taken in order, so a larger batch plays
+    /// more pairs in vain after a stop but waits on fewer batches. The default: 1.
+    fn batch_pairs(&self) -> usize {
+        1
+    }
+
+    /// Plays `job`'s pairs, giving each to `take` in the job's order, until all are played,
+    /// `take` says [`queue::Flow::Stop`] (the pairs beyond are discarded) or `interrupt` is
+    /// raised (no pair starts then). The default hands them to [`Runner::run`] in batches of
+    /// [`Runner::batch_pairs`], reading `interrupt` before each; a runner on this machine
+    /// streams them through the one queue of game pairs and abandons the games in flight at
+    /// an interrupt. What `take` sees is the same either way, up to where it stops.
+    ///
+    /// # Errors
+    /// As [`Runner::run`], or the runner gave back other pairs than those asked for.
+    fn play(
+        &self,
+        job: &GamesJob,
+        interrupt: &AtomicBool,
+        take: &mut dyn FnMut(PairRecord) -> queue::Flow,
+    ) -> Result<(), ExecError> {
+        for chunk in job.pairs.chunks(self.batch_pairs().max(1)) {
+            if interrupt.load(Ordering::Relaxed) {
+                return Ok(());
+            }
+            let batch = Job::Games(GamesJob {
+                a: job.a.clone(),
+                b: job.b.clone(),
+                hash_mb: job.hash_mb,
+                game: job.game,
+                pairs: chunk.to_vec(),
+            });
+            let done = self.run(std::slice::from_ref(&batch))?;
+            let pairs = done.into_iter().next().map(Done::into_pairs);
+            let pairs = pairs.unwrap_or_default();
+            if !pairs.iter().map(|p| p.index).eq(chunk.iter().map(|c| c.0)) {
+                return Err(ExecError::Failed(format!(
+                    "asked for game pairs {}..={}, got {} pair(s) back{}",
+                    chunk[0].0,
+                    chunk[chunk.len() - 1].0,
+                    pairs.len(),
+                    pairs
+                        .first()
+                        .map(|p| format!(" from pair {}", p.index))
+                        .unwrap_or_default()
+                )));
+            }
+            for pair in pairs {
+                if take(pair) == queue::Flow::Stop {
+                    return Ok(());
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Why an executor could not finish a batch.
@@ -879,6 +974,10 @@ pub struct InProcess {
 }
 
 impl Runner for InProcess {
+    fn batch_pairs(&self) -> usize {
+        self.shards
+    }
+
     fn run(&self, jobs: &[Job]) -> Result<Vec<Done>, ExecError> {
         let fail = |e: WorkError| ExecError::Failed(e.to_string());
         jobs.iter()
@@ -909,7 +1008,7 @@ mod tests {
     use crate::formats::epd::parse_line;
     use crate::params::Margins;
 
-    fn positions(n: usize) -> Vec<SuitePosition> {
+    pub(super) fn positions(n: usize) -> Vec<SuitePosition> {
         let text = include_str!("../../../data/suites/wac.epd");
         text.lines()
             .take(n)
@@ -921,7 +1020,7 @@ mod tests {
             .collect()
     }
 
-    fn suite_job(n: usize) -> Job {
+    pub(super) fn suite_job(n: usize) -> Job {
         let positions = positions(n);
         let costs = (0..n as u64).map(|i| (i * 7919) % 13 * 100).collect();
         Job::Suite(SuiteJob {
@@ -938,7 +1037,7 @@ mod tests {
     #[test]
     fn sharded_suite_runs_equal_the_whole_run_for_any_shard_count() {
         let job = suite_job(12);
-        let whole = job.run(&|| {}).into_positions();
+        let whole = job.run(&|_| {}).into_positions();
         assert_eq!(whole.len(), 12);
         for shards in [1, 2, 5, 12, 40] {
             let sharded = Sharded::new(&job, shards);
@@ -973,7 +1072,7 @@ mod tests {
         };
         let mates: Vec<Option<i32>> = back.positions.iter().map(|p| p.record.mate).collect();
         assert_eq!(mates, [Some(1), Some(2)]);
-        let whole = job.run(&|| {}).into_positions();
+        let whole = job.run(&|_| {}).into_positions();
         // The mate in one is solved by its score, here and through units.
         assert!(whole[0].solved);
         let got = InProcess { shards: 2 }
@@ -998,14 +1097,14 @@ mod tests {
         assert_eq!(loads, vec![102, 100]);
     }
 
-    #[test]
-    fn sharded_game_pairs_equal_the_whole_run() {
+    /// Pairs 4, 5 and 6 of a match of short games.
+    pub(super) fn games_job() -> GamesJob {
         let openings = positions(3);
         let game = GameConfig {
             limit: MoveLimit::Nodes(300),
             ..GameConfig::default()
         };
-        let job = Job::Games(GamesJob {
+        GamesJob {
             a: (
                 "A".into(),
                 Margins::default().with("razor_margin", 900).into(),
@@ -1016,23 +1115,39 @@ mod tests {
             pairs: (4..7)
                 .map(|i| (i, openings[i % 3].record.position.clone()))
                 .collect(),
-        });
-        let whole = job.run(&|| {}).into_pairs();
+        }
+    }
+
+    /// Whether two lists of pairs hold the same games.
+    pub(super) fn same_pairs(x: &[PairRecord], y: &[PairRecord]) -> bool {
+        let game = |g: &GameRecord| {
+            (
+                g.moves.clone(),
+                g.outcome,
+                g.termination.clone(),
+                g.white.clone(),
+                g.black.clone(),
+            )
+        };
+        x.len() == y.len()
+            && x.iter().zip(y).all(|(p, q)| {
+                p.index == q.index
+                    && game(&p.first) == game(&q.first)
+                    && game(&p.second) == game(&q.second)
+            })
+    }
+
+    #[test]
+    fn sharded_game_pairs_equal_the_whole_run() {
+        let job = Job::Games(games_job());
+        let whole = job.run(&|_| {}).into_pairs();
         let got = InProcess { shards: 2 }
             .run(std::slice::from_ref(&job))
             .unwrap()
             .remove(0)
             .into_pairs();
         assert_eq!(got.len(), 3);
-        for (w, g) in whole.iter().zip(&got) {
-            assert_eq!(w.index, g.index);
-            for (x, y) in [(&w.first, &g.first), (&w.second, &g.second)] {
-                assert_eq!(x.moves, y.moves);
-                assert_eq!(x.outcome, y.outcome);
-                assert_eq!(x.termination, y.termination);
-                assert_eq!((&x.white, &x.black), (&y.white, &y.black));
-            }
-        }
+        assert!(same_pairs(&whole, &got));
     }
 
     #[test]
@@ -1093,7 +1208,7 @@ mod tests {
     #[test]
     fn a_result_must_answer_its_unit() {
         let job = suite_job(2);
-        let done = job.run(&|| {});
+        let done = job.run(&|_| {});
         let result = UnitResult::new("aaaa".into(), 0.5, &done);
         assert!(result.done("aaaa").is_ok());
         let e = result.done("bbbb").unwrap_err().0;

@@ -331,6 +331,11 @@ impl Batch {
 }
 
 impl Runner for Slurm {
+    /// One pair per CPU of the array: `shards x cpus-per-task`.
+    fn batch_pairs(&self) -> usize {
+        self.config.shards * self.config.cpus_per_task
+    }
+
     fn run(&self, jobs: &[Job]) -> Result<Vec<Done>, ExecError> {
         let start = Instant::now();
         let sharded: Vec<Sharded> = jobs

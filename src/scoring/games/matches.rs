@@ -13,8 +13,9 @@
 //! pairs back (e.g. read from the PGN), it goes on from pair `k` and counts exactly what an
 //! uninterrupted run counts.
 //!
-//! Elsewhere: [`run_match_batched`] counts the same way pairs played in batches by someone else
-//! (an executor, see [`super::remote`]), so a match on a cluster counts what it counts here.
+//! Elsewhere: [`run_match_streamed`] counts the same way pairs played by someone else (a
+//! runner, on this machine or a cluster: [`super::remote::run_match_on`]), so a match on a
+//! cluster counts what it counts here.
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -321,71 +322,59 @@ pub fn run_match_from(
     tally.finish(start, interrupted)
 }
 
-/// A match stopped by the `play` of [`run_match_batched`] failing: its error, and the match
+/// A match stopped by the `play` of [`run_match_streamed`] failing: its error, and the match
 /// as counted until then (a prefix of whole pairs in index order, `interrupted` set).
 #[derive(Debug)]
 pub struct Stopped<E> {
     /// What `play` returned.
     pub error: E,
-    /// The pairs counted before the failing batch.
+    /// The pairs counted before the failure.
     pub result: MatchResult,
 }
 
-/// Runs a match as [`run_match_from`] does, with the pairs played elsewhere (on a cluster) in
-/// batches: `play(range)` plays pairs `range` (pair `i` from `openings[i % len]`, A with White
-/// first) and returns them in index order. Each batch is the next `batch` pairs (fewer at the
-/// end of the match); its pairs are counted strictly in index order, the SPRT checked after
-/// each, and the pairs beyond a decision are discarded. The pairs counted, the totals and
-/// where the match stops are thus those of [`run_match_from`] for any batch size (only the
-/// pairs played in vain after a decision depend on it).
-///
-/// `earlier` are pairs `0..k` of this match, counted first (as in [`run_match_from`]; play
-/// starts at pair `k`). `interrupt` is read before each batch: once it is raised no batch
-/// starts and the result has `interrupted` set.
+/// Plays a range of pairs, giving each to the taker in index order until it says stop.
+pub type StreamPairs<'a, E> =
+    dyn FnMut(Range<usize>, &mut dyn FnMut(PairRecord) -> Flow) -> Result<(), E> + 'a;
+
+/// Runs a match as [`run_match_from`] does, its pairs played by someone else as a stream:
+/// `play(range, take)` plays pairs `range` (pair `i` from the match's openings, A with White
+/// first) and gives each to `take` in index order, until `take` says [`Flow::Stop`] (the pairs
+/// beyond are discarded) or `interrupt` is raised. The pairs counted, the totals and where the
+/// match stops are those of [`run_match_from`] (see [`super::remote::run_match_on`], which
+/// plays them through a runner).
 ///
 /// # Errors
-/// `play` failed: the error with the match counted so far ([`Stopped`], boxed: a result is
-/// large).
+/// `play` failed: its error with the match counted so far ([`Stopped`], `interrupted` set).
 ///
 /// # Panics
-/// If `earlier` is not pairs `0..k` in order or holds more pairs than the match has, or if
-/// `play` returns other pairs than those asked for.
-pub fn run_match_batched<E>(
+/// As [`run_match_from`].
+pub fn run_match_streamed<E>(
     config: &MatchConfig,
     earlier: Vec<PairRecord>,
-    batch: usize,
     interrupt: &AtomicBool,
-    play: &mut dyn FnMut(Range<usize>) -> Result<Vec<PairRecord>, E>,
+    play: &mut StreamPairs<'_, E>,
     on_pair: &mut dyn FnMut(&PairRecord, &MatchStats),
 ) -> Result<MatchResult, Box<Stopped<E>>> {
     let start = Instant::now();
     let mut tally = Tally::new(config, earlier);
-    while !tally.done() {
-        if interrupt.load(Ordering::Relaxed) {
-            return Ok(tally.finish(start, true));
+    let to_play = if tally.done() {
+        0..0
+    } else {
+        tally.pairs.len()..tally.total_pairs
+    };
+    let played = play(to_play, &mut |pair| {
+        if tally.count(pair, on_pair) {
+            Flow::Stop
+        } else {
+            Flow::Go
         }
-        let from = tally.pairs.len();
-        let range = from..(from + batch.max(1)).min(tally.total_pairs);
-        let played = match play(range.clone()) {
-            Ok(played) => played,
-            Err(error) => {
-                return Err(Box::new(Stopped {
-                    error,
-                    result: tally.finish(start, true),
-                }));
-            }
-        };
-        assert!(
-            played.iter().map(|p| p.index).eq(range.clone()),
-            "play({range:?}) returned other pairs"
-        );
-        for pair in played {
-            if tally.count(pair, on_pair) {
-                break; // the rest is beyond the stopping point: discarded
-            }
-        }
+    });
+    if let Err(error) = played {
+        let result = tally.finish(start, true);
+        return Err(Box::new(Stopped { error, result }));
     }
-    Ok(tally.finish(start, false))
+    let interrupted = !tally.done() && interrupt.load(Ordering::Relaxed);
+    Ok(tally.finish(start, interrupted))
 }
 
 /// The counting of a match, shared by the ways of playing it: the pairs counted (a prefix in

@@ -19,6 +19,7 @@
 //! use marginal::params::Margins;
 //! use marginal::scoring::games::plan::MatchPlan;
 //! use marginal::progress::Event;
+//! use marginal::scoring::exec::local::Local;
 //! use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 //!
 //! let mut plan = MatchPlan::new("default", "off");
@@ -41,7 +42,7 @@
 //!     }
 //! };
 //! let result = session
-//!     .play(None, 1, &AtomicBool::new(false), &observer)
+//!     .play(&Local::new(2), &AtomicBool::new(false), &observer)
 //!     .unwrap();
 //!
 //! assert_eq!(pairs.load(Ordering::Relaxed), 2);

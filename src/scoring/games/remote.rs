@@ -1,4 +1,6 @@
-//! Game pairs played through a [`Runner`] (a Slurm cluster) rather than in this process.
+//! Game pairs played through a [`Runner`]: [`run_match_on`] plays a match's pairs through
+//! [`Runner::play`] (streamed on this machine, in batches on a cluster) and counts them as
+//! [`run_match_from`](super::matches::run_match_from) does.
 //!
 //! [`play_pairs`] hands a run of pairs to the executor as one [`Job::Games`]; a pair depends
 //! only on its opening, the two settings and the rules, so the pairs that come back are those
@@ -10,8 +12,45 @@ use std::ops::Range;
 
 use shakmaty::Chess;
 
-use super::matches::PairRecord;
+use std::sync::atomic::AtomicBool;
+
+use super::matches::run_match_streamed;
+use super::matches::{MatchConfig, MatchResult, MatchStats, PairRecord, Stopped};
 use crate::scoring::exec::{ExecError, GamesJob, Job, Runner};
+
+/// Runs a match as [`run_match_from`](super::matches::run_match_from) does, its pairs played
+/// by `runner` ([`Runner::play`]: streamed through the one queue of game pairs on this machine,
+/// in batches on a cluster), with the sides, table size and rules of `players` (whose own
+/// `pairs` are ignored) and pair `i` from `openings[i % len]`. The pairs counted, the totals
+/// and where the match stops are the same on any runner (only the pairs played in vain after
+/// a decision depend on it).
+///
+/// # Errors
+/// The runner failed: its error with the match counted so far ([`Stopped`], `interrupted` set).
+///
+/// # Panics
+/// As [`run_match_from`](super::matches::run_match_from).
+pub fn run_match_on(
+    runner: &dyn Runner,
+    players: &GamesJob,
+    openings: &[Chess],
+    config: &MatchConfig,
+    earlier: Vec<PairRecord>,
+    interrupt: &AtomicBool,
+    on_pair: &mut dyn FnMut(&PairRecord, &MatchStats),
+) -> Result<MatchResult, Box<Stopped<ExecError>>> {
+    let mut play = |range: Range<usize>, take: &mut dyn FnMut(PairRecord) -> _| {
+        let job = GamesJob {
+            a: players.a.clone(),
+            b: players.b.clone(),
+            hash_mb: players.hash_mb,
+            game: players.game,
+            pairs: (range.map(|i| (i, openings[i % openings.len()].clone()))).collect(),
+        };
+        runner.play(&job, interrupt, take)
+    };
+    run_match_streamed(config, earlier, interrupt, &mut play, on_pair)
+}
 
 /// Plays pairs `range` of a match through `executor`, as one job: pair `i` from
 /// `openings[i % openings.len()]`, with the sides, table size and rules of `players` (whose
@@ -64,18 +103,17 @@ pub fn play_pairs(
 
 #[cfg(test)]
 mod tests {
-    use std::sync::atomic::AtomicBool;
+    use std::sync::Mutex;
 
     use shakmaty::Position;
 
     use super::*;
     use crate::engine::Setting;
     use crate::params::Margins;
-    use crate::scoring::exec::InProcess;
+    use crate::scoring::exec::local::Local;
+    use crate::scoring::exec::{Done, InProcess};
     use crate::scoring::games::game::{EnginePlayer, GameConfig, MoveLimit, Player};
-    use crate::scoring::games::matches::{
-        MatchConfig, MatchResult, Stopped, run_match, run_match_batched,
-    };
+    use crate::scoring::games::matches::run_match;
     use crate::scoring::games::stats::{SprtDecision, SprtParams};
 
     fn openings() -> Vec<Chess> {
@@ -141,8 +179,40 @@ mod tests {
         (players, config)
     }
 
+    /// Runs batches as `InProcess` does (`shards` pairs a batch), keeping the pairs of each
+    /// batch asked for, and failing the batch numbered `fail` (from 1).
+    #[derive(Debug)]
+    struct Watched {
+        inner: InProcess,
+        asked: Mutex<Vec<usize>>,
+        fail: Option<usize>,
+    }
+
+    impl Watched {
+        fn new(batch: usize, fail: Option<usize>) -> Watched {
+            let (inner, asked) = (InProcess { shards: batch }, Mutex::new(Vec::new()));
+            Watched { inner, asked, fail }
+        }
+    }
+
+    impl Runner for Watched {
+        fn batch_pairs(&self) -> usize {
+            self.inner.batch_pairs()
+        }
+
+        fn run(&self, jobs: &[Job]) -> Result<Vec<Done>, ExecError> {
+            let mut asked = self.asked.lock().unwrap();
+            asked.push(jobs.iter().map(Job::len).sum());
+            if Some(asked.len()) == self.fail {
+                return Err(ExecError::Failed("lost".into()));
+            }
+            drop(asked);
+            self.inner.run(jobs)
+        }
+    }
+
     #[test]
-    fn a_match_through_an_executor_counts_what_a_local_one_counts() {
+    fn a_match_through_any_runner_counts_what_a_local_one_counts() {
         let (players, config) = players_and_config();
         let (a, b) = (players.a.1.clone(), players.b.1.clone());
         let book = openings();
@@ -158,15 +228,27 @@ mod tests {
             (2..20).contains(&stopped_at),
             "the SPRT did not decide after a few pairs: {stopped_at}"
         );
-        let executor = InProcess { shards: 2 };
-        batches_count_what_a_local_match_counts(&executor, &players, &config, &book, &local);
-        stopped_matches_count_their_whole_pairs(&executor, &players, &config, &book, &local);
+        let never = AtomicBool::new(false);
+        for threads in [1, 3] {
+            let here = Local::new(threads);
+            let streamed = run_match_on(
+                &here,
+                &players,
+                &book,
+                &config,
+                Vec::new(),
+                &never,
+                &mut |_, _| {},
+            );
+            same(&streamed.unwrap(), &local);
+        }
+        batches_count_what_a_local_match_counts(&players, &config, &book, &local);
+        stopped_matches_count_their_whole_pairs(&players, &config, &book, &local);
     }
 
-    /// Checks that the match through `executor` in batches of 1, 2 and 3 pairs counts what
+    /// Checks that the match through a runner in batches of 1, 2 and 3 pairs counts what
     /// `local` counted, asking for batches until the one holding the decisive pair.
     fn batches_count_what_a_local_match_counts(
-        executor: &InProcess,
         players: &GamesJob,
         config: &MatchConfig,
         book: &[Chess],
@@ -175,49 +257,52 @@ mod tests {
         let stopped_at = local.pairs.len();
         let never = AtomicBool::new(false);
         for batch in [1, 2, 3] {
-            let mut asked = Vec::new();
             let mut seen = Vec::new();
-            let remote = run_match_batched(
+            let runner = Watched::new(batch, None);
+            let remote = run_match_on(
+                &runner,
+                players,
+                book,
                 config,
                 Vec::new(),
-                batch,
                 &never,
-                &mut |range| {
-                    asked.push(range.clone());
-                    play_pairs(executor, players, book, range)
+                &mut |p, _| {
+                    seen.push(p.index);
                 },
-                &mut |p, _| seen.push(p.index),
             )
             .unwrap();
             same(&remote, local);
             assert_eq!(seen, (0..stopped_at).collect::<Vec<_>>());
             // Batches of `batch` pairs from pair 0 until the one holding the decisive pair.
+            let asked = runner.asked.into_inner().unwrap();
             assert_eq!(asked.len(), stopped_at.div_ceil(batch), "batch {batch}");
-            assert!(asked.iter().all(|r| r.len() == batch));
+            assert!(asked.iter().all(|&n| n == batch));
         }
     }
 
-    /// Checks that the match through `executor` resumed from `local`'s first pair counts what
+    /// Checks that the match through a runner resumed from `local`'s first pair counts what
     /// `local` counted, and that one stopped by a failing batch or by the interrupt counts the
     /// whole pairs before it.
     fn stopped_matches_count_their_whole_pairs(
-        executor: &InProcess,
         players: &GamesJob,
         config: &MatchConfig,
         book: &[Chess],
         local: &MatchResult,
     ) {
         let never = AtomicBool::new(false);
-        // Resumed from the first pair, and stopped by a failing batch.
-        let resumed = run_match_batched(
+        // Resumed from the first pair.
+        let earlier = local.pairs[..1].to_vec();
+        let runner = Watched::new(2, None);
+        let resumed = run_match_on(
+            &runner,
+            players,
+            book,
             config,
-            local.pairs[..1].to_vec(),
-            2,
+            earlier,
             &never,
-            &mut |range| play_pairs(executor, players, book, range),
             &mut |_, _| {},
-        )
-        .unwrap();
+        );
+        let resumed = resumed.unwrap();
         same(&resumed, local);
         assert_eq!(resumed.earlier, 1);
         // Without an SPRT, stopped by a failing second batch, or by the interrupt flag raised
@@ -226,21 +311,17 @@ mod tests {
             sprt: None,
             ..*config
         };
-        let mut batches = 0;
-        let Err(stopped) = run_match_batched(
+        let failing = Watched::new(1, Some(2));
+        let played = run_match_on(
+            &failing,
+            players,
+            book,
             &open,
             Vec::new(),
-            1,
             &never,
-            &mut |range| {
-                batches += 1;
-                if batches == 2 {
-                    return Err(ExecError::Failed("lost".into()));
-                }
-                play_pairs(executor, players, book, range)
-            },
             &mut |_, _| {},
-        ) else {
+        );
+        let Err(stopped) = played else {
             panic!("the second batch failed: the match cannot end well");
         };
         let Stopped { error, result } = *stopped;
@@ -248,12 +329,13 @@ mod tests {
         assert!(result.interrupted);
         assert_eq!(games(&result), games(local)[..1]);
         let interrupt = AtomicBool::new(false);
-        let cut = run_match_batched(
+        let cut = run_match_on(
+            &Watched::new(1, None),
+            players,
+            book,
             &open,
             Vec::new(),
-            1,
             &interrupt,
-            &mut |range| play_pairs(executor, players, book, range),
             &mut |_, _| interrupt.store(true, std::sync::atomic::Ordering::Relaxed),
         )
         .unwrap();

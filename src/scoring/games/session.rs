@@ -11,22 +11,17 @@
 use std::fs::File;
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::sync::atomic::AtomicBool;
 
 use shakmaty::fen::Fen;
 use shakmaty::{Chess, EnPassantMode};
 
-use super::game::{EnginePlayer, MoveLimit, Player};
-use super::matches::{
-    MatchConfig, MatchResult, MatchStats, PairRecord, Stopped, run_match_batched, run_match_from,
-};
+use super::game::MoveLimit;
+use super::matches::{MatchConfig, MatchResult, MatchStats, PairRecord, Stopped};
 use super::pgn;
 use super::record::{self, RecordError, Settings};
-use super::remote::play_pairs;
+use super::remote::run_match_on;
 use crate::engine::Setting;
-use crate::engine::external::kill_all;
 use crate::formats::Fnv;
 use crate::progress::{Cluster, Event, Observer};
 use crate::scoring::exec::{ExecError, GamesJob, Runner};
@@ -244,17 +239,16 @@ impl Session {
 
     /// Plays the match to its end (all pairs, or an SPRT decision), or until `interrupt` is
     /// raised: then no new pair starts, external engines are killed so the games in flight
-    /// stop at once, and the whole pairs counted are summed up (`interrupted` is set). With an
-    /// executor the pairs go out in batches of `batch` pairs and are counted in index order,
-    /// as locally. Each counted pair goes to the PGN (both games in one write) and to
-    /// `observer`.
+    /// stop at once, and the whole pairs counted are summed up (`interrupted` is set). The
+    /// pairs are played by `executor` ([`Runner::play`]: streamed on this machine, in batches
+    /// on a cluster) and counted in index order either way. Each counted pair goes to the PGN
+    /// (both games in one write) and to `observer`.
     ///
     /// # Errors
     /// A PGN write failed, or the executor failed for another reason than an interrupt.
     pub fn play(
         mut self,
-        executor: Option<&dyn Runner>,
-        batch: usize,
+        executor: &dyn Runner,
         interrupt: &AtomicBool,
         observer: &dyn Observer,
     ) -> Result<MatchResult, SessionError> {
@@ -292,80 +286,6 @@ impl Session {
             }
             observer.event(&stats.pair_event(total_pairs));
         };
-        let result = match executor {
-            None => Ok(self.play_here(earlier, interrupt, &mut on_pair)),
-            Some(executor) => {
-                let played = self.play_through(executor, earlier, batch, interrupt, &mut on_pair);
-                match played.map_err(|stopped| *stopped) {
-                    Ok(result) => Ok(result),
-                    // Cancelled: the pairs counted so far are summed up as after a local
-                    // interrupt.
-                    Err(Stopped {
-                        error: ExecError::Interrupted(why),
-                        result,
-                    }) => {
-                        observer.event(&Event::Cluster(Cluster::Cancelled { why: &why }));
-                        Ok(result)
-                    }
-                    Err(Stopped { error, .. }) => Err(error),
-                }
-            }
-        };
-        if let Some(e) = write_error {
-            return Err(SessionError::Write(crate::formats::limit_said(e)));
-        }
-        if let Some(why) = gave_up {
-            return Err(SessionError::Exec(ExecError::GaveUp(why)));
-        }
-        result.map_err(SessionError::Exec)
-    }
-
-    /// Plays the pairs after `earlier` here, on this machine's threads, until the match ends
-    /// or `interrupt` is raised.
-    fn play_here(
-        &self,
-        earlier: Vec<PairRecord>,
-        interrupt: &AtomicBool,
-        on_pair: &mut dyn FnMut(&PairRecord, &MatchStats),
-    ) -> MatchResult {
-        // Raised with the interrupt: a built-in search in progress ends at once (a
-        // long one would hold the match for minutes), and its game is abandoned.
-        let stop = Arc::new(AtomicBool::new(false));
-        let player = |side: &Side| -> Box<dyn Player> {
-            Box::new(
-                EnginePlayer::new(side.name.clone(), side.setting.clone(), self.hash_mb)
-                    .stopped_by(stop.clone()),
-            )
-        };
-        let factory_a = || player(&self.a);
-        let factory_b = || player(&self.b);
-        let finished = AtomicBool::new(false);
-        std::thread::scope(|scope| {
-            scope.spawn(|| stop_engines_on(interrupt, &finished, &stop));
-            let result = run_match_from(
-                &factory_a,
-                &factory_b,
-                &self.openings,
-                &self.config,
-                earlier,
-                interrupt,
-                on_pair,
-            );
-            finished.store(true, Ordering::Relaxed);
-            result
-        })
-    }
-
-    /// Plays the pairs after `earlier` through `executor`, `batch` pairs at a time, until the
-    /// match ends, `interrupt` is raised or the executor fails.
-    fn play_through(
-        &self,
-        executor: &dyn Runner,
-        earlier: Vec<PairRecord>,
-        batch: usize,
-        interrupt: &AtomicBool,
-        on_pair: &mut dyn FnMut(&PairRecord, &MatchStats),
-    ) -> Result<MatchResult, Box<Stopped<ExecError>>> {
         let (a, b) = (&self.a, &self.b);
         let players = GamesJob {
             a: (a.name.clone(), a.setting.clone()),
@@ -374,27 +294,33 @@ impl Session {
             game: self.config.game,
             pairs: Vec::new(),
         };
-        run_match_batched(
+        let played = run_match_on(
+            executor,
+            &players,
+            &self.openings,
             &self.config,
             earlier,
-            batch,
             interrupt,
-            &mut |range| play_pairs(executor, &players, &self.openings, range),
-            on_pair,
-        )
-    }
-}
-
-/// Once `interrupt` is raised, raises `searches` (the built-in searches' stop flag) and kills
-/// every external engine (again every few milliseconds, for any started since) until
-/// `finished`: a game in flight then stops at once, even in a long search or against an engine
-/// that would hang until its timeout, and is abandoned.
-fn stop_engines_on(interrupt: &AtomicBool, finished: &AtomicBool, searches: &AtomicBool) {
-    while !finished.load(Ordering::Relaxed) {
-        if interrupt.load(Ordering::Relaxed) {
-            searches.store(true, Ordering::Relaxed);
-            kill_all();
+            &mut on_pair,
+        );
+        let result = match played.map_err(|stopped| *stopped) {
+            Ok(result) => Ok(result),
+            // Cancelled: the pairs counted so far are summed up as after a local interrupt.
+            Err(Stopped {
+                error: ExecError::Interrupted(why),
+                result,
+            }) => {
+                observer.event(&Event::Cluster(Cluster::Cancelled { why: &why }));
+                Ok(result)
+            }
+            Err(Stopped { error, .. }) => Err(error),
+        };
+        if let Some(e) = write_error {
+            return Err(SessionError::Write(crate::formats::limit_said(e)));
         }
-        std::thread::sleep(Duration::from_millis(20));
+        if let Some(why) = gave_up {
+            return Err(SessionError::Exec(ExecError::GaveUp(why)));
+        }
+        result.map_err(SessionError::Exec)
     }
 }

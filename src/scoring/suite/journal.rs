@@ -14,10 +14,10 @@ use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
-use super::run::{PositionResult, RunConfig, SuitePosition};
+use super::run::{self, PositionResult, RunConfig, SuitePosition};
 use crate::engine::Setting;
 use crate::formats::Sealed;
-use crate::scoring::exec::local;
+use crate::scoring::exec::{Done, ExecError, Finished, Job, Runner, SuiteJob};
 
 /// One line of a journal.
 #[derive(Serialize, Deserialize)]
@@ -80,18 +80,23 @@ fn open(path: &Path, cut: bool) -> Option<File> {
     Some(file)
 }
 
-/// Runs `setting` over `positions` as [`crate::scoring::exec::local::run`] does, keeping each finished position in the
-/// journal at `path` as it finishes and taking those an earlier run kept there. `on_done` is
-/// called once per position, kept ones first. The journal stays when the run ends: the caller
-/// removes it once the results are safe elsewhere (or keeps it, to be resumed again).
+/// Runs `setting` over `positions` through `runner` (one that tells of each position as it
+/// finishes: [`Runner::streams`]), keeping each finished position in the journal at `path` as
+/// it finishes and taking those an earlier run kept there. `on_done` is called once per
+/// position, kept ones first. The journal stays when the run ends: the caller removes it once
+/// the results are safe elsewhere (or keeps it, to be resumed again).
+///
+/// # Errors
+/// The runner could not run the positions.
 pub fn run_kept(
+    runner: &dyn Runner,
     positions: &[SuitePosition],
     setting: &Setting,
     config: &RunConfig,
     cost_hint: Option<&[u64]>,
     path: &Path,
     on_done: &(dyn Fn() + Sync),
-) -> Kept {
+) -> Result<Kept, ExecError> {
     let (mut slots, cut) = read(path, positions.len());
     let todo: Vec<usize> = (0..positions.len())
         .filter(|&i| slots[i].is_none())
@@ -103,9 +108,10 @@ pub fn run_kept(
     // Opened at the first position to keep: a run that keeps none leaves no file.
     let file: Mutex<Option<Option<File>>> = Mutex::new(None);
     let rest: Vec<SuitePosition> = todo.iter().map(|&i| positions[i].clone()).collect();
-    let hint: Option<Vec<u64>> = cost_hint
-        .filter(|c| c.len() == positions.len())
-        .map(|c| todo.iter().map(|&i| c[i]).collect());
+    let costs: Vec<u64> = match cost_hint.filter(|c| c.len() == positions.len()) {
+        Some(c) => todo.iter().map(|&i| c[i]).collect(),
+        None => run::no_hint(config, rest.len()),
+    };
     let on_result = |j: usize, result: &PositionResult| {
         if result.fault.is_none()
             && let Ok(mut line) = serde_json::to_string(&Sealed::new(Line {
@@ -122,20 +128,33 @@ pub fn run_kept(
         }
         on_done();
     };
-    let searched = local::run_each(&rest, setting, config, hint.as_deref(), &on_result);
-    for (j, result) in searched.into_iter().enumerate() {
+    let job = Job::Suite(SuiteJob {
+        setting: setting.clone(),
+        config: *config,
+        positions: rest,
+        costs,
+    });
+    let on_done = |_: usize, finished: Finished<'_>| {
+        if let Finished::Position(j, result) = finished {
+            on_result(j, result);
+        }
+    };
+    let searched = runner.run_each(std::slice::from_ref(&job), &on_done)?;
+    let searched = searched.into_iter().next().map(Done::into_positions);
+    for (j, result) in searched.unwrap_or_default().into_iter().enumerate() {
         slots[todo[j]] = Some(result);
     }
-    Kept {
+    Ok(Kept {
         results: slots.into_iter().flatten().collect(),
         kept,
-    }
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::engine::EngineDef;
+    use crate::scoring::exec::local::{self, Local};
     use crate::scoring::suite::load::{Repeats, load_suites};
     use crate::scoring::suite::run::SuiteLimit;
 
@@ -167,21 +186,48 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("marginal-journal-{}", std::process::id()));
         let path = dir.join("run.partial.jsonl");
         let _ = std::fs::remove_dir_all(&dir);
-        let first = run_kept(&positions[..5], &setting, &config, None, &path, &|| {});
+        let first = run_kept(
+            &Local::new(2),
+            &positions[..5],
+            &setting,
+            &config,
+            None,
+            &path,
+            &|| {},
+        )
+        .unwrap();
         assert_eq!(first.kept, 0);
         // A kill in the middle of the fifth line.
         let text = std::fs::read_to_string(&path).unwrap();
         let cut = text.len() - text.lines().last().unwrap().len() / 2 - 1;
         std::fs::write(&path, &text[..cut]).unwrap();
         let searched = std::sync::atomic::AtomicUsize::new(0);
-        let resumed = run_kept(&positions, &setting, &config, None, &path, &|| {
-            searched.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        });
+        let resumed = run_kept(
+            &Local::new(2),
+            &positions,
+            &setting,
+            &config,
+            None,
+            &path,
+            &|| {
+                searched.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            },
+        )
+        .unwrap();
         assert_eq!(resumed.kept, 4, "four whole lines were kept");
         assert_eq!(searched.into_inner(), 12, "on_done once per position");
         assert_eq!(resumed.results, whole);
         // Now every position is in the journal: nothing is searched again.
-        let again = run_kept(&positions, &setting, &config, None, &path, &|| {});
+        let again = run_kept(
+            &Local::new(2),
+            &positions,
+            &setting,
+            &config,
+            None,
+            &path,
+            &|| {},
+        )
+        .unwrap();
         assert_eq!((again.kept, again.results), (12, whole.clone()));
         // A line edited by hand that still parses is not taken: its position is searched again.
         let text = std::fs::read_to_string(&path).unwrap();
@@ -190,7 +236,16 @@ mod tests {
         edited["value"]["result"]["nodes"] = serde_json::Value::from(1);
         let edited = serde_json::to_string(&edited).unwrap();
         std::fs::write(&path, text.replacen(first_line, &edited, 1)).unwrap();
-        let again = run_kept(&positions, &setting, &config, None, &path, &|| {});
+        let again = run_kept(
+            &Local::new(2),
+            &positions,
+            &setting,
+            &config,
+            None,
+            &path,
+            &|| {},
+        )
+        .unwrap();
         assert_eq!((again.kept, again.results), (11, whole));
         std::fs::remove_dir_all(dir).unwrap();
     }

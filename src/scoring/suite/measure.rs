@@ -26,7 +26,7 @@ pub struct Kept {
 /// What an interrupted run of the same measure of `margins` kept, which this one takes up
 /// rather than searches (only run here, with a cache).
 pub fn kept(suites: &LoadedSuites, options: &ScorerOptions, margins: &Setting) -> Kept {
-    let (None, Some(dir)) = (&options.executor, &options.cache_dir) else {
+    let Some(dir) = (options.cache_dir.as_ref()).filter(|_| options.executor.streams()) else {
         return Kept::default();
     };
     let total = suites.positions.len();

@@ -27,7 +27,8 @@ use crate::engine::{PruneStats, Setting};
 use crate::formats::SkippedLine;
 use crate::params::Margins;
 use crate::progress::{Count, Event, Shared, Work};
-use crate::scoring::exec::{Done, ExecError, Job, Runner, SuiteJob, local};
+use crate::scoring::exec::local::Local;
+use crate::scoring::exec::{Done, ExecError, Job, Runner, SuiteJob};
 pub use load::{
     LoadedSuites, Repeat, Repeats, SuiteError, SuiteFile, load_suites, odd_suites, repeat_key,
     repeated_files,
@@ -60,9 +61,9 @@ pub struct ScorerOptions {
     pub reference: Setting,
     /// Where reference runs are cached (`None`: no cache).
     pub cache_dir: Option<PathBuf>,
-    /// Where the positions are searched: through this executor (a cluster), or with `None`
-    /// in this process on the current rayon pool. The results are the same.
-    pub executor: Option<Arc<dyn Runner>>,
+    /// Where the positions are searched: on this machine ([`Local`]) or on a cluster. The
+    /// results are the same.
+    pub executor: Arc<dyn Runner>,
 }
 
 impl Default for ScorerOptions {
@@ -72,7 +73,7 @@ impl Default for ScorerOptions {
             objective: ObjectiveParams::default(),
             reference: Margins::off().into(),
             cache_dir: Some(default_cache_dir()),
-            executor: None,
+            executor: Arc::new(Local::on_current_pool()),
         }
     }
 }
@@ -242,7 +243,7 @@ impl SuiteScorer {
             &options.reference,
             &options.config,
             options.cache_dir.as_deref(),
-            options.executor.as_deref(),
+            options.executor.as_ref(),
             &counter(observer.as_ref(), Work::ReferencePositions, total),
         )?;
         crate::scoring::exec::gave_up([&options.reference])?;
@@ -294,24 +295,32 @@ impl SuiteScorer {
     /// As [`SuiteScorer::score`], keeping each position as it finishes in the cache directory
     /// (run here, with a cache): an interrupted run of the same setting is taken up where it
     /// stopped, and its positions kept are counted in the second value. Once scored, the
-    /// positions kept are removed. Without a cache, or with an executor, as `score` (0 kept).
+    /// positions kept are removed. Without a cache, or with an executor elsewhere (one that
+    /// does not tell of each position as it finishes), as `score` (0 kept).
     ///
     /// # Errors
     /// The executor could not run the positions.
     pub fn score_kept(&self, margins: &Setting) -> Result<(SuiteScore, usize), ExecError> {
-        let (None, Some(dir)) = (&self.options.executor, &self.options.cache_dir) else {
+        let executor = self.options.executor.as_ref();
+        let Some(dir) = self
+            .options
+            .cache_dir
+            .as_ref()
+            .filter(|_| executor.streams())
+        else {
             return Ok((self.score(margins)?, 0));
         };
         let path = reference::journal_path(dir, &self.suites, margins, &self.options.config, false);
         let on_done = self.candidate_progress(self.suites.positions.len());
         let run = journal::run_kept(
+            executor,
             &self.suites.positions,
             margins,
             &self.options.config,
             Some(&self.reference_costs),
             &path,
             &on_done,
-        );
+        )?;
         crate::scoring::exec::gave_up([margins])?;
         let score = self.score_results(margins, run.results);
         let _ = std::fs::remove_file(&path);
@@ -380,45 +389,29 @@ impl SuiteScorer {
                 indices.iter().map(|&i| self.reference_costs[i]).collect(),
             )
         };
-        if let Some(executor) = &self.options.executor {
-            let jobs: Vec<Job> = requests
-                .iter()
-                .map(|(setting, indices)| {
-                    let (positions, costs) = match indices {
-                        None => (self.suites.positions.clone(), self.reference_costs.clone()),
-                        Some(indices) => subset(indices),
-                    };
-                    Job::Suite(SuiteJob {
-                        setting: (*setting).clone(),
-                        config: self.options.config,
-                        positions,
-                        costs,
-                    })
-                })
-                .collect();
-            return Ok(executor
-                .run(&jobs)?
-                .into_iter()
-                .map(Done::into_positions)
-                .collect());
-        }
-        let results = requests
+        let jobs: Vec<Job> = requests
             .iter()
             .map(|(setting, indices)| {
-                let gathered = indices.map(subset);
-                let (positions, costs) = match &gathered {
-                    None => (&self.suites.positions[..], &self.reference_costs[..]),
-                    Some((p, c)) => (&p[..], &c[..]),
+                let (positions, costs) = match indices {
+                    None => (self.suites.positions.clone(), self.reference_costs.clone()),
+                    Some(indices) => subset(indices),
                 };
-                let on_done = self.candidate_progress(positions.len());
-                local::run(
+                Job::Suite(SuiteJob {
+                    setting: (*setting).clone(),
+                    config: self.options.config,
                     positions,
-                    setting,
-                    &self.options.config,
-                    Some(costs),
-                    &on_done,
-                )
+                    costs,
+                })
             })
+            .collect();
+        // Each request's positions counted as they finish, as a run of their own.
+        let counters: Vec<_> = (jobs.iter())
+            .map(|job| self.candidate_progress(job.len()))
+            .collect();
+        let results: Vec<Vec<PositionResult>> = (self.options.executor)
+            .run_each(&jobs, &|j, _| counters[j]())?
+            .into_iter()
+            .map(Done::into_positions)
             .collect();
         crate::scoring::exec::gave_up(requests.iter().map(|(s, _)| *s))?;
         Ok(results)

@@ -12,7 +12,7 @@ use super::load::LoadedSuites;
 use super::run::{self, PositionResult, RunConfig};
 use crate::engine::{EngineDef, Setting};
 use crate::formats::{Fnv, Sealed, write_atomic};
-use crate::scoring::exec::{Done, ExecError, Job, Runner, SuiteJob, local};
+use crate::scoring::exec::{Done, ExecError, Job, Runner, SuiteJob};
 
 /// The directory for cached reference runs: `$MARGINAL_CACHE_DIR`, else `.marginal-cache`.
 pub fn default_cache_dir() -> PathBuf {
@@ -83,8 +83,8 @@ pub struct Reference {
 
 /// Runs the reference, or reads it from the cache in `cache_dir`. A damaged cache file is
 /// ignored and rewritten; a run in which an external engine faulted is not written (a
-/// warning says so). `on_done` is called once per position searched in this process. With an
-/// executor, the positions are searched through it.
+/// warning says so). The positions are searched through `executor`; `on_done` is called once
+/// per position it tells of ([`Runner::run_each`]: those searched on this machine).
 ///
 /// # Errors
 /// The executor could not run the positions.
@@ -93,7 +93,7 @@ pub fn reference_run(
     setting: &Setting,
     config: &RunConfig,
     cache_dir: Option<&Path>,
-    executor: Option<&dyn Runner>,
+    executor: &dyn Runner,
     on_done: &(dyn Fn() + Sync),
 ) -> Result<Reference, ExecError> {
     let path = cache_dir.map(|dir| {
@@ -125,14 +125,8 @@ pub fn reference_run(
     // Run here with a cache, the positions are kept as they finish: an interrupted reference
     // run is taken up where it stopped.
     let journal = cache_dir.map(|dir| journal_path(dir, suites, setting, config, true));
-    let (results, kept) = search_reference(
-        suites,
-        setting,
-        config,
-        journal.as_deref(),
-        executor,
-        on_done,
-    )?;
+    let kept_in = journal.as_deref().filter(|_| executor.streams());
+    let (results, kept) = search_reference(suites, setting, config, kept_in, executor, on_done)?;
     let mut stored = false;
     // A fault is an accident of this run, not a property of the reference: a run with faults
     // is used once and never kept as the yardstick of later runs.
@@ -140,7 +134,7 @@ pub fn reference_run(
     if faults > 0 && path.is_some() {
         warnings.push(format!(
             "the reference run is not cached: the engine faulted on {faults} position(s){}",
-            if executor.is_none() && journal.is_some() {
+            if kept_in.is_some() {
                 " (the others are kept: a rerun searches only these)"
             } else {
                 ""
@@ -187,37 +181,36 @@ fn read_cached(path: &Path, count: usize) -> Result<Vec<PositionResult>, String>
         })
 }
 
-/// Searches the reference: here, kept in `journal` as the positions finish when there is
-/// one, or through `executor`; the results and how many were kept from an earlier run.
+/// Searches the reference through `executor`, kept in `journal` as the positions finish when
+/// there is one; the results and how many were kept from an earlier run.
 fn search_reference(
     suites: &LoadedSuites,
     setting: &Setting,
     config: &RunConfig,
     journal: Option<&Path>,
-    executor: Option<&dyn Runner>,
+    executor: &dyn Runner,
     on_done: &(dyn Fn() + Sync),
 ) -> Result<(Vec<PositionResult>, usize), ExecError> {
-    Ok(match (executor, journal) {
-        (None, Some(journal)) => {
-            let run = journal::run_kept(&suites.positions, setting, config, None, journal, on_done);
-            (run.results, run.kept)
-        }
-        (None, None) => (
-            local::run(&suites.positions, setting, config, None, on_done),
-            0,
-        ),
-        (Some(executor), _) => {
-            let job = Job::Suite(SuiteJob {
-                setting: setting.clone(),
-                config: *config,
-                positions: suites.positions.clone(),
-                costs: run::no_hint(config, suites.positions.len()),
-            });
-            let mut done = executor.run(std::slice::from_ref(&job))?;
-            let results = done.pop().map(Done::into_positions).unwrap_or_default();
-            (results, 0)
-        }
-    })
+    if let Some(journal) = journal {
+        let run = journal::run_kept(
+            executor,
+            &suites.positions,
+            setting,
+            config,
+            None,
+            journal,
+            on_done,
+        )?;
+        return Ok((run.results, run.kept));
+    }
+    let job = Job::Suite(SuiteJob {
+        setting: setting.clone(),
+        config: *config,
+        positions: suites.positions.clone(),
+        costs: run::no_hint(config, suites.positions.len()),
+    });
+    let mut done = executor.run_each(std::slice::from_ref(&job), &|_, _| on_done())?;
+    Ok((done.pop().map(Done::into_positions).unwrap_or_default(), 0))
 }
 
 /// Why a run of `def` measured nothing, when the engine faulted on every position of it
