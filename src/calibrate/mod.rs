@@ -35,11 +35,10 @@ use shakmaty::Chess;
 use crate::engine::Setting;
 use crate::progress::{self, Count, Event, Observer};
 use crate::scoring::cheap::CheapObjective;
-use crate::scoring::exec::queue::{Flow, play_in_order};
+use crate::scoring::exec::queue::Flow;
 use crate::scoring::exec::{ExecError, GamesJob, Runner};
-use crate::scoring::games::game::{EnginePlayer, GameConfig, Player, Termination};
-use crate::scoring::games::matches::{PairRecord, play_pair_until, result_for_a};
-use crate::scoring::games::remote::play_pairs;
+use crate::scoring::games::game::{GameConfig, Termination};
+use crate::scoring::games::matches::{PairRecord, result_for_a};
 
 pub use design::RegionDim;
 pub use rank::Bootstrap;
@@ -95,9 +94,10 @@ pub struct Config {
     pub bootstrap: Bootstrap,
     /// Where finished work is kept.
     pub state_dir: PathBuf,
-    /// Where the games are played: on this machine ([`Local`](crate::scoring::exec::local::Local):
-    /// streamed through the one queue of game pairs on `concurrency` threads), or on a cluster
-    /// (each set's missing pairs on a book as one job). The pairs are the same either way.
+    /// Where the games are played ([`Runner::play_all`]): on this machine
+    /// ([`Local`](crate::scoring::exec::local::Local): streamed through the one queue of game
+    /// pairs on `concurrency` threads), or on a cluster (in batches). The pairs, and the order
+    /// they are kept in, are the same either way.
     pub executor: Arc<dyn Runner>,
 }
 
@@ -439,22 +439,44 @@ impl Work<'_> {
         Ok(line)
     }
 
-    /// The games: every pair not yet played, through the executor or in this process.
+    /// The games: every pair not yet played, through the executor ([`Runner::play_all`]: on
+    /// this machine streamed through the one queue of game pairs, on a cluster in batches), in
+    /// task order; each is kept, and its faults counted, in that order (the same at any thread
+    /// count), and the first failure stops them all. After an interrupt the pairs finished
+    /// beyond one abandoned are kept too.
     fn play_games(&self) -> Result<Vec<PairLine>, CalibrateError> {
         let mut pairs: Vec<PairLine> = self.store.earlier_pairs.clone();
         let (tasks, total_pairs) = self.missing_pairs(&pairs);
-        // A runner elsewhere takes the pairs in jobs; one here streams them (the one queue of
-        // game pairs, below), so that each is kept, and its faults counted, as it finishes.
-        if !self.config.executor.streams() {
-            self.play_remote(
-                self.config.executor.as_ref(),
-                &tasks,
-                total_pairs,
-                &mut pairs,
-            )?;
-            return Ok(pairs);
+        let (jobs, order) = self.games_jobs(&tasks);
+        let mut counted = total_pairs - tasks.len();
+        let mut faults: FaultCounts = vec![(0, 0, String::new()); self.config.sets.len()];
+        let mut failure = None;
+        let mut keep = |k: usize, record: PairRecord| {
+            let (set, book, _) = tasks[k];
+            match self.keep_pair(set, book, &record, &mut pairs, &mut faults) {
+                Ok(()) => {
+                    counted += 1;
+                    self.observer.event(&Event::Done(Count::new(
+                        progress::Work::Pairs,
+                        counted as u64,
+                        total_pairs as u64,
+                    )));
+                    Flow::Go
+                }
+                Err(e) => {
+                    failure = Some(e);
+                    Flow::Stop
+                }
+            }
+        };
+        let played = (self.config.executor).play_all(&jobs, &order, self.interrupt, &mut keep);
+        if let Some(e) = failure {
+            return Err(e);
         }
-        self.play_local(&tasks, total_pairs, &mut pairs)?;
+        played.map_err(|e| match e {
+            ExecError::Interrupted(_) => self.interrupted(),
+            e => CalibrateError::Exec(e),
+        })?;
         if self.is_interrupted() || pairs.len() < total_pairs {
             return Err(self.interrupted());
         }
@@ -483,153 +505,38 @@ impl Work<'_> {
         (tasks, total_pairs)
     }
 
-    /// Plays the missing pairs through the executor: each set's on a book, one job for each
-    /// run of consecutive pairs.
-    fn play_remote(
-        &self,
-        executor: &dyn Runner,
-        tasks: &[Task],
-        total_pairs: usize,
-        pairs: &mut Vec<PairLine>,
-    ) -> Result<(), CalibrateError> {
-        let mut counted = total_pairs - tasks.len();
-        for ((set, book), mut wanted) in by_set_and_book(tasks) {
-            if self.is_interrupted() {
-                return Err(self.interrupted());
-            }
-            wanted.sort_unstable();
-            // Missing pairs come in runs (a resumed calibration misses a tail): one job a run.
-            for range in runs(&wanted) {
-                let played = self.remote_job(executor, set, book, range)?;
-                for record in played {
-                    let line = pair_line(set, book, &record);
-                    self.store.add_pair(&line)?;
-                    pairs.push(line);
-                    self.games_played.fetch_add(2, Ordering::Relaxed);
-                    counted += 1;
-                    self.observer.event(&Event::Done(Count::new(
-                        progress::Work::Pairs,
-                        counted as u64,
-                        total_pairs as u64,
-                    )));
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Plays pairs `range` of set `set` on book `book` as one job of the executor.
-    fn remote_job(
-        &self,
-        executor: &dyn Runner,
-        set: usize,
-        book: usize,
-        range: std::ops::Range<usize>,
-    ) -> Result<Vec<PairRecord>, CalibrateError> {
+    /// The tasks as matches of the executor: one a (set, book), in order of its first task,
+    /// each set against the defaults, pair `i` from the book's position `i` (modulo its size);
+    /// and, for each task in order, its (match, pair of the match) ([`Runner::play_all`]).
+    fn games_jobs(&self, tasks: &[Task]) -> (Vec<GamesJob>, Vec<(usize, usize)>) {
         let config = self.config;
-        let players = GamesJob {
-            a: (
-                config.sets[set].name.clone(),
-                config.sets[set].setting.clone(),
-            ),
-            b: ("default".to_string(), config.sets[0].setting.clone()),
-            hash_mb: config.hash_mb,
-            game: config.game,
-            pairs: Vec::new(),
-        };
-        play_pairs(executor, &players, &config.books[book].positions, range).map_err(|e| match e {
-            ExecError::Interrupted(_) => self.interrupted(),
-            e => CalibrateError::Exec(e),
-        })
-    }
-
-    /// Plays the missing pairs in this process through the one queue of game pairs, on as
-    /// many threads as the configuration's concurrency; each is kept in task order (so its
-    /// faults are counted in that order, at any thread count), and the first failure stops
-    /// them all. After an interrupt the pairs finished beyond one abandoned are kept too.
-    fn play_local(
-        &self,
-        tasks: &[Task],
-        total_pairs: usize,
-        pairs: &mut Vec<PairLine>,
-    ) -> Result<(), CalibrateError> {
-        let defaults = &self.config.sets[0].setting;
-        let play = |&(set, book, pair): &Task, abandon: &dyn Fn() -> bool| {
-            let record = self.play_pair(set, book, pair, abandon)?;
-            // After too many faults in a row the engine was given up on: this pair may hold
-            // games not played, so it is not kept.
-            Some(crate::scoring::exec::gave_up([defaults]).map(|()| record))
-        };
-        let mut counted = total_pairs - tasks.len();
-        let mut faults: FaultCounts = vec![(0, 0, String::new()); self.config.sets.len()];
-        let mut failure = None;
-        let mut keep = |k: usize, played: Result<PairRecord, ExecError>| {
-            if failure.is_some() {
-                return Flow::Stop;
-            }
-            let (set, book, _) = tasks[k];
-            let kept = played
-                .map_err(CalibrateError::Exec)
-                .and_then(|record| self.keep_pair(set, book, &record, pairs, &mut faults));
-            match kept {
-                Ok(()) => {
-                    counted += 1;
-                    self.observer.event(&Event::Done(Count::new(
-                        progress::Work::Pairs,
-                        counted as u64,
-                        total_pairs as u64,
-                    )));
-                    Flow::Go
-                }
-                Err(e) => {
-                    failure = Some(e);
-                    Flow::Stop
-                }
-            }
-        };
-        let workers = self.config.concurrency;
-        let beyond = play_in_order(
-            tasks,
-            workers,
-            "calibrate-games",
-            self.interrupt,
-            &play,
-            &mut keep,
-        );
-        for (k, played) in beyond {
-            if keep(k, played) == Flow::Stop {
-                break;
-            }
+        let mut keys: Vec<(usize, usize)> = Vec::new();
+        let mut jobs: Vec<GamesJob> = Vec::new();
+        let mut order = Vec::with_capacity(tasks.len());
+        for &(set, book, pair) in tasks {
+            let j = keys
+                .iter()
+                .position(|&k| k == (set, book))
+                .unwrap_or_else(|| {
+                    keys.push((set, book));
+                    jobs.push(GamesJob {
+                        a: (
+                            config.sets[set].name.clone(),
+                            config.sets[set].setting.clone(),
+                        ),
+                        b: ("default".to_string(), config.sets[0].setting.clone()),
+                        hash_mb: config.hash_mb,
+                        game: config.game,
+                        pairs: Vec::new(),
+                    });
+                    jobs.len() - 1
+                });
+            let positions = &config.books[book].positions;
+            let opening = positions[pair % positions.len()].clone();
+            jobs[j].pairs.push((pair, opening));
+            order.push((j, jobs[j].pairs.len() - 1));
         }
-        failure.map_or(Ok(()), Err)
-    }
-
-    /// Plays pair `pair` of set `set` against the defaults on book `book` (`None` when
-    /// abandoned).
-    fn play_pair(
-        &self,
-        set: usize,
-        book: usize,
-        pair: usize,
-        abandon: &dyn Fn() -> bool,
-    ) -> Option<PairRecord> {
-        let config = self.config;
-        let defaults = &config.sets[0].setting;
-        let candidate = Arc::new(config.sets[set].setting.clone());
-        let name = config.sets[set].name.clone();
-        let hash = config.hash_mb;
-        let a = move || -> Box<dyn Player> {
-            Box::new(EnginePlayer::new(name.clone(), (*candidate).clone(), hash))
-        };
-        let b = || -> Box<dyn Player> {
-            Box::new(EnginePlayer::new(
-                "default".to_string(),
-                defaults.clone(),
-                hash,
-            ))
-        };
-        let positions = &config.books[book].positions;
-        play_pair_until(pair, &a, &b, positions, &config.game, abandon)
+        (jobs, order)
     }
 
     /// Keeps a played pair in the store and counts its faults against its set.
@@ -673,34 +580,6 @@ impl Work<'_> {
         }
         Ok(())
     }
-}
-
-/// The tasks grouped by (set, book), each group's pairs in task order, groups in order of
-/// their first task.
-fn by_set_and_book(tasks: &[Task]) -> Vec<((usize, usize), Vec<usize>)> {
-    let mut groups: Vec<((usize, usize), Vec<usize>)> = Vec::new();
-    for &(set, book, pair) in tasks {
-        match groups.iter_mut().find(|(k, _)| *k == (set, book)) {
-            Some((_, p)) => p.push(pair),
-            None => groups.push(((set, book), vec![pair])),
-        }
-    }
-    groups
-}
-
-/// The runs of consecutive numbers in sorted `wanted`, as ranges.
-fn runs(wanted: &[usize]) -> Vec<std::ops::Range<usize>> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    while start < wanted.len() {
-        let mut end = start + 1;
-        while end < wanted.len() && wanted[end] == wanted[end - 1] + 1 {
-            end += 1;
-        }
-        out.push(wanted[start]..wanted[end - 1] + 1);
-        start = end;
-    }
-    out
 }
 
 /// The store's line of a finished pair.
@@ -748,11 +627,14 @@ fn pairs_len(store: &Store) -> usize {
 mod tests {
     use super::*;
     use crate::engine::EngineDef;
+    use crate::scoring::exec::InProcess;
     use crate::scoring::exec::local::Local;
     use crate::scoring::games::game::MoveLimit;
 
     #[test]
-    fn the_games_and_the_order_they_are_kept_in_are_the_same_at_any_thread_count() {
+    fn the_games_and_the_order_they_are_kept_in_are_the_same_at_any_thread_count_and_on_any_runner()
+    {
+        // 0 threads: in batches through units of work, as on a cluster.
         let kept = |threads: usize| {
             let dir = std::env::temp_dir().join(format!(
                 "marginal-calibrate-threads-{threads}-{}",
@@ -769,7 +651,11 @@ mod tests {
                 .sets(&def, &region, &|_| unreachable!("no --margins"))
                 .unwrap();
             let books = p.read_books(p.pairs_per_book(1), &mut |_| {}).unwrap();
-            let mut config = p.config(sets, region, books, Arc::new(Local::new(threads)));
+            let runner: Arc<dyn Runner> = match threads {
+                0 => Arc::new(InProcess { shards: 2 }),
+                n => Arc::new(Local::new(n)),
+            };
+            let mut config = p.config(sets, region, books, runner);
             config.state_dir = dir.clone();
             run(&config, &AtomicBool::new(false), &crate::progress::Silent).unwrap();
             let pairs = std::fs::read_to_string(dir.join("pairs.jsonl")).unwrap();
@@ -779,25 +665,6 @@ mod tests {
         let one = kept(1);
         assert_eq!(one.lines().count(), 3 * 3, "3 sets play 3 pairs each");
         assert_eq!(kept(4), one);
-    }
-
-    #[test]
-    fn missing_pairs_go_to_the_executor_as_runs_of_consecutive_pairs() {
-        assert_eq!(runs(&[]), Vec::<std::ops::Range<usize>>::new());
-        assert_eq!(runs(&[0, 1, 2]), vec![0..3]);
-        assert_eq!(runs(&[0, 2, 3, 7]), vec![0..1, 2..4, 7..8]);
-    }
-
-    #[test]
-    fn tasks_are_grouped_by_set_and_book_in_order_of_first_appearance() {
-        let tasks = [(1, 0, 0), (2, 0, 0), (1, 1, 0), (1, 0, 1), (2, 0, 3)];
-        assert_eq!(
-            by_set_and_book(&tasks),
-            vec![
-                ((1, 0), vec![0, 1]),
-                ((2, 0), vec![0, 3]),
-                ((1, 1), vec![0])
-            ]
-        );
+        assert_eq!(kept(0), one);
     }
 }

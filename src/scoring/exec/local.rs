@@ -114,6 +114,54 @@ impl Runner for Local {
         });
         Ok(())
     }
+
+    fn play_all(
+        &self,
+        jobs: &[GamesJob],
+        order: &[(usize, usize)],
+        interrupt: &AtomicBool,
+        take: &mut dyn FnMut(usize, PairRecord) -> Flow,
+    ) -> Result<(), ExecError> {
+        let player = |(name, setting): &(String, Setting), hash: usize| -> Box<dyn Player> {
+            Box::new(EnginePlayer::new(name.clone(), setting.clone(), hash))
+        };
+        let play = |&(j, p): &(usize, usize), abandon: &dyn Fn() -> bool| {
+            let job = &jobs[j];
+            let (index, opening) = &job.pairs[p];
+            let (a, b) = (
+                || player(&job.a, job.hash_mb),
+                || player(&job.b, job.hash_mb),
+            );
+            let opening = std::slice::from_ref(opening);
+            let record = play_pair_until(*index, &a, &b, opening, &job.game, abandon)?;
+            // Checked here, on the worker, as the pair finishes: after too many faults in a row
+            // an engine was given up on, and this pair may hold games not played.
+            Some(super::gave_up([&job.a.1, &job.b.1]).map(|()| record))
+        };
+        let (mut failure, mut stopped) = (None, false);
+        let mut give = |k: usize, played: Result<PairRecord, ExecError>| {
+            if stopped {
+                return Flow::Stop;
+            }
+            let flow = match played {
+                Ok(pair) => take(k, pair),
+                Err(e) => {
+                    failure = Some(e);
+                    Flow::Stop
+                }
+            };
+            stopped = flow == Flow::Stop;
+            flow
+        };
+        let beyond = play_in_order(order, self.threads(), "games", interrupt, &play, &mut give);
+        // Interrupted: the pairs finished beyond one abandoned are given too.
+        for (k, played) in beyond {
+            if give(k, played) == Flow::Stop {
+                break;
+            }
+        }
+        failure.map_or(Ok(()), Err)
+    }
 }
 
 /// Once `interrupt` is raised, raises `searches` (the built-in searches' stop flag) and kills
@@ -293,6 +341,80 @@ mod tests {
             })
             .unwrap();
         assert_eq!(started.load(Ordering::Relaxed), 0);
+    }
+
+    /// Two matches (the second with its sides' settings swapped), and an order of their pairs
+    /// that goes back and forth between them.
+    fn two_matches() -> (Vec<GamesJob>, Vec<(usize, usize)>) {
+        let first = games_job();
+        let mut second = first.clone();
+        std::mem::swap(&mut second.a.1, &mut second.b.1);
+        let order = vec![(1, 2), (0, 0), (0, 1), (1, 0), (0, 2), (1, 1)];
+        (vec![first, second], order)
+    }
+
+    #[test]
+    fn local_play_all_gives_in_its_order_the_pairs_that_batches_give_at_any_thread_count() {
+        let (jobs, order) = two_matches();
+        let whole: Vec<Job> = jobs.iter().cloned().map(Job::Games).collect();
+        let units = InProcess { shards: 2 }.run(&whole).unwrap();
+        let units: Vec<Vec<PairRecord>> = units.into_iter().map(Done::into_pairs).collect();
+        let expected: Vec<PairRecord> = (order.iter()).map(|&(j, p)| units[j][p].clone()).collect();
+        let runners: [&dyn Runner; 4] = [
+            &Local::new(1),
+            &Local::new(3),
+            &InProcess { shards: 1 },
+            &InProcess { shards: 4 },
+        ];
+        for runner in runners {
+            let mut taken = Vec::new();
+            let calm = AtomicBool::new(false);
+            runner
+                .play_all(&jobs, &order, &calm, &mut |k, pair| {
+                    assert_eq!(k, taken.len(), "{runner:?}");
+                    taken.push(pair);
+                    Flow::Go
+                })
+                .unwrap();
+            assert!(same_pairs(&taken, &expected), "{runner:?}");
+        }
+    }
+
+    #[test]
+    fn local_play_all_stops_when_told_and_starts_nothing_after_an_interrupt() {
+        let (jobs, order) = two_matches();
+        let mut all: Vec<PairRecord> = Vec::new();
+        let calm = AtomicBool::new(false);
+        InProcess { shards: 2 }
+            .play_all(&jobs, &order, &calm, &mut |_, pair| {
+                all.push(pair);
+                Flow::Go
+            })
+            .unwrap();
+        for runner in [&Local::new(3) as &dyn Runner, &InProcess { shards: 2 }] {
+            let mut taken = Vec::new();
+            runner
+                .play_all(&jobs, &order, &calm, &mut |_, pair| {
+                    taken.push(pair);
+                    if taken.len() == 3 {
+                        Flow::Stop
+                    } else {
+                        Flow::Go
+                    }
+                })
+                .unwrap();
+            assert!(same_pairs(&taken, &all[..3]), "{runner:?}");
+        }
+        let raised = AtomicBool::new(true);
+        let mut given = 0;
+        for runner in [&Local::new(3) as &dyn Runner, &InProcess { shards: 2 }] {
+            (runner.play_all(&jobs, &order, &raised, &mut |_, _| {
+                given += 1;
+                Flow::Go
+            }))
+            .unwrap();
+        }
+        assert_eq!(given, 0);
     }
 
     #[test]

@@ -900,40 +900,115 @@ pub trait Runner: Send + Sync + std::fmt::Debug {
         interrupt: &AtomicBool,
         take: &mut dyn FnMut(PairRecord) -> queue::Flow,
     ) -> Result<(), ExecError> {
-        for chunk in job.pairs.chunks(self.batch_pairs().max(1)) {
+        let order: Vec<(usize, usize)> = (0..job.pairs.len()).map(|p| (0, p)).collect();
+        let jobs = std::slice::from_ref(job);
+        self.play_all(jobs, &order, interrupt, &mut |_, pair| take(pair))
+    }
+
+    /// Plays pairs of several matches in one fixed order: `order[k] = (j, p)` is pair
+    /// `jobs[j].pairs[p]`. Each is given to `take` with its place `k`, strictly in that order,
+    /// until all are played, `take` says [`queue::Flow::Stop`] (the pairs beyond are discarded),
+    /// or `interrupt` is raised (no pair starts then). What `take` sees is the same on any
+    /// runner and at any thread count, up to where it stops.
+    ///
+    /// The default hands them to [`Runner::run`] in batches of [`Runner::batch_pairs`]
+    /// consecutive pairs of `order` (one job a match in the batch), reading `interrupt` before
+    /// each. A runner on this machine streams them through the one queue of game pairs; there
+    /// each pair is checked, as it finishes, for an engine given up on (too many faults in a
+    /// row: the pair may hold games not played, and is not given), and after an interrupt the
+    /// pairs that finished beyond one abandoned are given too, in order, so that a caller
+    /// keeping each pair loses none that was played.
+    ///
+    /// # Errors
+    /// As [`Runner::run`]; the runner gave back other pairs than those asked for; or
+    /// [`ExecError::GaveUp`] (the pairs before it were given).
+    fn play_all(
+        &self,
+        jobs: &[GamesJob],
+        order: &[(usize, usize)],
+        interrupt: &AtomicBool,
+        take: &mut dyn FnMut(usize, PairRecord) -> queue::Flow,
+    ) -> Result<(), ExecError> {
+        let size = self.batch_pairs().max(1);
+        for (c, chunk) in order.chunks(size).enumerate() {
             if interrupt.load(Ordering::Relaxed) {
                 return Ok(());
             }
-            let batch = Job::Games(GamesJob {
-                a: job.a.clone(),
-                b: job.b.clone(),
-                hash_mb: job.hash_mb,
-                game: job.game,
-                pairs: chunk.to_vec(),
-            });
-            let done = self.run(std::slice::from_ref(&batch))?;
-            let pairs = done.into_iter().next().map(Done::into_pairs);
-            let pairs = pairs.unwrap_or_default();
-            if !pairs.iter().map(|p| p.index).eq(chunk.iter().map(|c| c.0)) {
-                return Err(ExecError::Failed(format!(
-                    "asked for game pairs {}..={}, got {} pair(s) back{}",
-                    chunk[0].0,
-                    chunk[chunk.len() - 1].0,
-                    pairs.len(),
-                    pairs
-                        .first()
-                        .map(|p| format!(" from pair {}", p.index))
-                        .unwrap_or_default()
-                )));
-            }
-            for pair in pairs {
-                if take(pair) == queue::Flow::Stop {
+            for (i, pair) in played_in_batch(self, jobs, chunk)?.into_iter().enumerate() {
+                if take(c * size + i, pair) == queue::Flow::Stop {
                     return Ok(());
                 }
             }
         }
         Ok(())
     }
+}
+
+/// Plays the pairs `chunk` names (see [`Runner::play_all`]) as one batch of `runner`, one job a
+/// match (its pairs in the chunk's order), and returns them in the chunk's order.
+///
+/// # Errors
+/// As [`Runner::run`], or the runner gave back other pairs than those asked for.
+fn played_in_batch<R: Runner + ?Sized>(
+    runner: &R,
+    jobs: &[GamesJob],
+    chunk: &[(usize, usize)],
+) -> Result<Vec<PairRecord>, ExecError> {
+    let mut matches: Vec<usize> = Vec::new();
+    for &(j, _) in chunk {
+        if !matches.contains(&j) {
+            matches.push(j);
+        }
+    }
+    let batch: Vec<Job> = (matches.iter())
+        .map(|&j| {
+            Job::Games(GamesJob {
+                a: jobs[j].a.clone(),
+                b: jobs[j].b.clone(),
+                hash_mb: jobs[j].hash_mb,
+                game: jobs[j].game,
+                pairs: (chunk.iter().filter(|c| c.0 == j))
+                    .map(|&(_, p)| jobs[j].pairs[p].clone())
+                    .collect(),
+            })
+        })
+        .collect();
+    let done = runner.run(&batch)?;
+    let mut played: Vec<std::vec::IntoIter<PairRecord>> = Vec::with_capacity(batch.len());
+    for (asked, done) in batch.iter().zip(done.into_iter().map(Done::into_pairs)) {
+        let Job::Games(asked) = asked else {
+            unreachable!("a batch of game pairs")
+        };
+        if !done
+            .iter()
+            .map(|p| p.index)
+            .eq(asked.pairs.iter().map(|c| c.0))
+        {
+            let from = done.first().map(|p| format!(" from pair {}", p.index));
+            return Err(ExecError::Failed(format!(
+                "asked for game pairs {:?}, got {} pair(s) back{}",
+                asked.pairs.iter().map(|c| c.0).collect::<Vec<_>>(),
+                done.len(),
+                from.unwrap_or_default()
+            )));
+        }
+        played.push(done.into_iter());
+    }
+    if played.len() != batch.len() {
+        return Err(ExecError::Failed(format!(
+            "asked for {} jobs of game pairs, got {} back",
+            batch.len(),
+            played.len()
+        )));
+    }
+    (chunk.iter())
+        .map(|(j, _)| {
+            let m = matches.iter().position(|m| m == j).unwrap_or(0);
+            played[m]
+                .next()
+                .ok_or_else(|| ExecError::Failed("a pair went missing".into()))
+        })
+        .collect()
 }
 
 /// Why an executor could not finish a batch.

@@ -2,11 +2,8 @@
 //! [`Runner::play`] (streamed on this machine, in batches on a cluster) and counts them as
 //! [`run_match_from`](super::matches::run_match_from) does.
 //!
-//! [`play_pairs`] hands a run of pairs to the executor as one [`Job::Games`]; a pair depends
-//! only on its opening, the two settings and the rules, so the pairs that come back are those
-//! [`play_pair`](super::matches::play_pair) plays here. Counted by
-//! [`run_match_batched`](super::matches::run_match_batched) (or given as the `earlier` pairs of
-//! [`run_match_from`](super::matches::run_match_from)), they make the same match.
+//! A pair depends only on its opening, the two settings and the rules, so the pairs a runner
+//! gives back are those [`play_pair`](super::matches::play_pair) plays here.
 
 use std::ops::Range;
 
@@ -16,7 +13,7 @@ use std::sync::atomic::AtomicBool;
 
 use super::matches::run_match_streamed;
 use super::matches::{MatchConfig, MatchResult, MatchStats, PairRecord, Stopped};
-use crate::scoring::exec::{ExecError, GamesJob, Job, Runner};
+use crate::scoring::exec::{ExecError, GamesJob, Runner};
 
 /// Runs a match as [`run_match_from`](super::matches::run_match_from) does, its pairs played
 /// by `runner` ([`Runner::play`]: streamed through the one queue of game pairs on this machine,
@@ -52,55 +49,6 @@ pub fn run_match_on(
     run_match_streamed(config, earlier, interrupt, &mut play, on_pair)
 }
 
-/// Plays pairs `range` of a match through `executor`, as one job: pair `i` from
-/// `openings[i % openings.len()]`, with the sides, table size and rules of `players` (whose
-/// own `pairs` are ignored). Returns the pairs in index order.
-///
-/// # Errors
-/// The executor could not run the job, or returned other pairs than those asked for.
-///
-/// # Panics
-/// If `openings` is empty and `range` is not.
-pub fn play_pairs(
-    executor: &dyn Runner,
-    players: &GamesJob,
-    openings: &[Chess],
-    range: Range<usize>,
-) -> Result<Vec<PairRecord>, ExecError> {
-    if range.is_empty() {
-        return Ok(Vec::new());
-    }
-    let job = Job::Games(GamesJob {
-        a: players.a.clone(),
-        b: players.b.clone(),
-        hash_mb: players.hash_mb,
-        game: players.game,
-        pairs: range
-            .clone()
-            .map(|i| (i, openings[i % openings.len()].clone()))
-            .collect(),
-    });
-    let done = executor.run(std::slice::from_ref(&job))?;
-    let pairs = done
-        .into_iter()
-        .next()
-        .map(|d| d.into_pairs())
-        .unwrap_or_default();
-    if !pairs.iter().map(|p| p.index).eq(range.clone()) {
-        return Err(ExecError::Failed(format!(
-            "asked for game pairs {}..{}, got {} pair(s) back{}",
-            range.start,
-            range.end,
-            pairs.len(),
-            pairs
-                .first()
-                .map(|p| format!(" from pair {}", p.index))
-                .unwrap_or_default()
-        )));
-    }
-    Ok(pairs)
-}
-
 #[cfg(test)]
 mod tests {
     use std::sync::Mutex;
@@ -111,7 +59,7 @@ mod tests {
     use crate::engine::Setting;
     use crate::params::Margins;
     use crate::scoring::exec::local::Local;
-    use crate::scoring::exec::{Done, InProcess};
+    use crate::scoring::exec::{Done, InProcess, Job};
     use crate::scoring::games::game::{EnginePlayer, GameConfig, MoveLimit, Player};
     use crate::scoring::games::matches::run_match;
     use crate::scoring::games::stats::{SprtDecision, SprtParams};
