@@ -469,7 +469,11 @@ impl Work<'_> {
                 }
             }
         };
-        let played = (self.config.executor).play_all(&jobs, &order, self.interrupt, &mut keep);
+        // Every missing pair is played (nothing stops a calibration early but a fault or an
+        // interrupt): a runner that takes batches gets them all in one, a single job array.
+        let batch = Some(order.len());
+        let played =
+            (self.config.executor).play_all(&jobs, &order, batch, self.interrupt, &mut keep);
         if let Some(e) = failure {
             return Err(e);
         }

@@ -119,6 +119,7 @@ impl Runner for Local {
         &self,
         jobs: &[GamesJob],
         order: &[(usize, usize)],
+        _batch: Option<usize>,
         interrupt: &AtomicBool,
         take: &mut dyn FnMut(usize, PairRecord) -> Flow,
     ) -> Result<(), ExecError> {
@@ -370,7 +371,7 @@ mod tests {
             let mut taken = Vec::new();
             let calm = AtomicBool::new(false);
             runner
-                .play_all(&jobs, &order, &calm, &mut |k, pair| {
+                .play_all(&jobs, &order, None, &calm, &mut |k, pair| {
                     assert_eq!(k, taken.len(), "{runner:?}");
                     taken.push(pair);
                     Flow::Go
@@ -386,7 +387,7 @@ mod tests {
         let mut all: Vec<PairRecord> = Vec::new();
         let calm = AtomicBool::new(false);
         InProcess { shards: 2 }
-            .play_all(&jobs, &order, &calm, &mut |_, pair| {
+            .play_all(&jobs, &order, None, &calm, &mut |_, pair| {
                 all.push(pair);
                 Flow::Go
             })
@@ -394,7 +395,7 @@ mod tests {
         for runner in [&Local::new(3) as &dyn Runner, &InProcess { shards: 2 }] {
             let mut taken = Vec::new();
             runner
-                .play_all(&jobs, &order, &calm, &mut |_, pair| {
+                .play_all(&jobs, &order, None, &calm, &mut |_, pair| {
                     taken.push(pair);
                     if taken.len() == 3 {
                         Flow::Stop
@@ -408,7 +409,7 @@ mod tests {
         let raised = AtomicBool::new(true);
         let mut given = 0;
         for runner in [&Local::new(3) as &dyn Runner, &InProcess { shards: 2 }] {
-            (runner.play_all(&jobs, &order, &raised, &mut |_, _| {
+            (runner.play_all(&jobs, &order, None, &raised, &mut |_, _| {
                 given += 1;
                 Flow::Go
             }))

@@ -902,7 +902,7 @@ pub trait Runner: Send + Sync + std::fmt::Debug {
     ) -> Result<(), ExecError> {
         let order: Vec<(usize, usize)> = (0..job.pairs.len()).map(|p| (0, p)).collect();
         let jobs = std::slice::from_ref(job);
-        self.play_all(jobs, &order, interrupt, &mut |_, pair| take(pair))
+        self.play_all(jobs, &order, None, interrupt, &mut |_, pair| take(pair))
     }
 
     /// Plays pairs of several matches in one fixed order: `order[k] = (j, p)` is pair
@@ -911,9 +911,10 @@ pub trait Runner: Send + Sync + std::fmt::Debug {
     /// or `interrupt` is raised (no pair starts then). What `take` sees is the same on any
     /// runner and at any thread count, up to where it stops.
     ///
-    /// The default hands them to [`Runner::run`] in batches of [`Runner::batch_pairs`]
-    /// consecutive pairs of `order` (one job a match in the batch), reading `interrupt` before
-    /// each. A runner on this machine streams them through the one queue of game pairs; there
+    /// The default hands them to [`Runner::run`] in batches of `batch` (else
+    /// [`Runner::batch_pairs`]) consecutive pairs of `order` (one job a match in the batch),
+    /// reading `interrupt` before each: a caller that stops early (an SPRT) wants small
+    /// batches, one that plays every pair (a calibration) one batch, a single job array. A runner on this machine streams them through the one queue of game pairs; there
     /// each pair is checked, as it finishes, for an engine given up on (too many faults in a
     /// row: the pair may hold games not played, and is not given), and after an interrupt the
     /// pairs that finished beyond one abandoned are given too, in order, so that a caller
@@ -926,10 +927,11 @@ pub trait Runner: Send + Sync + std::fmt::Debug {
         &self,
         jobs: &[GamesJob],
         order: &[(usize, usize)],
+        batch: Option<usize>,
         interrupt: &AtomicBool,
         take: &mut dyn FnMut(usize, PairRecord) -> queue::Flow,
     ) -> Result<(), ExecError> {
-        let size = self.batch_pairs().max(1);
+        let size = batch.unwrap_or_else(|| self.batch_pairs()).max(1);
         for (c, chunk) in order.chunks(size).enumerate() {
             if interrupt.load(Ordering::Relaxed) {
                 return Ok(());
