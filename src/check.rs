@@ -119,7 +119,7 @@ impl GamesMatch {
     }
 
     /// Plays the rest of the match; `observer` sees each pair counted
-    /// ([`Event::Pair`](crate::progress::Event::Pair)).
+    /// ([`crate::progress::Event::Pair`]).
     /// Once it has ended, the record is removed (a later check plays its games again).
     ///
     /// # Errors

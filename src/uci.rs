@@ -264,7 +264,7 @@ impl UciEngine {
         }
     }
 
-    /// Reads commands until `quit` or end of input, on a reader thread (see [`read_lines`]):
+    /// Reads commands until `quit` or end of input, on a reader thread (see `read_lines`):
     /// `quit`, `stop` and `isready` are acted on even while another command waits for a
     /// search to end.
     pub fn run(&mut self, input: impl BufRead + Send + 'static) {

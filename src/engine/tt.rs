@@ -174,7 +174,7 @@ pub fn available_mb() -> Option<usize> {
 /// Clearing costs nothing however large the table: each entry carries the generation it was
 /// stored in (the high bits of its bound byte), and only entries of the current generation
 /// count, so `clear` moves to the next generation instead of writing every entry (once every
-/// [`GENERATIONS`] clears, before a generation number would come back, the table is replaced
+/// `GENERATIONS` clears, before a generation number would come back, the table is replaced
 /// by a fresh zeroed one). A search sees exactly what it would see in a table filled with
 /// empty entries. The memory is allocated zeroed (lazily, by the operating system), so a large
 /// `--hash` is paid for only in the pages searches store into, and those go back to the

@@ -143,7 +143,7 @@ fn document<'t>(path: &Path, text: &'t str) -> Result<(&'t str, Value), TunedErr
 /// file or a bare object of `name: value` pairs (missing rows take their defaults).
 ///
 /// # Errors
-/// As [`read_text`] and [`document`]; another format, an external engine's file, no margin,
+/// As `read_text` and `document` (below); another format, an external engine's file, no margin,
 /// an unknown name or a value out of range: the error names the file, line and value.
 pub fn parse_margins(path: &Path, text: &str) -> Result<Margins, TunedError> {
     let (text, value) = document(path, text)?;

@@ -181,7 +181,7 @@ pub struct ReferenceInfo {
 pub struct SuiteScore {
     /// marginal's version.
     pub marginal: &'static str,
-    /// The engine's signature (hex), see [`bench::signature`].
+    /// The engine's signature (hex), see [`crate::engine::bench::signature`].
     pub engine_signature: String,
     /// Per-file breakdown, in file order.
     pub suites: Vec<SuiteBreakdown>,
