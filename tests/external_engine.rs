@@ -5,7 +5,9 @@
 //! the same games move for move, the same games tune. Then the external paths of `tune`,
 //! `check` and `export` end to end, `--engine-cmd` with its rows read from the engine's own
 //! `option` lines, engine files checked against the engine before any work, and an engine
-//! that crashes on every search reported (and its reference never cached).
+//! that crashes on every search reported (and its reference never cached). Last, the engine
+//! files shipped for Glaurung 2.2 and GNU Chess 6.2.7 parse, and where the engine is
+//! installed score a suite and play games without a fault (skipped, saying why, where not).
 //!
 //! The figures the exactness tests measured are printed (`cargo test --release --test
 //! external_engine -- --nocapture` shows them).
