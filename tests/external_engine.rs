@@ -5,7 +5,9 @@
 //! the same games move for move, the same games tune. Then the external paths of `tune`,
 //! `check` and `export` end to end, `--engine-cmd` with its rows read from the engine's own
 //! `option` lines, engine files checked against the engine before any work, and an engine
-//! that crashes on every search reported (and its reference never cached).
+//! that crashes on every search reported (and its reference never cached). Last, the engine
+//! files shipped for Glaurung 2.2 and GNU Chess 6.2.7 parse, and where the engine is
+//! installed score a suite and play games without a fault (skipped, saying why, where not).
 //!
 //! The figures the exactness tests measured are printed (`cargo test --release --test
 //! external_engine -- --nocapture` shows them).
@@ -1619,4 +1621,106 @@ fn a_node_limited_engine_is_not_said_to_ignore_its_options() {
     assert!(out.status.success(), "{text}");
     assert_omits(&text, &["ignores the options"]);
     std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// The engine file `engines/NAME.toml` shipped for an engine Debian packages: it parses, with
+/// `rows`; None (said on standard error, with the package to install) when its program is not
+/// installed here, so the runs below are skipped.
+fn shipped_engine(name: &str, rows: &[&str]) -> Option<PathBuf> {
+    use marginal::formats::engine_file::EngineFile;
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("engines/{name}.toml"));
+    let file = EngineFile::read(&path).unwrap_or_else(|e| panic!("{e}"));
+    let names: Vec<&str> = file.rows.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(names, rows, "{}", path.display());
+    if !file.command.exists() {
+        eprintln!(
+            "skipped: {} is not installed, so {} was only parsed (apt-get install the engine's \
+             Debian package to run it)",
+            file.command.display(),
+            path.display()
+        );
+        return None;
+    }
+    Some(path)
+}
+
+/// A shipped engine, described by `engine`, scores 5 WAC positions at 5,000 nodes with no fault,
+/// and plays 2 games at 10,000 nodes of `a` (its file `a_engine`) against `engine`'s defaults
+/// with no game lost to a fault. The figures are printed.
+fn runs_without_faults(engine: &Path, a: &str, a_engine: &Path) {
+    let dir = scratch("shipped", engine.file_stem().unwrap().to_str().unwrap());
+    let positions = small_suite(&dir, 5);
+    let report = suite(
+        &dir,
+        &[&positions],
+        &["--engine", text(engine), "--nodes", "5000"],
+        "s.json",
+    );
+    let positions = report["positions"].as_array().unwrap();
+    assert_eq!(positions.len(), 5);
+    for p in positions {
+        assert!(p["fault"].is_null() && p["best_move"].is_string(), "{p}");
+    }
+    let solved = positions.iter().filter(|p| p["solved"] == true).count();
+    let nodes: u64 = positions.iter().map(|p| p["nodes"].as_u64().unwrap()).sum();
+    eprintln!(
+        "{}: suite at 5,000 nodes: {solved} of 5 solved, {nodes} nodes",
+        engine.display()
+    );
+    let out = dir.join("m.json");
+    let args = [
+        "match",
+        "--a",
+        a,
+        "--a-engine",
+        text(a_engine),
+        "--b",
+        "default",
+        "--b-engine",
+        text(engine),
+        "--nodes",
+        "10000",
+        "--games",
+        "2",
+        "--json",
+        text(&out),
+    ];
+    succeeded(&marginal(&args, &dir), &format!("match {args:?}"));
+    let played = json(&out);
+    assert_eq!(played["games"], 2, "{played}");
+    assert_eq!(played["fault_losses"]["a"], 0, "{played}");
+    assert_eq!(played["fault_losses"]["b"], 0, "{played}");
+    eprintln!(
+        "{}: match of {a} against the defaults, 2 games at 10,000 nodes: W-D-L {}, faults {}",
+        engine.display(),
+        played["wdl"],
+        played["fault_losses"]
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn glaurung_s_engine_file_scores_a_suite_and_plays_games_without_faults() {
+    let rows = [
+        "futility_margin_0",
+        "futility_margin_1",
+        "futility_margin_2",
+        "razor_margin",
+        "razor_depth",
+    ];
+    if let Some(engine) = shipped_engine("glaurung", &rows) {
+        runs_without_faults(&engine, "futility_margin_1=150", &engine);
+    }
+}
+
+#[test]
+fn gnu_chess_s_engine_files_score_a_suite_and_play_games_without_faults() {
+    let rows = ["futility_margin", "delta_margin"];
+    let shipped = shipped_engine("gnuchess", &rows);
+    let pruning = shipped_engine("gnuchess-pruning", &rows);
+    if let (Some(engine), Some(pruning)) = (shipped, pruning) {
+        // Its margins act only with their switches on: the pruning file, against the defaults.
+        runs_without_faults(&engine, "futility_margin=150", &pruning);
+        runs_without_faults(&pruning, "delta_margin=100", &pruning);
+    }
 }

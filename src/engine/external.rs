@@ -920,9 +920,18 @@ impl Heard {
     fn found(mut self, bestmove: &str, position: &Chess) -> Result<Found, Fault> {
         let overshot = self.overshot;
         let text = bestmove.split_whitespace().nth(1).unwrap_or("").to_string();
-        // The move it played is checked on every path: an engine that overshot a node budget
-        // and then names an illegal or unreadable move is faulty, whichever move is taken.
-        let played = read_move(&text, bestmove, position)?;
+        // Stopped past the budget, an engine may answer no move at all (Glaurung 2.2 says
+        // `bestmove (none)`): the last PV within the budget is its move then, as for any
+        // engine that overshot. Without one it is a fault, as an empty answer is anywhere.
+        let stopped_without_move =
+            overshot && self.last.is_some() && (text == "0000" || text == "(none)");
+        // Any other move it played is checked on every path: an engine that overshot a node
+        // budget and then names an illegal or unreadable move is faulty, whichever is taken.
+        let played = if stopped_without_move {
+            None
+        } else {
+            read_move(&text, bestmove, position)?
+        };
         let chosen = match (&self.last, overshot) {
             (Some((m, ..)), true) => m.clone(),
             _ => text.clone(),
@@ -1195,6 +1204,62 @@ mod tests {
             receive(&lines, later).as_deref(),
             Ok("info string still thinking")
         );
+    }
+
+    /// A scripted engine, answering `go` with `infos` and then `stop` with `bestmove`.
+    fn scripted(dir: &Path, name: &str, infos: &[&str], bestmove: &str) -> UciProgram {
+        use std::os::unix::fs::PermissionsExt;
+        let path = dir.join(name);
+        let go: String = infos.iter().map(|i| format!("echo '{i}'; ")).collect();
+        std::fs::write(
+            &path,
+            format!(
+                "#!/bin/sh\nwhile read -r cmd rest; do case $cmd in\n  uci) echo uciok;;\n  \
+                 isready) echo readyok;;\n  go) {go};;\n  stop) echo '{bestmove}';;\n  \
+                 quit) exit 0;;\nesac; done\n"
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        UciProgram {
+            command: path,
+            args: Vec::new(),
+            dir: None,
+            options: Vec::new(),
+            grace: Duration::from_secs(10),
+            fresh: false,
+            breaker: Arc::default(),
+        }
+    }
+
+    #[test]
+    fn no_move_after_a_stop_past_the_node_budget_takes_the_last_pv_within_it() {
+        let dir = std::env::temp_dir().join(format!("marginal-none-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let start = Chess::default();
+        let search = |program: &UciProgram| {
+            let mut engine = UciProcess::start(program, &[]).unwrap();
+            engine.search(&start, &[], &start, &Limits::nodes(1000))
+        };
+        // As Glaurung 2.2 does: a PV within the budget, then past it, then no move on `stop`.
+        for answer in ["bestmove (none)", "bestmove 0000"] {
+            let within = [
+                "info depth 1 score cp 20 nodes 400 pv e2e4 e7e5",
+                "info depth 2 score cp 30 nodes 1600 pv d2d4 d7d5",
+            ];
+            let found = search(&scripted(&dir, "within.sh", &within, answer)).unwrap();
+            assert_eq!(
+                found.best_move.map(crate::formats::uci_move).as_deref(),
+                Some("e2e4")
+            );
+            assert_eq!((found.score, found.depth, found.nodes), (Some(20), 1, 400));
+            assert!(found.overshot);
+        }
+        // With no PV within the budget there is no move to take: a fault, as before.
+        let past = ["info depth 1 score cp 20 nodes 1600 pv e2e4"];
+        let program = scripted(&dir, "past.sh", &past, "bestmove (none)");
+        assert!(matches!(search(&program), Err(Fault::Illegal(m)) if m == "(none)"));
+        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
