@@ -181,6 +181,7 @@ fn install() -> Result<Arc<AtomicBool>> {
     use std::sync::atomic::{AtomicU64, Ordering};
     use std::time::Instant;
     let flag = Arc::new(AtomicBool::new(false));
+    marginal::formats::stop_waiting_on(Arc::clone(&flag));
     let origin = Instant::now();
     // Nanoseconds after `origin` of the first signal.
     let first = Arc::new(AtomicU64::new(0));
