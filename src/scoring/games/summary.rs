@@ -179,7 +179,16 @@ pub fn summary(result: &MatchResult, sprt: Option<&SprtParams>, pgn: Option<&Pat
     said.extend(faults(result));
     said.push(Said::Out(speed(result)));
     if let Some(path) = pgn {
-        said.push(Said::Out(format!("games written to {}", path.display())));
+        // Removed during the match (it or its directory): the games went to a file no longer
+        // named, and saying they were written there would be untrue.
+        said.push(if std::fs::symlink_metadata(path).is_ok() {
+            Said::Out(format!("games written to {}", path.display()))
+        } else {
+            Said::Warning(format!(
+                "the PGN file {} was removed during the match (it or its directory): its games are lost; the figures here (and a --json report) keep the result; play again with --pgn to have the games",
+                path.display()
+            ))
+        });
     }
     said
 }
