@@ -906,7 +906,7 @@ fn a_pgn_removed_during_its_match_is_said_to_be_lost() {
         pgn.to_str().unwrap(),
     ];
     let child = std::process::Command::new(env!("CARGO_BIN_EXE_marginal"))
-        .args(&args)
+        .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())

@@ -293,14 +293,27 @@ mod tests {
 
     #[test]
     fn the_summary_of_no_games_shows_nothing_undefined_as_a_number() {
-        let lines = summary(&empty(false), None, Some(Path::new("g.pgn")));
+        // A file that is there (the tests run in the crate's directory).
+        let lines = summary(&empty(false), None, Some(Path::new("Cargo.toml")));
         let Said::Out(first) = &lines[0] else {
             panic!("{lines:?}")
         };
         assert!(first.contains("n/a"), "{first}");
         assert_eq!(
             lines.last(),
-            Some(&Said::Out("games written to g.pgn".into()))
+            Some(&Said::Out("games written to Cargo.toml".into()))
+        );
+    }
+
+    #[test]
+    fn a_pgn_gone_at_the_end_is_said_lost_not_written() {
+        let lines = summary(&empty(false), None, Some(Path::new("no-such-dir/g.pgn")));
+        let Some(Said::Warning(said)) = lines.last() else {
+            panic!("{lines:?}")
+        };
+        assert!(
+            said.contains("no-such-dir/g.pgn") && said.contains("lost"),
+            "{said}"
         );
     }
 
