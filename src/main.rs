@@ -319,7 +319,12 @@ fn tuned_for_an_external_engine(check: &clap::ArgMatches) -> bool {
 fn exit_code(e: &anyhow::Error) -> ExitCode {
     if e.downcast_ref::<Failed>().is_some() {
         ExitCode::FAILURE
-    } else if e.downcast_ref::<Interrupted>().is_some() {
+    } else if e.downcast_ref::<Interrupted>().is_some()
+        || e.chain().any(|c| {
+            c.downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::Interrupted)
+        })
+    {
         ExitCode::from(INTERRUPTED_STATUS)
     } else {
         ExitCode::from(2)

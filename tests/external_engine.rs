@@ -1724,3 +1724,22 @@ fn gnu_chess_s_engine_files_score_a_suite_and_play_games_without_faults() {
         runs_without_faults(&pruning, "delta_margin=100", &pruning);
     }
 }
+
+/// An engine that cannot be started for want of file descriptors (`ulimit -n`) is said to have
+/// run into that limit, with the engine's command, not only "Too many open files" (campaign of
+/// issue 38). Exit 2.
+#[test]
+fn an_engine_start_that_runs_out_of_file_descriptors_names_the_limit() {
+    let run = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -n 10; exec {} suite data/suites/wac.epd --engine-cmd cat --engine-options X --nodes 100 -q",
+            env!("CARGO_BIN_EXE_marginal")
+        ))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{said}");
+    assert_names(&said, &["cat", "could not be started", "ulimit -n"]);
+}

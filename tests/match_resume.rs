@@ -281,14 +281,15 @@ fn sigterm_stops_it_as_ctrl_c_does_even_delivered_twice() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
-/// A built-in search that would run for hours (depth 60) ends at the first Ctrl-C or SIGTERM:
-/// the match stops at once with the command that resumes and exit 130 (campaign 17 C001/C002:
-/// the search went on, and only a second signal stopped the match).
+/// A built-in search that would run for hours (depth 60) ends at the first Ctrl-C, SIGTERM or
+/// SIGHUP: the match stops at once with the command that resumes and exit 130 (campaign 17
+/// C001/C002: the search went on, and only a second signal stopped the match; campaign of
+/// issue 38: a SIGHUP ended the match with no word).
 #[cfg(unix)]
 #[test]
 fn one_signal_stops_a_match_in_the_middle_of_a_long_search() {
     let dir = scratch("match", "long-search");
-    for which in ["-INT", "-TERM"] {
+    for which in ["-INT", "-TERM", "-HUP"] {
         let name = &which[1..];
         let pgn = dir.join(format!("{name}.pgn"));
         let args = ["--depth", "60", "--games", "2", "--pgn", path(&pgn)];

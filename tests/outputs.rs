@@ -834,3 +834,94 @@ fn a_json_report_into_a_fifo_with_a_reader_is_written_whole() {
     assert_eq!(report["positions"].as_array().map(Vec::len), Some(5));
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// A --json report or a --pgn into a named pipe that nothing reads waits for a reader, as any
+/// Unix writer does, but a SIGTERM ends the wait: exit 130 for the report, the pipe named and
+/// what to do (start its reader), never a wait that only SIGKILL ends.
+#[test]
+fn a_fifo_without_a_reader_is_given_up_at_sigterm_naming_the_pipe() {
+    let dir = scratch("outputs", "fifo-no-reader");
+    let book = dir.join("book.epd");
+    first_lines("data/openings/UHO_4060_v2_2k.epd", 4, &book);
+    for (option, code) in [("--json", 130), ("--pgn", 2)] {
+        let fifo = dir.join(format!("out{option}.fifo"));
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let child = std::process::Command::new("timeout")
+            .args(["-k", "5", "60", env!("CARGO_BIN_EXE_marginal")])
+            .args(small_match(
+                book.to_str().unwrap(),
+                &[option, fifo.to_str().unwrap()],
+            ))
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_secs(2));
+        // The `timeout` wrapper passes SIGTERM on to marginal.
+        // SAFETY: kill(2) on our child's pid.
+        unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+        let run = child.wait_with_output().unwrap();
+        let said = said(&run);
+        assert_eq!(run.status.code(), Some(code), "{option}: {said}");
+        assert_names(
+            &said,
+            &[
+                fifo.file_name().unwrap().to_str().unwrap(),
+                "reader",
+                "interrupted",
+            ],
+        );
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A PGN removed while its match plays (it or its directory): the match still ends with its
+/// figures, and says the PGN's games are lost, naming the file, instead of "games written to"
+/// a file that is gone (campaign of issue 38).
+#[test]
+fn a_pgn_removed_during_its_match_is_said_to_be_lost() {
+    let dir = scratch("outputs", "pgn-removed");
+    let book = dir.join("book.epd");
+    first_lines("data/openings/UHO_4060_v2_2k.epd", 40, &book);
+    let pgn = dir.join("games.pgn");
+    let args = [
+        "match",
+        "--a",
+        "default",
+        "--b",
+        "off",
+        "--games",
+        "40",
+        "--nodes",
+        "3000",
+        "-q",
+        "--openings",
+        book.to_str().unwrap(),
+        "--pgn",
+        pgn.to_str().unwrap(),
+    ];
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_marginal"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while std::fs::metadata(&pgn).map_or(true, |m| m.len() == 0) {
+        assert!(std::time::Instant::now() < deadline, "no game in a minute");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    std::fs::remove_file(&pgn).unwrap();
+    let run = child.wait_with_output().unwrap();
+    let said = said(&run);
+    assert_eq!(run.status.code(), Some(0), "{said}");
+    assert_names(&said, &["games.pgn", "removed", "lost", "games 40"]);
+    assert!(!said.contains("games written to"), "{said}");
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -128,7 +128,7 @@ pub fn solver_error(e: anyhow::Error) -> anyhow::Error {
     }
 }
 
-/// Raises the returned flag at the first SIGINT (Ctrl-C) or SIGTERM; a second one, half a
+/// Raises the returned flag at the first SIGINT (Ctrl-C), SIGTERM or SIGHUP; a second one, half a
 /// second or more later, ends the process at once with [`INTERRUPTED_STATUS`]. A signal that
 /// comes again within [`DUPLICATE`] is the same request delivered twice (`timeout` and a shell
 /// both signal the process group, so one Ctrl-C or one `timeout -s INT` can arrive twice), and
@@ -177,14 +177,20 @@ pub fn stop_on_interrupt(message: String) -> Result<Arc<AtomicBool>> {
 const DUPLICATE: std::time::Duration = std::time::Duration::from_millis(500);
 
 fn install() -> Result<Arc<AtomicBool>> {
-    use signal_hook::consts::{SIGINT, SIGTERM};
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     use std::sync::atomic::{AtomicU64, Ordering};
     use std::time::Instant;
     let flag = Arc::new(AtomicBool::new(false));
+    marginal::formats::stop_waiting_on(Arc::clone(&flag));
     let origin = Instant::now();
     // Nanoseconds after `origin` of the first signal.
     let first = Arc::new(AtomicU64::new(0));
-    for signal in [SIGINT, SIGTERM] {
+    // SIGHUP (a closed terminal or CI session) stops a run as SIGTERM does, unless it is
+    // ignored (`nohup`), when it stays so.
+    for signal in [SIGINT, SIGTERM]
+        .into_iter()
+        .chain((!ignored(SIGHUP)).then_some(SIGHUP))
+    {
         let (flag, first) = (Arc::clone(&flag), Arc::clone(&first));
         let handler = move || {
             // Only atomics and the monotonic clock (clock_gettime, async-signal-safe).
@@ -203,7 +209,15 @@ fn install() -> Result<Arc<AtomicBool>> {
         // SAFETY: the handler touches only atomics and reads the monotonic clock, and ends the
         // process with `_exit`; it allocates nothing and takes no lock.
         unsafe { signal_hook::low_level::register(signal, handler) }
-            .context("cannot install the SIGINT/SIGTERM handler")?;
+            .context("cannot install the SIGINT/SIGTERM/SIGHUP handler")?;
     }
     Ok(flag)
+}
+
+/// Whether `signal` is ignored by this process (as `nohup` leaves SIGHUP).
+fn ignored(signal: i32) -> bool {
+    // SAFETY: sigaction(2) only reads the action into a zeroed struct of ours.
+    let mut old: libc::sigaction = unsafe { std::mem::zeroed() };
+    let read = unsafe { libc::sigaction(signal, std::ptr::null(), &raw mut old) };
+    read == 0 && old.sa_sigaction == libc::SIG_IGN
 }

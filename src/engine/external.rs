@@ -235,7 +235,14 @@ fn start_error(program: &UciProgram, e: &std::io::Error) -> String {
         }
         _ => String::new(),
     };
-    format!("{command}: {e}{hint}")
+    // A limit of the system (too few file descriptors, `ulimit -n`) is named as one.
+    match e.raw_os_error() {
+        Some(code) => {
+            let said = crate::formats::limit_said(std::io::Error::from_raw_os_error(code));
+            format!("{command}: {said}{hint}")
+        }
+        None => format!("{command}: {e}{hint}"),
+    }
 }
 
 /// When `program`'s command is a script that exists but whose `#!` interpreter does not (the

@@ -274,7 +274,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     // A device or a pipe (`/dev/null`, `/dev/stdout`, through any links) is written through,
     // never renamed over.
     if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
-        let mut device = std::fs::OpenOptions::new().write(true).open(path)?;
+        let mut device = open_to_write(path)?;
         return std::io::Write::write_all(&mut device, bytes);
     }
     // A symbolic link is followed, even to a file not made yet: the link stays, the file it
@@ -297,6 +297,75 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(format!(".{}-{n}.tmp", std::process::id()));
     through_temporary(Path::new(&tmp), &path, |tmp| std::fs::write(tmp, bytes)).map_err(limit_said)
+}
+
+/// The flag the command's SIGINT and SIGTERM handlers raise ([`stop_waiting_on`]).
+static STOP: std::sync::OnceLock<std::sync::Arc<std::sync::atomic::AtomicBool>> =
+    std::sync::OnceLock::new();
+
+/// Gives the library the flag that a SIGINT or SIGTERM raises: a write that waits for the
+/// reader of a named pipe ([`open_to_write`]) gives up when it is raised. Only the first call
+/// counts.
+pub fn stop_waiting_on(flag: std::sync::Arc<std::sync::atomic::AtomicBool>) {
+    let _ = STOP.set(flag);
+}
+
+/// How often a write to a named pipe that has no reader yet looks again.
+const FIFO_POLL: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// Opens `path` (created when missing, truncated when a regular file) to write it. A named
+/// pipe without a reader is waited for, as any Unix writer does, but by polling, so that a
+/// SIGINT or SIGTERM (the flag given to [`stop_waiting_on`]) ends the wait with an error of
+/// kind `Interrupted` naming the pipe, instead of a wait that no signal but SIGKILL ends (a
+/// blocking `open` is restarted after the handler).
+///
+/// # Errors
+/// The I/O error of opening; `Interrupted` when stopped while waiting for a reader.
+pub fn open_to_write(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let fifo = std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo());
+    if !fifo {
+        return std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(std::fs::metadata(path).is_ok_and(|m| m.is_file()))
+            .open(path);
+    }
+    loop {
+        let opened = std::fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(path);
+        match opened {
+            Ok(file) => {
+                use std::os::fd::AsRawFd;
+                // Writes block again once the reader is there (a full pipe waits for it).
+                // SAFETY: fcntl on a descriptor this function owns.
+                unsafe {
+                    let flags = libc::fcntl(file.as_raw_fd(), libc::F_GETFL);
+                    libc::fcntl(file.as_raw_fd(), libc::F_SETFL, flags & !libc::O_NONBLOCK);
+                }
+                return Ok(file);
+            }
+            Err(e) if e.raw_os_error() == Some(libc::ENXIO) => {
+                if STOP
+                    .get()
+                    .is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed))
+                {
+                    return Err(std::io::Error::new(
+                        std::io::ErrorKind::Interrupted,
+                        format!(
+                            "interrupted while waiting for a reader of the named pipe {} (nothing read it): start its reader (e.g. `cat {}`) before the run writes it",
+                            path.display(),
+                            path.display()
+                        ),
+                    ));
+                }
+                std::thread::sleep(FIFO_POLL);
+            }
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 /// Writes `path` by `write` into `tmp` then a rename over `path`; on any error (writing,

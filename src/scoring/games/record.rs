@@ -106,8 +106,8 @@ pub fn start(path: &Path, settings: &Settings) -> Result<Opened, RecordError> {
         });
     }
     refuse_filled(path)?;
-    let file =
-        File::create(path).map_err(|e| RecordError(format!("--pgn: cannot write {shown}: {e}")))?;
+    let file = crate::formats::open_to_write(path)
+        .map_err(|e| RecordError(format!("--pgn: cannot write {shown}: {e}")))?;
     if file.metadata().is_ok_and(|m| m.is_file()) {
         let record = Record {
             format: RECORD_FORMAT.to_string(),

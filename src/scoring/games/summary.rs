@@ -179,7 +179,16 @@ pub fn summary(result: &MatchResult, sprt: Option<&SprtParams>, pgn: Option<&Pat
     said.extend(faults(result));
     said.push(Said::Out(speed(result)));
     if let Some(path) = pgn {
-        said.push(Said::Out(format!("games written to {}", path.display())));
+        // Removed during the match (it or its directory): the games went to a file no longer
+        // named, and saying they were written there would be untrue.
+        said.push(if std::fs::symlink_metadata(path).is_ok() {
+            Said::Out(format!("games written to {}", path.display()))
+        } else {
+            Said::Warning(format!(
+                "the PGN file {} was removed during the match (it or its directory): its games are lost; the figures here (and a --json report) keep the result; play again with --pgn to have the games",
+                path.display()
+            ))
+        });
     }
     said
 }
@@ -284,14 +293,27 @@ mod tests {
 
     #[test]
     fn the_summary_of_no_games_shows_nothing_undefined_as_a_number() {
-        let lines = summary(&empty(false), None, Some(Path::new("g.pgn")));
+        // A file that is there (the tests run in the crate's directory).
+        let lines = summary(&empty(false), None, Some(Path::new("Cargo.toml")));
         let Said::Out(first) = &lines[0] else {
             panic!("{lines:?}")
         };
         assert!(first.contains("n/a"), "{first}");
         assert_eq!(
             lines.last(),
-            Some(&Said::Out("games written to g.pgn".into()))
+            Some(&Said::Out("games written to Cargo.toml".into()))
+        );
+    }
+
+    #[test]
+    fn a_pgn_gone_at_the_end_is_said_lost_not_written() {
+        let lines = summary(&empty(false), None, Some(Path::new("no-such-dir/g.pgn")));
+        let Some(Said::Warning(said)) = lines.last() else {
+            panic!("{lines:?}")
+        };
+        assert!(
+            said.contains("no-such-dir/g.pgn") && said.contains("lost"),
+            "{said}"
         );
     }
 
