@@ -426,6 +426,19 @@ fn an_interrupted_tune_says_what_it_kept_and_the_command_that_resumes() {
     let resume = format!("marginal tune --resume {dir_text}");
     assert_names(&stderr, &["interrupted", "evaluations", &resume]);
     assert!(!out.exists());
+    // A run stopped by an interrupt lets go of its outputs: no lock file is left beside --out
+    // or in the checkpoint, so the resume has none to take over.
+    let locks = |d: &std::path::Path| -> Vec<std::path::PathBuf> {
+        (std::fs::read_dir(d).unwrap().flatten())
+            .filter(|e| marginal::formats::lock::is_lock_file(&e.file_name()))
+            .map(|e| e.path())
+            .collect()
+    };
+    assert_eq!(locks(&dir), Vec::<std::path::PathBuf>::new());
+    assert_eq!(
+        locks(&common::checkpoint(&dir, "cut")),
+        Vec::<std::path::PathBuf>::new()
+    );
     // The resumed run names the set it found, and counts the interrupted run's time in what
     // the tune cost.
     let resumed = marginal(&["tune", "--resume", &dir_text], &dir);
@@ -435,6 +448,7 @@ fn an_interrupted_tune_says_what_it_kept_and_the_command_that_resumes() {
         &stdout,
         &["tuned set", "futility_margin=", "1 interrupted run"],
     );
+    assert_omits(&String::from_utf8_lossy(&resumed.stderr), &["taken over"]);
     let file: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     let earlier = file["provenance"]["earlier_wall_seconds"].as_f64().unwrap();
     assert!(earlier > 0.0, "{earlier}");

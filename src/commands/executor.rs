@@ -168,6 +168,7 @@ pub fn stop_on_interrupt(message: String) -> Result<Arc<AtomicBool>> {
         }
         eprintln!("\n{message}");
         marginal::engine::external::kill_all();
+        marginal::formats::lock::release_all();
         std::process::exit(i32::from(INTERRUPTED_STATUS));
     });
     Ok(done)

@@ -494,6 +494,7 @@ fn say_interrupted(dir: &Path, resume: &str, grace: std::time::Duration) -> Resu
         let confirm = checkpoint::confirm_pairs_kept(&dir);
         eprintln!("{}", report::interrupted(&dir, &resume, confirm));
         std::thread::sleep(grace);
+        marginal::formats::lock::release_all();
         std::process::exit(i32::from(super::INTERRUPTED_STATUS));
     });
     Ok(())
