@@ -558,3 +558,118 @@ impl Observe<SpsaState> for SpsaLines {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+    use crate::progress::Silent;
+    use crate::scoring::exec::local::Local;
+    use crate::scoring::suite::{Repeats, RunConfig};
+    use crate::tune::cost::log_path;
+
+    /// A scratch directory of its own for each test.
+    fn scratch(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("marginal-pipeline-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// A tune of futility and razoring on the first 30 WAC positions at 300 nodes, with its
+    /// checkpoint in `dir`, solved by `solver(space)`.
+    fn small_run(dir: &Path, solver: impl Fn(&Space) -> Solver, observer: Shared) -> Tuned {
+        let wac =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/data/suites/wac.epd"))
+                .unwrap();
+        let suite = dir.join("wac30.epd");
+        std::fs::write(&suite, wac.lines().take(30).collect::<Vec<_>>().join("\n")).unwrap();
+        let (train, validation) = crate::tune::split(&[suite], &[], Repeats::Once).unwrap();
+        let def = EngineDef::builtin();
+        let options = ScorerOptions {
+            config: RunConfig {
+                limit: SuiteLimit::Nodes(300),
+                hash_mb: 1,
+            },
+            objective: Default::default(),
+            reference: Setting::off(&def),
+            cache_dir: None,
+            executor: Arc::new(Local::new(2)),
+        };
+        let names = ["futility_margin", "razor_margin"];
+        let space = Space::new(Setting::defaults(&def), &names, &[]).unwrap();
+        let scorer = SuiteScorer::new(train, options.clone(), None).unwrap();
+        let validation = SuiteScorer::new(validation, options, None).unwrap();
+        let cost = SuiteCost::new(scorer, space.clone(), Some(&log_path(dir))).unwrap();
+        let work = TuneWork {
+            def,
+            space: space.clone(),
+            solver: solver(&space),
+            seed: 3,
+            dir: dir.to_path_buf(),
+            run_id: "0123456789abcdef".into(),
+            games: None,
+            race_games: Vec::new(),
+        };
+        run(work, cost, &validation, observer).unwrap()
+    }
+
+    fn spsa(_: &Space) -> Solver {
+        Solver::Spsa {
+            iterations: 4,
+            gain: 1.0,
+            batch: None,
+        }
+    }
+
+    #[test]
+    fn a_run_resumed_from_its_checkpoint_ends_as_a_run_from_scratch() {
+        let (first, again) = (scratch("fresh"), scratch("again"));
+        let fresh = small_run(&first, spsa, Arc::new(Silent));
+        // Run once, then again on the same checkpoint: the second finds every evaluation logged.
+        small_run(&again, spsa, Arc::new(Silent));
+        let lines = || {
+            std::fs::read_to_string(log_path(&again))
+                .unwrap()
+                .lines()
+                .count()
+        };
+        let logged = lines();
+        let resumed = small_run(&again, spsa, Arc::new(Silent));
+        // Nothing was evaluated again: the log holds what the first run wrote.
+        assert!(logged > 0);
+        assert_eq!(lines(), logged);
+        assert_eq!(resumed.tuned, fresh.tuned);
+        assert_eq!(resumed.theta, fresh.theta);
+        assert_eq!(resumed.training.sets.len(), 3);
+        assert_eq!(
+            resumed.training.positions + resumed.validation.positions,
+            30
+        );
+        for dir in [first, again] {
+            std::fs::remove_dir_all(dir).unwrap();
+        }
+    }
+
+    #[test]
+    fn each_nelder_mead_iteration_is_logged_and_told_to_the_observer_once() {
+        let dir = scratch("nm");
+        let told = Arc::new(AtomicUsize::new(0));
+        let count = Arc::clone(&told);
+        let observer: Shared = Arc::new(move |e: &Event<'_>| {
+            if matches!(e, Event::Iteration(_)) {
+                count.fetch_add(1, Ordering::Relaxed);
+            }
+        });
+        let nm = |space: &Space| Solver::NelderMead(NelderMeadSettings::new(space, 3));
+        let tuned = small_run(&dir, nm, observer);
+        let logged = std::fs::read_to_string(dir.join("iterations.jsonl")).unwrap();
+        let told = told.load(Ordering::Relaxed);
+        assert!(told > 0);
+        assert_eq!(logged.lines().count(), told);
+        assert_eq!(tuned.iterations.len(), told);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}
