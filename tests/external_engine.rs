@@ -439,10 +439,13 @@ fn engine_files_are_checked_against_the_engine_before_any_work() {
             "[reference_options]",
             &format!("[options]\n{options}\n[reference_options]"),
         );
-        std::fs::write(&engine, with).unwrap();
+        std::fs::write(&engine, &with).unwrap();
         let out = suite_with(&engine);
         if refused {
-            user_error(&out, &[said, name], name);
+            // The file and the option's line in it, the option and its value, and why.
+            let line = with.lines().position(|l| l == options).unwrap() + 1;
+            let at = format!("{}:{line}", engine.display());
+            user_error(&out, &[said, &at], name);
         } else {
             succeeded(&out, name);
             assert_names(&String::from_utf8_lossy(&out.stderr), &[said, name]);

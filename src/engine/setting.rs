@@ -290,8 +290,14 @@ impl EngineDef {
                     continue;
                 };
                 if let Some(why) = option_value_refused(option, value) {
+                    let line = crate::formats::engine_file::option_line(
+                        std::path::Path::new(source),
+                        table,
+                        name,
+                    );
+                    let at = line.map_or(String::new(), |l| format!(":{l}"));
                     return Err(EngineDefError(format!(
-                        "{source}: [{table}] {name} = '{value}': {why}"
+                        "{source}{at}: [{table}] {name} = '{value}': {why}"
                     )));
                 }
                 if let Some(row) = self.rows.iter().find(|r| r.answers_to(name)) {

@@ -223,6 +223,28 @@ fn check_types(text: &str) -> Result<(), (Option<usize>, String)> {
     Ok(())
 }
 
+/// The line of the option `name` of the table `[table]` (`options`, `reference_options`) in
+/// the engine file at `path`, read again: for a message about its value found wrong only once
+/// the engine has declared its options. `None` when the file or the option cannot be found.
+pub fn option_line(path: &Path, table: &str, name: &str) -> Option<usize> {
+    #[derive(Deserialize)]
+    struct Tables {
+        #[serde(default)]
+        options: SpannedTable,
+        #[serde(default)]
+        reference_options: SpannedTable,
+    }
+    let text = std::fs::read_to_string(path).ok()?;
+    let tables: Tables = toml::from_str(&text).ok()?;
+    let table = match table {
+        "options" => &tables.options,
+        "reference_options" => &tables.reference_options,
+        _ => return None,
+    };
+    let value = table.get(name)?;
+    Some(line_of(&text, value.span().start))
+}
+
 /// 1-based line of byte `offset` in `text`.
 fn line_of(text: &str, offset: usize) -> usize {
     text.as_bytes()[..offset.min(text.len())]
