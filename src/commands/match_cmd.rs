@@ -150,7 +150,7 @@ pub fn run(args: MatchArgs, ui: super::Ui) -> Result<()> {
     said(lines, outputs).map_err(UserError::from_display)?;
     // Interrupts are caught from here on: one while the engines are checked ends the match
     // before its first game, with exit 130 and its (empty) report, like one during the games.
-    super::executor::interrupt_flag()?;
+    let flag = super::executor::interrupt_flag()?;
     say_idle_concurrency(&args);
     let engine_a = engine_def(plan.a.engine.as_deref(), None, &[], ui.max_faults)?;
     let engine_b = engine_def(plan.b.engine.as_deref(), None, &[], ui.max_faults)?;
@@ -165,7 +165,14 @@ pub fn run(args: MatchArgs, ui: super::Ui) -> Result<()> {
     // The output files are opened before the first game, so a bad path fails at once; a PGN's
     // games are checked (and an unfinished pair cut off) before the JSON report is touched.
     let pgn = plan.pgn.as_deref();
-    let session = prepared.open().map_err(|e| session_error(e, pgn))?;
+    let session = (prepared.open()).map_err(|e| {
+        // Stopped while its --pgn pipe waited for a reader: an interrupt, said as such.
+        if flag.load(std::sync::atomic::Ordering::Relaxed) {
+            Interrupted(e.to_string()).into()
+        } else {
+            session_error(e, pgn)
+        }
+    })?;
     whole_pairs(args.games, "--games");
     let total = session.total_pairs();
     let batch = (!executor.streams()).then(|| executor.batch_pairs());
