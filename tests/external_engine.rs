@@ -1691,8 +1691,15 @@ fn runs_without_faults(engine: &Path, a: &str, a_engine: &Path) {
     succeeded(&marginal(&args, &dir), &format!("match {args:?}"));
     let played = json(&out);
     assert_eq!(played["games"], 2, "{played}");
-    assert_eq!(played["fault_losses"]["a"], 0, "{played}");
-    assert_eq!(played["fault_losses"]["b"], 0, "{played}");
+    // No game is lost to marginal's reading of the engine (an illegal or missing move, a
+    // budget misread, a hang). A crash of the engine itself is its own, said with its stderr:
+    // GNU Chess 6.2.7's UCI adapter sometimes aborts (`engine.cc:558: ... Assertion
+    // nread < BUF_SIZE-1 failed`), and that game is rightly a fault.
+    for game in played["game_results"].as_array().unwrap() {
+        if let Some(why) = game["termination"]["PlayerFailure"].as_str() {
+            assert_names(why, &["engine crashed", "its stderr"]);
+        }
+    }
     eprintln!(
         "{}: match of {a} against the defaults, 2 games at 10,000 nodes: W-D-L {}, faults {}",
         engine.display(),
