@@ -271,6 +271,17 @@ pub fn warns(args: &[&str], dir: &Path, said: &[&str]) {
 /// The arguments of `marginal match` of `default` against `off`, 2 games at 300 nodes, quiet,
 /// from `book`, and `extra`.
 pub fn small_match<'a>(book: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    match_of(book, "2", "300", extra)
+}
+
+/// The arguments of `marginal match` of `default` against `off`, `games` games at `nodes`
+/// nodes a move, quiet, from `book`, and `extra`.
+pub fn match_of<'a>(
+    book: &'a str,
+    games: &'a str,
+    nodes: &'a str,
+    extra: &[&'a str],
+) -> Vec<&'a str> {
     let mut args = vec![
         "match",
         "--a",
@@ -278,9 +289,9 @@ pub fn small_match<'a>(book: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
         "--b",
         "off",
         "--games",
-        "2",
+        games,
         "--nodes",
-        "300",
+        nodes,
         "-q",
         "--openings",
         book,

@@ -218,16 +218,19 @@ mod tests {
         assert_eq!(searched.into_inner(), 12, "on_done once per position");
         assert_eq!(resumed.results, whole);
         // Now every position is in the journal: nothing is searched again.
-        let again = run_kept(
-            &Local::new(2),
-            &positions,
-            &setting,
-            &config,
-            None,
-            &path,
-            &|| {},
-        )
-        .unwrap();
+        let rerun = || {
+            run_kept(
+                &Local::new(2),
+                &positions,
+                &setting,
+                &config,
+                None,
+                &path,
+                &|| {},
+            )
+            .unwrap()
+        };
+        let again = rerun();
         assert_eq!((again.kept, again.results), (12, whole.clone()));
         // A line edited by hand that still parses is not taken: its position is searched again.
         let text = std::fs::read_to_string(&path).unwrap();
@@ -236,16 +239,7 @@ mod tests {
         edited["value"]["result"]["nodes"] = serde_json::Value::from(1);
         let edited = serde_json::to_string(&edited).unwrap();
         std::fs::write(&path, text.replacen(first_line, &edited, 1)).unwrap();
-        let again = run_kept(
-            &Local::new(2),
-            &positions,
-            &setting,
-            &config,
-            None,
-            &path,
-            &|| {},
-        )
-        .unwrap();
+        let again = rerun();
         assert_eq!((again.kept, again.results), (11, whole));
         std::fs::remove_dir_all(dir).unwrap();
     }
