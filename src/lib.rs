@@ -16,3 +16,19 @@ pub mod progress;
 pub mod scoring;
 pub mod tune;
 pub mod uci;
+
+/// Helpers of the unit tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    use std::path::PathBuf;
+
+    /// An empty directory of the test `name` of `module` under the system's temporary
+    /// directory, made afresh (this process's id in its name, so test runs never share one).
+    pub fn scratch(module: &str, name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("marginal-{module}-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+}

@@ -571,11 +571,7 @@ mod tests {
 
     /// A scratch directory of its own for each test.
     fn scratch(name: &str) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("marginal-pipeline-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
+        crate::testing::scratch("pipeline", name)
     }
 
     /// A tune of futility and razoring on the first 30 WAC positions at 300 nodes, with its

@@ -465,10 +465,7 @@ mod tests {
     use crate::tune::plan::SolverKind;
 
     fn scratch(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("marginal-run-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        d
+        crate::testing::scratch("run", name)
     }
 
     #[test]
