@@ -102,6 +102,9 @@ pub struct QualityConfig {
     pub hash_mb: usize,
     /// Where deep results are cached (none: no cache).
     pub cache_dir: Option<PathBuf>,
+    /// What the cache files' names start with: `quality` when the engine judges itself,
+    /// `referee` when another engine judges it (the files are keyed by the judge either way).
+    pub cache_name: &'static str,
     /// Where the searches run: on this machine ([`Local`]) or on a cluster. The results are
     /// the same either way.
     pub executor: Arc<dyn Runner>,
@@ -120,6 +123,7 @@ pub struct MoveQuality {
     values: Mutex<HashMap<(usize, String), i32>>,
     cache: Option<PathBuf>,
     reference_faults: Vec<ReferenceFault>,
+    warnings: Vec<String>,
     executor: Arc<dyn Runner>,
 }
 
@@ -175,13 +179,12 @@ fn searched(r: &PositionResult) -> Result<&PositionResult, &str> {
 }
 
 /// The cache files of a deep reference by `defaults` at `deep` (the reference of these `fens`,
-/// and the values of moves), in `cache_dir`; none without it.
+/// and the values of moves), in `cache_dir`, their names starting with `name`; none without it.
 fn cache_paths(
     defaults: &Setting,
-    deep: SuiteLimit,
-    hash_mb: usize,
+    (deep, hash_mb): (SuiteLimit, usize),
     fens: &[String],
-    cache_dir: Option<&Path>,
+    (cache_dir, name): (Option<&Path>, &str),
 ) -> (Option<PathBuf>, Option<PathBuf>) {
     let mut key = Fnv::new();
     key.write(defaults.def().signature().as_bytes());
@@ -193,17 +196,33 @@ fn cache_paths(
         list.write(b"\n");
     }
     let reference_path =
-        cache_dir.map(|d| d.join(format!("quality-reference-{:016x}.json", list.finish())));
-    let cache = cache_dir.map(|d| d.join(format!("quality-moves-{:016x}.json", key.finish())));
+        cache_dir.map(|d| d.join(format!("{name}-reference-{:016x}.json", list.finish())));
+    let cache = cache_dir.map(|d| d.join(format!("{name}-moves-{:016x}.json", key.finish())));
     (reference_path, cache)
 }
 
-/// The deep reference cached at `path`, if it is there, whole and of `count` positions.
-fn read_reference(path: Option<&Path>, count: usize) -> Option<Vec<Deep>> {
-    path.and_then(|p| std::fs::read_to_string(p).ok())
-        .and_then(|t| serde_json::from_str::<Sealed<Vec<Deep>>>(&t).ok())
-        .and_then(|sealed| sealed.open().ok())
-        .filter(|r| r.len() == count)
+/// The deep reference cached at `path`, if it is there (`Ok(None)` when it is not); a file
+/// that is there but not whole, sealed and of `count` positions is damaged: what is wrong.
+fn read_reference(path: Option<&Path>, count: usize) -> Result<Option<Vec<Deep>>, String> {
+    let Some(text) = path.and_then(|p| std::fs::read_to_string(p).ok()) else {
+        return Ok(None);
+    };
+    let reference = serde_json::from_str::<Sealed<Vec<Deep>>>(&text)
+        .map_err(|e| e.to_string())
+        .and_then(Sealed::open)?;
+    if reference.len() == count {
+        Ok(Some(reference))
+    } else {
+        Err(format!("{} results for {count} positions", reference.len()))
+    }
+}
+
+/// The warning that the cache file at `path` was damaged (`why`) and is computed afresh.
+fn damaged(path: Option<&Path>, why: &str) -> String {
+    let path = path.map_or(String::new(), |p| p.display().to_string());
+    format!(
+        "the cached deep results {path} were damaged ({why}): they are searched afresh and replaced"
+    )
 }
 
 /// Searches the deep reference of `positions` (with their `fens`), leaving out the positions
@@ -272,23 +291,30 @@ fn search_reference(
     Ok((out, reference_faults))
 }
 
-/// The cached deep values of moves at `path`, keyed by position index in `fens` and move.
-fn read_values(path: Option<&Path>, fens: &[String]) -> HashMap<(usize, String), i32> {
-    path.and_then(|p| std::fs::read_to_string(p).ok())
-        .and_then(|t| serde_json::from_str::<Sealed<Vec<(String, String, i32)>>>(&t).ok())
-        .and_then(|sealed| sealed.open().ok())
-        .map(|entries| {
-            let index: HashMap<&str, usize> = fens
-                .iter()
-                .enumerate()
-                .map(|(i, f)| (f.as_str(), i))
-                .collect();
-            entries
-                .into_iter()
-                .filter_map(|(fen, mv, v)| index.get(fen.as_str()).map(|&i| ((i, mv), v)))
-                .collect()
-        })
-        .unwrap_or_default()
+/// The cached deep values of moves at `path`, keyed by position index in `fens` and move
+/// (none when the file is not there); a file that is there but not whole and sealed is
+/// damaged: what is wrong.
+fn read_values(
+    path: Option<&Path>,
+    fens: &[String],
+) -> Result<HashMap<(usize, String), i32>, String> {
+    let Some(text) = path.and_then(|p| std::fs::read_to_string(p).ok()) else {
+        return Ok(HashMap::new());
+    };
+    let entries = serde_json::from_str::<Sealed<Vec<(String, String, i32)>>>(&text)
+        .map_err(|e| e.to_string())
+        .and_then(Sealed::open)?;
+    let index: HashMap<&str, usize> = fens
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.as_str(), i))
+        .collect();
+    // The file holds the moves of every position list judged so: those of other lists are
+    // not this one's.
+    Ok(entries
+        .into_iter()
+        .filter_map(|(fen, mv, v)| index.get(fen.as_str()).map(|&i| ((i, mv), v)))
+        .collect())
 }
 
 impl MoveQuality {
@@ -311,6 +337,7 @@ impl MoveQuality {
             deep,
             hash_mb,
             cache_dir: cache_dir.map(Path::to_path_buf),
+            cache_name: "quality",
             executor: Arc::new(Local::on_current_pool()),
         };
         Self::prepare(positions, defaults, config, &Silent)
@@ -337,8 +364,18 @@ impl MoveQuality {
         let fens: Vec<String> = positions.iter().map(fen_of).collect();
         let (deep, hash_mb) = (config.deep, config.hash_mb);
         let cache_dir = config.cache_dir.as_deref();
-        let (reference_path, cache) = cache_paths(&defaults, deep, hash_mb, &fens, cache_dir);
-        let cached = read_reference(reference_path.as_deref(), positions.len());
+        let (reference_path, cache) = cache_paths(
+            &defaults,
+            (deep, hash_mb),
+            &fens,
+            (cache_dir, config.cache_name),
+        );
+        let mut warnings = Vec::new();
+        let cached =
+            read_reference(reference_path.as_deref(), positions.len()).unwrap_or_else(|why| {
+                warnings.push(damaged(reference_path.as_deref(), &why));
+                None
+            });
         let (mut positions, mut fens) = (positions, fens);
         let (reference, reference_faults) = match cached {
             Some(r) => (r, Vec::new()),
@@ -350,7 +387,10 @@ impl MoveQuality {
                 reference_path.as_deref(),
             )?,
         };
-        let values = read_values(cache.as_deref(), &fens);
+        let values = read_values(cache.as_deref(), &fens).unwrap_or_else(|why| {
+            warnings.push(damaged(cache.as_deref(), &why));
+            HashMap::new()
+        });
         Ok(MoveQuality {
             positions,
             fens,
@@ -363,6 +403,7 @@ impl MoveQuality {
             values: Mutex::new(values),
             cache,
             reference_faults,
+            warnings,
             executor: config.executor,
         })
     }
@@ -371,6 +412,12 @@ impl MoveQuality {
     /// when the reference was read from the cache: only a whole reference is cached).
     pub fn reference_faults(&self) -> &[ReferenceFault] {
         &self.reference_faults
+    }
+
+    /// What preparing found wrong without stopping: a damaged cache file, named, searched
+    /// afresh and replaced.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     /// The positions scored.
@@ -553,6 +600,7 @@ mod tests {
             deep: SuiteLimit::Nodes(20_000),
             hash_mb: 4,
             cache_dir: None,
+            cache_name: "quality",
             executor,
         };
         let here = Arc::new(Local::new(3));
@@ -603,8 +651,32 @@ mod tests {
                 std::fs::write(&path, serde_json::to_vec(&cache).unwrap()).unwrap();
             }
         }
-        let third = build().score(&Margins::off().into()).unwrap();
+        let again = build();
+        let third = again.score(&Margins::off().into()).unwrap();
         assert_eq!(first, third);
+        // Said, naming the file, and searched afresh: never dropped in silence.
+        let [warning] = again.warnings() else {
+            panic!("one warning: {:?}", again.warnings())
+        };
+        assert!(
+            warning.contains("quality-reference-") && warning.contains("afresh"),
+            "{warning}"
+        );
+        assert!(build().warnings().is_empty(), "replaced, it is whole again");
+        // A moves file cut short (a full disk) is said too.
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.to_string_lossy().contains("quality-moves-") {
+                std::fs::write(&path, b"{\"digest\": \"00").unwrap();
+            }
+        }
+        let cut = build();
+        assert!(
+            cut.warnings().iter().any(|w| w.contains("quality-moves-")),
+            "{:?}",
+            cut.warnings()
+        );
+        assert_eq!(first, cut.score(&Margins::off().into()).unwrap());
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
