@@ -885,7 +885,7 @@ fn a_referee_judges_moves_as_the_engines_own_deep_search_does_when_it_is_that_en
     std::fs::write(
         &referee,
         format!(
-            "name = \"marginal over UCI\"\ncommand = \"{}\"\nargs = [\"uci\"]\n",
+            "name = \"marginal over UCI\"\ncommand = \"{}\"\nargs = [\"uci\"]\n[options]\nHash = 4\n",
             env!("CARGO_BIN_EXE_marginal")
         ),
     )
@@ -924,7 +924,7 @@ fn a_referee_judges_moves_as_the_engines_own_deep_search_does_when_it_is_that_en
     let whole = std::fs::read_to_string(&reference).unwrap();
     std::fs::write(&reference, &whole[..whole.len() / 2]).unwrap();
     let again = run(
-        &with(args, "--out", dir.join("s.json").to_str().unwrap()),
+        &with(args.clone(), "--out", dir.join("s.json").to_str().unwrap()),
         &dir,
     );
     let text = said(&again);
@@ -932,6 +932,28 @@ fn a_referee_judges_moves_as_the_engines_own_deep_search_does_when_it_is_that_en
     assert_names(&text, &[reference.to_str().unwrap(), "damaged", "afresh"]);
     assert_eq!(r["sets"], report(&dir.join("s.json"))["sets"]);
     assert_eq!(std::fs::read_to_string(&reference).unwrap(), whole);
+    // A referee file that sets its own table size (as Stockfish's does) is searched with it:
+    // another --hash searches quality's reference again, never the referee's.
+    let count = |prefix: &str| {
+        std::fs::read_dir(dir.join("cache"))
+            .unwrap()
+            .filter(|e| {
+                let name = e.as_ref().unwrap().file_name();
+                name.to_string_lossy().starts_with(prefix)
+            })
+            .count()
+    };
+    let mut other = with(args, "--hash", "8");
+    other = with(other, "--state", dir.join("state-h").to_str().unwrap());
+    let third = run(
+        &with(other, "--out", dir.join("h.json").to_str().unwrap()),
+        &dir,
+    );
+    assert!(third.status.success(), "{}", said(&third));
+    assert_eq!(
+        (count("quality-reference-"), count("referee-reference-")),
+        (2, 1)
+    );
 }
 
 /// The referee shipped, Stockfish (engines/stockfish.toml), judges a few positions where it is

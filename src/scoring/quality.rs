@@ -20,6 +20,7 @@ use shakmaty::fen::Fen;
 use shakmaty::{Chess, EnPassantMode, Position};
 
 use crate::engine::Setting;
+use crate::engine::setting::Program;
 use crate::formats::epd::EpdRecord;
 use crate::formats::{Fnv, Sealed, uci_move, write_atomic};
 use crate::progress::{Count, Event, Observer, Silent, Work};
@@ -178,8 +179,9 @@ fn searched(r: &PositionResult) -> Result<&PositionResult, &str> {
     r.fault.as_deref().map_or(Ok(r), Err)
 }
 
-/// The cache files of a deep reference by `defaults` at `deep` (the reference of these `fens`,
-/// and the values of moves), in `cache_dir`, their names starting with `name`; none without it.
+/// The cache files of a deep reference by `defaults` at `deep` with a `hash_mb` table (unless
+/// its engine file sets one: a referee's does) (the reference of these `fens`, and the values
+/// of moves), in `cache_dir`, their names starting with `name`; none without it.
 fn cache_paths(
     defaults: &Setting,
     (deep, hash_mb): (SuiteLimit, usize),
@@ -189,7 +191,19 @@ fn cache_paths(
     let mut key = Fnv::new();
     key.write(defaults.def().signature().as_bytes());
     key.write(defaults.to_string().as_bytes());
-    key.write(format!("{deep:?} {hash_mb}").as_bytes());
+    // An engine file that sets its own table size is searched with it, whatever --hash says.
+    let file_sets_hash = match &defaults.def().program {
+        Program::Uci(p) => p
+            .options
+            .iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case("Hash")),
+        Program::Builtin => false,
+    };
+    if file_sets_hash {
+        key.write(format!("{deep:?} hash of the file").as_bytes());
+    } else {
+        key.write(format!("{deep:?} {hash_mb}").as_bytes());
+    }
     let mut list = key.clone();
     for fen in fens {
         list.write(fen.as_bytes());
