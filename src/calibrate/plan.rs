@@ -912,6 +912,12 @@ pub(crate) mod tests {
                 },
             ]
         );
+        // The referee is a kind of its own, searched deep as quality is.
+        let referee = parse_objective("referee:nodes=500", SuiteLimit::Nodes(1)).unwrap();
+        assert_eq!(
+            (referee.kind, referee.limit, referee.kind.is_deep()),
+            (ObjectiveKind::Referee, SuiteLimit::Nodes(500), true)
+        );
         let twice = CalibratePlan {
             objectives: vec!["mates".into(), " mates".into()],
             ..plan()
