@@ -27,6 +27,7 @@ use crate::progress::{Count, Event, Observer, Silent, Work};
 use crate::scoring::exec::local::Local;
 use crate::scoring::exec::{Done, ExecError, Job, Runner, SuiteJob};
 use crate::scoring::suite::SuiteLimit;
+use crate::scoring::suite::journal;
 use crate::scoring::suite::run::{self, PositionResult, RunConfig, SuitePosition};
 
 /// Default clamp of one position's loss, eval units (about centipawns).
@@ -145,24 +146,7 @@ fn search_all(
     let job = Job::Suite(SuiteJob {
         setting: setting.clone(),
         config,
-        positions: positions
-            .iter()
-            .enumerate()
-            .map(|(i, pos)| SuitePosition {
-                suite: "quality".to_string(),
-                record: EpdRecord {
-                    line: i + 1,
-                    position: pos.clone(),
-                    fen: fen_of(pos),
-                    id: None,
-                    best_moves: Vec::new(),
-                    avoid_moves: Vec::new(),
-                    mate: None,
-                    points: Vec::new(),
-                    ops: Vec::new(),
-                },
-            })
-            .collect(),
+        positions: suite_positions(positions),
         costs: run::no_hint(&config, positions.len()),
     });
     let count = AtomicUsize::new(0);
@@ -172,6 +156,57 @@ fn search_all(
         })?
         .pop();
     Ok(done.map(Done::into_positions).unwrap_or_default())
+}
+
+/// `positions` as the positions of a suite job.
+fn suite_positions(positions: &[Chess]) -> Vec<SuitePosition> {
+    positions
+        .iter()
+        .enumerate()
+        .map(|(i, pos)| SuitePosition {
+            suite: "quality".to_string(),
+            record: EpdRecord {
+                line: i + 1,
+                position: pos.clone(),
+                fen: fen_of(pos),
+                id: None,
+                best_moves: Vec::new(),
+                avoid_moves: Vec::new(),
+                mate: None,
+                points: Vec::new(),
+                ops: Vec::new(),
+            },
+        })
+        .collect()
+}
+
+/// [`search_all`] of the deep reference, each position kept in the journal at `journal` as
+/// it finishes (when there is one and the executor tells of each), so that an interrupted
+/// reference is taken up where it stopped; the journal's damaged lines are said in
+/// `warnings`, their positions searched again.
+fn search_kept(
+    positions: &[Chess],
+    defaults: &Setting,
+    (deep, executor): (RunConfig, &dyn Runner),
+    on_done: &(dyn Fn(usize) + Sync),
+    journal: Option<&Path>,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<PositionResult>, ExecError> {
+    let Some(journal) = journal.filter(|_| executor.streams()) else {
+        return search_all(positions, defaults, deep, executor, on_done);
+    };
+    let count = AtomicUsize::new(0);
+    let run = journal::run_kept(
+        executor,
+        &suite_positions(positions),
+        defaults,
+        &deep,
+        None,
+        journal,
+        &|| on_done(count.fetch_add(1, Ordering::Relaxed) + 1),
+    )?;
+    warnings.extend(journal::damaged_warning(journal, &run.damaged));
+    Ok(run.results)
 }
 
 /// The search's result, or its fault.
@@ -246,7 +281,7 @@ fn search_reference(
     defaults: &Setting,
     config: &QualityConfig,
     on_searched: &(dyn Fn(usize) + Sync),
-    path: Option<&Path>,
+    (path, warnings): (Option<&Path>, &mut Vec<String>),
 ) -> Result<(Vec<Deep>, Vec<ReferenceFault>), QualityError> {
     let mut reference_faults = Vec::new();
     let count = positions.len();
@@ -256,12 +291,14 @@ fn search_reference(
         limit: config.deep,
         hash_mb: config.hash_mb,
     };
-    let found = search_all(
+    let journal = path.map(|p| p.with_extension("partial.jsonl"));
+    let found = search_kept(
         positions,
         defaults,
-        deep,
-        config.executor.as_ref(),
+        (deep, config.executor.as_ref()),
         on_searched,
+        journal.as_deref(),
+        warnings,
     )?;
     for (index, found) in found.iter().enumerate() {
         match searched(found) {
@@ -294,13 +331,16 @@ fn search_reference(
     let mut keep = kept.iter().copied();
     fens.retain(|_| keep.next().unwrap_or(true));
     if let Some(p) = path.filter(|_| reference_faults.is_empty()) {
-        // A cache that cannot be written only costs time on the next run.
-        let _ = write_atomic(
+        // A cache that cannot be written only costs time on the next run (its journal stays).
+        let written = write_atomic(
             p,
             serde_json::to_string(&Sealed::new(&out))
                 .unwrap_or_default()
                 .as_bytes(),
         );
+        if let (Ok(()), Some(journal)) = (written, journal) {
+            let _ = std::fs::remove_file(journal);
+        }
     }
     Ok((out, reference_faults))
 }
@@ -398,7 +438,7 @@ impl MoveQuality {
                 &defaults,
                 &config,
                 &on_searched,
-                reference_path.as_deref(),
+                (reference_path.as_deref(), &mut warnings),
             )?,
         };
         let values = read_values(cache.as_deref(), &fens).unwrap_or_else(|why| {
@@ -630,6 +670,83 @@ mod tests {
         assert_eq!(here.reference, there.reference);
         let off: Setting = Margins::off().into();
         assert_eq!(here.score(&off).unwrap(), there.score(&off).unwrap());
+    }
+
+    #[test]
+    fn an_interrupted_deep_reference_is_taken_up_from_its_journal_naming_its_damaged_lines() {
+        let dir = crate::testing::scratch("quality", "journal");
+        let defaults: Setting = Margins::default().into();
+        let deep = SuiteLimit::Nodes(30_000);
+        let build = || {
+            let config = QualityConfig {
+                limit: SuiteLimit::Depth(2),
+                deep,
+                hash_mb: 4,
+                cache_dir: Some(dir.clone()),
+                cache_name: "quality",
+                executor: Arc::new(Local::new(2)),
+            };
+            MoveQuality::prepare(positions(), defaults.clone(), config, &Silent).unwrap()
+        };
+        let whole = build();
+        let fens: Vec<String> = positions().iter().map(fen_of).collect();
+        let (reference, _) = cache_paths(&defaults, (deep, 4), &fens, (Some(&dir), "quality"));
+        let reference = reference.unwrap();
+        let journal = reference.with_extension("partial.jsonl");
+        assert!(
+            reference.exists() && !journal.exists(),
+            "whole, it keeps no journal"
+        );
+        // Killed after two positions, the second one's line damaged since.
+        std::fs::remove_file(&reference).unwrap();
+        let config = RunConfig {
+            limit: deep,
+            hash_mb: 4,
+        };
+        let two = suite_positions(&positions()[..2]);
+        journal::run_kept(
+            &Local::new(1),
+            &two,
+            &defaults,
+            &config,
+            None,
+            &journal,
+            &|| {},
+        )
+        .unwrap();
+        let text = std::fs::read_to_string(&journal).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        std::fs::write(&journal, format!("{}\n{}x\n", lines[0], lines[1])).unwrap();
+        let searched = AtomicUsize::new(0);
+        let observer = |e: &Event<'_>| {
+            if let Event::Done(c) = e {
+                searched.store(c.done as usize, Ordering::Relaxed);
+            }
+        };
+        let config = QualityConfig {
+            limit: SuiteLimit::Depth(2),
+            deep,
+            hash_mb: 4,
+            cache_dir: Some(dir.clone()),
+            cache_name: "quality",
+            executor: Arc::new(Local::new(2)),
+        };
+        let resumed = MoveQuality::prepare(positions(), defaults.clone(), config, &observer);
+        let resumed = resumed.unwrap();
+        assert_eq!(resumed.reference, whole.reference);
+        assert_eq!(
+            searched.into_inner(),
+            3,
+            "every position told of, the kept one first"
+        );
+        let line = format!("{}:2", journal.display());
+        assert!(
+            resumed.warnings().iter().any(|w| w.contains(&line)),
+            "{line}: {:?}",
+            resumed.warnings()
+        );
+        assert!(!journal.exists(), "whole again, the journal is gone");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
