@@ -124,7 +124,7 @@ pub fn run(args: CalibrateArgs, ui: Ui) -> Result<()> {
         None
     } else {
         Some(super::executor::stop_on_interrupt(
-            "interrupted while preparing the objectives: no objective value or game is kept yet (reference runs that finished are cached); the same command starts again"
+            "interrupted while preparing the objectives: no objective value or game is kept yet (the positions reference runs searched are cached); the same command takes them up"
                 .to_string(),
         )?)
     };
