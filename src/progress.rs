@@ -37,7 +37,7 @@ use crate::scoring::games::stats::{Shown, SprtParams, Wdl};
 pub enum Work {
     /// Positions of a suite searched (by a margin set, or by the sets a check measures).
     Positions,
-    /// Positions of a reference run searched (a suite's, or the quality objective's deep one).
+    /// Positions of a reference run searched (a suite's, or the quality or referee objective's deep one).
     ReferencePositions,
     /// Game pairs played (a match, a calibration, a check's games).
     Pairs,
@@ -303,7 +303,7 @@ pub enum Event<'a> {
         objective: &'a str,
         /// Its search limit, in words.
         limit: &'a str,
-        /// Whether its reference is a deep search (the quality objective's).
+        /// Whether its reference is a deep search (the quality or referee objective's).
         deep: bool,
     },
     /// The objective being prepared is ready, or failed: its reference run is over.

@@ -685,8 +685,11 @@ fn malformed_objectives_are_refused_with_their_actual_problem() {
         ("suite:nodes=-5", &["nodes=-5", "at least 1"]),
         ("suite:depth=101", &["depth=101", "1 to 100"]),
         ("suite:time=5", &["'time'", "nodes=N or depth=D"]),
-        ("speed", &["'speed'", "suite, quality and mates"]),
-        ("speed:nodes=abc", &["'speed'", "suite, quality and mates"]),
+        ("speed", &["'speed'", "suite, quality, mates and referee"]),
+        (
+            "speed:nodes=abc",
+            &["'speed'", "suite, quality, mates and referee"],
+        ),
         (":nodes=5", &["':'", "KIND"]),
         ("suite,,mates", &["comma", "KIND"]),
     ] {
@@ -869,4 +872,118 @@ fn a_prediction_counts_the_scatter_and_names_an_extrapolation() {
         "{shown:?} within [{lower}, {upper}]"
     );
     std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// The referee objective judges moves with another UCI engine's deep search. With marginal's
+/// own engine over UCI as the referee, at the quality objective's deep budget, it judges as
+/// the quality objective does: the same value for every set (so the mechanism is tested
+/// everywhere, without Stockfish). Its name says the referee and its budget.
+#[test]
+fn a_referee_judges_moves_as_the_engines_own_deep_search_does_when_it_is_that_engine() {
+    let dir = scratch("calibrate", "referee");
+    let referee = dir.join("referee.toml");
+    std::fs::write(
+        &referee,
+        format!(
+            "name = \"marginal over UCI\"\ncommand = \"{}\"\nargs = [\"uci\"]\n[options]\nHash = 4\n",
+            env!("CARGO_BIN_EXE_marginal")
+        ),
+    )
+    .unwrap();
+    // The games' 2,000 nodes, the quality objective's deep reference 16 times that.
+    let mut args = small(&dir, "r.json", "state-r", "quality,referee");
+    args = with(args, "--referee", referee.to_str().unwrap());
+    args = with(args, "--referee-nodes", "32000");
+    let out = run(&args, &dir);
+    let text = said(&out);
+    assert!(out.status.success(), "{text}");
+    let r = report(&dir.join("r.json"));
+    let names: Vec<&str> = r["objectives"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert_names(names[1], &["referee", "marginal over UCI", "32000 nodes"]);
+    for set in r["sets"].as_array().unwrap() {
+        let values = set["objectives"].as_array().unwrap();
+        assert_eq!(values[0], values[1], "{set}");
+    }
+    // Its deep results are cached under its own name; a damaged cache file is said, named,
+    // and searched afresh, giving the same report.
+    let cached = |prefix: &str| {
+        std::fs::read_dir(dir.join("cache"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.file_name().unwrap().to_string_lossy().starts_with(prefix))
+            .unwrap_or_else(|| panic!("no {prefix} file in the cache"))
+    };
+    let reference = cached("referee-reference-");
+    cached("referee-moves-");
+    let whole = std::fs::read_to_string(&reference).unwrap();
+    std::fs::write(&reference, &whole[..whole.len() / 2]).unwrap();
+    let again = run(
+        &with(args.clone(), "--out", dir.join("s.json").to_str().unwrap()),
+        &dir,
+    );
+    let text = said(&again);
+    assert!(again.status.success(), "{text}");
+    assert_names(&text, &[reference.to_str().unwrap(), "damaged", "afresh"]);
+    assert_eq!(r["sets"], report(&dir.join("s.json"))["sets"]);
+    assert_eq!(std::fs::read_to_string(&reference).unwrap(), whole);
+    // A referee file that sets its own table size (as Stockfish's does) is searched with it:
+    // another --hash searches quality's reference again, never the referee's.
+    let count = |prefix: &str| {
+        std::fs::read_dir(dir.join("cache"))
+            .unwrap()
+            .filter(|e| {
+                let name = e.as_ref().unwrap().file_name();
+                name.to_string_lossy().starts_with(prefix)
+            })
+            .count()
+    };
+    let mut other = with(args, "--hash", "8");
+    other = with(other, "--state", dir.join("state-h").to_str().unwrap());
+    let third = run(
+        &with(other, "--out", dir.join("h.json").to_str().unwrap()),
+        &dir,
+    );
+    assert!(third.status.success(), "{}", said(&third));
+    assert_eq!(
+        (count("quality-reference-"), count("referee-reference-")),
+        (2, 1)
+    );
+}
+
+/// The referee shipped, Stockfish (engines/stockfish.toml), judges a few positions where it is
+/// installed; where it is not, the referee objective is refused before any work (exit 2),
+/// naming the engine file, the program and the fix.
+#[test]
+fn stockfish_referees_where_it_is_installed_and_is_named_with_the_fix_where_not() {
+    let dir = scratch("calibrate", "stockfish");
+    let mut args = small(&dir, "sf.json", "state-sf", "referee");
+    args = with(args, "--referee-nodes", "20000");
+    let installed = Path::new("/usr/games/stockfish").exists();
+    let out = run(&args, &dir);
+    let text = said(&out);
+    if installed {
+        assert!(out.status.success(), "{text}");
+        assert_names(
+            &text,
+            &["referee (2000 nodes, Stockfish 15.1 at 20000 nodes)"],
+        );
+    } else {
+        eprintln!(
+            "skipped the judging: /usr/games/stockfish is not installed (apt-get install stockfish)"
+        );
+        assert_eq!(out.status.code(), Some(2), "{text}");
+        let what = [
+            "engines/stockfish.toml",
+            "/usr/games/stockfish",
+            "apt-get install stockfish",
+            "--referee FILE",
+        ];
+        assert_names(&text, &what);
+    }
 }

@@ -176,7 +176,7 @@ impl Config {
 /// ```
 /// use std::sync::atomic::AtomicBool;
 /// use std::sync::Mutex;
-/// use marginal::calibrate::{self, plan::CalibratePlan};
+/// use marginal::calibrate::{self, plan::{self, CalibratePlan}};
 /// use marginal::progress::{Event, Silent, Work};
 /// use marginal::engine::EngineDef;
 /// use marginal::scoring::games::game::MoveLimit;
@@ -192,6 +192,8 @@ impl Config {
 ///     mate_suite: root.join("data/suites/matetrack_short.epd"),
 ///     quality_positions: root.join("data/positions/games_600.epd"),
 ///     quality_deep: 16,
+///     referee: root.join(plan::DEFAULT_REFEREE),
+///     referee_nodes: plan::DEFAULT_REFEREE_NODES,
 ///     books: vec![root.join("data/openings/noob_3moves_1k.epd")],
 ///     sets: 4,
 ///     region: Vec::new(),

@@ -22,6 +22,13 @@ use super::rank::Bootstrap;
 /// The objectives measured when none is named.
 pub const DEFAULT_OBJECTIVES: [&str; 3] = ["suite", "quality", "mates"];
 
+/// The referee objective's engine file when none is named: Stockfish, as Debian packages it.
+pub const DEFAULT_REFEREE: &str = "engines/stockfish.toml";
+
+/// The referee's node budget a search when none is named: about half a second of Stockfish
+/// 15.1 on one core of a 2020s machine, 100 times the games' default 5,000 nodes.
+pub const DEFAULT_REFEREE_NODES: u64 = 500_000;
+
 /// The opening books played when none is named: two balanced books.
 pub const DEFAULT_BOOKS: [&str; 2] = [
     "data/openings/noob_3moves_1k.epd",
@@ -65,6 +72,10 @@ pub struct CalibratePlan {
     pub quality_positions: PathBuf,
     /// The quality objective's deep reference, as a multiple of its limit.
     pub quality_deep: u64,
+    /// The referee objective's engine file.
+    pub referee: PathBuf,
+    /// The referee's node budget a search.
+    pub referee_nodes: u64,
     /// The opening books.
     pub books: Vec<PathBuf>,
     /// Margin sets in all.
@@ -98,10 +109,19 @@ pub struct CalibratePlan {
 pub enum ObjectiveKind {
     /// The suite objective.
     Suite,
-    /// The move-quality objective.
+    /// The move-quality objective, judged by the engine's own deep search.
     Quality,
     /// The mates objective.
     Mates,
+    /// Move quality judged by a stronger engine, the referee, at its node budget.
+    Referee,
+}
+
+impl ObjectiveKind {
+    /// Whether its reference is a deep search of game positions (quality, referee).
+    pub fn is_deep(self) -> bool {
+        matches!(self, ObjectiveKind::Quality | ObjectiveKind::Referee)
+    }
 }
 
 impl std::fmt::Display for ObjectiveKind {
@@ -110,6 +130,7 @@ impl std::fmt::Display for ObjectiveKind {
             ObjectiveKind::Suite => "suite",
             ObjectiveKind::Quality => "quality",
             ObjectiveKind::Mates => "mates",
+            ObjectiveKind::Referee => "referee",
         })
     }
 }
@@ -385,6 +406,7 @@ impl CalibratePlan {
         let mut inputs: Vec<(&str, &Path)> = vec![
             ("--mate-suite", self.mate_suite.as_path()),
             ("--quality-positions", self.quality_positions.as_path()),
+            ("--referee", self.referee.as_path()),
         ];
         inputs.extend(self.suites.iter().map(|f| ("--suite", f.as_path())));
         inputs.extend(self.books.iter().map(|f| ("--openings", f.as_path())));
@@ -587,6 +609,7 @@ pub fn parse_objective(text: &str, default: SuiteLimit) -> Result<ObjectiveSpec,
         "suite" => ObjectiveKind::Suite,
         "quality" => ObjectiveKind::Quality,
         "mates" => ObjectiveKind::Mates,
+        "referee" => ObjectiveKind::Referee,
         _ => return Err(bad(not_a_kind(kind, limit.is_some()))),
     };
     let limit = match limit {
@@ -600,7 +623,7 @@ pub fn parse_objective(text: &str, default: SuiteLimit) -> Result<ObjectiveSpec,
 fn not_a_kind(kind: &str, limited: bool) -> String {
     if kind.is_empty() {
         format!(
-            "no objective{}: give KIND, KIND:nodes=N or KIND:depth=D, KIND one of suite, quality, mates (comma-separated)",
+            "no objective{}: give KIND, KIND:nodes=N or KIND:depth=D, KIND one of suite, quality, mates, referee (comma-separated)",
             if limited {
                 " before ':'"
             } else {
@@ -609,10 +632,10 @@ fn not_a_kind(kind: &str, limited: bool) -> String {
         )
     } else if kind.contains('=') {
         format!(
-            "'{kind}' is a limit without its objective: write KIND:{kind}, KIND one of suite, quality, mates (a comma starts the next objective, and each takes one limit)"
+            "'{kind}' is a limit without its objective: write KIND:{kind}, KIND one of suite, quality, mates, referee (a comma starts the next objective, and each takes one limit)"
         )
     } else {
-        format!("'{kind}' is not an objective: the kinds are suite, quality and mates")
+        format!("'{kind}' is not an objective: the kinds are suite, quality, mates and referee")
     }
 }
 
@@ -679,6 +702,8 @@ pub(crate) mod tests {
             mate_suite: data("data/suites/matetrack_short.epd"),
             quality_positions: data("data/positions/games_600.epd"),
             quality_deep: 16,
+            referee: DEFAULT_REFEREE.into(),
+            referee_nodes: DEFAULT_REFEREE_NODES,
             books: DEFAULT_BOOKS.map(data).to_vec(),
             sets: 12,
             region: Vec::new(),
@@ -887,6 +912,12 @@ pub(crate) mod tests {
                 },
             ]
         );
+        // The referee is a kind of its own, searched deep as quality is.
+        let referee = parse_objective("referee:nodes=500", SuiteLimit::Nodes(1)).unwrap();
+        assert_eq!(
+            (referee.kind, referee.limit, referee.kind.is_deep()),
+            (ObjectiveKind::Referee, SuiteLimit::Nodes(500), true)
+        );
         let twice = CalibratePlan {
             objectives: vec!["mates".into(), " mates".into()],
             ..plan()
@@ -902,7 +933,7 @@ pub(crate) mod tests {
         };
         assert_eq!(
             bad("nodes=5"),
-            "--objectives 'nodes=5': 'nodes=5' is a limit without its objective: write KIND:nodes=5, KIND one of suite, quality, mates (a comma starts the next objective, and each takes one limit)"
+            "--objectives 'nodes=5': 'nodes=5' is a limit without its objective: write KIND:nodes=5, KIND one of suite, quality, mates, referee (a comma starts the next objective, and each takes one limit)"
         );
         assert!(
             bad("suite:depth=0").ends_with(

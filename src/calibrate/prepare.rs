@@ -9,9 +9,10 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::plan::{CalibratePlan, ObjectiveKind, ObjectiveSpec, PlanError};
+use super::plan::{CalibratePlan, DEFAULT_REFEREE, ObjectiveKind, ObjectiveSpec, PlanError};
 use super::{Book, CalibrationSet, RegionDim, design};
 use crate::engine::{EngineDef, Setting};
+use crate::formats::engine_file::EngineFile;
 use crate::formats::openings;
 use crate::progress::{Event, Observer, Said, Shared};
 use crate::scoring::cheap::{CheapObjective, MateObjective, QualityObjective, SuiteObjective};
@@ -101,24 +102,33 @@ pub fn objectives(
     if specs.iter().any(|s| s.kind == ObjectiveKind::Mates) {
         plan.check_mate_suite().map_err(user)?;
     }
+    let referee = if specs.iter().any(|s| s.kind == ObjectiveKind::Referee) {
+        Some(referee(plan, def, observer)?)
+    } else {
+        None
+    };
     let mut out: Vec<Box<dyn CheapObjective>> = Vec::new();
     for spec in &specs {
         observer.event(&Event::Preparing {
             objective: &spec.kind.to_string(),
             limit: &spec.limit.to_string(),
-            deep: spec.kind == ObjectiveKind::Quality,
+            deep: spec.kind.is_deep(),
         });
-        let objective = objective(plan, def, spec, executor, observer);
+        let judge = referee
+            .as_ref()
+            .filter(|_| spec.kind == ObjectiveKind::Referee);
+        let objective = objective(plan, (def, judge), spec, executor, observer);
         observer.event(&Event::Prepared);
         out.push(objective?);
     }
     Ok(out)
 }
 
-/// One objective, prepared: its reference run made (or read from the cache).
+/// One objective, prepared: its reference run made (or read from the cache); `def` is the
+/// engine, with the referee of a referee objective.
 fn objective(
     plan: &CalibratePlan,
-    def: &Arc<EngineDef>,
+    (def, referee): (&Arc<EngineDef>, Option<&Arc<EngineDef>>),
     spec: &ObjectiveSpec,
     executor: &Arc<dyn Runner>,
     observer: &Shared,
@@ -141,7 +151,12 @@ fn objective(
                 scorer: scorer(std::slice::from_ref(&plan.mate_suite))?,
             })
         }
-        ObjectiveKind::Quality => Box::new(quality_objective(plan, def, spec.limit, observer)?),
+        ObjectiveKind::Quality | ObjectiveKind::Referee => Box::new(quality_objective(
+            plan,
+            (def, referee),
+            spec.limit,
+            observer,
+        )?),
     })
 }
 
@@ -179,48 +194,128 @@ fn suite_scorer(
     }
 }
 
-/// The quality objective at `limit`: its positions read and their deep reference searched
-/// (or read from the cache).
+/// The quality objective at `limit` (or, with a `referee`, the referee objective): its
+/// positions read and their deep reference searched (or read from the cache), by the engine
+/// `def` itself at the plan's multiple of `limit`, or by the referee at its node budget.
 fn quality_objective(
     plan: &CalibratePlan,
-    def: &Arc<EngineDef>,
+    (def, referee): (&Arc<EngineDef>, Option<&Arc<EngineDef>>),
     limit: SuiteLimit,
     observer: &Shared,
 ) -> Result<QualityObjective, PrepareError> {
+    let what = if referee.is_some() {
+        "referee"
+    } else {
+        "quality"
+    };
     let book = openings::read(&plan.quality_positions).map_err(|e| {
         PrepareError(format!(
-            "--quality-positions: {e} (the quality objective needs positions from games, one FEN a line)"
+            "--quality-positions: {e} (the {what} objective needs positions from games, one FEN a line)"
         ))
     })?;
     if let Some(skipped) = Said::skipped(&book.skipped) {
         observer.say(skipped);
     }
     let source = plan.quality_source(&book.records);
+    let (judge, deep) = match referee {
+        Some(r) => (r, SuiteLimit::Nodes(plan.referee_nodes)),
+        None => (def, plan.deep_limit(limit)),
+    };
     let config = QualityConfig {
         limit,
-        deep: plan.deep_limit(limit),
+        deep,
         hash_mb: plan.hash_mb,
         cache_dir: Some(default_cache_dir()),
+        cache_name: what,
         // On this machine, whatever the games' executor: its searches are many and small.
         executor: Arc::new(Local::new(plan.concurrency)),
     };
-    let quality = MoveQuality::prepare(book.records, Setting::defaults(def), config, &**observer);
-    let engine = def.source.as_deref().unwrap_or(&def.name);
+    let quality = MoveQuality::prepare(book.records, Setting::defaults(judge), config, &**observer);
+    let engine = judge.source.as_deref().unwrap_or(&judge.name);
     let quality = quality.map_err(|e| {
         PrepareError(format!(
-            "the engine {engine}: {e}: the quality objective has no yardstick; {}",
-            def.fix_hint()
+            "the engine {engine}: {e}: the {what} objective has no yardstick; {}",
+            judge.fix_hint()
         ))
     })?;
     if let Some(first) = quality.reference_faults().first() {
         observer.say(Said::Warning(format!(
-            "the engine {engine} faulted on {} of the {} deep reference searches of the quality objective (first: {first}): those positions are left out of it (and the reference is not cached); {}",
+            "the engine {engine} faulted on {} of the {} deep reference searches of the {what} objective (first: {first}): those positions are left out of it (and the reference is not cached); {}",
             quality.reference_faults().len(),
             quality.reference_faults().len() + quality.len(),
-            def.fix_hint()
+            judge.fix_hint()
         )));
     }
-    Ok(QualityObjective { quality, source })
+    for warning in quality.warnings() {
+        observer.say(Said::Warning(warning.clone()));
+    }
+    let referee = referee.map(|r| (r.name.clone(), r.signature()));
+    Ok(QualityObjective {
+        quality,
+        source,
+        referee,
+    })
+}
+
+/// The referee engine of the referee objective, from the plan's engine file: read, its
+/// program found, started once and checked to speak UCI (what it has to say said), given up
+/// on after as many faults in a row as the engine `def`.
+///
+/// # Errors
+/// A file that cannot be read, an engine that is not installed or is not a UCI engine: the
+/// message names the file, the program and the fix.
+fn referee(
+    plan: &CalibratePlan,
+    def: &EngineDef,
+    observer: &Shared,
+) -> Result<Arc<EngineDef>, PrepareError> {
+    let path = plan.referee.display();
+    let other =
+        "or give --referee FILE naming another UCI engine's file (docs/external-engines.md)";
+    let file = EngineFile::read(&plan.referee).map_err(|e| {
+        PrepareError(format!(
+            "--referee {e}: the referee objective needs a UCI engine's file, such as {DEFAULT_REFEREE}; fix it, {other}"
+        ))
+    })?;
+    if !installed(&file.command) {
+        return Err(PrepareError(format!(
+            "--referee {path}: its engine {} is not installed (no such program{}): install it (Stockfish: apt-get install stockfish), fix `command` in {path}, {other}",
+            file.command.display(),
+            if file.command.components().count() == 1 {
+                " on PATH"
+            } else {
+                ""
+            }
+        )));
+    }
+    let referee = EngineDef::from_file(&file);
+    let warnings = referee.verify().map_err(|e| {
+        PrepareError(format!(
+            "--referee {path}: the referee does not work as a UCI engine ({e}): fix `command` in {path} to run a UCI engine, {other}"
+        ))
+    })?;
+    // A referee is not tuned: that it has no rows goes without saying (the warning of a file
+    // without rows is the first when it has none).
+    for warning in warnings
+        .into_iter()
+        .skip(usize::from(referee.rows.is_empty()))
+    {
+        observer.say(Said::Warning(format!("the referee: {warning}")));
+    }
+    if let (Some(b), Some(mine)) = (referee.breaker(), def.breaker()) {
+        b.set_limit(mine.limit());
+    }
+    Ok(Arc::new(referee))
+}
+
+/// Whether the program `command` is there: a path with a directory is a file, a bare name is
+/// on `PATH`.
+fn installed(command: &std::path::Path) -> bool {
+    if command.components().count() > 1 {
+        return command.is_file();
+    }
+    std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(command).is_file()))
 }
 
 /// An option of an objective that the plan's objectives leave out does nothing: the warning
@@ -231,31 +326,39 @@ pub fn unused_options(
     defaults: &CalibratePlan,
     entries: &[String],
 ) -> Option<String> {
-    let measured = |kind: &str| {
-        entries
-            .iter()
-            .any(|s| s.split(':').next().map(str::trim) == Some(kind))
+    let measured = |kinds: &[&str]| {
+        entries.iter().any(|s| {
+            s.split(':')
+                .next()
+                .is_some_and(|kind| kinds.contains(&kind.trim()))
+        })
     };
     let unused: Vec<&str> = [
-        ("suite", "--suite", plan.suites != defaults.suites),
+        (&["suite"][..], "--suite", plan.suites != defaults.suites),
         (
-            "mates",
+            &["mates"],
             "--mate-suite",
             plan.mate_suite != defaults.mate_suite,
         ),
         (
-            "quality",
+            &["quality", "referee"],
             "--quality-positions",
             plan.quality_positions != defaults.quality_positions,
         ),
         (
-            "quality",
+            &["quality"],
             "--quality-deep",
             plan.quality_deep != defaults.quality_deep,
         ),
+        (&["referee"], "--referee", plan.referee != defaults.referee),
+        (
+            &["referee"],
+            "--referee-nodes",
+            plan.referee_nodes != defaults.referee_nodes,
+        ),
     ]
     .into_iter()
-    .filter(|(kind, _, given)| *given && !measured(kind))
+    .filter(|(kinds, _, given)| *given && !measured(kinds))
     .map(|(_, option, _)| option)
     .collect();
     (!unused.is_empty()).then(|| {
@@ -320,6 +423,76 @@ mod tests {
         suite.suites = vec!["a.epd".into()];
         let said = unused_options(&suite, &defaults, &entries(&["mates"]));
         assert!(said.unwrap().starts_with("--suite given"));
+        // The referee's options belong to it; the positions to quality and referee alike.
+        let mut referee = plan();
+        referee.referee = "other.toml".into();
+        referee.referee_nodes = 1000;
+        referee.quality_positions = "p.epd".into();
+        let said = unused_options(&referee, &defaults, &entries(&["quality"])).unwrap();
+        assert!(
+            said.starts_with("--referee, --referee-nodes given"),
+            "{said}"
+        );
+        assert_eq!(
+            unused_options(&referee, &defaults, &entries(&["referee:nodes=500"])),
+            None
+        );
+    }
+
+    /// A plan of the referee objective alone, judged by the engine file `text` (written in a
+    /// scratch directory named `name`, its `{dir}` the directory).
+    fn refereed(name: &str, text: &str) -> (CalibratePlan, String) {
+        let dir = crate::testing::scratch("prepare", name);
+        let file = dir.join("referee.toml");
+        std::fs::write(&file, text.replace("{dir}", &dir.display().to_string())).unwrap();
+        let mut p = plan();
+        p.objectives = vec!["referee:nodes=100".into()];
+        p.referee = file.clone();
+        (p, file.display().to_string())
+    }
+
+    #[test]
+    fn a_referee_that_is_not_installed_names_its_file_its_program_and_the_fix() {
+        let (p, file) = refereed(
+            "absent",
+            "name = \"Stockfish\"\ncommand = \"{dir}/no/stockfish\"\n",
+        );
+        let (said, made) = heard(&p);
+        let why = made.unwrap_err().0;
+        for what in [
+            file.as_str(),
+            "no/stockfish",
+            "not installed",
+            "apt-get install stockfish",
+            "--referee FILE",
+        ] {
+            assert!(why.contains(what), "{what}: {why}");
+        }
+        // Before any objective is prepared (its reference run takes minutes).
+        assert!(said.is_empty(), "{said:?}");
+        // A bare name is looked for on PATH.
+        let (p, _) = refereed("absent-bare", "command = \"marginal-no-such-referee\"\n");
+        let why = heard(&p).1.unwrap_err().0;
+        assert!(why.contains("no such program on PATH"), "{why}");
+    }
+
+    #[test]
+    fn a_referee_that_is_not_a_uci_engine_is_refused_naming_its_file() {
+        // A program that answers `uci` with text that is no UCI and ends.
+        let (p, file) = refereed(
+            "not-uci",
+            "command = \"/bin/sh\"\nargs = [\"-c\", \"echo hello\"]\ntimeout_ms = 2000\n",
+        );
+        let why = heard(&p).1.unwrap_err().0;
+        for what in [file.as_str(), "UCI engine", "--referee FILE"] {
+            assert!(why.contains(what), "{what}: {why}");
+        }
+        // Nor is a file that is no engine file.
+        let (p, file) = refereed("not-toml", "this is not TOML\n");
+        let why = heard(&p).1.unwrap_err().0;
+        for what in [file.as_str(), "referee objective needs a UCI engine's file"] {
+            assert!(why.contains(what), "{what}: {why}");
+        }
     }
 
     #[test]

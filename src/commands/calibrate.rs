@@ -62,8 +62,8 @@ pub struct CalibrateArgs {
     #[arg(long)]
     tc: Option<String>,
     /// The cheap objectives, comma-separated, each KIND or KIND:nodes=N or KIND:depth=D, KIND
-    /// one of suite, quality, mates (default: all three at the games' nodes or depth; 5000
-    /// nodes under a clock).
+    /// one of suite, quality, mates, referee (default: the first three at the games' nodes or
+    /// depth; 5000 nodes under a clock).
     #[arg(long, value_delimiter = ',', value_name = "SPECS")]
     objectives: Vec<String>,
     /// The suites of the suite objective.
@@ -83,6 +83,12 @@ pub struct CalibrateArgs {
     /// depth + N/4 plies at a fixed depth).
     #[arg(long, default_value_t = 16, value_parser = count::<u64, 2>)]
     quality_deep: u64,
+    /// The referee objective's judge: the engine file of a UCI engine stronger than this one.
+    #[arg(long, value_name = "FILE", default_value = plan::DEFAULT_REFEREE)]
+    referee: PathBuf,
+    /// The referee's nodes a search (each position and move searched once, then cached).
+    #[arg(long, default_value_t = plan::DEFAULT_REFEREE_NODES, value_parser = count::<u64, 1>)]
+    referee_nodes: u64,
     /// Games (and searches) at once (default: all cores).
     #[arg(long, value_parser = threads_arg())]
     concurrency: Option<usize>,
@@ -105,7 +111,7 @@ pub struct CalibrateArgs {
     #[arg(long, value_name = "DIR")]
     state: Option<PathBuf>,
     /// Where the games and the suite and mates objectives run (`--executor slurm`: on a
-    /// cluster; the quality objective runs here).
+    /// cluster; the quality and referee objectives run here).
     #[command(flatten)]
     executor: ExecutorArgs,
 }
@@ -118,7 +124,7 @@ pub fn run(args: CalibrateArgs, ui: Ui) -> Result<()> {
         None
     } else {
         Some(super::executor::stop_on_interrupt(
-            "interrupted while preparing the objectives: no objective value or game is kept yet (reference runs that finished are cached); the same command starts again"
+            "interrupted while preparing the objectives: no objective value or game is kept yet (the positions reference runs searched are cached); the same command takes them up"
                 .to_string(),
         )?)
     };
@@ -151,6 +157,8 @@ fn plan_of(args: &CalibrateArgs) -> Result<CalibratePlan> {
         mate_suite: args.mate_suite.clone(),
         quality_positions: args.quality_positions.clone(),
         quality_deep: args.quality_deep,
+        referee: args.referee.clone(),
+        referee_nodes: args.referee_nodes,
         books: plan::books_or_default(&args.openings),
         sets: args.sets,
         region: args.region.clone(),
@@ -259,28 +267,19 @@ fn play(config: &Config, pool: &rayon::ThreadPool, printer: Printer) -> Result<R
     let interrupt = super::executor::interrupt_flag()?;
     let result = pool.install(|| calibrate::run(config, &interrupt, &observer));
     bar.finish_and_clear();
-    let report = match result {
-        Ok(r) => r,
+    match result {
+        Ok(r) => Ok(r),
         Err(CalibrateError::Interrupted {
             objectives,
             pairs,
             dir,
-        }) => {
-            return Err(Interrupted(format!(
-                "interrupted: {objectives} objective values and {pairs} game pairs are kept in {dir}; the same command resumes"
-            ))
-            .into());
-        }
-        Err(CalibrateError::Exec(e)) => return Err(super::executor::exec_error(e)),
-        Err(
-            e @ (CalibrateError::Store(_)
-            | CalibrateError::Faults { .. }
-            | CalibrateError::Objective { .. }),
-        ) => {
-            return Err(UserError::from_display(e).into());
-        }
-    };
-    Ok(report)
+        }) => Err(Interrupted(format!(
+            "interrupted: {objectives} objective values and {pairs} game pairs are kept in {dir}; the same command resumes"
+        ))
+        .into()),
+        Err(CalibrateError::Exec(e)) => Err(super::executor::exec_error(e)),
+        Err(e) => Err(UserError::from_display(e).into()),
+    }
 }
 
 /// The report, printed and written, with one plot an objective beside it.

@@ -1,5 +1,5 @@
 //! Cheap objectives: one number per margin set, higher is better, measured without games (on
-//! EPD suites, mate suites or game positions). `marginal calibrate` measures how well each
+//! EPD suites, mate suites or game positions, judged by the engine itself or a referee). `marginal calibrate` measures how well each
 //! ranks margin sets as games do; `tune` climbs one.
 
 use crate::engine::Setting;
@@ -117,23 +117,35 @@ impl CheapObjective for MateObjective {
 }
 
 /// Move quality on game positions, as the negated mean loss ([`MoveQuality`]), so that higher
-/// is better like the others.
+/// is better like the others: judged by the engine's own deep search (`quality`), or by
+/// another engine, the referee (`referee`).
 pub struct QualityObjective {
     /// The positions and deep reference.
     pub quality: MoveQuality,
     /// The positions' file and content hash, for the key.
     pub source: String,
+    /// The referee judging the moves, when it is not the engine itself: its name and its
+    /// signature ([`crate::engine::EngineDef::signature`]).
+    pub referee: Option<(String, String)>,
 }
 
 impl CheapObjective for QualityObjective {
     fn name(&self) -> String {
         let (limit, deep) = self.quality.limits();
-        format!("quality ({limit}, ref {deep})")
+        match &self.referee {
+            None => format!("quality ({limit}, ref {deep})"),
+            Some((name, _)) => format!("referee ({limit}, {name} at {deep})"),
+        }
     }
 
     fn key(&self) -> String {
         let (limit, deep) = self.quality.limits();
-        format!("quality {} {limit} {deep}", self.source)
+        match &self.referee {
+            None => format!("quality {} {limit} {deep}", self.source),
+            Some((_, signature)) => {
+                format!("referee {signature} {} {limit} {deep}", self.source)
+            }
+        }
     }
 
     fn measure(&self, setting: &Setting) -> Result<Measured, String> {

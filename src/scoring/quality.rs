@@ -20,12 +20,14 @@ use shakmaty::fen::Fen;
 use shakmaty::{Chess, EnPassantMode, Position};
 
 use crate::engine::Setting;
+use crate::engine::setting::Program;
 use crate::formats::epd::EpdRecord;
 use crate::formats::{Fnv, Sealed, uci_move, write_atomic};
 use crate::progress::{Count, Event, Observer, Silent, Work};
 use crate::scoring::exec::local::Local;
 use crate::scoring::exec::{Done, ExecError, Job, Runner, SuiteJob};
 use crate::scoring::suite::SuiteLimit;
+use crate::scoring::suite::journal;
 use crate::scoring::suite::run::{self, PositionResult, RunConfig, SuitePosition};
 
 /// Default clamp of one position's loss, eval units (about centipawns).
@@ -102,6 +104,9 @@ pub struct QualityConfig {
     pub hash_mb: usize,
     /// Where deep results are cached (none: no cache).
     pub cache_dir: Option<PathBuf>,
+    /// What the cache files' names start with: `quality` when the engine judges itself,
+    /// `referee` when another engine judges it (the files are keyed by the judge either way).
+    pub cache_name: &'static str,
     /// Where the searches run: on this machine ([`Local`]) or on a cluster. The results are
     /// the same either way.
     pub executor: Arc<dyn Runner>,
@@ -120,6 +125,7 @@ pub struct MoveQuality {
     values: Mutex<HashMap<(usize, String), i32>>,
     cache: Option<PathBuf>,
     reference_faults: Vec<ReferenceFault>,
+    warnings: Vec<String>,
     executor: Arc<dyn Runner>,
 }
 
@@ -140,24 +146,7 @@ fn search_all(
     let job = Job::Suite(SuiteJob {
         setting: setting.clone(),
         config,
-        positions: positions
-            .iter()
-            .enumerate()
-            .map(|(i, pos)| SuitePosition {
-                suite: "quality".to_string(),
-                record: EpdRecord {
-                    line: i + 1,
-                    position: pos.clone(),
-                    fen: fen_of(pos),
-                    id: None,
-                    best_moves: Vec::new(),
-                    avoid_moves: Vec::new(),
-                    mate: None,
-                    points: Vec::new(),
-                    ops: Vec::new(),
-                },
-            })
-            .collect(),
+        positions: suite_positions(positions),
         costs: run::no_hint(&config, positions.len()),
     });
     let count = AtomicUsize::new(0);
@@ -169,41 +158,120 @@ fn search_all(
     Ok(done.map(Done::into_positions).unwrap_or_default())
 }
 
+/// `positions` as the positions of a suite job.
+fn suite_positions(positions: &[Chess]) -> Vec<SuitePosition> {
+    positions
+        .iter()
+        .enumerate()
+        .map(|(i, pos)| SuitePosition {
+            suite: "quality".to_string(),
+            record: EpdRecord {
+                line: i + 1,
+                position: pos.clone(),
+                fen: fen_of(pos),
+                id: None,
+                best_moves: Vec::new(),
+                avoid_moves: Vec::new(),
+                mate: None,
+                points: Vec::new(),
+                ops: Vec::new(),
+            },
+        })
+        .collect()
+}
+
+/// [`search_all`] of the deep reference, each position kept in the journal at `journal` as
+/// it finishes (when there is one and the executor tells of each), so that an interrupted
+/// reference is taken up where it stopped; the journal's damaged lines are said in
+/// `warnings`, their positions searched again.
+fn search_kept(
+    positions: &[Chess],
+    defaults: &Setting,
+    (deep, executor): (RunConfig, &dyn Runner),
+    on_done: &(dyn Fn(usize) + Sync),
+    journal: Option<&Path>,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<PositionResult>, ExecError> {
+    let Some(journal) = journal.filter(|_| executor.streams()) else {
+        return search_all(positions, defaults, deep, executor, on_done);
+    };
+    let count = AtomicUsize::new(0);
+    let run = journal::run_kept(
+        executor,
+        &suite_positions(positions),
+        defaults,
+        &deep,
+        None,
+        journal,
+        &|| on_done(count.fetch_add(1, Ordering::Relaxed) + 1),
+    )?;
+    warnings.extend(journal::damaged_warning(journal, &run.damaged));
+    Ok(run.results)
+}
+
 /// The search's result, or its fault.
 fn searched(r: &PositionResult) -> Result<&PositionResult, &str> {
     r.fault.as_deref().map_or(Ok(r), Err)
 }
 
-/// The cache files of a deep reference by `defaults` at `deep` (the reference of these `fens`,
-/// and the values of moves), in `cache_dir`; none without it.
+/// The cache files of a deep reference by `defaults` at `deep` with a `hash_mb` table (unless
+/// its engine file sets one: a referee's does) (the reference of these `fens`, and the values
+/// of moves), in `cache_dir`, their names starting with `name`; none without it.
 fn cache_paths(
     defaults: &Setting,
-    deep: SuiteLimit,
-    hash_mb: usize,
+    (deep, hash_mb): (SuiteLimit, usize),
     fens: &[String],
-    cache_dir: Option<&Path>,
+    (cache_dir, name): (Option<&Path>, &str),
 ) -> (Option<PathBuf>, Option<PathBuf>) {
     let mut key = Fnv::new();
     key.write(defaults.def().signature().as_bytes());
     key.write(defaults.to_string().as_bytes());
-    key.write(format!("{deep:?} {hash_mb}").as_bytes());
+    // An engine file that sets its own table size is searched with it, whatever --hash says.
+    let file_sets_hash = match &defaults.def().program {
+        Program::Uci(p) => p
+            .options
+            .iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case("Hash")),
+        Program::Builtin => false,
+    };
+    if file_sets_hash {
+        key.write(format!("{deep:?} hash of the file").as_bytes());
+    } else {
+        key.write(format!("{deep:?} {hash_mb}").as_bytes());
+    }
     let mut list = key.clone();
     for fen in fens {
         list.write(fen.as_bytes());
         list.write(b"\n");
     }
     let reference_path =
-        cache_dir.map(|d| d.join(format!("quality-reference-{:016x}.json", list.finish())));
-    let cache = cache_dir.map(|d| d.join(format!("quality-moves-{:016x}.json", key.finish())));
+        cache_dir.map(|d| d.join(format!("{name}-reference-{:016x}.json", list.finish())));
+    let cache = cache_dir.map(|d| d.join(format!("{name}-moves-{:016x}.json", key.finish())));
     (reference_path, cache)
 }
 
-/// The deep reference cached at `path`, if it is there, whole and of `count` positions.
-fn read_reference(path: Option<&Path>, count: usize) -> Option<Vec<Deep>> {
-    path.and_then(|p| std::fs::read_to_string(p).ok())
-        .and_then(|t| serde_json::from_str::<Sealed<Vec<Deep>>>(&t).ok())
-        .and_then(|sealed| sealed.open().ok())
-        .filter(|r| r.len() == count)
+/// The deep reference cached at `path`, if it is there (`Ok(None)` when it is not); a file
+/// that is there but not whole, sealed and of `count` positions is damaged: what is wrong.
+fn read_reference(path: Option<&Path>, count: usize) -> Result<Option<Vec<Deep>>, String> {
+    let Some(text) = path.and_then(|p| std::fs::read_to_string(p).ok()) else {
+        return Ok(None);
+    };
+    let reference = serde_json::from_str::<Sealed<Vec<Deep>>>(&text)
+        .map_err(|e| e.to_string())
+        .and_then(Sealed::open)?;
+    if reference.len() == count {
+        Ok(Some(reference))
+    } else {
+        Err(format!("{} results for {count} positions", reference.len()))
+    }
+}
+
+/// The warning that the cache file at `path` was damaged (`why`) and is computed afresh.
+fn damaged(path: Option<&Path>, why: &str) -> String {
+    let path = path.map_or(String::new(), |p| p.display().to_string());
+    format!(
+        "the cached deep results {path} were damaged ({why}): they are searched afresh and replaced"
+    )
 }
 
 /// Searches the deep reference of `positions` (with their `fens`), leaving out the positions
@@ -213,7 +281,7 @@ fn search_reference(
     defaults: &Setting,
     config: &QualityConfig,
     on_searched: &(dyn Fn(usize) + Sync),
-    path: Option<&Path>,
+    (path, warnings): (Option<&Path>, &mut Vec<String>),
 ) -> Result<(Vec<Deep>, Vec<ReferenceFault>), QualityError> {
     let mut reference_faults = Vec::new();
     let count = positions.len();
@@ -223,12 +291,14 @@ fn search_reference(
         limit: config.deep,
         hash_mb: config.hash_mb,
     };
-    let found = search_all(
+    let journal = path.map(|p| p.with_extension("partial.jsonl"));
+    let found = search_kept(
         positions,
         defaults,
-        deep,
-        config.executor.as_ref(),
+        (deep, config.executor.as_ref()),
         on_searched,
+        journal.as_deref(),
+        warnings,
     )?;
     for (index, found) in found.iter().enumerate() {
         match searched(found) {
@@ -261,34 +331,44 @@ fn search_reference(
     let mut keep = kept.iter().copied();
     fens.retain(|_| keep.next().unwrap_or(true));
     if let Some(p) = path.filter(|_| reference_faults.is_empty()) {
-        // A cache that cannot be written only costs time on the next run.
-        let _ = write_atomic(
+        // A cache that cannot be written only costs time on the next run (its journal stays).
+        let written = write_atomic(
             p,
             serde_json::to_string(&Sealed::new(&out))
                 .unwrap_or_default()
                 .as_bytes(),
         );
+        if let (Ok(()), Some(journal)) = (written, journal) {
+            let _ = std::fs::remove_file(journal);
+        }
     }
     Ok((out, reference_faults))
 }
 
-/// The cached deep values of moves at `path`, keyed by position index in `fens` and move.
-fn read_values(path: Option<&Path>, fens: &[String]) -> HashMap<(usize, String), i32> {
-    path.and_then(|p| std::fs::read_to_string(p).ok())
-        .and_then(|t| serde_json::from_str::<Sealed<Vec<(String, String, i32)>>>(&t).ok())
-        .and_then(|sealed| sealed.open().ok())
-        .map(|entries| {
-            let index: HashMap<&str, usize> = fens
-                .iter()
-                .enumerate()
-                .map(|(i, f)| (f.as_str(), i))
-                .collect();
-            entries
-                .into_iter()
-                .filter_map(|(fen, mv, v)| index.get(fen.as_str()).map(|&i| ((i, mv), v)))
-                .collect()
-        })
-        .unwrap_or_default()
+/// The cached deep values of moves at `path`, keyed by position index in `fens` and move
+/// (none when the file is not there); a file that is there but not whole and sealed is
+/// damaged: what is wrong.
+fn read_values(
+    path: Option<&Path>,
+    fens: &[String],
+) -> Result<HashMap<(usize, String), i32>, String> {
+    let Some(text) = path.and_then(|p| std::fs::read_to_string(p).ok()) else {
+        return Ok(HashMap::new());
+    };
+    let entries = serde_json::from_str::<Sealed<Vec<(String, String, i32)>>>(&text)
+        .map_err(|e| e.to_string())
+        .and_then(Sealed::open)?;
+    let index: HashMap<&str, usize> = fens
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.as_str(), i))
+        .collect();
+    // The file holds the moves of every position list judged so: those of other lists are
+    // not this one's.
+    Ok(entries
+        .into_iter()
+        .filter_map(|(fen, mv, v)| index.get(fen.as_str()).map(|&i| ((i, mv), v)))
+        .collect())
 }
 
 impl MoveQuality {
@@ -311,6 +391,7 @@ impl MoveQuality {
             deep,
             hash_mb,
             cache_dir: cache_dir.map(Path::to_path_buf),
+            cache_name: "quality",
             executor: Arc::new(Local::on_current_pool()),
         };
         Self::prepare(positions, defaults, config, &Silent)
@@ -337,8 +418,18 @@ impl MoveQuality {
         let fens: Vec<String> = positions.iter().map(fen_of).collect();
         let (deep, hash_mb) = (config.deep, config.hash_mb);
         let cache_dir = config.cache_dir.as_deref();
-        let (reference_path, cache) = cache_paths(&defaults, deep, hash_mb, &fens, cache_dir);
-        let cached = read_reference(reference_path.as_deref(), positions.len());
+        let (reference_path, cache) = cache_paths(
+            &defaults,
+            (deep, hash_mb),
+            &fens,
+            (cache_dir, config.cache_name),
+        );
+        let mut warnings = Vec::new();
+        let cached =
+            read_reference(reference_path.as_deref(), positions.len()).unwrap_or_else(|why| {
+                warnings.push(damaged(reference_path.as_deref(), &why));
+                None
+            });
         let (mut positions, mut fens) = (positions, fens);
         let (reference, reference_faults) = match cached {
             Some(r) => (r, Vec::new()),
@@ -347,10 +438,13 @@ impl MoveQuality {
                 &defaults,
                 &config,
                 &on_searched,
-                reference_path.as_deref(),
+                (reference_path.as_deref(), &mut warnings),
             )?,
         };
-        let values = read_values(cache.as_deref(), &fens);
+        let values = read_values(cache.as_deref(), &fens).unwrap_or_else(|why| {
+            warnings.push(damaged(cache.as_deref(), &why));
+            HashMap::new()
+        });
         Ok(MoveQuality {
             positions,
             fens,
@@ -363,6 +457,7 @@ impl MoveQuality {
             values: Mutex::new(values),
             cache,
             reference_faults,
+            warnings,
             executor: config.executor,
         })
     }
@@ -371,6 +466,12 @@ impl MoveQuality {
     /// when the reference was read from the cache: only a whole reference is cached).
     pub fn reference_faults(&self) -> &[ReferenceFault] {
         &self.reference_faults
+    }
+
+    /// What preparing found wrong without stopping: a damaged cache file, named, searched
+    /// afresh and replaced.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     /// The positions scored.
@@ -553,6 +654,7 @@ mod tests {
             deep: SuiteLimit::Nodes(20_000),
             hash_mb: 4,
             cache_dir: None,
+            cache_name: "quality",
             executor,
         };
         let here = Arc::new(Local::new(3));
@@ -568,6 +670,83 @@ mod tests {
         assert_eq!(here.reference, there.reference);
         let off: Setting = Margins::off().into();
         assert_eq!(here.score(&off).unwrap(), there.score(&off).unwrap());
+    }
+
+    #[test]
+    fn an_interrupted_deep_reference_is_taken_up_from_its_journal_naming_its_damaged_lines() {
+        let dir = crate::testing::scratch("quality", "journal");
+        let defaults: Setting = Margins::default().into();
+        let deep = SuiteLimit::Nodes(30_000);
+        let build = || {
+            let config = QualityConfig {
+                limit: SuiteLimit::Depth(2),
+                deep,
+                hash_mb: 4,
+                cache_dir: Some(dir.clone()),
+                cache_name: "quality",
+                executor: Arc::new(Local::new(2)),
+            };
+            MoveQuality::prepare(positions(), defaults.clone(), config, &Silent).unwrap()
+        };
+        let whole = build();
+        let fens: Vec<String> = positions().iter().map(fen_of).collect();
+        let (reference, _) = cache_paths(&defaults, (deep, 4), &fens, (Some(&dir), "quality"));
+        let reference = reference.unwrap();
+        let journal = reference.with_extension("partial.jsonl");
+        assert!(
+            reference.exists() && !journal.exists(),
+            "whole, it keeps no journal"
+        );
+        // Killed after two positions, the second one's line damaged since.
+        std::fs::remove_file(&reference).unwrap();
+        let config = RunConfig {
+            limit: deep,
+            hash_mb: 4,
+        };
+        let two = suite_positions(&positions()[..2]);
+        journal::run_kept(
+            &Local::new(1),
+            &two,
+            &defaults,
+            &config,
+            None,
+            &journal,
+            &|| {},
+        )
+        .unwrap();
+        let text = std::fs::read_to_string(&journal).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        std::fs::write(&journal, format!("{}\n{}x\n", lines[0], lines[1])).unwrap();
+        let searched = AtomicUsize::new(0);
+        let observer = |e: &Event<'_>| {
+            if let Event::Done(c) = e {
+                searched.store(c.done as usize, Ordering::Relaxed);
+            }
+        };
+        let config = QualityConfig {
+            limit: SuiteLimit::Depth(2),
+            deep,
+            hash_mb: 4,
+            cache_dir: Some(dir.clone()),
+            cache_name: "quality",
+            executor: Arc::new(Local::new(2)),
+        };
+        let resumed = MoveQuality::prepare(positions(), defaults.clone(), config, &observer);
+        let resumed = resumed.unwrap();
+        assert_eq!(resumed.reference, whole.reference);
+        assert_eq!(
+            searched.into_inner(),
+            3,
+            "every position told of, the kept one first"
+        );
+        let line = format!("{}:2", journal.display());
+        assert!(
+            resumed.warnings().iter().any(|w| w.contains(&line)),
+            "{line}: {:?}",
+            resumed.warnings()
+        );
+        assert!(!journal.exists(), "whole again, the journal is gone");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
@@ -603,8 +782,32 @@ mod tests {
                 std::fs::write(&path, serde_json::to_vec(&cache).unwrap()).unwrap();
             }
         }
-        let third = build().score(&Margins::off().into()).unwrap();
+        let again = build();
+        let third = again.score(&Margins::off().into()).unwrap();
         assert_eq!(first, third);
+        // Said, naming the file, and searched afresh: never dropped in silence.
+        let [warning] = again.warnings() else {
+            panic!("one warning: {:?}", again.warnings())
+        };
+        assert!(
+            warning.contains("quality-reference-") && warning.contains("afresh"),
+            "{warning}"
+        );
+        assert!(build().warnings().is_empty(), "replaced, it is whole again");
+        // A moves file cut short (a full disk) is said too.
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.to_string_lossy().contains("quality-moves-") {
+                std::fs::write(&path, b"{\"digest\": \"00").unwrap();
+            }
+        }
+        let cut = build();
+        assert!(
+            cut.warnings().iter().any(|w| w.contains("quality-moves-")),
+            "{:?}",
+            cut.warnings()
+        );
+        assert_eq!(first, cut.score(&Margins::off().into()).unwrap());
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

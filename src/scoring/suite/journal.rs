@@ -4,8 +4,9 @@
 //! Every position is searched by a cleared worker, so its result does not depend on which
 //! positions were searched before it, nor in which process: a run resumed from a journal gives
 //! the results of a run in one go. A position an engine faulted on is not written (a fault is
-//! an accident of that run), and a line cut by a kill is skipped, so its position is searched
-//! again.
+//! an accident of that run), and a line cut by a kill is skipped (and taken off when the
+//! journal is next written), so its position is searched again; any other damaged line is
+//! skipped too, and named ([`Kept::damaged`]) for the caller to say.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -26,56 +27,106 @@ struct Line {
     result: PositionResult,
 }
 
-/// A run through a journal: its results in position order, and how many of them were read
-/// from the journal rather than searched.
+/// A run through a journal: its results in position order, how many of them were read from
+/// the journal rather than searched, and the journal's damaged lines.
 pub struct Kept {
     /// Every position's result, in position order.
     pub results: Vec<PositionResult>,
     /// How many came from the journal of an earlier, unfinished run.
     pub kept: usize,
+    /// The journal's lines (numbered from 1) that were damaged, each with what was wrong:
+    /// their positions were searched again. A last line cut by a kill is not among them (a
+    /// kill does that).
+    pub damaged: Vec<(usize, String)>,
 }
 
-/// The finished positions a journal holds, by index (`None`: not there), and whether its last
-/// line was cut (no newline at the end). A missing or unreadable journal holds none; a line
-/// that does not parse (cut by a kill) or no longer matches its digest (edited), an index out
-/// of range, or a fault is skipped.
-fn read(path: &Path, len: usize) -> (Vec<Option<PositionResult>>, bool) {
-    let mut slots = vec![None; len];
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return (slots, false);
+/// What a journal holds: the finished positions, by index (`None`: not there), whether its
+/// last line was cut (no newline at the end), and its damaged lines (numbered from 1, with
+/// what is wrong: one that does not parse, no longer matches its digest (edited), or has an
+/// index out of range; the cut last line is not one). A missing or unreadable journal holds
+/// none; a damaged line or a fault is skipped.
+struct Read {
+    slots: Vec<Option<PositionResult>>,
+    cut: bool,
+    damaged: Vec<(usize, String)>,
+}
+
+fn read(path: &Path, len: usize) -> Read {
+    let mut read = Read {
+        slots: vec![None; len],
+        cut: false,
+        damaged: Vec::new(),
     };
-    let cut = !text.is_empty() && !text.ends_with('\n');
-    for line in text.lines() {
-        if let Ok(sealed) = serde_json::from_str::<Sealed<Line>>(line)
-            && let Ok(Line { index, result }) = sealed.open()
-            && index < len
-            && result.fault.is_none()
-        {
-            slots[index] = Some(result);
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return read;
+    };
+    read.cut = !text.is_empty() && !text.ends_with('\n');
+    let count = text.lines().count();
+    for (n, line) in text.lines().enumerate() {
+        let parsed = serde_json::from_str::<Sealed<Line>>(line)
+            .map_err(|e| e.to_string())
+            .and_then(Sealed::open)
+            .and_then(|l| {
+                if l.index < len {
+                    Ok(l)
+                } else {
+                    Err(format!("position {} of {len}", l.index))
+                }
+            });
+        match parsed {
+            Ok(Line { index, result }) if result.fault.is_none() => {
+                read.slots[index] = Some(result);
+            }
+            Ok(_) => {}
+            Err(_) if read.cut && n + 1 == count => {}
+            Err(why) => read.damaged.push((n + 1, why)),
         }
     }
-    (slots, cut)
+    read
+}
+
+/// The warning that the journal at `path` had `damaged` lines ([`Kept::damaged`]), naming
+/// each (the first few) with what was wrong; none when it had none.
+pub fn damaged_warning(path: &Path, damaged: &[(usize, String)]) -> Option<String> {
+    let first: Vec<String> = damaged
+        .iter()
+        .take(3)
+        .map(|(line, why)| format!("{}:{line}: {why}", path.display()))
+        .collect();
+    (!damaged.is_empty()).then(|| {
+        format!(
+            "{} damaged line(s) in the journal of an unfinished run ({}{}): their positions were searched again",
+            damaged.len(),
+            first.join("; "),
+            if damaged.len() > 3 { "; ..." } else { "" }
+        )
+    })
 }
 
 /// How many finished positions (of `len`) the journal at `path` holds for a run to take up.
 pub fn count(path: &Path, len: usize) -> usize {
-    read(path, len).0.iter().flatten().count()
+    read(path, len).slots.iter().flatten().count()
 }
 
 /// The journal opened for appending, its directory made when missing, and a line cut by a
-/// kill ended (so the next line is not glued to it); `None` when it cannot be (the run goes
-/// on without keeping its positions).
+/// kill taken off (so the next line is not glued to it, and no later reading finds it
+/// damaged); `None` when it cannot be (the run goes on without keeping its positions).
 fn open(path: &Path, cut: bool) -> Option<File> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).ok()?;
     }
-    let mut file = OpenOptions::new()
+    let file = OpenOptions::new()
         .create(true)
         .append(true)
         .open(path)
         .ok()?;
     if cut {
-        file.write_all(b"\n").ok()?;
+        let text = std::fs::read(path).ok()?;
+        let whole = text
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |at| at + 1);
+        file.set_len(whole as u64).ok()?;
     }
     Some(file)
 }
@@ -97,7 +148,11 @@ pub fn run_kept(
     path: &Path,
     on_done: &(dyn Fn() + Sync),
 ) -> Result<Kept, ExecError> {
-    let (mut slots, cut) = read(path, positions.len());
+    let Read {
+        mut slots,
+        cut,
+        damaged,
+    } = read(path, positions.len());
     let todo: Vec<usize> = (0..positions.len())
         .filter(|&i| slots[i].is_none())
         .collect();
@@ -147,6 +202,7 @@ pub fn run_kept(
     Ok(Kept {
         results: slots.into_iter().flatten().collect(),
         kept,
+        damaged,
     })
 }
 
@@ -215,6 +271,10 @@ mod tests {
         )
         .unwrap();
         assert_eq!(resumed.kept, 4, "four whole lines were kept");
+        assert!(
+            resumed.damaged.is_empty(),
+            "a line cut by a kill is no damage"
+        );
         assert_eq!(searched.into_inner(), 12, "on_done once per position");
         assert_eq!(resumed.results, whole);
         // Now every position is in the journal: nothing is searched again.
@@ -240,6 +300,11 @@ mod tests {
         let edited = serde_json::to_string(&edited).unwrap();
         std::fs::write(&path, text.replacen(first_line, &edited, 1)).unwrap();
         let again = rerun();
+        // Named by its line, with what is wrong with it.
+        let [(1, why)] = &again.damaged[..] else {
+            panic!("line 1 damaged: {:?}", again.damaged)
+        };
+        assert!(why.contains("digest"), "{why}");
         assert_eq!((again.kept, again.results), (11, whole));
         std::fs::remove_dir_all(dir).unwrap();
     }

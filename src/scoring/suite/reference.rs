@@ -126,7 +126,14 @@ pub fn reference_run(
     // run is taken up where it stopped.
     let journal = cache_dir.map(|dir| journal_path(dir, suites, setting, config, true));
     let kept_in = journal.as_deref().filter(|_| executor.streams());
-    let (results, kept) = search_reference(suites, setting, config, kept_in, executor, on_done)?;
+    let journal::Kept {
+        results,
+        kept,
+        damaged,
+    } = search_reference(suites, setting, config, kept_in, executor, on_done)?;
+    if let Some(journal) = kept_in {
+        warnings.extend(journal::damaged_warning(journal, &damaged));
+    }
     let mut stored = false;
     // A fault is an accident of this run, not a property of the reference: a run with faults
     // is used once and never kept as the yardstick of later runs.
@@ -182,7 +189,8 @@ fn read_cached(path: &Path, count: usize) -> Result<Vec<PositionResult>, String>
 }
 
 /// Searches the reference through `executor`, kept in `journal` as the positions finish when
-/// there is one; the results and how many were kept from an earlier run.
+/// there is one; the results, how many were kept from an earlier run, and the journal's
+/// damaged lines.
 fn search_reference(
     suites: &LoadedSuites,
     setting: &Setting,
@@ -190,7 +198,7 @@ fn search_reference(
     journal: Option<&Path>,
     executor: &dyn Runner,
     on_done: &(dyn Fn() + Sync),
-) -> Result<(Vec<PositionResult>, usize), ExecError> {
+) -> Result<journal::Kept, ExecError> {
     if let Some(journal) = journal {
         let run = journal::run_kept(
             executor,
@@ -201,7 +209,7 @@ fn search_reference(
             journal,
             on_done,
         )?;
-        return Ok((run.results, run.kept));
+        return Ok(run);
     }
     let job = Job::Suite(SuiteJob {
         setting: setting.clone(),
@@ -210,7 +218,11 @@ fn search_reference(
         costs: run::no_hint(config, suites.positions.len()),
     });
     let mut done = executor.run_each(std::slice::from_ref(&job), &|_, _| on_done())?;
-    Ok((done.pop().map(Done::into_positions).unwrap_or_default(), 0))
+    Ok(journal::Kept {
+        results: done.pop().map(Done::into_positions).unwrap_or_default(),
+        kept: 0,
+        damaged: Vec::new(),
+    })
 }
 
 /// Why a run of `def` measured nothing, when the engine faulted on every position of it
