@@ -556,11 +556,19 @@ fn a_match_engine_that_floods_its_output_loses_its_games() {
 
 #[test]
 fn a_match_engine_past_the_node_budget_plays_its_last_pv_within_it() {
-    let (run, report, _, dir) = fake_match("overshoot", 0);
+    let (run, report, pgn, dir) = fake_match("overshoot", 0);
     run.assert_success();
     assert_eq!(report["fault_losses"]["a"], 0, "{report}");
     assert_eq!(report["games"], 2, "{report}");
     run.assert_prints("games lost to engine faults: A 0, B 0");
+    // Every move of A's fake engine went past the budget: counted, said, and kept in the PGN
+    // a resumed match reads; B (marginal's own engine) stops at it.
+    let past = report["overshot_moves"]["a"].as_u64().unwrap();
+    assert!(past > 0, "{report}");
+    assert_eq!(report["overshot_moves"]["b"], 0, "{report}");
+    let said = format!("moves past the node budget: A {past}, B 0 (");
+    assert!(run.stdout.contains(&said), "{}", run.stdout);
+    assert!(pgn.contains("[MarginalOvershot "), "{pgn}");
     std::fs::remove_dir_all(dir).unwrap();
 }
 

@@ -222,6 +222,10 @@ fn start_error(program: &UciProgram, e: &std::io::Error) -> String {
         std::io::ErrorKind::NotFound if bare => format!(
             " (a bare name is looked up on PATH; for a file beside the engine file write ./{command} or its full path)"
         ),
+        std::io::ErrorKind::NotFound => {
+            " (no such file: install the engine, or write the path of its executable in command)"
+                .to_string()
+        }
         std::io::ErrorKind::PermissionDenied
             if program.command.extension().is_some_and(|x| x == "toml") =>
         {
