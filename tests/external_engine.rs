@@ -1302,7 +1302,7 @@ fn an_engine_that_ends_with_status_0_is_said_to_have_ended_not_crashed() {
         all.extend_from_slice(engine);
         marginal(&all, &dir)
     };
-    let hint = "is it a UCI engine (does it need an argument such as `uci`)?";
+    let hint = "is it a UCI engine (does it need an argument such as `uci` or `--uci`, in args = [...] of its engine file)?";
     // Exits at once.
     let at_once = dir.join("true.toml");
     std::fs::write(
