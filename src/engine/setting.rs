@@ -364,7 +364,11 @@ impl EngineDef {
             "see `marginal params`".into()
         } else {
             let names: Vec<&str> = self.rows.iter().map(|r| r.name.as_str()).collect();
-            format!("the rows of {}: {}", self.name, names.join(", "))
+            let file = self
+                .source
+                .as_deref()
+                .map_or(String::new(), |s| format!(" ({s})"));
+            format!("the rows of {}{file}: {}", self.name, names.join(", "))
         }
     }
 
@@ -991,6 +995,12 @@ mod tests {
         assert!(
             e.contains("has no row 'frontier' (its rows: futility_margin)"),
             "{e}"
+        );
+        // Where a tune's --params finds the names: the rows and the engine file holding them.
+        let hint = def.rows_hint();
+        assert!(
+            hint.contains("t.toml") && hint.contains("futility_margin"),
+            "{hint}"
         );
         assert_eq!(
             serde_json::to_string(&s).unwrap(),
