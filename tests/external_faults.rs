@@ -572,6 +572,54 @@ fn a_match_engine_past_the_node_budget_plays_its_last_pv_within_it() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// An engine that cannot keep the match's clock (the fake engine goes silent after two
+/// searches, under `--tc 0.2+0`) loses its games on time, not to a fault: counted, and warned
+/// of naming its engine file, the time control and the fix; the run goes on to its end
+/// (issue 39: a time control the engine cannot keep).
+#[test]
+fn a_match_engine_that_cannot_keep_the_clock_loses_on_time_and_is_warned_of() {
+    let dir = scratch("faults", "match-clock");
+    let engine = engine_file(&dir, "fake", "hang", 2, SHORT_MS);
+    let json = dir.join("report.json");
+    let args = [
+        "match",
+        "--a",
+        "default",
+        "--b",
+        "default",
+        "--a-engine",
+        path(&engine),
+        "--tc",
+        "0.2+0",
+        "--games",
+        "2",
+        "--concurrency",
+        "1",
+        "--max-plies",
+        "60",
+        "--json",
+        path(&json),
+    ];
+    let run = finish(&dir, "match", spawn(&dir, "match", &args));
+    assert_none_left(&dir);
+    run.assert_success();
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["time_losses"]["a"], 2, "{report}");
+    assert_eq!(report["fault_losses"]["a"], 0, "{report}");
+    run.assert_prints("time losses: A 2, B 0");
+    assert_names(
+        &run.stderr,
+        &[
+            "engine A",
+            path(&engine),
+            "2 of the 2 games on time",
+            "--tc 0.2+0",
+            "longer --tc",
+        ],
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 /// Starts `marginal ARGS` (as [`spawn`]) and waits until `engines` fake engine processes of
 /// `dir` have started and the last is still running.
 fn spawn_until_engines(dir: &Path, name: &str, args: &[&str], engines: usize) -> Child {
