@@ -4,12 +4,19 @@
 # This file is part of marginal.
 """Pools `marginal match --json` reports of one margin set on several books.
 
-    python3 scripts/pool_books.py REPORT [REPORT ...]
+    python3 scripts/pool_books.py [--sprt ELO0,ELO1,ALPHA,BETA] [--json OUT] REPORT [REPORT ...]
 
 Prints one results-table row: games, Elo [95%], nElo [95%], draw rate and pentanomial of the
 pentanomial counts summed over the reports (every book weighted by its pairs), with the
 estimates of scripts/stats_reference.py (the published formulas marginal's statistics
-implement). Standard library only.
+implement).
+
+--sprt judges the pooled games with an SPRT in normalized Elo (as `marginal match --sprt`:
+the generalized LLR of scripts/stats_reference.py, bounds ln(beta/(1-alpha)) and
+ln((1-beta)/alpha)) once every report is in: H1 (the set is better by elo1), H0 (it is not
+better than elo0) or undecided. --json writes the pooled report (format marginal-pooled/1):
+its parts (each report's path, book and games), the summed pentanomial, the estimates and the
+SPRT. Standard library only.
 """
 import json
 import math
@@ -17,36 +24,125 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from stats_reference import estimate  # noqa: E402
+from stats_reference import estimate, exact_llr  # noqa: E402
+
+KEYS = ["ll", "ld", "wl_dd", "wd", "ww"]
+
+
+def fail(message: str) -> None:
+    print(f"pool_books.py: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def book_of(path):
+    """The shipped book (data/openings) a report's file name names, as the scripts name them
+    (SET-BOOK-NODES.json); None when it names none."""
+    books = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "openings")
+    stems = [f[: -len(".epd")] for f in os.listdir(books) if f.endswith(".epd")] if os.path.isdir(books) else []
+    name = os.path.basename(path)
+    found = [s for s in stems if f"-{s}-" in name or name.startswith(f"{s}-")]
+    return max(found, key=len) if found else None
+
+
+def parse_args(argv):
+    sprt, out, paths = None, None, []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg in ("--sprt", "--json"):
+            if i + 1 >= len(argv):
+                fail(f"{arg} needs a value")
+            value = argv[i + 1]
+            i += 2
+            if arg == "--json":
+                out = value
+                continue
+            try:
+                elo0, elo1, alpha, beta = (float(x) for x in value.split(","))
+            except ValueError:
+                fail(f"--sprt '{value}': give ELO0,ELO1,ALPHA,BETA, e.g. 0,10,0.05,0.05")
+            if not (elo0 < elo1 and 0 < alpha < 1 and 0 < beta < 1):
+                fail(f"--sprt '{value}': needs elo0 < elo1 and alpha, beta in (0, 1)")
+            sprt = (elo0, elo1, alpha, beta)
+        else:
+            paths.append(arg)
+            i += 1
+    if not paths:
+        sys.exit(__doc__)
+    return sprt, out, paths
+
+
+def judge(counts, sprt):
+    elo0, elo1, alpha, beta = sprt
+    llr = exact_llr(counts, elo0, elo1)
+    lower, upper = math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha)
+    if llr >= upper:
+        decision = "H1"
+    elif llr <= lower:
+        decision = "H0"
+    else:
+        decision = "undecided"
+    return {
+        "elo0": elo0, "elo1": elo1, "alpha": alpha, "beta": beta,
+        "llr": llr, "lower": lower, "upper": upper, "decision": decision,
+    }
 
 
 def main() -> None:
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
+    sprt, out, paths = parse_args(sys.argv[1:])
     counts = [0, 0, 0, 0, 0]
     games = draws = 0
-    for path in sys.argv[1:]:
-        with open(path, encoding="utf-8") as f:
-            r = json.load(f)
-        p = r["pentanomial"]
-        for i, key in enumerate(["ll", "ld", "wl_dd", "wd", "ww"]):
+    parts = []
+    for path in paths:
+        try:
+            with open(path, encoding="utf-8") as f:
+                r = json.load(f)
+            p, w = r["pentanomial"], r["wdl"]
+        except (OSError, ValueError, KeyError) as e:
+            fail(f"{path}: not a readable `marginal match --json` report ({e}); rerun its match")
+        for i, key in enumerate(KEYS):
             counts[i] += p[key]
-        w = r["wdl"]
-        games += w["wins"] + w["draws"] + w["losses"]
+        n = w["wins"] + w["draws"] + w["losses"]
+        games += n
         draws += w["draws"]
+        parts.append({"report": path, "book": book_of(path), "games": n})
     elo, lo, hi, nelo, nlo, nhi, _los = estimate(counts, math.sqrt(2.0))
 
     def signed(x) -> str:
         # Undefined (a set that won or lost every pair) is n/a, as marginal prints it.
         return f"{x:+.1f}" if x is not None and math.isfinite(x) else "n/a"
 
+    def finite(x):
+        return x if x is not None and math.isfinite(x) else None
+
+    verdict = judge(counts, sprt) if sprt and sum(counts) else None
     # The columns of scripts/match_row.py's rows: book, nodes (blank: the books' own rows
     # say it), games, Elo, nElo, draws, pentanomial, wall (blank).
+    sprt_cell = ""
+    if verdict:
+        sprt_cell = f" SPRT [{verdict['elo0']:g}, {verdict['elo1']:g}]: LLR {verdict['llr']:+.2f} ({verdict['decision']})"
     print(
-        f"| pooled ({len(sys.argv) - 1} books) | | {games} | {signed(elo)} [{signed(lo)}, {signed(hi)}] "
+        f"| pooled ({len(paths)} books) | | {games} | {signed(elo)} [{signed(lo)}, {signed(hi)}] "
         f"| {signed(nelo)} [{signed(nlo)}, {signed(nhi)}] | {100 * draws / max(games, 1):.1f}% "
-        f"| {' '.join(str(c) for c in counts)} | |"
+        f"| {' '.join(str(c) for c in counts)} |{sprt_cell} |"
     )
+    if out:
+        report = {
+            "format": "marginal-pooled/1",
+            "parts": parts,
+            "games": games,
+            "draws": draws,
+            "pentanomial": dict(zip(KEYS, counts)),
+            "elo": {
+                "elo": finite(elo), "lower": finite(lo), "upper": finite(hi),
+                "nelo": finite(nelo), "nelo_lower": finite(nlo), "nelo_upper": finite(nhi),
+            },
+            "sprt": verdict,
+        }
+        with open(out + ".part", "w", encoding="utf-8") as f:
+            json.dump(report, f, indent=2)
+            f.write("\n")
+        os.replace(out + ".part", out)
 
 
 if __name__ == "__main__":

@@ -196,7 +196,12 @@ fn every_command_refuses_bad_input_with_exit_2_and_a_message() {
         ),
         (
             matched(&["--b-engine", &no_command]),
-            vec![&no_command, "/no/such/engine", "could not be started"],
+            vec![
+                &no_command,
+                "/no/such/engine",
+                "could not be started",
+                "install the engine",
+            ],
         ),
         (
             vec!["tune", "--engine", &bad_row, "--iterations", "1"],

@@ -1302,7 +1302,7 @@ fn an_engine_that_ends_with_status_0_is_said_to_have_ended_not_crashed() {
         all.extend_from_slice(engine);
         marginal(&all, &dir)
     };
-    let hint = "is it a UCI engine (does it need an argument such as `uci`)?";
+    let hint = "is it a UCI engine (does it need an argument such as `uci` or `--uci`, in args = [...] of its engine file)?";
     // Exits at once.
     let at_once = dir.join("true.toml");
     std::fs::write(
@@ -1733,6 +1733,127 @@ fn gnu_chess_s_engine_files_score_a_suite_and_play_games_without_faults() {
         runs_without_faults(&engine, "futility_margin=150", &pruning);
         runs_without_faults(&pruning, "delta_margin=100", &pruning);
     }
+}
+
+/// GNU Chess ignores `go nodes`: in a match every one of its moves goes past the budget, is
+/// stopped, and plays its last PV within it; the match counts those moves per side and says
+/// so (issue 39: an engine that overshoots a node budget), losing no game to it.
+#[test]
+fn gnu_chess_past_the_node_budget_in_a_match_is_counted_and_said() {
+    let Some(engine) = shipped_engine("gnuchess", &["futility_margin", "delta_margin"]) else {
+        return;
+    };
+    let dir = scratch("shipped", "overshoot");
+    let out = dir.join("m.json");
+    let args = [
+        "match",
+        "--a",
+        "default",
+        "--a-engine",
+        text(&engine),
+        "--b",
+        "default",
+        "--nodes",
+        "3000",
+        "--games",
+        "2",
+        "--json",
+        text(&out),
+    ];
+    let said = succeeded(&marginal(&args, &dir), "match at 3,000 nodes");
+    let played = json(&out);
+    let past = played["overshot_moves"]["a"].as_u64().unwrap();
+    assert!(past > 0, "{played}");
+    assert_eq!(played["overshot_moves"]["b"], 0, "{played}");
+    assert_names(
+        &said,
+        &[
+            &format!("moves past the node budget: A {past}, B 0"),
+            "last PV",
+        ],
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Toga II's engine file edited wrong, as issue 39 lists: a row beyond the range Toga declares
+/// for its option is refused (exit 2) naming the file, the row and both ranges; a row naming
+/// an option Toga does not have is refused listing the options it has; an [options] line Toga
+/// does not declare is a warning naming the file and the option, and the run goes on.
+#[test]
+fn toga_s_engine_file_with_a_wrong_row_or_option_is_refused_or_warned_naming_it() {
+    let Some(engine) = shipped_engine(
+        "toga2",
+        &["futility_margin", "ext_futility_margin", "delta_margin"],
+    ) else {
+        return;
+    };
+    let dir = scratch("shipped", "toga-edits");
+    let shipped = std::fs::read_to_string(&engine).unwrap();
+    let edited = |name: &str, from: &str, to: &str| {
+        assert!(shipped.contains(from), "{from}");
+        let path = dir.join(name);
+        std::fs::write(&path, shipped.replace(from, to)).unwrap();
+        path
+    };
+    let play = |file: &Path| {
+        let args = [
+            "match",
+            "--a",
+            "default",
+            "--a-engine",
+            text(file),
+            "--b",
+            "default",
+            "--b-engine",
+            text(file),
+            "--nodes",
+            "2000",
+            "--games",
+            "2",
+            "-q",
+        ];
+        marginal(&args, &dir)
+    };
+    let wide = edited(
+        "wide.toml",
+        "Futility Margin, 100, 0, 500",
+        "Futility Margin, 100, 0, 5000",
+    );
+    user_error(
+        &play(&wide),
+        &["wide.toml", "futility_margin", "[0, 5000]", "[0, 500]"],
+        "a row beyond the declared range",
+    );
+    let unknown = edited("unknown.toml", "Delta Margin, 50", "Delta Marjin, 50");
+    user_error(
+        &play(&unknown),
+        &[
+            "unknown.toml",
+            "delta_margin",
+            "'Delta Marjin'",
+            "Delta Margin",
+        ],
+        "a row naming no option of the engine",
+    );
+    let option = edited(
+        "option.toml",
+        "\"Number of Threads\" = 1",
+        "\"Number of Threadz\" = 1",
+    );
+    let out = play(&option);
+    let said = succeeded(&out, "an [options] line the engine does not declare");
+    let warned = String::from_utf8_lossy(&out.stderr);
+    assert_names(
+        &warned,
+        &[
+            "option.toml:",
+            "Number of Threadz",
+            "declares no such option",
+            "remove the line",
+        ],
+    );
+    assert_names(&said, &["games 2:"]);
+    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// An engine that cannot be started for want of file descriptors (`ulimit -n`) is said to have

@@ -556,11 +556,67 @@ fn a_match_engine_that_floods_its_output_loses_its_games() {
 
 #[test]
 fn a_match_engine_past_the_node_budget_plays_its_last_pv_within_it() {
-    let (run, report, _, dir) = fake_match("overshoot", 0);
+    let (run, report, pgn, dir) = fake_match("overshoot", 0);
     run.assert_success();
     assert_eq!(report["fault_losses"]["a"], 0, "{report}");
     assert_eq!(report["games"], 2, "{report}");
     run.assert_prints("games lost to engine faults: A 0, B 0");
+    // Every move of A's fake engine went past the budget: counted, said, and kept in the PGN
+    // a resumed match reads; B (marginal's own engine) stops at it.
+    let past = report["overshot_moves"]["a"].as_u64().unwrap();
+    assert!(past > 0, "{report}");
+    assert_eq!(report["overshot_moves"]["b"], 0, "{report}");
+    let said = format!("moves past the node budget: A {past}, B 0 (");
+    assert!(run.stdout.contains(&said), "{}", run.stdout);
+    assert!(pgn.contains("[MarginalOvershot "), "{pgn}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// An engine that cannot keep the match's clock (the fake engine goes silent after two
+/// searches, under `--tc 0.2+0`) loses its games on time, not to a fault: counted, and warned
+/// of naming its engine file, the time control and the fix; the run goes on to its end
+/// (issue 39: a time control the engine cannot keep).
+#[test]
+fn a_match_engine_that_cannot_keep_the_clock_loses_on_time_and_is_warned_of() {
+    let dir = scratch("faults", "match-clock");
+    let engine = engine_file(&dir, "fake", "hang", 2, SHORT_MS);
+    let json = dir.join("report.json");
+    let args = [
+        "match",
+        "--a",
+        "default",
+        "--b",
+        "default",
+        "--a-engine",
+        path(&engine),
+        "--tc",
+        "0.2+0",
+        "--games",
+        "2",
+        "--concurrency",
+        "1",
+        "--max-plies",
+        "60",
+        "--json",
+        path(&json),
+    ];
+    let run = finish(&dir, "match", spawn(&dir, "match", &args));
+    assert_none_left(&dir);
+    run.assert_success();
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["time_losses"]["a"], 2, "{report}");
+    assert_eq!(report["fault_losses"]["a"], 0, "{report}");
+    run.assert_prints("time losses: A 2, B 0");
+    assert_names(
+        &run.stderr,
+        &[
+            "engine A",
+            path(&engine),
+            "2 of the 2 games on time",
+            "--tc 0.2+0",
+            "longer --tc",
+        ],
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }
 

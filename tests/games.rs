@@ -81,6 +81,7 @@ impl Player for Scripted {
         Ok(PlayerMove {
             mv,
             score: self.score,
+            overshot: false,
         })
     }
 }
@@ -892,6 +893,7 @@ fn finished(white: &str, black: &str, outcome: GameOutcome) -> GameRecord {
         moves: Vec::new(),
         outcome,
         termination: Termination::ResignAdjudication,
+        overshot: [0, 0],
     }
 }
 

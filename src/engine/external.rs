@@ -222,6 +222,10 @@ fn start_error(program: &UciProgram, e: &std::io::Error) -> String {
         std::io::ErrorKind::NotFound if bare => format!(
             " (a bare name is looked up on PATH; for a file beside the engine file write ./{command} or its full path)"
         ),
+        std::io::ErrorKind::NotFound => {
+            " (no such file: install the engine, or write the path of its executable in command)"
+                .to_string()
+        }
         std::io::ErrorKind::PermissionDenied
             if program.command.extension().is_some_and(|x| x == "toml") =>
         {
@@ -290,7 +294,7 @@ fn missing_interpreter(program: &UciProgram) -> Option<String> {
 }
 
 /// What an engine that is not speaking UCI is asked about, by every message that finds it so.
-pub const NOT_UCI_HINT: &str = "is it a UCI engine (does it need an argument such as `uci`)?";
+pub const NOT_UCI_HINT: &str = "is it a UCI engine (does it need an argument such as `uci` or `--uci`, in args = [...] of its engine file)?";
 
 /// [`Fault::Ended`]'s message: the exit status 0, before which answer, what it wrote, and the
 /// question to ask of it (before `uciok`: whether it is a UCI engine at all).

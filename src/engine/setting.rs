@@ -278,24 +278,25 @@ impl EngineDef {
                 "{source}: no params rows: nothing is tuned or set, every margin set is the engine's own defaults (docs/external-engines.md says how to declare one)"
             ));
         }
+        // Where a line of the engine file is (`:21`), read back from the file.
+        let at = |table: &str, name: &str| {
+            let path = std::path::Path::new(source);
+            let line = crate::formats::engine_file::option_line(path, table, name);
+            line.map_or(String::new(), |l| format!(":{l}"))
+        };
         for (table, options) in [
             ("options", &program.options),
             ("reference_options", &self.reference_options),
         ] {
             for (name, value) in options {
+                let at = at(table, name);
                 let Some(option) = declared(name) else {
                     warnings.push(format!(
-                        "{source}: [{table}] {name}: the engine declares no such option (it may ignore it)"
+                        "{source}{at}: [{table}] {name}: the engine declares no such option (it may ignore it): spell the name as the engine's `option name` lines do, or remove the line"
                     ));
                     continue;
                 };
                 if let Some(why) = option_value_refused(option, value) {
-                    let line = crate::formats::engine_file::option_line(
-                        std::path::Path::new(source),
-                        table,
-                        name,
-                    );
-                    let at = line.map_or(String::new(), |l| format!(":{l}"));
                     return Err(EngineDefError(format!(
                         "{source}{at}: [{table}] {name} = '{value}': {why}"
                     )));
@@ -363,7 +364,11 @@ impl EngineDef {
             "see `marginal params`".into()
         } else {
             let names: Vec<&str> = self.rows.iter().map(|r| r.name.as_str()).collect();
-            format!("the rows of {}: {}", self.name, names.join(", "))
+            let file = self
+                .source
+                .as_deref()
+                .map_or(String::new(), |s| format!(" ({s})"));
+            format!("the rows of {}{file}: {}", self.name, names.join(", "))
         }
     }
 
@@ -990,6 +995,12 @@ mod tests {
         assert!(
             e.contains("has no row 'frontier' (its rows: futility_margin)"),
             "{e}"
+        );
+        // Where a tune's --params finds the names: the rows and the engine file holding them.
+        let hint = def.rows_hint();
+        assert!(
+            hint.contains("t.toml") && hint.contains("futility_margin"),
+            "{hint}"
         );
         assert_eq!(
             serde_json::to_string(&s).unwrap(),

@@ -466,6 +466,9 @@ pub struct GameOut {
     pub outcome: GameOutcome,
     /// Why it ended.
     pub termination: Termination,
+    /// Moves White and Black made past the node budget (absent in older result files: none).
+    #[serde(default)]
+    pub overshot: [u32; 2],
 }
 
 /// This process's executable as a stamp: its path, size and modification time (None when
@@ -749,6 +752,7 @@ fn game_out(g: &GameRecord) -> GameOut {
         moves: g.moves.iter().cloned().map(uci_move).collect(),
         outcome: g.outcome,
         termination: g.termination.clone(),
+        overshot: g.overshot,
     }
 }
 
@@ -768,6 +772,7 @@ fn game_record(g: &GameOut) -> Result<GameRecord, WorkError> {
         moves,
         outcome: g.outcome,
         termination: g.termination.clone(),
+        overshot: g.overshot,
     })
 }
 

@@ -19,6 +19,9 @@ pub struct PlayerMove {
     pub mv: Move,
     /// The player's own score of the position, side to move's view, eval units (if it has one).
     pub score: Option<i32>,
+    /// An external engine went past its node budget and was stopped: the move is its last PV
+    /// within the budget.
+    pub overshot: bool,
 }
 
 /// Why a player could not move.
@@ -114,7 +117,11 @@ impl Player for EnginePlayer {
         let mv = r
             .best_move
             .ok_or_else(|| PlayerError("no move in a position with legal moves".into()))?;
-        Ok(PlayerMove { mv, score: r.score })
+        Ok(PlayerMove {
+            mv,
+            score: r.score,
+            overshot: r.overshot,
+        })
     }
 }
 
@@ -342,6 +349,9 @@ pub struct GameRecord {
     pub outcome: GameOutcome,
     /// Why it ended.
     pub termination: Termination,
+    /// Moves White and Black made after going past the node budget (an external engine that
+    /// does not stop at `go nodes` exactly; its last PV within the budget was played).
+    pub overshot: [u32; 2],
 }
 
 /// Plays one game from `opening`.
@@ -370,19 +380,20 @@ pub fn play_game_until(
     black.new_game();
     let mut game = GameState::new(opening, config);
     let (white_name, black_name) = (white.name().to_string(), black.name().to_string());
-    let finish = |moves: Vec<Move>, outcome, termination| {
+    let finish = |game: GameState, outcome, termination| {
         Some(GameRecord {
             start: opening.clone(),
             white: white_name.clone(),
             black: black_name.clone(),
-            moves,
+            moves: game.moves,
             outcome,
             termination,
+            overshot: game.overshot,
         })
     };
     loop {
         if let Some((outcome, termination)) = game.ended_by_rules(config) {
-            return finish(game.moves, outcome, termination);
+            return finish(game, outcome, termination);
         }
 
         if abandon() {
@@ -405,14 +416,14 @@ pub fn play_game_until(
         });
         let spent = started.elapsed();
         if let Some(outcome) = charge_clock(config, &mut game.clocks, side, spent, pos) {
-            return finish(game.moves, outcome, Termination::TimeForfeit);
+            return finish(game, outcome, Termination::TimeForfeit);
         }
         let chosen = match chosen {
             Ok(c) if pos.is_legal(c.mv) => c,
             Ok(c) => {
                 let why = format!("illegal move {}", c.mv);
                 return finish(
-                    game.moves,
+                    game,
                     GameOutcome::win_for(!side),
                     Termination::PlayerFailure(why),
                 );
@@ -422,7 +433,7 @@ pub fn play_game_until(
             Err(_) if abandon() => return None,
             Err(e) => {
                 return finish(
-                    game.moves,
+                    game,
                     GameOutcome::win_for(!side),
                     Termination::PlayerFailure(e.to_string()),
                 );
@@ -431,7 +442,7 @@ pub fn play_game_until(
         game.play(chosen, side);
 
         if let Some((outcome, termination)) = game.ended_by_adjudication(config) {
-            return finish(game.moves, outcome, termination);
+            return finish(game, outcome, termination);
         }
     }
 }
@@ -447,6 +458,8 @@ struct GameState {
     // White-point-of-view scores, one per ply (None when a player gave none).
     scores: Vec<Option<i32>>,
     clocks: [Duration; 2],
+    // Moves made past the node budget, White's and Black's.
+    overshot: [u32; 2],
 }
 
 impl GameState {
@@ -466,6 +479,7 @@ impl GameState {
             moves: Vec::new(),
             scores: Vec::new(),
             clocks,
+            overshot: [0; 2],
         }
     }
 
@@ -503,6 +517,7 @@ impl GameState {
         self.keys.push(self.board.hash());
         self.board = self.board.play(chosen.mv);
         self.moves.push(chosen.mv);
+        self.overshot[usize::from(side == Color::Black)] += u32::from(chosen.overshot);
         *self.seen.entry(self.board.hash()).or_insert(0) += 1;
     }
 

@@ -84,6 +84,9 @@ pub struct MatchStats {
     /// Games lost to an engine fault (crash, hang, illegal move, garbage:
     /// [`Termination::PlayerFailure`]) by A, and by B.
     pub fault_losses: (u64, u64),
+    /// Moves A, and B, made past the node budget (an external engine stopped beyond `go
+    /// nodes`, its last PV within the budget played).
+    pub overshot: (u64, u64),
     /// Log-likelihood ratio of the SPRT (when one runs).
     pub llr: Option<f64>,
     /// The SPRT's decision (when one runs).
@@ -99,6 +102,10 @@ impl MatchStats {
         self.wdl.add_game(second);
         self.pentanomial.add_pair(first, second);
         self.games += 2;
+        // A has White in the first game, Black in the second.
+        let ([w1, b1], [w2, b2]) = (pair.first.overshot, pair.second.overshot);
+        self.overshot.0 += u64::from(w1) + u64::from(b2);
+        self.overshot.1 += u64::from(b1) + u64::from(w2);
         // A flag against a bare king is a draw: nobody's time loss.
         for (game, result) in [(&pair.first, first), (&pair.second, second)] {
             let losses = match game.termination {
@@ -489,6 +496,11 @@ pub struct MatchReport {
     /// is its `termination`. Absent (in reports written before it) reads as none.
     #[serde(default)]
     pub fault_losses: Losses,
+    /// Moves made past the node budget by each side's engine (it does not stop at `go nodes`
+    /// exactly: marginal stopped it and played its last PV within the budget). Absent (in
+    /// reports written before it) reads as none.
+    #[serde(default)]
+    pub overshot_moves: Losses,
     /// Wall-clock time of the match, seconds (of the last run only, for a resumed match).
     pub elapsed_seconds: f64,
     /// Every counted game in play order: pair by pair, A with White first.
@@ -633,6 +645,7 @@ impl MatchReport {
             sprt,
             time_losses: s.time_losses.into(),
             fault_losses: s.fault_losses.into(),
+            overshot_moves: s.overshot.into(),
             elapsed_seconds: result.elapsed.as_secs_f64(),
             game_results,
             interrupted: result.interrupted,
@@ -658,7 +671,48 @@ mod tests {
             moves: Vec::new(),
             outcome,
             termination,
+            overshot: [0, 0],
         }
+    }
+
+    #[test]
+    fn moves_past_the_node_budget_count_for_the_side_that_made_them() {
+        let past = |white, black| GameRecord {
+            overshot: [white, black],
+            ..game(GameOutcome::Draw, Termination::FiftyMoves)
+        };
+        let mut stats = MatchStats::default();
+        // A is White in the first game (3 of its moves past the budget, B's 1), Black in the
+        // second (A's 5, B's 0).
+        stats.add(
+            &PairRecord {
+                index: 0,
+                first: past(3, 1),
+                second: past(0, 5),
+            },
+            None,
+        );
+        assert_eq!(stats.overshot, (8, 1));
+        let result = MatchResult {
+            pairs: Vec::new(),
+            stats,
+            elapsed: Duration::ZERO,
+            earlier: 0,
+            interrupted: false,
+        };
+        let config = MatchConfig {
+            game: GameConfig::default(),
+            games: 2,
+            concurrency: 1,
+            sprt: None,
+        };
+        let report = MatchReport::new(&result, &config, "a", "b");
+        assert_eq!(report.overshot_moves, Losses { a: 8, b: 1 });
+        // Reports written before the count read as none.
+        let mut old = serde_json::to_value(&report).unwrap();
+        old.as_object_mut().unwrap().remove("overshot_moves");
+        let read: MatchReport = serde_json::from_value(old).unwrap();
+        assert_eq!(read.overshot_moves, Losses::default());
     }
 
     #[test]

@@ -39,6 +39,9 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
     (y, m, d)
 }
 
+/// The tag of the moves each side made past the node budget (`"3 0"`), written when any was.
+const OVERSHOT_TAG: &str = "MarginalOvershot";
+
 /// Formats one game. `round` is e.g. `"12.2"` (pair 12, second game); `event` and `date` as
 /// the tags should read.
 pub fn format_game(game: &GameRecord, event: &str, round: &str, date: &str) -> String {
@@ -61,6 +64,11 @@ pub fn format_game(game: &GameRecord, event: &str, round: &str, date: &str) -> S
         ("PlyCount", game.moves.len().to_string()),
         ("Termination", game.termination.pgn_tag().to_string()),
     ])
+    // Moves past the node budget, White's and Black's, kept for a resumed match's count.
+    .chain((game.overshot != [0, 0]).then(|| {
+        let [white, black] = game.overshot;
+        (OVERSHOT_TAG, format!("{white} {black}"))
+    }))
     .collect();
     for (name, value) in tags {
         let _ = writeln!(out, "[{name} \"{}\"]", escape(&value));
@@ -240,6 +248,16 @@ pub fn read_games(text: &[u8]) -> Result<ReadPgn, PgnError> {
     Ok(out)
 }
 
+/// The moves past the node budget a game's tag holds (none without it, or unreadable: the
+/// count is a report, never a reason to refuse a game).
+fn overshot_of(tag: Option<&str>) -> [u32; 2] {
+    let mut counts = tag.unwrap_or("").split_ascii_whitespace().map(str::parse);
+    match (counts.next(), counts.next()) {
+        (Some(Ok(white)), Some(Ok(black))) => [white, black],
+        _ => [0, 0],
+    }
+}
+
 /// Reads one whole game: tag lines, a blank line, movetext lines (`first` is the index of its
 /// first line).
 fn read_game(lines: &[Line<'_>], first: usize) -> Result<ReadGame, PgnError> {
@@ -293,6 +311,7 @@ fn read_game(lines: &[Line<'_>], first: usize) -> Result<ReadGame, PgnError> {
             moves,
             outcome,
             termination,
+            overshot: overshot_of(tag(OVERSHOT_TAG)),
         },
         tags,
         line: first + 1,
@@ -634,6 +653,7 @@ mod tests {
             moves: moves.clone(),
             outcome,
             termination: Termination::from_description("checkmate").unwrap(),
+            overshot: [0, 0],
         };
         let text = format_game(&game(GameOutcome::BlackWins), "t", "1", "2026.01.02");
         assert_eq!(read_games(text.as_bytes()).unwrap().games.len(), 1);
@@ -643,6 +663,40 @@ mod tests {
             e.reason
                 .contains("result 1-0, but its moves end in checkmate (0-1)"),
             "{e}"
+        );
+    }
+
+    #[test]
+    fn moves_past_the_node_budget_survive_the_pgn_a_match_resumes_from() {
+        let game = GameRecord {
+            start: Chess::default(),
+            white: "A".into(),
+            black: "B".into(),
+            moves: Vec::new(),
+            outcome: GameOutcome::Draw,
+            termination: Termination::FiftyMoves,
+            overshot: [4, 1],
+        };
+        let text = format_game(&game, "t", "1.1", "2026.01.02");
+        assert!(text.contains("[MarginalOvershot \"4 1\"]"), "{text}");
+        assert_eq!(
+            read_games(text.as_bytes()).unwrap().games[0]
+                .record
+                .overshot,
+            [4, 1]
+        );
+        // None past the budget: no tag, and a game without one reads as none.
+        let none = GameRecord {
+            overshot: [0, 0],
+            ..game
+        };
+        let text = format_game(&none, "t", "1.1", "2026.01.02");
+        assert!(!text.contains("MarginalOvershot"), "{text}");
+        assert_eq!(
+            read_games(text.as_bytes()).unwrap().games[0]
+                .record
+                .overshot,
+            [0, 0]
         );
     }
 }

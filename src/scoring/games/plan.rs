@@ -643,7 +643,15 @@ impl Prepared {
 
     /// The result in lines, as the match command says it ([`super::summary::summary`]).
     pub fn summary(&self, result: &MatchResult) -> Vec<Said> {
-        super::summary::summary(result, self.config.sprt.as_ref(), self.plan.pgn.as_deref())
+        let plan = &self.plan;
+        let mut said =
+            super::summary::summary(result, self.config.sprt.as_ref(), plan.pgn.as_deref());
+        said.extend(super::summary::time_trouble(
+            result,
+            &self.config.game.limit,
+            [plan.a.engine.as_deref(), plan.b.engine.as_deref()],
+        ));
+        said
     }
 
     /// What a played match comes to ([`Verdict::of`]).

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use super::game::Termination;
+use super::game::{MoveLimit, Termination};
 use super::matches::{MatchResult, MatchStats, result_for_a};
 use super::stats::{EloSummary, GameResult, Shown, SprtDecision, SprtParams, sprt_llr};
 use crate::progress::{Said, percent};
@@ -175,6 +175,12 @@ pub fn summary(result: &MatchResult, sprt: Option<&SprtParams>, pgn: Option<&Pat
         "time losses: A {}, B {}",
         s.time_losses.0, s.time_losses.1
     ));
+    let (a, b) = s.overshot;
+    if a + b > 0 {
+        out.push(format!(
+            "moves past the node budget: A {a}, B {b} (the engine does not stop at go nodes exactly: marginal stopped it and played its last PV within the budget)"
+        ));
+    }
     let mut said: Vec<Said> = out.into_iter().map(Said::Out).collect();
     said.extend(faults(result));
     said.push(Said::Out(speed(result)));
@@ -267,6 +273,35 @@ fn faults(result: &MatchResult) -> Vec<Said> {
     said
 }
 
+/// A side that lost more than a tenth of the games on time cannot keep the clock on this
+/// machine: a warning naming it (its engine file, or marginal's own engine), the time control
+/// and the fix, since its Elo then measures its clock handling as much as its margins. None
+/// when no side did (or the games had no clock).
+pub fn time_trouble(
+    result: &MatchResult,
+    limit: &MoveLimit,
+    engines: [Option<&Path>; 2],
+) -> Vec<Said> {
+    let games = 2 * result.stats.pentanomial.total_pairs();
+    let (a, b) = result.stats.time_losses;
+    if !matches!(limit, MoveLimit::Clock { .. }) || games == 0 {
+        return Vec::new();
+    }
+    [("A", a, engines[0]), ("B", b, engines[1])]
+        .into_iter()
+        .filter(|&(_, lost, _)| 10 * lost > games)
+        .map(|(side, lost, engine)| {
+            let engine = engine.map_or_else(
+                || "marginal's own engine".to_string(),
+                |p| p.display().to_string(),
+            );
+            Said::Warning(format!(
+                "engine {side} ({engine}) lost {lost} of the {games} games on time at --tc {limit}: it cannot keep this time control on this machine, and the Elo measures its clock as much as its margins; give a longer --tc, or fewer games at once (--concurrency)"
+            ))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -279,6 +314,60 @@ mod tests {
             earlier: 0,
             elapsed: std::time::Duration::from_secs(1),
         }
+    }
+
+    /// A result of 10 games (5 pairs), A losing `flags` of them on time, with moves past the
+    /// node budget as given.
+    fn flagged(flags: u64, overshot: (u64, u64)) -> MatchResult {
+        let mut result = empty(false);
+        result.stats.pentanomial.wl_dd = 5;
+        result.stats.games = 10;
+        result.stats.time_losses = (flags, 0);
+        result.stats.overshot = overshot;
+        result
+    }
+
+    #[test]
+    fn a_side_that_cannot_keep_the_clock_is_warned_of_naming_engine_tc_and_fix() {
+        let clock = MoveLimit::Clock {
+            base: std::time::Duration::from_millis(50),
+            increment: std::time::Duration::ZERO,
+        };
+        let toga = Path::new("engines/toga2.toml");
+        let said = time_trouble(&flagged(3, (0, 0)), &clock, [Some(toga), None]);
+        let [Said::Warning(text)] = said.as_slice() else {
+            panic!("one warning expected: {said:?}");
+        };
+        for needed in [
+            "engine A",
+            "engines/toga2.toml",
+            "3 of the 10 games",
+            "0.05+0",
+            "longer --tc",
+        ] {
+            assert!(text.contains(needed), "{needed} missing: {text}");
+        }
+        // One flag in ten games is the clock's noise; a node budget has no clock.
+        assert!(time_trouble(&flagged(1, (0, 0)), &clock, [Some(toga), None]).is_empty());
+        assert!(time_trouble(&flagged(3, (0, 0)), &MoveLimit::Nodes(5000), [None; 2]).is_empty());
+    }
+
+    #[test]
+    fn moves_past_the_node_budget_are_said_per_side_only_when_there_are_any() {
+        let text = |r: &MatchResult| {
+            summary(r, None, None)
+                .iter()
+                .map(|s| format!("{s:?}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        let said = text(&flagged(0, (7, 0)));
+        assert!(
+            said.contains("moves past the node budget: A 7, B 0"),
+            "{said}"
+        );
+        assert!(said.contains("last PV within the budget"), "{said}");
+        assert!(!text(&flagged(0, (0, 0))).contains("node budget"));
     }
 
     #[test]

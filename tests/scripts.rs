@@ -1,0 +1,298 @@
+//! The measurement scripts of issue 39 (scripts/equal_budget.sh, scripts/confirm_engine.sh,
+//! scripts/pool_books.py), run with --dry-run or on made-up reports: the commands they would
+//! run, the files they would write, and their refusals. No engine is started.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn have(tool: &str) -> bool {
+    Command::new(tool)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// `bash SCRIPT ARGS` from the checkout, writing into `dir` (DIR and MATCHES).
+fn script(name: &str, args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Output {
+    let mut command = Command::new("bash");
+    command
+        .arg(root().join("scripts").join(name))
+        .args(args)
+        .env("DIR", dir.join("work"))
+        .env("MATCHES", dir.join("matches"))
+        .env("MARGINAL", env!("CARGO_BIN_EXE_marginal"));
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    command.output().unwrap()
+}
+
+/// A tuned file holding only what the scripts read: the games tuned on and the limit.
+fn fake_tuned(path: &Path, games: u64, nodes: u64) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let text = format!(
+        r#"{{"provenance": {{"games": {games}, "limit": {{"nodes": {nodes}}}, "solver": "race"}}}}"#
+    );
+    std::fs::write(path, text).unwrap();
+}
+
+fn lines_with<'a>(text: &'a str, needle: &str) -> Vec<&'a str> {
+    text.lines().filter(|l| l.contains(needle)).collect()
+}
+
+fn skip_without_bash_and_python(test: &str) -> bool {
+    if have("bash") && have("python3") {
+        return false;
+    }
+    eprintln!("skipping {test}: needs bash and python3 on PATH");
+    true
+}
+
+#[test]
+fn equal_budget_gives_games_spsa_the_default_tunes_games_and_four_times_them() {
+    if skip_without_bash_and_python("equal_budget") {
+        return;
+    }
+    let dir = common::scratch("scripts", "equal");
+    // The default tune is done (its file exists): 320 games at 20,000 nodes.
+    fake_tuned(&dir.join("work/toga2-default.json"), 320, 20000);
+    let out = script(
+        "equal_budget.sh",
+        &["--dry-run", "engines/toga2.toml"],
+        &dir,
+        &[],
+    );
+    let said = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        out.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let tunes = lines_with(&said, " tune ");
+    assert_eq!(
+        tunes.len(),
+        2,
+        "the default tune is skipped, two SPSA runs:\n{said}"
+    );
+    // 320 games at 8 pairs (16 games) an iteration: 20 iterations, and 80 for 4G.
+    for (tune, iterations) in tunes.iter().zip(["--iterations 20 ", "--iterations 80 "]) {
+        for flag in [
+            iterations,
+            "--objective games",
+            "--solver spsa",
+            "--pairs 8",
+            "--nodes 20000",
+        ] {
+            assert!(tune.contains(flag), "{flag} missing in {tune}");
+        }
+        assert!(
+            tune.contains("8mvs_+90_+99_1k.epd"),
+            "SPSA tunes on the race's book: {tune}"
+        );
+    }
+    let matches = lines_with(&said, " match ");
+    assert_eq!(matches.len(), 9, "three sets on three books:\n{said}");
+    for m in &matches {
+        assert!(
+            !m.contains("8mvs"),
+            "a confirmation plays a tuning book: {m}"
+        );
+        assert!(
+            m.contains("--nodes 20000") && m.contains("--b default"),
+            "{m}"
+        );
+    }
+    for book in ["noob_3moves_1k", "popularpos_lichess_1k", "UHO_4060_v2_2k"] {
+        assert_eq!(
+            lines_with(&said, &format!("openings/{book}.epd")).len(),
+            3,
+            "{book}"
+        );
+    }
+    let pooled = lines_with(&said, "pool_books.py --json");
+    assert_eq!(pooled.len(), 3, "{said}");
+    assert!(
+        pooled.iter().all(|l| l.matches("-20000.json").count() == 4),
+        "{said}"
+    );
+    assert_eq!(lines_with(&said, "budget_table.py").len(), 1, "{said}");
+    // A dry run writes nothing.
+    assert!(!dir.join("matches").exists());
+    assert_eq!(std::fs::read_dir(dir.join("work")).unwrap().count(), 1);
+}
+
+#[test]
+fn equal_budget_measures_a_tuned_engine_against_the_baseline_engine_file() {
+    if skip_without_bash_and_python("equal_budget baseline") {
+        return;
+    }
+    let dir = common::scratch("scripts", "baseline");
+    let out = script(
+        "equal_budget.sh",
+        &[
+            "--dry-run",
+            "engines/gnuchess-pruning.toml",
+            "engines/gnuchess.toml",
+        ],
+        &dir,
+        &[("DRY_GAMES", "2048")],
+    );
+    let said = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{said}");
+    assert!(
+        lines_with(&said, " tune ")
+            .iter()
+            .all(|l| l.contains("--engine engines/gnuchess-pruning.toml"))
+    );
+    assert!(
+        said.contains("--iterations 128 ") && said.contains("--iterations 512 "),
+        "{said}"
+    );
+    for m in lines_with(&said, " match ") {
+        assert!(
+            m.contains("--a-engine engines/gnuchess-pruning.toml"),
+            "{m}"
+        );
+        assert!(
+            m.contains("--b default --b-engine engines/gnuchess.toml"),
+            "{m}"
+        );
+    }
+}
+
+#[test]
+fn confirm_engine_plays_at_the_tuned_limit_and_four_times_it_judged_pooled() {
+    if skip_without_bash_and_python("confirm_engine") {
+        return;
+    }
+    let dir = common::scratch("scripts", "confirm");
+    let tuned = dir.join("set.json");
+    fake_tuned(&tuned, 0, 10000);
+    let out = script(
+        "confirm_engine.sh",
+        &["--dry-run", "engines/toga2.toml", tuned.to_str().unwrap()],
+        &dir,
+        &[],
+    );
+    let said = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        out.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let matches = lines_with(&said, " match ");
+    assert_eq!(matches.len(), 6, "three books at two limits:\n{said}");
+    assert_eq!(lines_with(&said, "--nodes 10000 ").len(), 3);
+    assert_eq!(lines_with(&said, "--nodes 40000 ").len(), 3);
+    // At least 2,000 games: 700 a book, no early stop.
+    assert!(
+        matches
+            .iter()
+            .all(|m| m.contains("--games 700 ") && !m.contains("--sprt"))
+    );
+    let pooled = lines_with(&said, "pool_books.py");
+    assert_eq!(pooled.len(), 2);
+    assert!(
+        pooled
+            .iter()
+            .all(|l| l.contains("--sprt 0\\,10\\,0.05\\,0.05")),
+        "{said}"
+    );
+    assert!(!dir.join("matches").exists(), "a dry run writes nothing");
+}
+
+#[test]
+fn confirm_engine_refuses_a_missing_tuned_file_naming_it() {
+    if skip_without_bash_and_python("confirm_engine refusal") {
+        return;
+    }
+    let dir = common::scratch("scripts", "refuse");
+    let out = script(
+        "confirm_engine.sh",
+        &["--dry-run", "engines/toga2.toml", "no-such-set.json"],
+        &dir,
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&out.stderr);
+    common::assert_names(&said, &["no-such-set.json", "marginal tune"]);
+    let out = script(
+        "equal_budget.sh",
+        &["--dry-run", "engines/none.toml"],
+        &dir,
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    common::assert_names(
+        &String::from_utf8_lossy(&out.stderr),
+        &["engines/none.toml"],
+    );
+}
+
+fn fake_report(path: &PathBuf, penta: [u64; 5]) {
+    let [ll, ld, wl_dd, wd, ww] = penta;
+    let wins = wd + 2 * ww;
+    let losses = ld + 2 * ll;
+    let draws = 2 * (ll + ld + wl_dd + wd + ww) - wins - losses;
+    let text = format!(
+        r#"{{"pentanomial": {{"ll": {ll}, "ld": {ld}, "wl_dd": {wl_dd}, "wd": {wd}, "ww": {ww}}},
+            "wdl": {{"wins": {wins}, "draws": {draws}, "losses": {losses}}}}}"#
+    );
+    std::fs::write(path, text).unwrap();
+}
+
+#[test]
+fn pooled_report_names_its_parts_and_the_sprt_verdict() {
+    if skip_without_bash_and_python("pool_books") {
+        return;
+    }
+    let dir = common::scratch("scripts", "pool");
+    let a = dir.join("set-confirm-noob_3moves_1k-10000.json");
+    let b = dir.join("set-confirm-UHO_4060_v2_2k-10000.json");
+    fake_report(&a, [20, 100, 400, 180, 60]);
+    fake_report(&b, [25, 110, 390, 170, 55]);
+    let pooled = dir.join("pooled.json");
+    let out = Command::new("python3")
+        .arg(root().join("scripts/pool_books.py"))
+        .args(["--sprt", "0,10,0.05,0.05", "--json"])
+        .arg(&pooled)
+        .args([&a, &b])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&pooled).unwrap()).unwrap();
+    let parts = report["parts"].as_array().unwrap();
+    assert_eq!(parts.len(), 2);
+    assert_eq!(parts[0]["report"], a.to_str().unwrap());
+    assert_eq!(parts[0]["book"], "noob_3moves_1k");
+    assert_eq!(parts[1]["book"], "UHO_4060_v2_2k");
+    assert_eq!(report["games"], 2 * (760 + 750));
+    assert_eq!(report["pentanomial"]["ll"], 45);
+    // A set this far ahead (about +35 Elo over 1,510 pairs) passes an SPRT of [0, 10].
+    assert_eq!(report["sprt"]["decision"], "H1", "{report}");
+    let row = String::from_utf8_lossy(&out.stdout);
+    assert!(row.contains("LLR") && row.contains("H1"), "{row}");
+    // Bad --sprt bounds: exit 2 saying what to give.
+    let out = Command::new("python3")
+        .arg(root().join("scripts/pool_books.py"))
+        .args(["--sprt", "10,0"])
+        .arg(&a)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    common::assert_names(
+        &String::from_utf8_lossy(&out.stderr),
+        &["--sprt", "ELO0,ELO1,ALPHA,BETA"],
+    );
+}
