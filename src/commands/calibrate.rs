@@ -45,9 +45,16 @@ pub struct CalibrateArgs {
     /// Seed of the design, the books' order and the bootstrap.
     #[arg(long, default_value_t = 1, value_parser = super::seed_arg)]
     seed: u64,
-    /// Games per set against the defaults, split evenly over the books (whole pairs).
+    /// Games per set against the defaults in the first round, split evenly over the books
+    /// (whole pairs); later rounds add games to the sets not yet apart from a rank neighbour.
     #[arg(long, default_value_t = 400, value_parser = count::<u32, 2>)]
     games: u32,
+    /// Play rounds of games until the games' ceiling on rho reaches this (0 to 1).
+    #[arg(long, default_value_t = plan::DEFAULT_CEILING)]
+    ceiling: f64,
+    /// Games in all, every round counted (default: 4 times the first round's).
+    #[arg(long, value_name = "N", value_parser = count::<u64, 2>)]
+    max_games: Option<u64>,
     /// Opening books (repeatable; default: two balanced books, noob_3moves and
     /// popularpos_lichess samples). Every set plays the same openings.
     #[arg(long, value_name = "FILE")]
@@ -156,6 +163,8 @@ fn plan_of(args: &CalibrateArgs) -> Result<CalibratePlan> {
         region: args.region.clone(),
         margins: args.margins.clone(),
         games: args.games,
+        ceiling: args.ceiling,
+        max_games: args.max_games,
         seed: args.seed,
         hash_mb: args.hash,
         concurrency: threads(args.concurrency),
@@ -248,39 +257,29 @@ fn prepare(
 /// Measures the objectives and plays the games, with a progress bar a phase; an interrupt
 /// keeps what was done (exit 130 with the command that resumes).
 fn play(config: &Config, pool: &rayon::ThreadPool, printer: Printer) -> Result<Report> {
-    let total_objectives = config.sets.len() * config.objectives.len();
     // One bar a phase (objective values, then game pairs), each with its own ETA: the two
     // kinds of work take very different times.
     let bar = printer.bar(
-        total_objectives as u64,
+        (config.sets.len() * config.objectives.len()) as u64,
         "[{bar:30}] {pos}/{len} {prefix}, ETA {eta} {msg}",
     );
     let observer = CalibrationBar::new(&bar, &config.state_dir);
     let interrupt = super::executor::interrupt_flag()?;
     let result = pool.install(|| calibrate::run(config, &interrupt, &observer));
     bar.finish_and_clear();
-    let report = match result {
-        Ok(r) => r,
+    match result {
+        Ok(r) => Ok(r),
         Err(CalibrateError::Interrupted {
             objectives,
             pairs,
             dir,
-        }) => {
-            return Err(Interrupted(format!(
-                "interrupted: {objectives} objective values and {pairs} game pairs are kept in {dir}; the same command resumes"
-            ))
-            .into());
-        }
-        Err(CalibrateError::Exec(e)) => return Err(super::executor::exec_error(e)),
-        Err(
-            e @ (CalibrateError::Store(_)
-            | CalibrateError::Faults { .. }
-            | CalibrateError::Objective { .. }),
-        ) => {
-            return Err(UserError::from_display(e).into());
-        }
-    };
-    Ok(report)
+        }) => Err(Interrupted(format!(
+            "interrupted: {objectives} objective values and {pairs} game pairs are kept in {dir}; the same command resumes"
+        ))
+        .into()),
+        Err(CalibrateError::Exec(e)) => Err(super::executor::exec_error(e)),
+        Err(e) => Err(UserError::from_display(e).into()),
+    }
 }
 
 /// The report, printed and written, with one plot an objective beside it.
