@@ -504,9 +504,10 @@ impl Work<'_> {
                 Next::Round(more) => {
                     let shown = ceiling.map_or("n/a".into(), |c| format!("{c:.2}"));
                     self.observer.say(progress::Said::Note(format!(
-                        "round {}: the games' ceiling on rho is {shown}, below {:.2}: {} sets not yet apart from a rank neighbour play up to {} more pairs on each book",
-                        rounds.len() + 1,
+                        "after round {}, the games' ceiling on rho is {shown}, below {:.2}: in round {}, {} sets not yet apart from a rank neighbour play up to {} more pairs on each book",
+                        rounds.len(),
                         rules.target,
+                        rounds.len() + 1,
                         more.iter().filter(|&&a| a > 0).count(),
                         more.iter().copied().max().unwrap_or(0),
                     )));

@@ -5,6 +5,13 @@
 //! each objective's rho over the better half) read as empty from a report without them: its
 //! verdicts were made without a target, and stand as written.
 //!
+//! **Ceiling.** A split-half rho `r` between two halves of the games (the even pairs against the
+//! odd ones; the first book against the second) is stepped up to the whole by Spearman-Brown,
+//! 2r / (1 + r), the reliability; its square root is the most an objective's rho can be
+//! expected to reach ([`ceiling_of`]). The report's "ceiling on rho" (`max_rho`) is that of even
+//! against odd pairs; the games are judged by the lesser of it and the books' (`book_max_rho`,
+//! [`Ceiling::judging`]), which is what the rounds aim for.
+//!
 //! **Power.** With `n` sets, Spearman's rho is about normal in Fisher's z = atanh(rho), with
 //! standard error sqrt(1.06 / (n - 3)) (Fieller, Hartley and Pearson). A rho is told from zero
 //! (two-sided, alpha 0.05) with power 0.8 when its z is at least (1.96 + 0.84) times that error:
@@ -192,6 +199,29 @@ pub struct Ceiling {
     /// The most an objective's rho against the pooled Elo can be expected to reach:
     /// sqrt(reliability) (a perfect objective's correlation with a noisy measure).
     pub max_rho: Option<f64>,
+    /// The same from book against book: sqrt(2r / (1 + r)), r the book-vs-book rho (0 when
+    /// negative); `None` with one book.
+    #[serde(default)]
+    pub book_max_rho: Option<f64>,
+}
+
+/// A split-half rho `r` stepped up to the ceiling on rho of the whole: sqrt(2r / (1 + r)), r
+/// taken as 0 when negative (Spearman-Brown, then a perfect objective's attenuation).
+pub fn ceiling_of(r: f64) -> f64 {
+    let r = r.max(0.0);
+    (2.0 * r / (1.0 + r)).sqrt()
+}
+
+impl Ceiling {
+    /// The ceiling the games are judged by: the lesser of `max_rho` (even against odd pairs)
+    /// and `book_max_rho` (book against book, when there are two books), so that one split
+    /// agreeing by chance does not pass games that the other finds inconsistent.
+    pub fn judging(&self) -> Option<f64> {
+        match (self.max_rho, self.book_max_rho) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, _) => a,
+        }
+    }
 }
 
 /// What the calibration cost, over every run that worked on it (an interrupted run and its
@@ -284,27 +314,31 @@ impl Report {
     /// (always, for a report made before targets).
     pub fn games_could_judge(&self) -> bool {
         self.ceiling_target
-            .is_none_or(|t| self.ceiling.max_rho.is_some_and(|c| c >= t))
+            .is_none_or(|t| self.ceiling.judging().is_some_and(|c| c >= t))
     }
 }
 
-/// The plain verdict on an objective's rho, judged against the games' ceiling `max_rho` and,
-/// when given, its `target`: games whose ceiling fell short of it could not judge.
+/// The plain verdict on an objective's rho, judged against the games' `ceiling` and, when
+/// given, its `target`: games whose ceiling ([`Ceiling::judging`]) fell short of it could not
+/// judge.
 pub fn verdict(
     name: &str,
     rho: Option<&Interval>,
-    max_rho: Option<f64>,
+    ceiling: &Ceiling,
     target: Option<f64>,
 ) -> String {
     let Some(r) = rho else {
         return format!("{name}: no spread over the sets: says nothing");
     };
+    let max_rho = ceiling.max_rho;
     if let Some(t) = target
-        && max_rho.is_none_or(|c| c < t)
+        && ceiling.judging().is_none_or(|c| c < t)
     {
-        let c = max_rho.map_or("n/a".into(), |c| format!("{c:.2}"));
+        let shown = |c: Option<f64>| c.map_or("n/a".into(), |c| format!("{c:.2}"));
         return format!(
-            "{name}: rho {r} (games' ceiling {c}, below the target {t:.2}): the games could not judge: they do not rank the sets consistently enough among themselves; give more --max-games, or spread the sets (--region)"
+            "{name}: rho {r} (games' ceiling {}, by books {}, below the target {t:.2}): the games could not judge: they do not rank the sets consistently enough among themselves; give more --max-games, or spread the sets (--region)",
+            shown(max_rho),
+            shown(ceiling.book_max_rho)
         );
     }
     let Some(c) = max_rho else {
@@ -391,6 +425,7 @@ pub(super) fn build(
             half_vs_half: None,
             reliability: None,
             max_rho: None,
+            book_max_rho: None,
         },
         ceiling_target: Some(config.ceiling_target),
         max_games: Some(config.max_games),
@@ -541,18 +576,16 @@ pub fn analyse(report: &mut Report) {
         how,
         rank::spearman,
     );
-    let reliability = half.map(|h| {
-        let r = h.value.max(0.0);
-        2.0 * r / (1.0 + r)
-    });
+    let reliability = half.map(|h| ceiling_of(h.value).powi(2));
     report.ceiling = Ceiling {
         book_vs_book,
         half_vs_half: half,
         reliability,
         max_rho: reliability.map(f64::sqrt),
+        book_max_rho: book_vs_book.map(|b| ceiling_of(b.value)),
     };
     report.power = Some(power(report.sets.len(), reliability));
-    let (max_rho, target) = (report.ceiling.max_rho, report.ceiling_target);
+    let (ceiling, target) = (report.ceiling.clone(), report.ceiling_target);
     for (o, obj) in report.objectives.iter_mut().enumerate() {
         let x: Vec<f64> = report.sets.iter().map(|s| s.objectives[o]).collect();
         obj.rho = rank::bootstrap(&x, &elo, how, rank::spearman);
@@ -562,7 +595,7 @@ pub fn analyse(report: &mut Report) {
             rank::least_squares(a, b).map(|l| l.slope)
         });
         obj.top_half_rho = top_half_rho(&x, &elo, how);
-        obj.verdict = verdict(&obj.name, obj.rho.as_ref(), max_rho, target);
+        obj.verdict = verdict(&obj.name, obj.rho.as_ref(), &ceiling, target);
     }
 }
 
@@ -721,17 +754,40 @@ mod tests {
             lower: 0.4,
             upper: 0.95,
         };
-        let judged = verdict("suite", Some(&r), Some(0.85), Some(0.8));
+        let ceiling = |max_rho, book_max_rho| Ceiling {
+            book_vs_book: None,
+            half_vs_half: None,
+            reliability: None,
+            max_rho,
+            book_max_rho,
+        };
+        let judged = verdict(
+            "suite",
+            Some(&r),
+            &ceiling(Some(0.85), Some(0.9)),
+            Some(0.8),
+        );
         assert!(
             judged.ends_with("ranks margin sets as games do"),
             "{judged}"
         );
-        let short = verdict("suite", Some(&r), Some(0.71), Some(0.8));
+        let short = verdict("suite", Some(&r), &ceiling(Some(0.71), None), Some(0.8));
         assert!(short.contains("could not judge"), "{short}");
         assert!(short.contains("0.71") && short.contains("0.80"), "{short}");
         assert!(short.contains("--max-games"), "the fix: {short}");
+        // Even against odd pairs agree, the books do not: the games could not judge.
+        let books = verdict(
+            "suite",
+            Some(&r),
+            &ceiling(Some(0.86), Some(0.42)),
+            Some(0.8),
+        );
+        assert!(
+            books.contains("could not judge") && books.contains("by books 0.42"),
+            "{books}"
+        );
         // A report made before targets is judged as it was.
-        let old = verdict("suite", Some(&r), Some(0.71), None);
+        let old = verdict("suite", Some(&r), &ceiling(Some(0.71), None), None);
         assert!(old.ends_with("ranks margin sets as games do"), "{old}");
     }
 }

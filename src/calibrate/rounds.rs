@@ -4,10 +4,12 @@
 //! After each round, from the pairs of the rounds so far alone (so that a calibration killed
 //! and resumed makes the same decisions and ends with the same report):
 //!
-//! 1. **Ceiling reached**: the games' ceiling, the report's "ceiling on rho" (`max_rho`:
-//!    sqrt of the Spearman-Brown reliability of the even pairs' Elo against the odd pairs'),
-//!    is at least the target (`--ceiling`, default 0.8): the games agree with themselves well
-//!    enough to judge an objective. Stop.
+//! 1. **Ceiling reached**: the games' ceiling is at least the target (`--ceiling`, default
+//!    0.8): the games agree with themselves well enough to judge an objective. Stop. The
+//!    ceiling is the report's [`Ceiling::judging`](super::report::Ceiling::judging): the
+//!    lesser of its "ceiling on rho" (`max_rho`, sqrt of the Spearman-Brown reliability of the
+//!    even pairs' Elo against the odd pairs') and the same figure from book against book (with
+//!    two books or more), so that one split agreeing by chance does not stop the games.
 //! 2. Else the sets **not yet separated** get more games: a set is separated when its pooled
 //!    Elo interval overlaps neither rank neighbour's (the sets ordered by pooled Elo, the
 //!    defaults at 0 with no width; an interval end that is not defined overlaps everything).
@@ -161,29 +163,40 @@ fn planned_pairs<'a>(
     pairs.iter().filter(move |p| p.pair < planned[p.set])
 }
 
-/// Each set's pooled, even and odd games from the planned pairs.
-fn games_of(planned: &[usize], pairs: &[PairLine], books: usize) -> Vec<[Games; 3]> {
+/// Each set's pooled, even, odd, first book's and second book's games from the planned pairs
+/// (the second book's as the first's with one book).
+fn games_of(planned: &[usize], pairs: &[PairLine], books: usize) -> Vec<[Games; 5]> {
     let kept: Vec<PairLine> = planned_pairs(planned, pairs).copied().collect();
     (0..planned.len())
         .map(|s| {
             if planned[s] == 0 {
-                return [Games::zero(), Games::zero(), Games::zero()];
+                return std::array::from_fn(|_| Games::zero());
             }
             let t = super::report::tallies(&kept, s, books);
-            [t.pooled, t.even, t.odd].map(|(p, d)| Games::from_pentanomial(&p, d))
+            let second = t.books[1.min(books - 1)];
+            [t.pooled, t.even, t.odd, t.books[0], second]
+                .map(|(p, d)| Games::from_pentanomial(&p, d))
         })
         .collect()
 }
 
-/// The games' ceiling on rho from the planned pairs: sqrt(2r / (1 + r)), r the Spearman rho
-/// of the even pairs' Elo against the odd pairs' over the sets (0 when negative), as the
-/// report's `max_rho`.
+/// The games' ceiling on rho from the planned pairs, as the report's
+/// [`Ceiling::judging`](super::report::Ceiling::judging) computes it: the lesser of the even
+/// pairs against the odd ones and (with two books or more) the first book against the second,
+/// each rho stepped up by [`ceiling_of`](super::report::ceiling_of).
 pub fn ceiling(planned: &[usize], pairs: &[PairLine], books: usize) -> Option<f64> {
     let games = games_of(planned, pairs, books);
-    let even: Vec<f64> = games.iter().map(|g| g[1].elo).collect();
-    let odd: Vec<f64> = games.iter().map(|g| g[2].elo).collect();
-    let r = rank::spearman(&even, &odd)?.max(0.0);
-    Some((2.0 * r / (1.0 + r)).sqrt())
+    let split = |a: usize, b: usize| {
+        let x: Vec<f64> = games.iter().map(|g| g[a].elo).collect();
+        let y: Vec<f64> = games.iter().map(|g| g[b].elo).collect();
+        rank::spearman(&x, &y).map(super::report::ceiling_of)
+    };
+    let half = split(1, 2)?;
+    Some(if books >= 2 {
+        split(3, 4).map_or(half, |b| half.min(b))
+    } else {
+        half
+    })
 }
 
 /// Which sets that play are not yet separated from a rank neighbour (see the module

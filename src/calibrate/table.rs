@@ -37,11 +37,12 @@ pub fn lines(r: &Report) -> Vec<String> {
     let c = &r.ceiling;
     let shown = |i: &Option<super::rank::Interval>| i.map_or("n/a".to_string(), |i| i.to_string());
     out.push(format!(
-        "games against themselves: book vs book rho {}, even vs odd pairs rho {}, reliability {}, ceiling on rho {}",
+        "games against themselves: book vs book rho {}, even vs odd pairs rho {}, reliability {}, ceiling on rho {}{}",
         shown(&c.book_vs_book),
         shown(&c.half_vs_half),
         c.reliability.map_or("n/a".into(), |x| format!("{x:.2}")),
         c.max_rho.map_or("n/a".into(), |x| format!("{x:.2}")),
+        c.book_max_rho.map_or(String::new(), |x| format!(" (by books {x:.2})")),
     ));
     out.extend(rounds_line(r));
     if let Some(p) = &r.power {
@@ -90,8 +91,12 @@ fn rounds_line(r: &Report) -> Option<String> {
     let stopped = r.stopped?;
     let games: u64 = r.rounds.iter().map(|x| x.games).sum();
     let target = r.ceiling_target.map_or("n/a".into(), |t| format!("{t:.2}"));
+    let judged = r
+        .ceiling
+        .judging()
+        .map_or("n/a".into(), |c| format!("{c:.2}"));
     Some(format!(
-        "games: {} round(s), {games} games (budget {}); stopped: {} (target ceiling {target}){}",
+        "games: {} round(s), {games} games (budget {}); stopped: {} (ceiling {judged}, the lesser of even vs odd and book vs book; target {target}){}",
         r.rounds.len(),
         r.max_games.map_or("n/a".into(), |m| m.to_string()),
         stopped.said(),
@@ -107,7 +112,7 @@ fn rounds_line(r: &Report) -> Option<String> {
 fn header(r: &Report) -> String {
     let names: Vec<&str> = r.region.iter().map(|d| d.name.as_str()).collect();
     let short = |n: &str| n.trim_end_matches("_margin").to_string();
-    let mut header = format!("{:<10}", "set");
+    let mut header = format!("{:<12}", "set");
     for n in &names {
         header += &format!(" {:>11}", short(n));
     }
@@ -127,7 +132,7 @@ fn header(r: &Report) -> String {
 
 /// A set's line of the table.
 fn set_line(s: &SetReport) -> String {
-    let mut line = format!("{:<10}", s.name.chars().take(10).collect::<String>());
+    let mut line = format!("{:<12}", s.name.chars().take(12).collect::<String>());
     for v in &s.values {
         line += &format!(" {v:>11}");
     }

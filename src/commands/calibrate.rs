@@ -31,12 +31,12 @@ pub struct CalibrateArgs {
     /// The engine (default: marginal's own).
     #[command(flatten)]
     engine: EngineArgs,
-    /// Margin sets in all: the defaults, the sets --margins adds, and a Latin hypercube over
-    /// the region for the rest (at least 4).
+    /// Margin sets in all: the defaults, the sets --margins adds, and the region's corners and
+    /// a maximin Latin hypercube (log coordinates) for the rest (at least 4).
     #[arg(long, default_value_t = 12, value_parser = count::<usize, 4>)]
     sets: usize,
     /// The design's region for a row, `name=LO..HI` (repeatable; default: each tunable row from
-    /// a quarter of its default to twice it, clamped to its range).
+    /// an eighth of its default to four times it, clamped to its range).
     #[arg(long, value_name = "NAME=LO..HI")]
     region: Vec<String>,
     /// A margin set to add: a tuned .json file or name=value assignments (repeatable).
