@@ -729,7 +729,7 @@ mod tests {
     }
 
     fn scratch(name: &str) -> std::path::PathBuf {
-        std::env::temp_dir().join(format!("marginal-calibrate-{name}-{}", std::process::id()))
+        crate::testing::scratch("calibrate", name)
     }
 
     /// A runner on this machine that records each batch it is handed: its pairs, and the
