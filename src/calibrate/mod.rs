@@ -853,6 +853,36 @@ mod tests {
     }
 
     #[test]
+    fn a_rerun_with_a_larger_budget_goes_on_from_the_games_kept() {
+        let (dir, fresh_dir) = (scratch("rounds-budget"), scratch("rounds-budget-fresh"));
+        let budget = |max: u64| {
+            move |p: &mut plan::CalibratePlan| (p.ceiling, p.max_games) = (1.0, Some(max))
+        };
+        let (calm, silent) = (AtomicBool::new(false), &crate::progress::Silent);
+        let local = || -> Arc<dyn Runner> { Arc::new(Local::new(2)) };
+        let fresh = run(
+            &small(&fresh_dir, 6, 8, local(), budget(150)),
+            &calm,
+            silent,
+        )
+        .unwrap();
+        assert_eq!(fresh.stopped, Some(rounds::Stop::Budget));
+        // The same calibration with a smaller budget first (its last round cut short), then
+        // with the larger one in the same state directory: the same report, no game played
+        // twice.
+        let smaller = small(&dir, 6, 8, local(), budget(90));
+        let larger = small(&dir, 6, 8, local(), budget(150));
+        let first = run(&smaller, &calm, silent).unwrap();
+        assert_eq!(first.rounds.iter().map(|r| r.games).sum::<u64>(), 90);
+        let mut again = run(&larger, &calm, silent).unwrap();
+        assert_eq!((again.cost.runs, again.cost.games), (2, fresh.cost.games));
+        again.cost = fresh.cost.clone();
+        assert_eq!(again, fresh);
+        std::fs::remove_dir_all(&dir).unwrap();
+        std::fs::remove_dir_all(&fresh_dir).unwrap();
+    }
+
+    #[test]
     fn the_games_and_the_order_they_are_kept_in_are_the_same_at_any_thread_count_and_on_any_runner()
     {
         // 0 threads: in batches through units of work, as on a cluster.
