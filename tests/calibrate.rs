@@ -27,8 +27,8 @@ fn small_positions(dir: &Path, n: usize) -> PathBuf {
 }
 
 /// The arguments of a small calibration: 4 sets (defaults + 3 design points), 8 games a set
-/// on the two default books at 2,000 nodes a move, suite and quality objectives on a few
-/// positions.
+/// on the two default books at 2,000 nodes a move in one round (a budget of 24 games), suite
+/// and quality objectives on a few positions.
 fn small(dir: &Path, out: &str, state: &str, objectives: &str) -> Vec<String> {
     let suite = small_suite(dir, 12);
     let positions = small_positions(dir, 12);
@@ -38,6 +38,8 @@ fn small(dir: &Path, out: &str, state: &str, objectives: &str) -> Vec<String> {
         "4",
         "--games",
         "8",
+        "--max-games",
+        "24",
         "--nodes",
         "2000",
         "--objectives",
@@ -143,7 +145,39 @@ fn a_calibration_reports_every_objective_and_repeats_by_seed() {
         assert!(svg.starts_with("<svg"), "{svg}");
         assert_names(&svg, &["vs Elo"]);
     }
-    assert_names(&stdout, &["pooled Elo", "ceiling on rho"]);
+    assert_names(
+        &stdout,
+        &["pooled Elo", "ceiling on rho", "power: with 4 sets"],
+    );
+    // One round (the budget is the first round's): the report and the table say why it stopped
+    // (the games' ceiling reached the target after it, or the budget was spent), and when the
+    // ceiling fell short, that the games could not judge.
+    assert_eq!(
+        (a["ceiling_target"].as_f64(), a["max_games"].as_u64()),
+        (Some(0.8), Some(24))
+    );
+    assert_eq!(a["rounds"].as_array().unwrap().len(), 1);
+    assert_eq!(a["rounds"][0]["games"], 24);
+    assert!(
+        a["power"]["sets"] == 4 && a["power"]["min_rho"].is_f64(),
+        "{}",
+        a["power"]
+    );
+    let reached = a["ceiling"]["max_rho"].as_f64().is_some_and(|c| c >= 0.8);
+    if reached {
+        assert_eq!(a["stopped"], "ceiling");
+        assert_names(&stdout, &["stopped: the games' ceiling reached the target"]);
+    } else {
+        assert_eq!(a["stopped"], "budget");
+        assert_names(
+            &stdout,
+            &["stopped: the games' budget (--max-games) was spent"],
+        );
+        assert_names(&stdout, &["the games could not judge"]);
+    }
+    for o in objectives {
+        assert!(o.get("top_half_rho").is_some(), "{o}");
+    }
     // The defaults are the yardstick, not a measured 0 with an interval of no width.
     let default_row = stdout.lines().find(|l| l.starts_with("default ")).unwrap();
     assert!(
@@ -154,14 +188,16 @@ fn a_calibration_reports_every_objective_and_repeats_by_seed() {
     let out = run(&small(&dir, "b.json", "state-b", "suite,quality"), &dir);
     assert!(out.status.success());
     assert_eq!(a, report(&dir.join("b.json")));
-    // Another seed draws other sets.
+    // The design: the all-low and all-high corners of the region, then a hypercube point.
+    let names: Vec<&str> = sets.iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["default", "corner-LLLL", "corner-HHHH", "lhs-1"]);
+    // Another seed draws other sets (the corners aside).
     let mut other = small(&dir, "c.json", "state-c", "suite,quality");
     other.extend(["--seed".to_string(), "2".to_string()]);
     assert!(run(&other, &dir).status.success());
-    assert_ne!(
-        a["sets"][1]["values"],
-        report(&dir.join("c.json"))["sets"][1]["values"]
-    );
+    let c = report(&dir.join("c.json"));
+    assert_eq!(a["sets"][1]["values"], c["sets"][1]["values"]);
+    assert_ne!(a["sets"][3]["values"], c["sets"][3]["values"]);
 }
 
 #[test]
@@ -263,6 +299,7 @@ fn the_scipy_reference_recomputes_rho_tau_and_the_slope() {
         "--sets",
         "6",
     );
+    let args = with(args, "--max-games", "40");
     let out = run(&args, &dir);
     assert!(
         out.status.success(),
@@ -340,6 +377,13 @@ fn bad_input_is_refused_naming_the_value() {
         assert!(stderr.contains(expect), "{extra:?}: {stderr}");
     };
     case(&["--sets", "3"], "3 is too small: at least 4");
+    // A budget below the first round (3 sets x 8 games), and a ceiling outside 0..1.
+    case(
+        &["--max-games", "20"],
+        "--max-games 20: the first round alone plays 24 games",
+    );
+    case(&["--ceiling", "1.5"], "--ceiling 1.5");
+    case(&["--ceiling", "0"], "lies between 0 and 1");
     case(
         &["--margins", "frontier=125"],
         "is the same set as 'default'",
@@ -529,8 +573,8 @@ fn on_a_slurm_cluster_it_gives_the_local_report() {
     assert!(common::slurm::queue_empty());
 }
 
-/// The arguments of a tiny calibration (4 sets, 4 games a set at 500 nodes, the suite
-/// objective on 20 WAC positions): few pairs, so degenerate pentanomials.
+/// The arguments of a tiny calibration (4 sets, 4 games a set at 500 nodes in one round, the
+/// suite objective on 20 WAC positions): few pairs, so degenerate pentanomials.
 fn tiny(dir: &Path, out: &str, state: &Path) -> Vec<String> {
     let suite = small_suite(dir, 20);
     [
@@ -539,6 +583,8 @@ fn tiny(dir: &Path, out: &str, state: &Path) -> Vec<String> {
         "4",
         "--games",
         "4",
+        "--max-games",
+        "12",
         "--nodes",
         "500",
         "--objectives",

@@ -948,7 +948,18 @@ fn a_calibration_whose_games_all_fault_writes_no_report() {
         "--suite",
         path(&suite),
     ];
-    args.extend(["--sets", "4", "--games", "4", "--nodes", "500", "-q"]);
+    // One round (a budget of its 12 games): the report's refusal, not a round's.
+    args.extend([
+        "--sets",
+        "4",
+        "--games",
+        "4",
+        "--max-games",
+        "12",
+        "--nodes",
+        "500",
+        "-q",
+    ]);
     args.extend(["--objectives", "suite", "--resamples", "100"]);
     args.extend(["--out", path(&out), "--state", path(&state)]);
     let run = finish(&dir, "calibrate", spawn(&dir, "calibrate", &args));
@@ -987,7 +998,17 @@ fn a_deep_reference_fault_leaves_its_position_out_and_the_run_goes_on() {
         "--objectives",
         "quality",
     ]);
-    args.extend(["--sets", "4", "--games", "4", "--nodes", "300", "-q"]);
+    args.extend([
+        "--sets",
+        "4",
+        "--games",
+        "4",
+        "--max-games",
+        "12",
+        "--nodes",
+        "300",
+        "-q",
+    ]);
     args.extend([
         "--resamples",
         "100",

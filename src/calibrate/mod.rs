@@ -11,6 +11,13 @@
 //! even pairs against the odd ones), since no objective can rank sets better than the games
 //! that judge it.
 //!
+//! The games come in rounds ([`rounds`]): after the first, the sets not yet separated from a
+//! rank neighbour play more, until the games' own ceiling reaches a target or a budget of games
+//! is spent; the report says which ended them. Beside each objective's rho it gives its rho
+//! over the better half of the sets by Elo (where a tune's finalists live), and the calibration's
+//! power: the smallest rho these sets and games could tell from zero
+//! ([`report::Power`], whose documentation gives the formula).
+//!
 //! Everything finished is kept on disk as it finishes ([`store`]), so a calibration killed at
 //! any point and rerun goes on and ends with the same report.
 
@@ -20,6 +27,7 @@ pub mod plot;
 pub mod prepare;
 pub mod rank;
 pub mod report;
+pub mod rounds;
 pub mod store;
 pub mod table;
 pub mod trust;
@@ -43,6 +51,7 @@ use crate::scoring::games::matches::{PairRecord, result_for_a};
 pub use design::RegionDim;
 pub use rank::Bootstrap;
 pub use report::Report;
+use rounds::{Next, Round, Rules, Schedule};
 use store::{ObjectiveLine, PairLine, RunLine, Store, StoreError};
 
 /// The smallest number of sets a rank correlation means anything over.
@@ -84,8 +93,12 @@ pub struct Config {
     pub books: Vec<Book>,
     /// How each game is played.
     pub game: GameConfig,
-    /// Game pairs per set on each book.
+    /// Game pairs per set on each book in the first round.
     pub pairs_per_book: usize,
+    /// The games' ceiling on rho at which the rounds stop ([`rounds`]).
+    pub ceiling_target: f64,
+    /// Games in all, every round counted, past which no round is played.
+    pub max_games: u64,
     /// Transposition table per engine per game, megabytes.
     pub hash_mb: usize,
     /// Games played at once.
@@ -163,6 +176,17 @@ impl Config {
     fn plays(&self, i: usize) -> bool {
         self.sets[i].setting != self.sets[0].setting
     }
+
+    /// What decides its rounds of games.
+    pub fn rules(&self) -> Rules {
+        Rules {
+            plays: (0..self.sets.len()).map(|s| self.plays(s)).collect(),
+            book_sizes: self.books.iter().map(|b| b.positions.len()).collect(),
+            first: self.pairs_per_book,
+            target: self.ceiling_target,
+            max_games: self.max_games,
+        }
+    }
 }
 
 /// Runs (or resumes) a calibration and reports it. `interrupt` is read between positions'
@@ -172,7 +196,8 @@ impl Config {
 /// # Example
 /// A calibration of marginal's own engine in miniature, from its plan: four sets (the
 /// defaults and three of the design), one pair each on one book at 100 nodes a move, no
-/// cheap objective; rerun, it reads its games back instead of playing them.
+/// cheap objective, a budget of that first round alone; rerun, it reads its games back
+/// instead of playing them.
 /// ```
 /// use std::sync::atomic::AtomicBool;
 /// use std::sync::Mutex;
@@ -199,6 +224,8 @@ impl Config {
 ///     region: Vec::new(),
 ///     margins: Vec::new(),
 ///     games: 2,
+///     ceiling: 0.8,
+///     max_games: Some(6),
 ///     seed: 1,
 ///     hash_mb: 1,
 ///     concurrency: 2,
@@ -218,6 +245,7 @@ impl Config {
 /// assert_eq!(report.sets.len(), 4);
 /// assert_eq!(report.sets[0].pooled.games, 0, "the defaults are the yardstick");
 /// assert!(report.sets[1..].iter().all(|s| s.pooled.games == 2));
+/// assert_eq!(report.stopped, Some(calibrate::rounds::Stop::Budget));
 /// // The same plan again resumes: its 3 pairs are read back, none played.
 /// let resumed = Mutex::new(None);
 /// let again = calibrate::run(&config, &calm, &|e: &Event<'_>| {
@@ -253,12 +281,13 @@ pub fn run(
         games: games.load(Ordering::Relaxed),
     };
     store.add_run(&this)?;
-    let (values, pairs) = result?;
+    let (values, pairs, schedule) = result?;
     let runs: Vec<RunLine> = store.earlier_runs.iter().copied().chain([this]).collect();
     Ok(report::build(
         config,
         &values,
         &pairs,
+        &schedule,
         report::Cost {
             wall_seconds: runs.iter().map(|r| r.wall_seconds).sum(),
             cpu_seconds: runs.iter().map(|r| r.cpu_seconds).sum(),
@@ -293,7 +322,7 @@ fn work(
     observer: &dyn Observer,
     evaluations: &AtomicUsize,
     games_played: &AtomicUsize,
-) -> Result<(Vec<ObjectiveLine>, Vec<PairLine>), CalibrateError> {
+) -> Result<(Vec<ObjectiveLine>, Vec<PairLine>, Schedule), CalibrateError> {
     let work = Work {
         config,
         store,
@@ -306,8 +335,8 @@ fn work(
     let mut values = work.earlier_values(&keys);
     work.say_resumed(values.len(), keys.len());
     work.measure_objectives(&keys, &mut values)?;
-    let pairs = work.play_games()?;
-    Ok((values, pairs))
+    let (pairs, schedule) = work.play_games()?;
+    Ok((values, pairs, schedule))
 }
 
 /// A game pair to play: (set, book, pair).
@@ -357,7 +386,7 @@ impl Work<'_> {
         let config = self.config;
         let earlier_pairs = self.store.earlier_pairs.len();
         if earlier_objectives + earlier_pairs > 0 {
-            let playing = (0..config.sets.len()).filter(|&s| config.plays(s)).count();
+            let first: usize = config.rules().first_round().iter().sum();
             let counts = [
                 Count::new(
                     progress::Work::Objectives,
@@ -367,7 +396,7 @@ impl Work<'_> {
                 Count::new(
                     progress::Work::Pairs,
                     earlier_pairs as u64,
-                    (playing * config.books.len() * config.pairs_per_book) as u64,
+                    (first * config.books.len()).max(earlier_pairs) as u64,
                 ),
             ];
             self.observer.event(&Event::Resumed(&counts));
@@ -441,21 +470,80 @@ impl Work<'_> {
         Ok(line)
     }
 
-    /// The games: every pair not yet played, through the executor ([`Runner::play_all`]: on
-    /// this machine streamed through the one queue of game pairs, on a cluster in batches), in
-    /// task order; each is kept, and its faults counted, in that order (the same at any thread
-    /// count), and the first failure stops them all. After an interrupt the pairs finished
-    /// beyond one abandoned are kept too.
-    fn play_games(&self) -> Result<Vec<PairLine>, CalibrateError> {
+    /// The games, round after round ([`rounds`]): each round's pairs not yet played go through
+    /// the executor as one batch ([`Runner::play_all`]: on this machine streamed through the
+    /// one queue of game pairs, on a cluster one job array), in task order; each is kept, and
+    /// its faults counted, in that order (the same at any thread count), and the first failure
+    /// stops them all. After an interrupt the pairs finished beyond one abandoned are kept too.
+    /// Each decision is made from the pairs of the rounds before it alone, so a resumed
+    /// calibration replays the same rounds. Returns the pairs of the rounds played.
+    fn play_games(&self) -> Result<(Vec<PairLine>, Schedule), CalibrateError> {
+        let rules = self.config.rules();
+        let books = self.config.books.len();
         let mut pairs: Vec<PairLine> = self.store.earlier_pairs.clone();
-        let (tasks, total_pairs) = self.missing_pairs(&pairs);
-        let (jobs, order) = self.games_jobs(&tasks);
-        let mut counted = total_pairs - tasks.len();
+        let mut planned = vec![0; self.config.sets.len()];
+        let mut add = rules.first_round();
         let mut faults: FaultCounts = vec![(0, 0, String::new()); self.config.sets.len()];
+        let mut rounds: Vec<Round> = Vec::new();
+        loop {
+            let tasks = rounds::tasks(&planned, &add, books);
+            for (p, a) in planned.iter_mut().zip(&add) {
+                *p += a;
+            }
+            self.play_round(&tasks, &planned, &mut pairs, &mut faults)?;
+            let ceiling = rounds::ceiling(&planned, &pairs, books);
+            rounds.push(Round {
+                sets: add.iter().filter(|&&a| a > 0).count(),
+                pairs_per_book: add.iter().copied().max().unwrap_or(0),
+                games: 2 * tasks.len() as u64,
+                ceiling,
+            });
+            match rules.next(&planned, &pairs) {
+                Next::Stop(stopped) => {
+                    pairs.retain(|p| p.pair < planned[p.set]);
+                    return Ok((pairs, Schedule { rounds, stopped }));
+                }
+                Next::Round(more) => {
+                    let shown = ceiling.map_or("n/a".into(), |c| format!("{c:.2}"));
+                    self.observer.say(progress::Said::Note(format!(
+                        "after round {}, the games' ceiling on rho is {shown}, below {:.2}: in round {}, {} sets not yet apart from a rank neighbour play up to {} more pairs on each book",
+                        rounds.len(),
+                        rules.target,
+                        rounds.len() + 1,
+                        more.iter().filter(|&&a| a > 0).count(),
+                        more.iter().copied().max().unwrap_or(0),
+                    )));
+                    add = more;
+                }
+            }
+        }
+    }
+
+    /// Plays the pairs of a round's `tasks` not yet kept, as one batch; `planned` holds the
+    /// pairs per book of each set through this round (for the progress counts).
+    fn play_round(
+        &self,
+        tasks: &[Task],
+        planned: &[usize],
+        pairs: &mut Vec<PairLine>,
+        faults: &mut FaultCounts,
+    ) -> Result<(), CalibrateError> {
+        let done: HashSet<Task> = (pairs.iter()).map(|p| (p.set, p.book, p.pair)).collect();
+        let missing: Vec<Task> = (tasks.iter())
+            .filter(|t| !done.contains(t))
+            .copied()
+            .collect();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        let books = self.config.books.len();
+        let total_pairs: usize = planned.iter().sum::<usize>() * books;
+        let mut counted = (pairs.iter()).filter(|p| p.pair < planned[p.set]).count();
+        let (jobs, order) = self.games_jobs(&missing);
         let mut failure = None;
         let mut keep = |k: usize, record: PairRecord| {
-            let (set, book, _) = tasks[k];
-            match self.keep_pair(set, book, &record, &mut pairs, &mut faults) {
+            let (set, book, _) = missing[k];
+            match self.keep_pair(set, book, &record, pairs, faults) {
                 Ok(()) => {
                     counted += 1;
                     self.observer.event(&Event::Done(Count::new(
@@ -471,8 +559,7 @@ impl Work<'_> {
                 }
             }
         };
-        // Every missing pair is played (nothing stops a calibration early but a fault or an
-        // interrupt): a runner that takes batches gets them all in one, a single job array.
+        // A runner that takes batches gets the round in one: a single job array.
         let batch = Some(order.len());
         let played =
             (self.config.executor).play_all(&jobs, &order, batch, self.interrupt, &mut keep);
@@ -483,32 +570,11 @@ impl Work<'_> {
             ExecError::Interrupted(_) => self.interrupted(),
             e => CalibrateError::Exec(e),
         })?;
-        if self.is_interrupted() || pairs.len() < total_pairs {
+        let kept: HashSet<Task> = (pairs.iter()).map(|p| (p.set, p.book, p.pair)).collect();
+        if self.is_interrupted() || !missing.iter().all(|t| kept.contains(t)) {
             return Err(self.interrupted());
         }
-        Ok(pairs)
-    }
-
-    /// Every (set, book, pair) not yet played, pair-major so that a partial run has games of
-    /// every set; and the pairs in all.
-    fn missing_pairs(&self, pairs: &[PairLine]) -> (Vec<Task>, usize) {
-        let config = self.config;
-        let done: HashSet<Task> = (pairs.iter()).map(|p| (p.set, p.book, p.pair)).collect();
-        let playing: Vec<usize> = (0..config.sets.len())
-            .filter(|&s| config.plays(s))
-            .collect();
-        let total_pairs = playing.len() * config.books.len() * config.pairs_per_book;
-        let mut tasks: Vec<Task> = Vec::new();
-        for pair in 0..config.pairs_per_book {
-            for book in 0..config.books.len() {
-                for &set in &playing {
-                    if !done.contains(&(set, book, pair)) {
-                        tasks.push((set, book, pair));
-                    }
-                }
-            }
-        }
-        (tasks, total_pairs)
+        Ok(())
     }
 
     /// The tasks as matches of the executor: one a (set, book), in order of its first task,
@@ -637,6 +703,187 @@ mod tests {
     use crate::scoring::exec::local::Local;
     use crate::scoring::games::game::MoveLimit;
 
+    /// The configuration of a small calibration of the built-in engine at 100 nodes on one
+    /// book, `sets` sets, `games` games a set in the first round, kept in `dir`, through
+    /// `runner`; `adjust` changes the plan first.
+    fn small(
+        dir: &std::path::Path,
+        sets: usize,
+        games: u32,
+        runner: Arc<dyn Runner>,
+        adjust: impl FnOnce(&mut plan::CalibratePlan),
+    ) -> Config {
+        let _ = std::fs::remove_dir_all(dir);
+        let mut p = plan::tests::plan();
+        (p.limit, p.sets, p.games, p.hash_mb) = (MoveLimit::Nodes(100), sets, games, 1);
+        (p.concurrency, p.state, p.resamples) = (2, Some(dir.to_path_buf()), 200);
+        p.books.truncate(1);
+        adjust(&mut p);
+        let def = EngineDef::builtin();
+        let region = design::region(&def, &p.region).unwrap();
+        let sets = p
+            .sets(&def, &region, &|_| unreachable!("no --margins"))
+            .unwrap();
+        let books = p.read_books(p.pairs_per_book(1), &mut |_| {}).unwrap();
+        let mut config = p.config(sets, region, books, runner);
+        config.state_dir = dir.to_path_buf();
+        config
+    }
+
+    fn scratch(name: &str) -> std::path::PathBuf {
+        crate::testing::scratch("calibrate", name)
+    }
+
+    /// A runner on this machine that records each batch it is handed: its pairs, and the
+    /// batch size asked for.
+    #[derive(Debug)]
+    struct Counting {
+        inner: Local,
+        batches: std::sync::Mutex<Vec<(usize, Option<usize>)>>,
+    }
+
+    impl Runner for Counting {
+        fn run(
+            &self,
+            jobs: &[crate::scoring::exec::Job],
+        ) -> Result<Vec<crate::scoring::exec::Done>, ExecError> {
+            self.inner.run(jobs)
+        }
+        fn play_all(
+            &self,
+            jobs: &[GamesJob],
+            order: &[(usize, usize)],
+            batch: Option<usize>,
+            interrupt: &AtomicBool,
+            take: &mut dyn FnMut(usize, PairRecord) -> Flow,
+        ) -> Result<(), ExecError> {
+            self.batches.lock().unwrap().push((order.len(), batch));
+            self.inner.play_all(jobs, order, batch, interrupt, take)
+        }
+    }
+
+    #[test]
+    fn rounds_stop_at_the_target_or_the_budget_each_played_as_one_batch_and_say_which() {
+        // A target no games reach: rounds until the budget, each one batch of the runner.
+        let dir = scratch("budget");
+        let counting = Arc::new(Counting {
+            inner: Local::new(2),
+            batches: Default::default(),
+        });
+        let budget = 5 * 8 + 5 * 4 + 5 * 4 + 6;
+        let config = small(&dir, 6, 8, counting.clone(), |p| {
+            (p.ceiling, p.max_games) = (1.0, Some(budget));
+        });
+        let report = run(&config, &AtomicBool::new(false), &crate::progress::Silent).unwrap();
+        assert_eq!(report.stopped, Some(rounds::Stop::Budget));
+        assert_eq!(
+            (report.ceiling_target, report.max_games),
+            (Some(1.0), Some(budget))
+        );
+        let games: u64 = report.rounds.iter().map(|r| r.games).sum();
+        assert!(
+            games <= budget && budget - games < 2 * 5,
+            "{games} of {budget}: {:?}",
+            report.rounds
+        );
+        assert!(report.rounds.len() >= 3, "{:?}", report.rounds);
+        assert_eq!(
+            report.rounds[0].games,
+            5 * 8,
+            "the first round: every set, 8 games"
+        );
+        let played: u64 = report.sets.iter().map(|s| s.pooled.games).sum();
+        assert_eq!(played, games, "the report counts the pairs of the rounds");
+        let batches = counting.batches.lock().unwrap().clone();
+        assert_eq!(batches.len(), report.rounds.len(), "{batches:?}");
+        for ((pairs, batch), round) in batches.iter().zip(&report.rounds) {
+            assert_eq!((2 * *pairs as u64, *batch), (round.games, Some(*pairs)));
+        }
+        // Sets get unequal games, each set as many on every book (one book here) in each half.
+        assert!(report.sets[1..].iter().all(|s| s.even.games == s.odd.games));
+        assert!(
+            crate::calibrate::table::lines(&report)
+                .iter()
+                .any(|l| l.contains("stopped: the games' budget (--max-games) was spent"))
+        );
+        // A target the first round reaches: no second round, and the report says why.
+        let first = report.rounds[0]
+            .ceiling
+            .expect("a ceiling after the first round");
+        let config = small(&dir, 6, 8, Arc::new(Local::new(2)), |p| {
+            (p.ceiling, p.max_games) = (first.max(0.01), Some(budget));
+        });
+        let report = run(&config, &AtomicBool::new(false), &crate::progress::Silent).unwrap();
+        assert_eq!(report.stopped, Some(rounds::Stop::Ceiling));
+        assert_eq!(report.rounds.len(), 1);
+        assert!(report.games_could_judge());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn an_interrupted_calibration_resumed_replays_the_same_rounds_and_report() {
+        let dir = scratch("rounds-resume");
+        let setup = |p: &mut plan::CalibratePlan| (p.ceiling, p.max_games) = (1.0, Some(5 * 8 * 3));
+        let config = small(&dir, 6, 8, Arc::new(Local::new(2)), setup);
+        let whole = run(&config, &AtomicBool::new(false), &crate::progress::Silent).unwrap();
+        assert!(whole.rounds.len() >= 2, "{:?}", whole.rounds);
+        // The same, interrupted in its second round, then resumed.
+        let config = small(&dir, 6, 8, Arc::new(Local::new(2)), setup);
+        let interrupt = AtomicBool::new(false);
+        let first_round = whole.rounds[0].games as usize / 2;
+        let stop = |e: &Event<'_>| {
+            if let Event::Done(c) = e
+                && c.done as usize >= first_round + 3
+            {
+                interrupt.store(true, Ordering::Relaxed);
+            }
+        };
+        let cut = run(&config, &interrupt, &stop);
+        assert!(
+            matches!(cut, Err(CalibrateError::Interrupted { .. })),
+            "{cut:?}"
+        );
+        let kept = std::fs::read_to_string(dir.join("pairs.jsonl"))
+            .unwrap()
+            .lines()
+            .count();
+        assert!(kept > first_round, "{kept} pairs kept");
+        let mut resumed = run(&config, &AtomicBool::new(false), &crate::progress::Silent).unwrap();
+        resumed.cost = whole.cost.clone();
+        assert_eq!(resumed, whole);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_rerun_with_a_larger_budget_goes_on_from_the_games_kept() {
+        let (dir, fresh_dir) = (scratch("rounds-budget"), scratch("rounds-budget-fresh"));
+        let budget = |max: u64| {
+            move |p: &mut plan::CalibratePlan| (p.ceiling, p.max_games) = (1.0, Some(max))
+        };
+        let (calm, silent) = (AtomicBool::new(false), &crate::progress::Silent);
+        let local = || -> Arc<dyn Runner> { Arc::new(Local::new(2)) };
+        let fresh = run(
+            &small(&fresh_dir, 6, 8, local(), budget(150)),
+            &calm,
+            silent,
+        )
+        .unwrap();
+        assert_eq!(fresh.stopped, Some(rounds::Stop::Budget));
+        // The same calibration with a smaller budget first (its last round cut short), then
+        // with the larger one in the same state directory: the same report, no game played
+        // twice.
+        let smaller = small(&dir, 6, 8, local(), budget(90));
+        let larger = small(&dir, 6, 8, local(), budget(150));
+        let first = run(&smaller, &calm, silent).unwrap();
+        assert_eq!(first.rounds.iter().map(|r| r.games).sum::<u64>(), 90);
+        let mut again = run(&larger, &calm, silent).unwrap();
+        assert_eq!((again.cost.runs, again.cost.games), (2, fresh.cost.games));
+        again.cost = fresh.cost.clone();
+        assert_eq!(again, fresh);
+        std::fs::remove_dir_all(&dir).unwrap();
+        std::fs::remove_dir_all(&fresh_dir).unwrap();
+    }
+
     #[test]
     fn the_games_and_the_order_they_are_kept_in_are_the_same_at_any_thread_count_and_on_any_runner()
     {
@@ -669,7 +916,10 @@ mod tests {
             pairs
         };
         let one = kept(1);
-        assert_eq!(one.lines().count(), 3 * 3, "3 sets play 3 pairs each");
+        assert!(
+            one.lines().count() >= 3 * 3,
+            "3 sets play 3 pairs each, then rounds"
+        );
         assert_eq!(kept(4), one);
         assert_eq!(kept(0), one);
     }

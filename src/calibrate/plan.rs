@@ -41,6 +41,16 @@ pub const DEFAULT_MATE_SUITE: &str = "data/suites/matetrack_short.epd";
 /// The quality objective's positions when none are named.
 pub const DEFAULT_QUALITY_POSITIONS: &str = "data/positions/games_600.epd";
 
+/// The games' ceiling on rho the rounds of games aim for when none is given.
+pub const DEFAULT_CEILING: f64 = 0.8;
+
+fn default_ceiling() -> f64 {
+    DEFAULT_CEILING
+}
+
+/// The games' budget when none is given, in first rounds' games.
+pub const BUDGET_ROUNDS: u64 = 4;
+
 /// The books to play: those given, or [`DEFAULT_BOOKS`] when none is.
 pub fn books_or_default(given: &[PathBuf]) -> Vec<PathBuf> {
     if given.is_empty() {
@@ -84,8 +94,15 @@ pub struct CalibratePlan {
     pub region: Vec<String>,
     /// Margin sets to add, as given (a tuned file or name=value assignments).
     pub margins: Vec<String>,
-    /// Games per set against the defaults, before rounding to whole pairs on every book.
+    /// Games per set against the defaults in the first round, before rounding to whole pairs
+    /// on every book.
     pub games: u32,
+    /// The games' ceiling on rho at which the rounds of games stop.
+    #[serde(default = "default_ceiling")]
+    pub ceiling: f64,
+    /// Games in all, every round counted (`None`: [`BUDGET_ROUNDS`] times the first round's).
+    #[serde(default)]
+    pub max_games: Option<u64>,
     /// Seed of the design, the books' order and the bootstrap.
     pub seed: u64,
     /// Transposition table per search, megabytes.
@@ -267,8 +284,9 @@ impl CalibratePlan {
     }
 
     /// The sets: the defaults, then each `--margins` set (by `resolve`, which gives a set as
-    /// users write it), then the design's Latin hypercube over `region` for the rest (a design
-    /// point equal to a set before it is left out).
+    /// users write it), then the design over `region` for the rest ([`design::design`]: its
+    /// corners and a maximin Latin hypercube; a design point equal to a set before it is left
+    /// out).
     ///
     /// # Errors
     /// A set that does not resolve or repeats one; too few sets.
@@ -309,13 +327,13 @@ impl CalibratePlan {
                 added: sets.len() - 1,
             });
         }
-        let design = design::latin_hypercube(&defaults, region, self.sets - sets.len(), self.seed);
-        for (i, setting) in design.into_iter().enumerate() {
+        let design = design::design(&defaults, region, self.sets - sets.len(), self.seed);
+        for (name, setting) in design {
             if sets.iter().any(|s| s.setting == setting) {
                 continue;
             }
             sets.push(CalibrationSet {
-                name: format!("lhs-{}", i + 1),
+                name,
                 origin: "design".into(),
                 setting,
             });
@@ -396,8 +414,43 @@ impl CalibratePlan {
             )
             .map_err(PlanError::Check)?;
         }
+        self.check_budget(pairs, books.len())?;
         let said = self.games_said(pairs, books.len());
         Ok((books, said))
+    }
+
+    /// Games of the first round, `pairs_per_book` on each of `books` books for every set but
+    /// the defaults.
+    pub fn first_round_games(&self, pairs_per_book: usize, books: usize) -> u64 {
+        2 * (pairs_per_book * books) as u64 * self.sets.saturating_sub(1) as u64
+    }
+
+    /// The games' budget: `max_games`, or [`BUDGET_ROUNDS`] first rounds.
+    pub fn budget(&self, pairs_per_book: usize, books: usize) -> u64 {
+        (self.max_games)
+            .unwrap_or_else(|| BUDGET_ROUNDS * self.first_round_games(pairs_per_book, books))
+    }
+
+    /// Refuses a ceiling outside 0..=1 and a budget below the first round's games.
+    ///
+    /// # Errors
+    /// [`PlanError::Check`] naming the option, its value and the fix.
+    pub fn check_budget(&self, pairs_per_book: usize, books: usize) -> Result<(), PlanError> {
+        if !(self.ceiling > 0.0 && self.ceiling <= 1.0) {
+            return Err(PlanError::Check(format!(
+                "--ceiling {}: the games' ceiling on rho lies between 0 and 1: give e.g. --ceiling {DEFAULT_CEILING}",
+                self.ceiling
+            )));
+        }
+        let first = self.first_round_games(pairs_per_book, books);
+        match self.max_games {
+            Some(max) if max < first => Err(PlanError::Check(format!(
+                "--max-games {max}: the first round alone plays {first} games ({} sets besides the defaults x {} games): give --max-games {first} or more, or fewer --games or --sets",
+                self.sets - 1,
+                2 * pairs_per_book * books
+            ))),
+            _ => Ok(()),
+        }
     }
 
     /// The files the calibration reads, each with the option that names it: no output may be
@@ -498,6 +551,8 @@ impl CalibratePlan {
             seed: self.seed,
             objectives: Vec::new(),
             pairs_per_book: self.pairs_per_book(books.len()),
+            ceiling_target: self.ceiling,
+            max_games: self.budget(self.pairs_per_book(books.len()), books.len()),
             books,
             game: GameConfig {
                 limit: self.limit,
@@ -709,6 +764,8 @@ pub(crate) mod tests {
             region: Vec::new(),
             margins: Vec::new(),
             games: 400,
+            ceiling: DEFAULT_CEILING,
+            max_games: None,
             seed: 1,
             hash_mb: 4,
             concurrency: 2,
@@ -793,7 +850,12 @@ pub(crate) mod tests {
         );
         for (i, s) in sets.iter().enumerate().skip(1) {
             assert_eq!(s.origin, "design");
-            assert_eq!(s.name, format!("lhs-{i}"));
+            let name = match i {
+                1 => "corner-LLLL".to_string(),
+                2 => "corner-HHHH".to_string(),
+                i => format!("lhs-{}", i - 2),
+            };
+            assert_eq!(s.name, name);
             assert_ne!(s.setting, sets[0].setting);
             for d in &region {
                 let v = s.setting.values()[d.index];
@@ -886,6 +948,40 @@ pub(crate) mod tests {
                 .unwrap()
                 .starts_with("--games 30: 32 games a set are too few")
         );
+    }
+
+    #[test]
+    fn the_budget_defaults_to_four_first_rounds_and_holds_the_first() {
+        let p = plan();
+        assert_eq!(p.first_round_games(100, 2), 11 * 400);
+        assert_eq!(p.budget(100, 2), 4 * 11 * 400);
+        assert!(p.check_budget(100, 2).is_ok());
+        let given = CalibratePlan {
+            max_games: Some(4_400),
+            ..plan()
+        };
+        assert_eq!(given.budget(100, 2), 4_400);
+        assert!(given.check_budget(100, 2).is_ok());
+        let short = CalibratePlan {
+            max_games: Some(4_000),
+            ..plan()
+        };
+        let e = short.check_budget(100, 2).unwrap_err().to_string();
+        assert!(
+            e.starts_with("--max-games 4000: ") && e.contains("--max-games 4400 or more"),
+            "{e}"
+        );
+        for bad in [0.0, 1.5, f64::NAN] {
+            let p = CalibratePlan {
+                ceiling: bad,
+                ..plan()
+            };
+            let e = p.check_budget(100, 2).unwrap_err().to_string();
+            assert!(
+                e.starts_with(&format!("--ceiling {bad}: ")) && e.contains("--ceiling 0.8"),
+                "{e}"
+            );
+        }
     }
 
     #[test]

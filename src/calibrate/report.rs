@@ -1,5 +1,24 @@
 //! The calibration report (`marginal-calibration/1`): each set's objectives and games, and for
 //! each objective its rank agreement with the games beside the games' own ceiling.
+//!
+//! Fields added since the first reports (the rounds, why they stopped, the target, the power,
+//! each objective's rho over the better half) read as empty from a report without them: its
+//! verdicts were made without a target, and stand as written.
+//!
+//! **Ceiling.** A split-half rho `r` between two halves of the games (the even pairs against the
+//! odd ones; the first book against the second) is stepped up to the whole by Spearman-Brown,
+//! 2r / (1 + r), the reliability; its square root is the most an objective's rho can be
+//! expected to reach ([`ceiling_of`]). The report's "ceiling on rho" (`max_rho`) is that of even
+//! against odd pairs; the games are judged by the lesser of it and the books' (`book_max_rho`,
+//! [`Ceiling::judging`]), which is what the rounds aim for.
+//!
+//! **Power.** With `n` sets, Spearman's rho is about normal in Fisher's z = atanh(rho), with
+//! standard error sqrt(1.06 / (n - 3)) (Fieller, Hartley and Pearson). A rho is told from zero
+//! (two-sided, alpha 0.05) with power 0.8 when its z is at least (1.96 + 0.84) times that error:
+//! the smallest such rho is `min_rho = tanh(2.80 sqrt(1.06 / (n - 3)))` (0.74 for 12 sets,
+//! 0.66 for 16, 0.60 for 20). Games that judge with reliability R lower every true correlation
+//! by sqrt(R) (attenuation), so the smallest true correlation the calibration can detect is
+//! `min_true_rho = min_rho / sqrt(R)` (`null` above 1: none).
 
 use std::path::Path;
 
@@ -38,7 +57,7 @@ pub struct Games {
 impl Games {
     /// The figures of pairs counted in `p`, `draws` of their games drawn (a pentanomial cannot
     /// tell a drawn pair from a won-and-lost one, so the draws are counted from the games).
-    fn from_pentanomial(p: &Pentanomial, draws: u64) -> Games {
+    pub(super) fn from_pentanomial(p: &Pentanomial, draws: u64) -> Games {
         // The statistics that are defined, as `marginal match` reports them: an infinite end,
         // or an interval without spread, is not written as a number.
         let e = EloSummary::from(p.estimate());
@@ -55,7 +74,7 @@ impl Games {
     }
 
     /// The defaults against themselves: 0 by definition, not played.
-    fn zero() -> Games {
+    pub(super) fn zero() -> Games {
         Games {
             games: 0,
             pentanomial: [0; 5],
@@ -114,8 +133,57 @@ pub struct ObjectiveReport {
     pub faults: usize,
     /// Positions an external engine overshot its node budget on, over all sets.
     pub overshot: usize,
+    /// Spearman's rho over the better half of the sets by pooled Elo (where a tune's finalists
+    /// live), with its own bootstrap interval over them.
+    #[serde(default)]
+    pub top_half_rho: Option<Interval>,
     /// One plain line: whether it ranks margin sets as games do.
     pub verdict: String,
+}
+
+/// The smallest correlations these sets and games could tell from zero (see the module
+/// documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Power {
+    /// Sets ranked.
+    pub sets: usize,
+    /// The smallest rho told from zero (alpha 0.05 two-sided, power 0.8); `None` with 3 sets
+    /// or fewer.
+    pub min_rho: Option<f64>,
+    /// The smallest true correlation told from zero through games of this reliability:
+    /// `min_rho / sqrt(reliability)`; `None` without a reliability or above 1.
+    pub min_true_rho: Option<f64>,
+}
+
+/// The smallest Spearman rho `n` sets tell from zero (alpha 0.05 two-sided, power 0.8):
+/// tanh((1.959964 + 0.841621) sqrt(1.06 / (n - 3))); `None` for `n` of 3 or fewer.
+pub fn min_rho(n: usize) -> Option<f64> {
+    (n > 3).then(|| ((1.959_964 + 0.841_621) * (1.06 / (n as f64 - 3.0)).sqrt()).tanh())
+}
+
+/// The power of `n` sets judged by games of `reliability`.
+pub fn power(n: usize, reliability: Option<f64>) -> Power {
+    let min = min_rho(n);
+    let min_true_rho = match (min, reliability) {
+        (Some(m), Some(r)) if r > 0.0 => Some(m / r.sqrt()).filter(|t| *t <= 1.0),
+        _ => None,
+    };
+    Power {
+        sets: n,
+        min_rho: min,
+        min_true_rho,
+    }
+}
+
+/// Spearman's rho of `x` against `elo` over the better half of the sets by `elo` (the
+/// `ceil(n/2)` highest, ties by order), with its bootstrap interval over them.
+pub fn top_half_rho(x: &[f64], elo: &[f64], how: Bootstrap) -> Option<Interval> {
+    let mut order: Vec<usize> = (0..elo.len()).collect();
+    order.sort_by(|&a, &b| elo[b].total_cmp(&elo[a]).then(a.cmp(&b)));
+    order.truncate(elo.len().div_ceil(2));
+    let xs: Vec<f64> = order.iter().map(|&i| x[i]).collect();
+    let ys: Vec<f64> = order.iter().map(|&i| elo[i]).collect();
+    rank::bootstrap(&xs, &ys, how, rank::spearman)
 }
 
 /// How well the games agree with themselves.
@@ -131,6 +199,29 @@ pub struct Ceiling {
     /// The most an objective's rho against the pooled Elo can be expected to reach:
     /// sqrt(reliability) (a perfect objective's correlation with a noisy measure).
     pub max_rho: Option<f64>,
+    /// The same from book against book: sqrt(2r / (1 + r)), r the book-vs-book rho (0 when
+    /// negative); `None` with one book.
+    #[serde(default)]
+    pub book_max_rho: Option<f64>,
+}
+
+/// A split-half rho `r` stepped up to the ceiling on rho of the whole: sqrt(2r / (1 + r)), r
+/// taken as 0 when negative (Spearman-Brown, then a perfect objective's attenuation).
+pub fn ceiling_of(r: f64) -> f64 {
+    let r = r.max(0.0);
+    (2.0 * r / (1.0 + r)).sqrt()
+}
+
+impl Ceiling {
+    /// The ceiling the games are judged by: the lesser of `max_rho` (even against odd pairs)
+    /// and `book_max_rho` (book against book, when there are two books), so that one split
+    /// agreeing by chance does not pass games that the other finds inconsistent.
+    pub fn judging(&self) -> Option<f64> {
+        match (self.max_rho, self.book_max_rho) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, _) => a,
+        }
+    }
 }
 
 /// What the calibration cost, over every run that worked on it (an interrupted run and its
@@ -198,15 +289,58 @@ pub struct Report {
     pub objectives: Vec<ObjectiveReport>,
     /// The games' own agreement.
     pub ceiling: Ceiling,
+    /// The ceiling on rho (`ceiling.max_rho`) the rounds of games aimed for; `None` in a report
+    /// made before the rounds (its verdicts were made without it).
+    #[serde(default)]
+    pub ceiling_target: Option<f64>,
+    /// The games' budget, every round counted.
+    #[serde(default)]
+    pub max_games: Option<u64>,
+    /// The rounds of games, the first first.
+    #[serde(default)]
+    pub rounds: Vec<super::rounds::Round>,
+    /// Why the games stopped: `ceiling`, `budget` or `openings`.
+    #[serde(default)]
+    pub stopped: Option<super::rounds::Stop>,
+    /// The smallest correlations these sets and games could tell from zero.
+    #[serde(default)]
+    pub power: Option<Power>,
     /// What it cost.
     pub cost: Cost,
 }
 
-/// The plain verdict on an objective's rho.
-pub fn verdict(name: &str, rho: Option<&Interval>, max_rho: Option<f64>) -> String {
+impl Report {
+    /// Whether the games could judge the objectives: their ceiling on rho reached the target
+    /// (always, for a report made before targets).
+    pub fn games_could_judge(&self) -> bool {
+        self.ceiling_target
+            .is_none_or(|t| self.ceiling.judging().is_some_and(|c| c >= t))
+    }
+}
+
+/// The plain verdict on an objective's rho, judged against the games' `ceiling` and, when
+/// given, its `target`: games whose ceiling ([`Ceiling::judging`]) fell short of it could not
+/// judge.
+pub fn verdict(
+    name: &str,
+    rho: Option<&Interval>,
+    ceiling: &Ceiling,
+    target: Option<f64>,
+) -> String {
     let Some(r) = rho else {
         return format!("{name}: no spread over the sets: says nothing");
     };
+    let max_rho = ceiling.max_rho;
+    if let Some(t) = target
+        && ceiling.judging().is_none_or(|c| c < t)
+    {
+        let shown = |c: Option<f64>| c.map_or("n/a".into(), |c| format!("{c:.2}"));
+        return format!(
+            "{name}: rho {r} (games' ceiling {}, by books {}, below the target {t:.2}): the games could not judge: they do not rank the sets consistently enough among themselves; give more --max-games, or spread the sets (--region)",
+            shown(max_rho),
+            shown(ceiling.book_max_rho)
+        );
+    }
     let Some(c) = max_rho else {
         return format!(
             "{name}: rho {r} (games' ceiling n/a): undecided: the games are too few to rank the sets among themselves; play more games a set"
@@ -264,6 +398,7 @@ pub(super) fn build(
     config: &Config,
     values: &[ObjectiveLine],
     pairs: &[PairLine],
+    schedule: &super::rounds::Schedule,
     cost: Cost,
 ) -> Report {
     let sets: Vec<SetReport> = (0..config.sets.len())
@@ -290,7 +425,13 @@ pub(super) fn build(
             half_vs_half: None,
             reliability: None,
             max_rho: None,
+            book_max_rho: None,
         },
+        ceiling_target: Some(config.ceiling_target),
+        max_games: Some(config.max_games),
+        rounds: schedule.rounds.clone(),
+        stopped: Some(schedule.stopped),
+        power: None,
         cost,
     };
     analyse(&mut report);
@@ -298,20 +439,20 @@ pub(super) fn build(
 }
 
 /// A tally of pairs: their pentanomial and the games drawn.
-type Tally = (Pentanomial, u64);
+pub(super) type Tally = (Pentanomial, u64);
 
 /// A set's pairs tallied: on each book, over the even pairs and the odd ones, and pooled;
 /// with the games ended by a fault.
-struct Tallies {
-    books: Vec<Tally>,
-    even: Tally,
-    odd: Tally,
-    pooled: Tally,
-    fault_games: u64,
+pub(super) struct Tallies {
+    pub(super) books: Vec<Tally>,
+    pub(super) even: Tally,
+    pub(super) odd: Tally,
+    pub(super) pooled: Tally,
+    pub(super) fault_games: u64,
 }
 
 /// Tallies the pairs of set `s` over `nbooks` books.
-fn tallies(pairs: &[PairLine], s: usize, nbooks: usize) -> Tallies {
+pub(super) fn tallies(pairs: &[PairLine], s: usize, nbooks: usize) -> Tallies {
     let mut books = vec![(Pentanomial::default(), 0); nbooks];
     let (mut even, mut odd) = ((Pentanomial::default(), 0), (Pentanomial::default(), 0));
     let mut fault_games = 0;
@@ -407,6 +548,7 @@ fn objective_reports(config: &Config, values: &[ObjectiveLine]) -> Vec<Objective
                 slope: None,
                 faults: mine().map(|v| v.faults).sum(),
                 overshot: mine().map(|v| v.overshot).sum(),
+                top_half_rho: None,
                 verdict: String::new(),
             }
         })
@@ -414,7 +556,8 @@ fn objective_reports(config: &Config, values: &[ObjectiveLine]) -> Vec<Objective
 }
 
 /// Computes the agreement figures of a report from its sets (what the Python reference
-/// recomputes): the ceiling, and each objective's rho, tau and slope.
+/// recomputes): the ceiling, the power, and each objective's rho, tau, slope and rho over the
+/// better half.
 pub fn analyse(report: &mut Report) {
     let how = report.bootstrap;
     let elo: Vec<f64> = report.sets.iter().map(|s| s.pooled.elo).collect();
@@ -433,17 +576,16 @@ pub fn analyse(report: &mut Report) {
         how,
         rank::spearman,
     );
-    let reliability = half.map(|h| {
-        let r = h.value.max(0.0);
-        2.0 * r / (1.0 + r)
-    });
+    let reliability = half.map(|h| ceiling_of(h.value).powi(2));
     report.ceiling = Ceiling {
         book_vs_book,
         half_vs_half: half,
         reliability,
         max_rho: reliability.map(f64::sqrt),
+        book_max_rho: book_vs_book.map(|b| ceiling_of(b.value)),
     };
-    let max_rho = report.ceiling.max_rho;
+    report.power = Some(power(report.sets.len(), reliability));
+    let (ceiling, target) = (report.ceiling.clone(), report.ceiling_target);
     for (o, obj) in report.objectives.iter_mut().enumerate() {
         let x: Vec<f64> = report.sets.iter().map(|s| s.objectives[o]).collect();
         obj.rho = rank::bootstrap(&x, &elo, how, rank::spearman);
@@ -452,7 +594,8 @@ pub fn analyse(report: &mut Report) {
         obj.slope = rank::bootstrap(&x, &elo, how, |a, b| {
             rank::least_squares(a, b).map(|l| l.slope)
         });
-        obj.verdict = verdict(&obj.name, obj.rho.as_ref(), max_rho);
+        obj.top_half_rho = top_half_rho(&x, &elo, how);
+        obj.verdict = verdict(&obj.name, obj.rho.as_ref(), &ceiling, target);
     }
 }
 
@@ -563,6 +706,89 @@ mod tests {
         assert_eq!(old.elo_interval, [Some(-150.5), Some(150.5)]);
         // The defaults against themselves: exactly 0, by definition.
         assert_eq!(Games::zero().elo_interval, [Some(0.0); 2]);
+    }
+
+    #[test]
+    fn the_power_is_the_smallest_rho_fisher_z_tells_from_zero() {
+        // tanh(2.801585 * sqrt(1.06 / (n - 3))), e.g. 12 sets: tanh(0.961876) = 0.744932.
+        let close = |a: Option<f64>, b: f64| a.is_some_and(|a| (a - b).abs() < 1e-5);
+        assert!(close(min_rho(12), 0.744_932), "{:?}", min_rho(12));
+        assert!(close(min_rho(16), 0.664_032), "{:?}", min_rho(16));
+        assert!(close(min_rho(20), 0.604_096), "{:?}", min_rho(20));
+        assert_eq!(min_rho(3), None);
+        // Through games of reliability 0.81 the true correlation must be 1/0.9 as large.
+        let p = power(20, Some(0.81));
+        assert!(close(p.min_true_rho, 0.604_096 / 0.9), "{p:?}");
+        assert_eq!(
+            power(12, Some(0.5)).min_true_rho,
+            None,
+            "0.745/0.707 is above 1"
+        );
+        assert_eq!(power(12, Some(0.0)).min_true_rho, None);
+        assert_eq!(power(12, None).min_true_rho, None);
+    }
+
+    #[test]
+    fn the_top_half_rho_ranks_the_better_half_of_the_sets_by_elo() {
+        // The objective ranks the better half (Elo 10, 20, 30) in order, and the worse half
+        // against it: over every set the two cancel, over the better half rho is 1.
+        let elo = [-30.0, -20.0, -10.0, 10.0, 20.0, 30.0];
+        let x = [3.0, 2.0, 1.0, 4.0, 5.0, 6.0];
+        let how = Bootstrap::default();
+        let top = top_half_rho(&x, &elo, how).unwrap();
+        assert!((top.value - 1.0).abs() < 1e-12, "{top}");
+        let all = rank::spearman(&x, &elo).unwrap();
+        assert!(all < 0.9, "{all}");
+        // Reversed over the better half: -1. Seven sets: the four best.
+        let x = [0.0, 0.0, 0.0, 6.0, 5.0, 4.0];
+        assert!((top_half_rho(&x, &elo, how).unwrap().value + 1.0).abs() < 1e-12);
+        let elo7 = [5.0, 1.0, 2.0, 3.0, 4.0, 6.0, 7.0];
+        let x7 = [9.0, 9.0, 9.0, 9.0, 1.0, 2.0, 3.0];
+        assert!((top_half_rho(&x7, &elo7, how).unwrap().value - 0.4).abs() < 1e-12);
+    }
+
+    #[test]
+    fn games_short_of_their_target_could_not_judge() {
+        let r = Interval {
+            value: 0.8,
+            lower: 0.4,
+            upper: 0.95,
+        };
+        let ceiling = |max_rho, book_max_rho| Ceiling {
+            book_vs_book: None,
+            half_vs_half: None,
+            reliability: None,
+            max_rho,
+            book_max_rho,
+        };
+        let judged = verdict(
+            "suite",
+            Some(&r),
+            &ceiling(Some(0.85), Some(0.9)),
+            Some(0.8),
+        );
+        assert!(
+            judged.ends_with("ranks margin sets as games do"),
+            "{judged}"
+        );
+        let short = verdict("suite", Some(&r), &ceiling(Some(0.71), None), Some(0.8));
+        assert!(short.contains("could not judge"), "{short}");
+        assert!(short.contains("0.71") && short.contains("0.80"), "{short}");
+        assert!(short.contains("--max-games"), "the fix: {short}");
+        // Even against odd pairs agree, the books do not: the games could not judge.
+        let books = verdict(
+            "suite",
+            Some(&r),
+            &ceiling(Some(0.86), Some(0.42)),
+            Some(0.8),
+        );
+        assert!(
+            books.contains("could not judge") && books.contains("by books 0.42"),
+            "{books}"
+        );
+        // A report made before targets is judged as it was.
+        let old = verdict("suite", Some(&r), &ceiling(Some(0.71), None), None);
+        assert!(old.ends_with("ranks margin sets as games do"), "{old}");
     }
 }
 

@@ -13,7 +13,7 @@ use crate::scoring::games::stats::Shown;
 pub fn plan_line(config: &Config) -> String {
     let def = config.sets[0].setting.def();
     format!(
-        "marginal calibrate: {} ({}), {} sets ({} design), {} objectives, {} pairs per set on each of {} books at {}",
+        "marginal calibrate: {} ({}), {} sets ({} design), {} objectives, {} pairs per set on each of {} books at {} in the first round, then rounds until the games' ceiling on rho reaches {:.2} or {} games are played",
         def.name,
         def.source.as_deref().unwrap_or("built-in"),
         config.sets.len(),
@@ -21,7 +21,9 @@ pub fn plan_line(config: &Config) -> String {
         config.objectives.len(),
         config.pairs_per_book,
         config.books.len(),
-        config.game.limit.per_move()
+        config.game.limit.per_move(),
+        config.ceiling_target,
+        config.max_games
     )
 }
 
@@ -35,17 +37,29 @@ pub fn lines(r: &Report) -> Vec<String> {
     let c = &r.ceiling;
     let shown = |i: &Option<super::rank::Interval>| i.map_or("n/a".to_string(), |i| i.to_string());
     out.push(format!(
-        "games against themselves: book vs book rho {}, even vs odd pairs rho {}, reliability {}, ceiling on rho {}",
+        "games against themselves: book vs book rho {}, even vs odd pairs rho {}, reliability {}, ceiling on rho {}{}",
         shown(&c.book_vs_book),
         shown(&c.half_vs_half),
         c.reliability.map_or("n/a".into(), |x| format!("{x:.2}")),
         c.max_rho.map_or("n/a".into(), |x| format!("{x:.2}")),
+        c.book_max_rho.map_or(String::new(), |x| format!(" (by books {x:.2})")),
     ));
+    out.extend(rounds_line(r));
+    if let Some(p) = &r.power {
+        let f = |x: Option<f64>| x.map_or("n/a".to_string(), |x| format!("{x:.2}"));
+        out.push(format!(
+            "power: with {} sets the smallest rho told from zero is {}, and through these games the smallest true correlation {}",
+            p.sets,
+            f(p.min_rho),
+            p.min_true_rho.map_or("none".to_string(), |x| format!("{x:.2}"))
+        ));
+    }
     for o in &r.objectives {
         out.push(format!(
-            "{}: tau {}, slope {} Elo per point{}",
+            "{}: tau {}, better half rho {}, slope {} Elo per point{}",
             o.name,
             shown(&o.tau),
+            shown(&o.top_half_rho),
             o.slope.map_or("n/a".into(), |s| s.to_string()),
             if o.faults + o.overshot > 0 {
                 format!(" ({} faulted, {} overshot positions)", o.faults, o.overshot)
@@ -72,11 +86,33 @@ pub fn lines(r: &Report) -> Vec<String> {
     out
 }
 
+/// The rounds of games and why they stopped (none for a report made before rounds).
+fn rounds_line(r: &Report) -> Option<String> {
+    let stopped = r.stopped?;
+    let games: u64 = r.rounds.iter().map(|x| x.games).sum();
+    let target = r.ceiling_target.map_or("n/a".into(), |t| format!("{t:.2}"));
+    let judged = r
+        .ceiling
+        .judging()
+        .map_or("n/a".into(), |c| format!("{c:.2}"));
+    Some(format!(
+        "games: {} round(s), {games} games (budget {}); stopped: {} (ceiling {judged}, the lesser of even vs odd and book vs book; target {target}){}",
+        r.rounds.len(),
+        r.max_games.map_or("n/a".into(), |m| m.to_string()),
+        stopped.said(),
+        if r.games_could_judge() {
+            ""
+        } else {
+            ": the games could not judge, so no objective is trusted from this calibration"
+        }
+    ))
+}
+
 /// The table's header: the rows of the region, the objectives, the books and the pooled Elo.
 fn header(r: &Report) -> String {
     let names: Vec<&str> = r.region.iter().map(|d| d.name.as_str()).collect();
     let short = |n: &str| n.trim_end_matches("_margin").to_string();
-    let mut header = format!("{:<10}", "set");
+    let mut header = format!("{:<12}", "set");
     for n in &names {
         header += &format!(" {:>11}", short(n));
     }
@@ -96,7 +132,7 @@ fn header(r: &Report) -> String {
 
 /// A set's line of the table.
 fn set_line(s: &SetReport) -> String {
-    let mut line = format!("{:<10}", s.name.chars().take(10).collect::<String>());
+    let mut line = format!("{:<12}", s.name.chars().take(12).collect::<String>());
     for v in &s.values {
         line += &format!(" {v:>11}");
     }

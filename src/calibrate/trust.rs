@@ -13,8 +13,8 @@ use super::report::{self, Report};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Calibration {
-    /// `trusted` (rho's lower bound above 0), `untrusted`, or `none` (no calibration for this
-    /// engine, limit and objective).
+    /// `trusted` (rho's lower bound above 0, from games whose ceiling reached the report's
+    /// target), `untrusted`, or `none` (no calibration for this engine, limit and objective).
     pub status: String,
     /// The calibration report it came from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -67,7 +67,10 @@ impl Calibration {
     /// `gain` points.
     pub fn from_report(report: &Report, file: &str, o: usize, gain: f64) -> Calibration {
         let obj = &report.objectives[o];
-        let trusted = obj.rho.is_some_and(|r| r.lower > 0.0);
+        // Games whose ceiling fell short of the report's target could not judge: nothing is
+        // trusted from them.
+        let judged = report.games_could_judge();
+        let trusted = judged && obj.rho.is_some_and(|r| r.lower > 0.0);
         // A set is not the line: its Elo scatters about it as the calibration's sets do, so
         // the interval is the slope's widened by 1.96 times that scatter.
         let scatter = scatter(report, o).unwrap_or(0.0);
@@ -83,6 +86,10 @@ impl Calibration {
             (Some(p), true) => format!(
                 "{}; predicted {:+.1} Elo [{:+.1}, {:+.1}] against the defaults at {} (from {})",
                 obj.verdict, p.value, p.lower, p.upper, report.game_limit, file
+            ),
+            _ if !judged => format!(
+                "{}; untrusted: the calibration's games could not judge, so the objective's gain says nothing of games (from {})",
+                obj.verdict, file
             ),
             _ => format!(
                 "{}; untrusted: rho's lower bound is at or below 0, so the objective's gain says nothing of games (from {})",
@@ -276,6 +283,20 @@ mod tests {
             c.note
         );
         assert!(!c.note.contains("predicted"), "{}", c.note);
+    }
+
+    #[test]
+    fn nothing_is_trusted_from_games_whose_ceiling_fell_short_of_the_target() {
+        let (_, mut report) = shipped();
+        let o = index_of(&report, "suite");
+        let ceiling = report.ceiling.max_rho.unwrap();
+        report.ceiling_target = Some(ceiling + 0.01);
+        let c = Calibration::from_report(&report, "cal.json", o, 2.0);
+        assert_eq!(c.status, "untrusted");
+        assert!(c.note.contains("could not judge"), "{}", c.note);
+        report.ceiling_target = Some(ceiling);
+        let c = Calibration::from_report(&report, "cal.json", o, 2.0);
+        assert_eq!(c.status, "trusted", "{}", c.note);
     }
 
     #[test]

@@ -31,12 +31,12 @@ pub struct CalibrateArgs {
     /// The engine (default: marginal's own).
     #[command(flatten)]
     engine: EngineArgs,
-    /// Margin sets in all: the defaults, the sets --margins adds, and a Latin hypercube over
-    /// the region for the rest (at least 4).
+    /// Margin sets in all: the defaults, the sets --margins adds, and the region's corners and
+    /// a maximin Latin hypercube (log coordinates) for the rest (at least 4).
     #[arg(long, default_value_t = 12, value_parser = count::<usize, 4>)]
     sets: usize,
     /// The design's region for a row, `name=LO..HI` (repeatable; default: each tunable row from
-    /// a quarter of its default to twice it, clamped to its range).
+    /// an eighth of its default to four times it, clamped to its range).
     #[arg(long, value_name = "NAME=LO..HI")]
     region: Vec<String>,
     /// A margin set to add: a tuned .json file or name=value assignments (repeatable).
@@ -45,9 +45,16 @@ pub struct CalibrateArgs {
     /// Seed of the design, the books' order and the bootstrap.
     #[arg(long, default_value_t = 1, value_parser = super::seed_arg)]
     seed: u64,
-    /// Games per set against the defaults, split evenly over the books (whole pairs).
+    /// Games per set against the defaults in the first round, split evenly over the books
+    /// (whole pairs); later rounds add games to the sets not yet apart from a rank neighbour.
     #[arg(long, default_value_t = 400, value_parser = count::<u32, 2>)]
     games: u32,
+    /// Play rounds of games until the games' ceiling on rho reaches this (0 to 1).
+    #[arg(long, default_value_t = plan::DEFAULT_CEILING)]
+    ceiling: f64,
+    /// Games in all, every round counted (default: 4 times the first round's).
+    #[arg(long, value_name = "N", value_parser = count::<u64, 2>)]
+    max_games: Option<u64>,
     /// Opening books (repeatable; default: two balanced books, noob_3moves and
     /// popularpos_lichess samples). Every set plays the same openings.
     #[arg(long, value_name = "FILE")]
@@ -164,6 +171,8 @@ fn plan_of(args: &CalibrateArgs) -> Result<CalibratePlan> {
         region: args.region.clone(),
         margins: args.margins.clone(),
         games: args.games,
+        ceiling: args.ceiling,
+        max_games: args.max_games,
         seed: args.seed,
         hash_mb: args.hash,
         concurrency: threads(args.concurrency),
@@ -256,11 +265,10 @@ fn prepare(
 /// Measures the objectives and plays the games, with a progress bar a phase; an interrupt
 /// keeps what was done (exit 130 with the command that resumes).
 fn play(config: &Config, pool: &rayon::ThreadPool, printer: Printer) -> Result<Report> {
-    let total_objectives = config.sets.len() * config.objectives.len();
     // One bar a phase (objective values, then game pairs), each with its own ETA: the two
     // kinds of work take very different times.
     let bar = printer.bar(
-        total_objectives as u64,
+        (config.sets.len() * config.objectives.len()) as u64,
         "[{bar:30}] {pos}/{len} {prefix}, ETA {eta} {msg}",
     );
     let observer = CalibrationBar::new(&bar, &config.state_dir);

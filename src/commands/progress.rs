@@ -333,8 +333,8 @@ impl Observer for CalibrationBar<'_> {
                     work: Work::Pairs, ..
                 },
             ) => {
+                bar.set_length(c.total);
                 if !self.in_games.swap(true, Ordering::Relaxed) {
-                    bar.set_length(c.total);
                     bar.set_prefix("game pairs");
                     bar.set_message("");
                     bar.set_position(c.done.saturating_sub(1));
@@ -342,6 +342,7 @@ impl Observer for CalibrationBar<'_> {
                 }
                 bar.set_position(c.done);
             }
+            Event::Said(said) => bar.suspend(|| say(said)),
             _ => {}
         }
     }
