@@ -39,7 +39,11 @@ pub fn start(
             plan.seed
         ),
         format!(
-            "training {train} positions, validation {validation} positions, {limit} per position, {threads} thread(s); checkpoint {}",
+            "training {train} positions, validation {validation} positions, {limit} per position{}, {threads} thread(s); checkpoint {}",
+            match plan.tc {
+                Some(_) => format!(", games at {}", plan.move_limit().per_move()),
+                None => String::new(),
+            },
             dir.display()
         ),
     ]
@@ -72,6 +76,17 @@ pub fn race_plan(
                 .display(),
         )
     };
+    if settings.screen_in_games {
+        let pairs: Vec<String> = settings.screen_pairs.iter().map(u32::to_string).collect();
+        return format!(
+            "race: {} design points and {} of the line screened in games against the defaults ({} games at most, {} pairs a round, the better half going on), then {games}; {} games at most in all",
+            settings.design,
+            settings.line.len(),
+            settings.screen_games(),
+            pairs.join(", "),
+            settings.screen_games() + settings.games()
+        );
+    }
     format!(
         "race: {} design points screened on {} positions, {} kept, {} local rounds, {games}",
         settings.design,
@@ -363,6 +378,44 @@ pub fn faults(file: &TunedFile, out: &Path) -> Option<String> {
     })
 }
 
+/// A race's stage starting, as its progress says it.
+pub fn race_stage_line(s: &crate::progress::RaceStage) -> String {
+    let what = s.stage.describe(s.round);
+    if s.pairs == 0 {
+        return format!(
+            "race {what}: scoring {} sets on the suite objective",
+            s.sets
+        );
+    }
+    format!(
+        "{what}: {} sets, {} pairs each against the defaults ({} games)",
+        s.sets,
+        s.pairs,
+        2 * u64::from(s.pairs) * s.sets as u64
+    )
+}
+
+/// The time left of a kind of work (`of`), when known: `; about 12 min left in the games`.
+pub fn left(seconds: Option<f64>, of: &str) -> String {
+    match seconds {
+        Some(s) if s >= 5400.0 => format!("; about {:.1} h left {of}", s / 3600.0),
+        Some(s) if s >= 90.0 => format!("; about {:.0} min left {of}", s / 60.0),
+        Some(s) => format!("; about {s:.0} s left {of}"),
+        None => String::new(),
+    }
+}
+
+/// The warning of a run whose games were lost on time (at a clock): how many, and what to do.
+pub fn time_losses(file: &TunedFile, out: &Path) -> Option<String> {
+    let (n, games) = (file.provenance.time_losses, file.provenance.games);
+    (n > 0).then(|| {
+        format!(
+            "{n} game(s) of the run were lost on time (of {games} tuning games, plus the confirmation's): at this clock the engines overrun it, so the results measure flagging as well as play; give a longer --tc, or more increment (provenance.time_losses in {})",
+            out.display()
+        )
+    })
+}
+
 /// The speed of the suite evaluations this invocation searched (none when it searched none).
 pub fn speed(
     plan: &TunePlan,
@@ -457,8 +510,8 @@ pub fn slashed(values: &[i32]) -> String {
 pub fn race_round_line(step: &crate::progress::RaceStep<'_>, seconds: f64) -> String {
     let (pairs, wdl) = step.games.unwrap_or_default();
     format!(
-        "race round {}: {}  {:+.1} Elo against the defaults after {} games (+{} ={} -{}){}  ({seconds:.0} s)",
-        step.round,
+        "{}: {}  {:+.1} Elo against the defaults after {} games (+{} ={} -{}){}  ({seconds:.0} s)",
+        step.stage.describe(step.round),
         slashed(step.values),
         step.score,
         2 * pairs,

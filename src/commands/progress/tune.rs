@@ -5,7 +5,7 @@
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use marginal::progress::{Count, Event, Iteration, Observer, RaceStep, Stage, Work};
+use marginal::progress::{Count, Eta, Event, Iteration, Observer, RaceStep, Stage, Work};
 
 use super::Printer;
 use marginal::tune::report;
@@ -27,6 +27,9 @@ struct TuneState {
     count: usize,
     cached: usize,
     race_best: Option<(f64, Vec<i32>)>,
+    /// The time left in the suite stages and in the games, and the last said of the suite's.
+    eta: [Eta; 2],
+    left: String,
 }
 
 impl TuneLines {
@@ -38,6 +41,8 @@ impl TuneLines {
             count: 0,
             cached: 0,
             race_best: None,
+            eta: Default::default(),
+            left: String::new(),
         };
         TuneLines {
             quiet: printer.quiet,
@@ -102,9 +107,15 @@ impl TuneLines {
 
     /// A race step: a finalist's games said at once, a suite evaluation counted in its stage.
     fn race(&self, s: &RaceStep<'_>) {
-        if s.stage == Stage::Games {
+        let games = s.games.is_some();
+        let eta = self.lock().eta[usize::from(games)].step(s.work, s.cached, Instant::now());
+        let left = report::left(
+            eta,
+            ["in the suite stages", "in the games"][usize::from(games)],
+        );
+        if games {
             self.finish_stage();
-            println!("{}", report::race_round_line(s, self.seconds()));
+            println!("{}{left}", report::race_round_line(s, self.seconds()));
             return;
         }
         if self.lock().stage != Some((s.stage, s.round)) {
@@ -114,6 +125,7 @@ impl TuneLines {
         state.stage = Some((s.stage, s.round));
         state.count += 1;
         state.cached += usize::from(s.cached);
+        state.left = left;
         if state.race_best.as_ref().is_none_or(|(b, _)| s.score > *b) {
             state.race_best = Some((s.score, s.values.to_vec()));
         }
@@ -133,11 +145,12 @@ impl TuneLines {
             n => format!(" ({n} from the log)"),
         };
         println!(
-            "race {what}: {} sets{cached}, best objective {best:.3} at {} ({})  ({:.0} s)",
+            "race {what}: {} sets{cached}, best objective {best:.3} at {} ({})  ({:.0} s){}",
             state.count,
             report::slashed(&values),
             self.names.join(" / "),
-            self.seconds()
+            self.seconds(),
+            state.left
         );
         state.count = 0;
         state.cached = 0;
@@ -155,6 +168,11 @@ impl Observer for TuneLines {
                 }
             }
             Event::Race(step) if !self.quiet => self.race(step),
+            Event::RaceStage(stage) if !self.quiet => {
+                self.finish_stage();
+                self.lock().eta[usize::from(stage.pairs > 0)].mark(Instant::now());
+                println!("{}", report::race_stage_line(stage));
+            }
             Event::RaceDone { verdict } => {
                 self.finish_stage();
                 println!("race: {verdict}");
