@@ -378,6 +378,39 @@ pub fn faults(file: &TunedFile, out: &Path) -> Option<String> {
     })
 }
 
+/// The line of a solver's iteration (SPSA's, or Nelder-Mead's and the swarm's) with the
+/// `margins` after it, `seconds` into the run; `best` is the best objective so far, updated.
+pub fn iteration_line(
+    i: &crate::progress::Iteration<'_>,
+    best: &mut f64,
+    margins: &str,
+    seconds: f64,
+) -> String {
+    if let Some(result) = i.spsa_result {
+        let objectives = if i.evaluated.is_empty() {
+            String::new()
+        } else {
+            *best = i.evaluated.iter().copied().fold(*best, f64::max);
+            let probes: Vec<String> = i.evaluated.iter().map(|o| format!("{o:.3}")).collect();
+            format!("  objective {}  best {best:.3}", probes.join("/"))
+        };
+        let (k, n) = (i.iteration, i.iterations);
+        return format!(
+            "iteration {k:>3}/{n}: {margins}  result {result:+.3}{objectives}  ({seconds:.0} s)"
+        );
+    }
+    let objective = i.objective.unwrap_or(f64::NAN);
+    *best = best.max(objective);
+    let step = match i.iteration {
+        0 => "start".to_string(),
+        k => format!("iteration {k:>3}/{}", i.iterations),
+    };
+    format!(
+        "{step}: {margins}  objective {objective:.3}  best {best:.3}  ({} evaluated, {seconds:.0} s)",
+        i.evaluated.len(),
+    )
+}
+
 /// A race's stage starting, as its progress says it.
 pub fn race_stage_line(s: &crate::progress::RaceStage) -> String {
     let what = s.stage.describe(s.round);
@@ -526,6 +559,33 @@ pub fn race_round_line(step: &crate::progress::RaceStep<'_>, seconds: f64) -> St
 mod tests {
     use super::*;
     use crate::scoring::paired::PairedComparison;
+
+    #[test]
+    fn iteration_lines_name_the_margins_and_keep_the_best() {
+        let mut best = f64::NEG_INFINITY;
+        let iteration = |iteration, objective, spsa_result| crate::progress::Iteration {
+            iteration,
+            iterations: 20,
+            values: &[100, 200],
+            objective,
+            evaluated: &[0.5, 0.25],
+            spsa_result,
+        };
+        let line = |i, best: &mut f64| iteration_line(&i, best, "a 100, b 200", 3.0);
+        let start = line(iteration(0, Some(0.75), None), &mut best);
+        let said = "start: a 100, b 200  objective 0.750  best 0.750  (2 evaluated, 3 s)";
+        assert_eq!(start, said);
+        let worse = line(iteration(3, Some(0.5), None), &mut best);
+        let said = "iteration   3/20: a 100, b 200  objective 0.500  best 0.750  (2 evaluated, ";
+        assert!(worse.starts_with(said), "{worse}");
+        let spsa = line(iteration(4, None, Some(-1.5)), &mut best);
+        let said =
+            "iteration   4/20: a 100, b 200  result -1.500  objective 0.500/0.250  best 0.750  (";
+        assert!(spsa.starts_with(said), "{spsa}");
+        best = 2.0;
+        let resumed = line(iteration(5, Some(1.0), None), &mut best);
+        assert!(resumed.contains("objective 1.000  best 2.000"), "{resumed}");
+    }
 
     #[test]
     fn a_side_without_positions_says_so_in_one_line() {

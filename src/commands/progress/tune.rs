@@ -77,32 +77,7 @@ impl TuneLines {
     /// The line of a solver's iteration (SPSA's, or Nelder-Mead's and the swarm's).
     fn iteration(&self, i: &Iteration<'_>) -> String {
         let mut state = self.lock();
-        let margins = self.margins(i.values);
-        if let Some(result) = i.spsa_result {
-            let objectives = if i.evaluated.is_empty() {
-                String::new()
-            } else {
-                state.best = i.evaluated.iter().copied().fold(state.best, f64::max);
-                let probes: Vec<String> = i.evaluated.iter().map(|o| format!("{o:.3}")).collect();
-                format!("  objective {}  best {:.3}", probes.join("/"), state.best)
-            };
-            let (k, n, s) = (i.iteration, i.iterations, self.seconds());
-            return format!(
-                "iteration {k:>3}/{n}: {margins}  result {result:+.3}{objectives}  ({s:.0} s)"
-            );
-        }
-        let objective = i.objective.unwrap_or(f64::NAN);
-        state.best = state.best.max(objective);
-        let step = match i.iteration {
-            0 => "start".to_string(),
-            k => format!("iteration {k:>3}/{}", i.iterations),
-        };
-        format!(
-            "{step}: {margins}  objective {objective:.3}  best {:.3}  ({} evaluated, {:.0} s)",
-            state.best,
-            i.evaluated.len(),
-            self.seconds()
-        )
+        report::iteration_line(i, &mut state.best, &self.margins(i.values), self.seconds())
     }
 
     /// A race step: a finalist's games said at once, a suite evaluation counted in its stage.
@@ -227,37 +202,5 @@ impl Observer for EvaluationGames {
             let seconds = self.start.elapsed().as_secs_f64();
             println!("  games {played}/{total} of this evaluation ({seconds:.0} s)");
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn iteration_lines_name_the_margins_and_keep_the_best() {
-        let names = vec!["a".to_string(), "b".to_string()];
-        let lines = TuneLines::new(Printer::new(true), names, Instant::now());
-        let iteration = |iteration, objective, spsa_result| Iteration {
-            iteration,
-            iterations: 20,
-            values: &[100, 200],
-            objective,
-            evaluated: &[0.5, 0.25],
-            spsa_result,
-        };
-        let start = lines.iteration(&iteration(0, Some(0.75), None));
-        let said = "start: a 100, b 200  objective 0.750  best 0.750  (2 evaluated, ";
-        assert!(start.starts_with(said), "{start}");
-        let worse = lines.iteration(&iteration(3, Some(0.5), None));
-        let said = "iteration   3/20: a 100, b 200  objective 0.500  best 0.750  (2 evaluated, ";
-        assert!(worse.starts_with(said), "{worse}");
-        let spsa = lines.iteration(&iteration(4, None, Some(-1.5)));
-        let said =
-            "iteration   4/20: a 100, b 200  result -1.500  objective 0.500/0.250  best 0.750  (";
-        assert!(spsa.starts_with(said), "{spsa}");
-        lines.set_best(2.0);
-        let resumed = lines.iteration(&iteration(5, Some(1.0), None));
-        assert!(resumed.contains("objective 1.000  best 2.000"), "{resumed}");
     }
 }
