@@ -556,6 +556,13 @@ impl TunePlan {
             "--race-openings".to_string(),
             "the race's games (--race-pairs 0 plays none)",
         );
+        unused(
+            self.tc.is_some()
+                && !self.plays_games()
+                && (!race || (no_race_games && !self.race_pairs.is_empty())),
+            format!("--tc {}", self.tc.as_deref().unwrap_or_default()),
+            "the tune's games (the race's, --objective games, --confirm)",
+        );
         // (--confirm-openings without --confirm is refused: tune::games.)
         unused(
             self.confirm.is_none() && self.confirm_sprt.is_some(),
@@ -802,6 +809,31 @@ mod tests {
         assert_ne!(seeded.run_id("e", 1, 2), id);
         assert_ne!(TunePlan::default().run_id("e", 1, 3), id);
         assert_ne!(TunePlan::default().run_id("f", 1, 2), id);
+    }
+
+    #[test]
+    fn a_clock_without_games_is_said_to_do_nothing() {
+        let spsa = TunePlan {
+            solver: SolverKind::Spsa,
+            tc: Some("10+0.1".into()),
+            ..TunePlan::default()
+        };
+        let said = spsa.unused_options();
+        assert!(
+            said.iter()
+                .any(|s| s.contains("--tc 10+0.1") && s.contains("games")),
+            "{said:?}"
+        );
+        let confirmed = TunePlan {
+            confirm: Some(100),
+            ..spsa
+        };
+        assert!(confirmed.unused_options().is_empty());
+        let race = TunePlan {
+            tc: Some("10+0.1".into()),
+            ..TunePlan::default()
+        };
+        assert!(race.unused_options().is_empty());
     }
 
     #[test]
