@@ -27,6 +27,12 @@
 //!    set is kept and the result says so. Without games (none given, or no rounds), the best
 //!    full score wins.
 //!
+//! When no calibration trusts the suite objective for the engine and limit
+//! ([`super::screen`]), steps 1 to 4 give way to the **games screen**: the same Latin hypercube
+//! and the line (the base set left out) play paired games against the base set, a few pairs
+//! each in the first round, the better half going on with twice the pairs each round, until
+//! `finalists` are left; they race as in step 5.
+//!
 //! Every suite evaluation goes through [`SuiteCost`] (cached by margin values and batch, logged)
 //! and every game through a [`GamesProblem`] per round (cached and logged by margin values), so
 //! an interrupted run replays its finished work from the logs and ends with the same result.
