@@ -125,7 +125,12 @@ pub fn open(
         inputs.train.positions.len(),
         inputs.validation.positions.len(),
     );
-    let start = report::start(plan, space, positions, limit, threads, &dir);
+    let in_games = inputs
+        .solver
+        .race
+        .as_ref()
+        .is_some_and(|r| r.screen_in_games);
+    let start = report::start(plan, space, positions, limit, threads, &dir, in_games);
     lines.extend(start.into_iter().map(Said::Out));
     Ok(Opened {
         calibration,

@@ -17,8 +17,8 @@ use crate::scoring::games::matches::MatchConfig;
 use crate::scoring::paired::PairedComparison;
 use crate::scoring::suite::SuiteLimit;
 
-/// The two lines that open a run: the solver, seed and space; the positions, limit, threads
-/// and checkpoint.
+/// The two lines that open a run: the solver (a race screened `in_games` said so), seed and
+/// space; the positions, limit, threads and checkpoint.
 pub fn start(
     plan: &TunePlan,
     space: &Space,
@@ -26,11 +26,15 @@ pub fn start(
     limit: SuiteLimit,
     threads: usize,
     dir: &Path,
+    in_games: bool,
 ) -> [String; 2] {
     [
         format!(
             "marginal tune: {}{}, seed {}, tuning {space}",
-            plan.solver.label(),
+            match in_games {
+                true => "race (games screen, then games among the finalists)",
+                false => plan.solver.label(),
+            },
             if plan.solver == SolverKind::Race {
                 String::new()
             } else {
