@@ -195,16 +195,16 @@ fn a_trusted_calibration_screens_by_suite_and_an_untrusted_one_in_games() {
 fn a_tune_at_a_clock_screens_in_games_and_counts_its_time_losses() {
     let dir = scratch("tune-screen", "clock");
     let suite = small_suite(&dir, 12);
-    // 2 ms a game: the built-in engine loses some games on time.
-    let run = race(&dir, &suite, "c", &["--tc", "0.002+0"]);
+    // 1 ms a game: the built-in engine loses some games on time.
+    let run = race(&dir, &suite, "c", &["--tc", "0.001+0"]);
     let text = said(&run);
     assert_eq!(run.status.code(), Some(0), "{text}");
     assert_names(
         &text,
         &[
-            "race screen: --tc 0.002+0",
+            "race screen: --tc 0.001+0",
             "screening in games",
-            "games at a clock of 0.002+0 s",
+            "games at a clock of 0.001+0 s",
         ],
     );
     let file = read(&dir, "c");
