@@ -137,6 +137,10 @@ pub enum Stage {
     Line,
     /// A round of games against the base set.
     Games,
+    /// A round of the games screen: the design and the line in short paired games against the
+    /// base set, the better half going on (when no trusted objective screens).
+    #[serde(rename = "screen-games")]
+    ScreenGames,
 }
 
 impl Stage {
@@ -147,7 +151,8 @@ impl Stage {
             Stage::Full => "kept (on every training position)".to_string(),
             Stage::Local => format!("local round {round}"),
             Stage::Line => "the line through the defaults (all margins scaled)".to_string(),
-            Stage::Games => "games".to_string(),
+            Stage::Games => format!("race round {round}"),
+            Stage::ScreenGames => format!("games screen round {round}"),
         }
     }
 }
@@ -167,6 +172,59 @@ pub struct RaceStep<'a> {
     pub games: Option<(u64, Wdl)>,
     /// Whether it read back from a log rather than searched or played.
     pub cached: bool,
+    /// The work of its kind done so far and planned in all, for an ETA: suite evaluations in
+    /// the suite stages, game pairs in the games (the screen's and the race's).
+    pub work: (u64, u64),
+}
+
+/// A stage of a race starting: `sets` to score (suite stages) or to play `pairs` pairs each
+/// against the base set (games stages).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RaceStage {
+    /// The stage.
+    pub stage: Stage,
+    /// Its round (1 on: local search, games; 0 otherwise).
+    pub round: usize,
+    /// The sets it scores or plays.
+    pub sets: usize,
+    /// Game pairs each set plays in it (0: a suite stage).
+    pub pairs: u32,
+}
+
+/// The time left in a stream of work, from the rate of the work done so far in this run
+/// (work read back from a log costs no time and is not counted in the rate).
+#[derive(Debug, Default, Clone)]
+pub struct Eta {
+    last: Option<std::time::Instant>,
+    done: u64,
+    fresh: u64,
+    seconds: f64,
+}
+
+impl Eta {
+    /// Work starts (again) at `now`: the time from here counts.
+    pub fn mark(&mut self, now: std::time::Instant) {
+        self.last = Some(now);
+    }
+
+    /// The work reached `done` of `total` at `now` (`cached`: read back from a log); returns
+    /// the seconds left at the rate so far, once one is known.
+    pub fn step(
+        &mut self,
+        (done, total): (u64, u64),
+        cached: bool,
+        now: std::time::Instant,
+    ) -> Option<f64> {
+        let units = done.saturating_sub(self.done);
+        self.done = done;
+        if let (Some(last), false) = (self.last, cached) {
+            self.seconds += now.saturating_duration_since(last).as_secs_f64();
+            self.fresh += units;
+        }
+        self.last = Some(now);
+        (self.fresh > 0)
+            .then(|| self.seconds / self.fresh as f64 * total.saturating_sub(done) as f64)
+    }
 }
 
 /// What a cluster executor is doing.
@@ -339,6 +397,8 @@ pub enum Event<'a> {
     Iteration(Iteration<'a>),
     /// A race scored a set (a suite evaluation or a finalist's round of games).
     Race(RaceStep<'a>),
+    /// A stage of a race started.
+    RaceStage(RaceStage),
     /// A race ended, with its verdict for people.
     RaceDone {
         /// How the set was chosen.

@@ -346,7 +346,14 @@ fn a_killed_spsa_run_resumes_to_the_identical_result() {
 fn a_killed_race_resumes_to_the_identical_result() {
     a_killed_run_resumes(
         "kill-race",
-        &["--design", "24", "--race-pairs", "8,16"],
+        &[
+            "--design",
+            "24",
+            "--race-pairs",
+            "8,16",
+            "--screen-by",
+            "suite",
+        ],
         20,
         |stdout| {
             assert_names(stdout, &["race global screen", "from the log"]);

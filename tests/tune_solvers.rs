@@ -173,7 +173,7 @@ fn solver_options_that_do_not_fit_exit_2() {
             "--solver race tunes on the suite objective",
         ),
         (
-            &["--race-pairs", "600,600"],
+            &["--race-pairs", "600,600", "--screen-by", "suite"],
             "fewer than the 1200 pairs of the race (--race-pairs 600,600)",
         ),
         (
@@ -223,6 +223,8 @@ fn the_race_screens_refines_races_and_resumes_from_its_logs() {
         "1,1",
         "--seed",
         "3",
+        "--screen-by",
+        "suite",
     ];
     let a = tune_ok(&dir, &suite, "a.json", &extra);
     assert_eq!(a["provenance"]["solver"], "race");
@@ -335,6 +337,8 @@ fn a_race_won_in_few_games_says_they_are_too_few() {
         "2",
         "--seed",
         "4",
+        "--screen-by",
+        "suite",
     ];
     let run = common::tune(&dir, &suite, 300, "r.json", &extra);
     let text = said(&run);

@@ -14,8 +14,8 @@ use marginal::tune::file::TunedFile;
 use marginal::tune::games::GamesProblem;
 use marginal::tune::pipeline::{self, RunRecord, TuneError, TuneWork};
 use marginal::tune::plan::{
-    DEFAULT_GAIN, DEFAULT_ITERATIONS, EngineChoice, ObjectiveKind, ScoringChoice, SolverKind,
-    TuneOptions, TunePlan,
+    DEFAULT_GAIN, DEFAULT_ITERATIONS, EngineChoice, ObjectiveKind, ScoringChoice, ScreenBy,
+    SolverKind, TuneOptions, TunePlan,
 };
 use marginal::tune::space::Space;
 use marginal::tune::{calibrated, checkpoint, prepare, race, report, run, setup};
@@ -125,6 +125,16 @@ pub struct TuneArgs {
     /// Fixed depth per position instead of a node budget.
     #[arg(long, value_parser = depth_arg())]
     depth: Option<u32>,
+    /// Play the tune's games (the race, --objective games, --confirm) at a clock of BASE+INC
+    /// seconds, not --nodes or --depth a move (which then set the suite objective's limit
+    /// only); time losses are counted and said.
+    #[arg(long, value_name = "BASE+INC")]
+    tc: Option<String>,
+    /// --solver race: what screens the design: `suite` objective, `games` (short paired games
+    /// against the defaults, the better half going on each round) or `auto` (the default: the
+    /// suite when a calibration trusts it for this engine and limit, else games).
+    #[arg(long, value_name = "auto|suite|games")]
+    screen_by: Option<ScreenBy>,
     /// The suite objective's weights and the table size.
     #[command(flatten)]
     scoring: ScoringArgs,
@@ -214,6 +224,8 @@ impl TuneArgs {
             finalists: self.finalists,
             race_pairs: self.race_pairs,
             race_openings: self.race_openings,
+            screen_by: self.screen_by,
+            tc: self.tc,
             particles: self.particles,
             gain: self.gain,
             batch: self.batch,
@@ -396,7 +408,7 @@ fn prepare(args: TuneArgs, ui: Ui) -> Result<Prepared> {
     let threads = threads(args.opts.threads);
     let mut lines = Vec::new();
     let inputs = prepare::check(&args.plan, &space, threads, &mut lines);
-    let inputs = printed(lines, inputs)?;
+    let mut inputs = printed(lines, inputs)?;
     let pool = marginal::scoring::exec::local::pool(threads, "tune")
         .context("cannot start worker threads")?;
     let executor = args.executor.build(threads)?;
@@ -407,7 +419,7 @@ fn prepare(args: TuneArgs, ui: Ui) -> Result<Prepared> {
         plan,
         opts,
         (&def, &space),
-        &inputs,
+        &mut inputs,
         &options,
         threads,
         &mut lines,
@@ -463,7 +475,7 @@ fn objective_games(run: &Prepared) -> Result<(Option<GamesProblem>, Vec<GamesPro
             let race_games = games::race_problems(
                 &run.args,
                 &run.space,
-                &settings.rounds,
+                settings,
                 &run.dir,
                 run.executor.clone(),
             )?;

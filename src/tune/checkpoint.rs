@@ -282,8 +282,9 @@ pub fn earlier_invocations(dir: &Path) -> (f64, usize) {
     (seconds.iter().sum(), seconds.len())
 }
 
-/// The game batches a checkpoint keeps: the games objective's (`games.jsonl`) and the race's
-/// finalists' (`race-games-N.jsonl`), a line each.
+/// The game batches a checkpoint keeps: the games objective's (`games.jsonl`), the race's
+/// finalists' (`race-games-N.jsonl`) and its games screen's (`screen-games-N.jsonl`), a line
+/// each.
 pub fn game_batches_kept(dir: &Path) -> usize {
     std::fs::read_dir(dir)
         .into_iter()
@@ -291,7 +292,8 @@ pub fn game_batches_kept(dir: &Path) -> usize {
         .flatten()
         .filter(|e| {
             let name = e.file_name().to_string_lossy().into_owned();
-            name == "games.jsonl" || (name.starts_with("race-games-") && name.ends_with(".jsonl"))
+            let round_log = |prefix: &str| name.starts_with(prefix) && name.ends_with(".jsonl");
+            name == "games.jsonl" || round_log("race-games-") || round_log("screen-games-")
         })
         .map(|e| std::fs::read_to_string(e.path()).map_or(0, |t| t.lines().count()))
         .sum()

@@ -592,6 +592,10 @@ pub struct Provenance {
     /// tuned set, the defaults and `off` were judged on both sides; absent when none.
     #[serde(default, skip_serializing_if = "is_zero_u64")]
     pub faults: u64,
+    /// Games lost on time over the run (at a clock, `--tc`): the race's, the games
+    /// objective's and the confirmation's, either side; absent when none.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub time_losses: u64,
     /// Wall-clock seconds of this invocation (a resumed run counts only its own).
     pub wall_seconds: f64,
     /// Wall-clock seconds of the interrupted invocations a resumed run took up, as each

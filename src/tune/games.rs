@@ -144,6 +144,9 @@ pub struct GamesEvaluation {
     /// Games lost to an engine fault (either side); absent when none.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub faults: u64,
+    /// Games lost on time (at a clock, `--tc`; either side); absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub time_losses: u64,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -402,6 +405,7 @@ impl GamesProblem {
             cached: false,
             seconds: start.elapsed().as_secs_f64(),
             faults: s.fault_losses.0 + s.fault_losses.1,
+            time_losses: s.time_losses.0 + s.time_losses.1,
         })
     }
 

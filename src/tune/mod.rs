@@ -17,6 +17,7 @@ pub mod race;
 pub mod remark;
 pub mod report;
 pub mod run;
+pub mod screen;
 pub mod setup;
 pub mod solvers;
 pub mod space;

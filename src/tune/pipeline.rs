@@ -200,6 +200,12 @@ impl Tuned {
             || self.race.as_ref().map_or(0, RaceResult::games_played),
             |g| g.games,
         );
+        let time_losses = self.race.as_ref().map_or(0, RaceResult::time_losses)
+            + (record.games.iter())
+                .flat_map(|g| &g.evaluations)
+                .map(|e| e.time_losses)
+                .sum::<u64>()
+            + (record.confirm.as_ref()).map_or(0, |c| c.time_losses.a + c.time_losses.b);
         // The tuning's faults, then the judging's (tuned, defaults and off on both sides).
         let faults = evaluations.iter().map(|e| e.faults as u64).sum::<u64>()
             + record
@@ -243,6 +249,7 @@ impl Tuned {
                 searched_evaluations: searched,
                 search_seconds,
                 faults,
+                time_losses,
                 wall_seconds: record.wall_seconds,
                 earlier_wall_seconds: record.earlier_wall_seconds,
                 command_line: record.command_line,

@@ -17,6 +17,7 @@ use super::remark::RunError;
 use crate::formats::Fnv;
 use crate::progress::Said;
 use crate::scoring::games::game::MoveLimit;
+use crate::scoring::games::spec::parse_tc;
 use crate::scoring::suite::objective::{DEFAULT_EARLY, DEFAULT_WEIGHT, ObjectiveParams};
 use crate::scoring::suite::{Repeats, RunConfig, SuiteLimit};
 
@@ -120,6 +121,42 @@ impl ObjectiveKind {
         match self {
             ObjectiveKind::Suite => "suite",
             ObjectiveKind::Games => "games",
+        }
+    }
+}
+
+/// What screens the race's design (`--screen-by`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ScreenBy {
+    /// The suite objective when a calibration in tuned/ (or --calibration) trusts it for this
+    /// engine and limit, else games ([`super::screen::choose`]).
+    #[default]
+    Auto,
+    /// The suite objective, trusted or not.
+    Suite,
+    /// Short paired games against the defaults, successive halving.
+    Games,
+}
+
+impl std::str::FromStr for ScreenBy {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<ScreenBy, String> {
+        [ScreenBy::Auto, ScreenBy::Suite, ScreenBy::Games]
+            .into_iter()
+            .find(|b| b.name() == s)
+            .ok_or_else(|| format!("'{s}': one of auto, suite, games"))
+    }
+}
+
+impl ScreenBy {
+    /// The name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            ScreenBy::Auto => "auto",
+            ScreenBy::Suite => "suite",
+            ScreenBy::Games => "games",
         }
     }
 }
@@ -235,6 +272,13 @@ pub struct TunePlan {
     /// The race: the book of its games (default [`RACE_BOOK`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub race_openings: Option<PathBuf>,
+    /// The race: what screens its design (none: [`ScreenBy::Auto`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screen_by: Option<ScreenBy>,
+    /// The games' clock, `BASE+INC` seconds, instead of a node budget or depth a move (the
+    /// suite objective keeps its limit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tc: Option<String>,
     /// Particles of the swarm.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub particles: Option<usize>,
@@ -296,6 +340,8 @@ impl Default for TunePlan {
             finalists: None,
             race_pairs: Vec::new(),
             race_openings: None,
+            screen_by: None,
+            tc: None,
             particles: None,
             gain: DEFAULT_GAIN,
             batch: None,
@@ -408,8 +454,12 @@ impl TunePlan {
         }
     }
 
-    /// The limit of a move in the run's games.
+    /// The limit of a move in the run's games: the clock of `tc` when given (checked by
+    /// [`TunePlan::check`]).
     pub fn move_limit(&self) -> MoveLimit {
+        if let Some(Ok(clock)) = self.tc.as_deref().map(parse_tc) {
+            return clock;
+        }
         match self.depth {
             Some(d) => MoveLimit::Depth(d),
             None => MoveLimit::Nodes(self.nodes.unwrap_or(self.default_nodes())),
@@ -506,6 +556,13 @@ impl TunePlan {
             "--race-openings".to_string(),
             "the race's games (--race-pairs 0 plays none)",
         );
+        unused(
+            self.tc.is_some()
+                && !self.plays_games()
+                && (!race || (no_race_games && !self.race_pairs.is_empty())),
+            format!("--tc {}", self.tc.as_deref().unwrap_or_default()),
+            "the tune's games (the race's, --objective games, --confirm)",
+        );
         // (--confirm-openings without --confirm is refused: tune::games.)
         unused(
             self.confirm.is_none() && self.confirm_sprt.is_some(),
@@ -561,6 +618,9 @@ impl TunePlan {
                 "--gain {}: must be a positive number",
                 self.gain
             )));
+        }
+        if let Some(tc) = &self.tc {
+            parse_tc(tc).map_err(|e| RunError::Refused(e.0))?;
         }
         remarks.extend(self.unused_options().into_iter().map(Said::Warning));
         if let Some(n) = self.batch {
@@ -749,6 +809,31 @@ mod tests {
         assert_ne!(seeded.run_id("e", 1, 2), id);
         assert_ne!(TunePlan::default().run_id("e", 1, 3), id);
         assert_ne!(TunePlan::default().run_id("f", 1, 2), id);
+    }
+
+    #[test]
+    fn a_clock_without_games_is_said_to_do_nothing() {
+        let spsa = TunePlan {
+            solver: SolverKind::Spsa,
+            tc: Some("10+0.1".into()),
+            ..TunePlan::default()
+        };
+        let said = spsa.unused_options();
+        assert!(
+            said.iter()
+                .any(|s| s.contains("--tc 10+0.1") && s.contains("games")),
+            "{said:?}"
+        );
+        let confirmed = TunePlan {
+            confirm: Some(100),
+            ..spsa
+        };
+        assert!(confirmed.unused_options().is_empty());
+        let race = TunePlan {
+            tc: Some("10+0.1".into()),
+            ..TunePlan::default()
+        };
+        assert!(race.unused_options().is_empty());
     }
 
     #[test]

@@ -13,6 +13,7 @@ use super::plan::{TuneOptions, TunePlan};
 use super::remark::RunError;
 use super::report;
 use super::run;
+use super::screen;
 use super::setup::{self, Inputs};
 use super::space::Space;
 use crate::calibrate::trust::Calibration;
@@ -64,9 +65,10 @@ pub struct Opened {
     pub dir: PathBuf,
 }
 
-/// Finds the calibration of the run's objective, works out the run's identity and opens its
-/// checkpoint (an existing --out that is not this run's own is refused first); `opts` gets
-/// the directory. The run's opening lines close what is said.
+/// Finds the calibration of the run's objective and with it what screens a race
+/// ([`screen::choose`], said), works out the run's identity and opens its checkpoint (an
+/// existing --out that is not this run's own is refused first); `opts` gets the directory.
+/// The run's opening lines close what is said.
 ///
 /// # Errors
 /// A bad calibration, a checkpoint of another run, an output that may not be replaced, a
@@ -75,7 +77,7 @@ pub fn open(
     plan: &TunePlan,
     opts: &mut TuneOptions,
     (def, space): (&Arc<EngineDef>, &Space),
-    inputs: &Inputs,
+    inputs: &mut Inputs,
     options: &ScorerOptions,
     threads: usize,
     lines: &mut Vec<Said>,
@@ -84,6 +86,18 @@ pub fn open(
     let calibration = calibrated::find_calibration(plan, options, def)?;
     let found = report::calibration_found(plan, limit, &calibration);
     lines.extend(found.into_iter().map(Said::Out));
+    let choice = screen::choose(plan, calibration.as_ref(), limit, &def.name)?;
+    if let Some(race) = inputs.solver.race.take() {
+        let race = screen::apply(race, &choice);
+        lines.push(Said::Out(format!("race screen: {}", race.screen_why)));
+        if race.screen_in_games && plan.screen.is_some() {
+            lines.push(Said::Warning(
+                "--screen does nothing here: it is the suite screen's batch, and this race screens in games".into(),
+            ));
+        }
+        inputs.solver.settings = serde_json::to_value(&race).expect("settings serialize");
+        inputs.solver.race = Some(race);
+    }
     let cache = default_cache_dir();
     let opening = run::Opening {
         plan,
@@ -111,7 +125,12 @@ pub fn open(
         inputs.train.positions.len(),
         inputs.validation.positions.len(),
     );
-    let start = report::start(plan, space, positions, limit, threads, &dir);
+    let in_games = inputs
+        .solver
+        .race
+        .as_ref()
+        .is_some_and(|r| r.screen_in_games);
+    let start = report::start(plan, space, positions, limit, threads, &dir, in_games);
     lines.extend(start.into_iter().map(Said::Out));
     Ok(Opened {
         calibration,
@@ -235,6 +254,7 @@ pub fn write(
         earlier,
     )));
     lines.extend(report::faults(file, out).map(Said::Warning));
+    lines.extend(report::time_losses(file, out).map(Said::Warning));
     lines.extend(report::speed(plan, file, spent.searched, spent.threads).map(Said::Out));
     // A device (--out /dev/null) has no place beside it for a plot.
     if crate::formats::is_stream(out) {

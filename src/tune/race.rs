@@ -27,6 +27,12 @@
 //!    set is kept and the result says so. Without games (none given, or no rounds), the best
 //!    full score wins.
 //!
+//! When no calibration trusts the suite objective for the engine and limit
+//! ([`super::screen`]), steps 1 to 4 give way to the **games screen**: the same Latin hypercube
+//! and the line (the base set left out) play paired games against the base set, a few pairs
+//! each in the first round, the better half going on with twice the pairs each round, until
+//! `finalists` are left; they race as in step 5.
+//!
 //! Every suite evaluation goes through [`SuiteCost`] (cached by margin values and batch, logged)
 //! and every game through a [`GamesProblem`] per round (cached and logged by margin values), so
 //! an interrupted run replays its finished work from the logs and ends with the same result.
@@ -64,6 +70,18 @@ pub struct RaceSettings {
     pub rounds: Vec<u32>,
     /// Seed of the design and the screen's batch.
     pub seed: u64,
+    /// Whether the screen plays games instead of scoring the suite objective (no trusted
+    /// calibration: see [`crate::tune::screen`]): the design and the line, none scored on
+    /// positions, play `screen_pairs[r]` pairs each in round `r` against the base set, the
+    /// better half going on until `finalists` are left.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub screen_in_games: bool,
+    /// The games screen's pairs a round (doubling from the first).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub screen_pairs: Vec<u32>,
+    /// Which screen ran and why, for people.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub screen_why: String,
 }
 
 impl RaceSettings {
@@ -81,15 +99,44 @@ impl RaceSettings {
             finalists: 16,
             rounds: vec![16, 32, 64, 128],
             seed,
+            screen_in_games: false,
+            screen_pairs: Vec::new(),
+            screen_why: String::new(),
         }
     }
 
-    /// Suite evaluations the race makes at most: the screen, the full scores, the local rounds.
+    /// The same race screened in games (`why` says why): `first` pairs a candidate in the
+    /// first round, doubling each round, as many rounds as it takes to halve the design and
+    /// the line down to the finalists.
+    pub fn with_games_screen(mut self, first: u32, why: String) -> RaceSettings {
+        let mut alive = self.screen_candidates();
+        let mut pairs = first.max(1);
+        self.screen_pairs.clear();
+        while alive > self.finalists {
+            self.screen_pairs.push(pairs);
+            alive = next_field(alive, self.finalists);
+            pairs = pairs.saturating_mul(2);
+        }
+        self.screen_in_games = true;
+        self.screen_why = why;
+        self
+    }
+
+    /// The sets the games screen plays at most: the design and the line.
+    pub fn screen_candidates(&self) -> usize {
+        self.design + self.line.len()
+    }
+
+    /// Suite evaluations the race makes at most: the screen, the full scores, the local rounds
+    /// (none with the games screen).
     pub fn suite_evaluations(&self, dims: usize) -> usize {
+        if self.screen_in_games {
+            return 0;
+        }
         self.design + 1 + self.keep + self.local_rounds * 2 * dims + self.line.len()
     }
 
-    /// Games the race plays at most.
+    /// Games the race's rounds play at most (the games screen's apart).
     pub fn games(&self) -> u64 {
         let mut alive = self.finalists as u64;
         let mut games = 0;
@@ -99,6 +146,23 @@ impl RaceSettings {
         }
         games
     }
+
+    /// Games the games screen plays at most (0 with the suite screen).
+    pub fn screen_games(&self) -> u64 {
+        let mut alive = self.screen_candidates();
+        let mut games = 0;
+        for &pairs in &self.screen_pairs {
+            games += alive as u64 * 2 * u64::from(pairs);
+            alive = next_field(alive, self.finalists);
+        }
+        games
+    }
+}
+
+/// The sets left after a round of the games screen of `alive`: the better half, never fewer
+/// than the finalists.
+fn next_field(alive: usize, finalists: usize) -> usize {
+    alive.div_ceil(2).max(finalists)
 }
 
 /// The stage an evaluation belongs to (the progress events' stage).
@@ -132,6 +196,13 @@ pub struct RaceGames {
     pub wdl: Wdl,
     /// Pentanomial counts.
     pub pentanomial: Pentanomial,
+    /// Games lost on time (either side; at a clock only).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub time_losses: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// What the race found.
@@ -148,18 +219,30 @@ pub struct RaceResult {
 }
 
 impl RaceResult {
-    /// Games the race played (or read back from its logs): each finalist's pairs, twice.
+    /// Games the race played (or read back from its logs): each set's pairs in the games
+    /// screen and in the race, twice.
     pub fn games_played(&self) -> u64 {
-        let mut last: Vec<(&[i32], u64)> = Vec::new();
+        self.last_tallies().iter().map(|g| 2 * g.pairs).sum()
+    }
+
+    /// Games of the race lost on time (either side; at a clock only).
+    pub fn time_losses(&self) -> u64 {
+        self.last_tallies().iter().map(|g| g.time_losses).sum()
+    }
+
+    /// Each set's last tally of games in each games stage (the screen's, the race's).
+    fn last_tallies(&self) -> Vec<RaceGames> {
+        let mut last: Vec<(&[i32], Stage, RaceGames)> = Vec::new();
         for s in &self.steps {
-            if let Some(g) = &s.games {
-                match last.iter_mut().find(|(v, _)| *v == s.values.as_slice()) {
-                    Some(entry) => entry.1 = entry.1.max(g.pairs),
-                    None => last.push((&s.values, g.pairs)),
-                }
+            let Some(g) = s.games else { continue };
+            let same = |e: &&mut (&[i32], Stage, RaceGames)| e.0 == s.values && e.1 == s.stage;
+            match last.iter_mut().find(same) {
+                Some(entry) if g.pairs >= entry.2.pairs => entry.2 = g,
+                Some(_) => {}
+                None => last.push((&s.values, s.stage, g)),
             }
         }
-        last.iter().map(|(_, p)| 2 * p).sum()
+        last.into_iter().map(|(_, _, g)| g).collect()
     }
 }
 
@@ -251,6 +334,19 @@ pub fn run(
 ) -> Result<RaceResult, RaceError> {
     check_settings(games, settings)?;
     let mut race = Race::new(cost, settings, observer);
+    if settings.screen_in_games {
+        // No objective ranks sets as games do: the games screen picks the finalists.
+        let (screen, rounds) = games.split_at(settings.screen_pairs.len());
+        let finalists = race.games_screen(screen)?;
+        if finalists.is_empty() {
+            let verdict = "the games screen met no set but the base set: the base set is kept";
+            let base = race.base.clone();
+            return Ok(race.result(base, verdict.to_string()));
+        }
+        let tally = race.games(finalists, rounds)?;
+        let (values, verdict) = verdict(&tally, &race.base);
+        return Ok(race.result(values, verdict));
+    }
     // 1. Screen: the design and the base set on one mini-batch.
     let (candidates, screened) = race.screen()?;
     // 2. The best of the screen on every training position.
@@ -285,9 +381,21 @@ fn check_settings(games: &[GamesProblem], settings: &RaceSettings) -> Result<(),
             "the race needs design points, kept sets and finalists".into(),
         ));
     }
-    if !games.is_empty() && games.len() != settings.rounds.len() {
+    let screen = if settings.screen_in_games {
+        if settings.rounds.is_empty() {
+            return Err(RaceError::Settings(
+                "the games screen picks finalists for the race's games, and it has no rounds"
+                    .into(),
+            ));
+        }
+        settings.screen_pairs.len()
+    } else {
+        0
+    };
+    let needed = screen + settings.rounds.len();
+    if (settings.screen_in_games || !games.is_empty()) && games.len() != needed {
         return Err(RaceError::Settings(format!(
-            "{} games problems for {} rounds",
+            "{} games problems for {screen} screen and {} race rounds",
             games.len(),
             settings.rounds.len()
         )));
@@ -305,6 +413,8 @@ struct Race<'a> {
     base: Vec<i32>,
     steps: Vec<RaceStep>,
     observer: &'a dyn Observer,
+    /// Suite evaluations and game pairs made so far (for the progress' ETA).
+    done: (u64, u64),
 }
 
 impl<'a> Race<'a> {
@@ -322,11 +432,34 @@ impl<'a> Race<'a> {
             base: space.values_of(&space.base),
             steps: Vec::new(),
             observer,
+            done: (0, 0),
         }
+    }
+
+    /// Says a stage starting: `sets` scored, or playing `pairs` pairs each.
+    fn stage(&self, stage: Stage, round: usize, sets: usize, pairs: u32) {
+        let stage = progress::RaceStage {
+            stage,
+            round,
+            sets,
+            pairs,
+        };
+        self.observer.event(&Event::RaceStage(stage));
     }
 
     /// Records a step and shows it to the observer.
     fn record(&mut self, step: RaceStep) {
+        let work = match step.games {
+            Some(_) => {
+                let s = self.settings;
+                (self.done.1, (s.screen_games() + s.games()) / 2)
+            }
+            None => {
+                let dims = self.space.dims.len();
+                let planned = self.settings.suite_evaluations(dims) as u64;
+                (self.done.0, planned.max(self.done.0))
+            }
+        };
         self.observer.event(&Event::Race(progress::RaceStep {
             stage: step.stage,
             round: step.round,
@@ -334,6 +467,7 @@ impl<'a> Race<'a> {
             score: step.score,
             games: step.games.map(|g| (g.pairs, g.wdl)),
             cached: step.cached,
+            work,
         }));
         self.steps.push(step);
     }
@@ -347,6 +481,7 @@ impl<'a> Race<'a> {
         stage: Stage,
         round: usize,
     ) -> Result<Vec<Evaluation>, RaceError> {
+        self.stage(stage, round, sets.len(), 0);
         let requests: Vec<(&[i32], Option<&Batch>)> =
             sets.iter().map(|v| (v.as_slice(), batch)).collect();
         let scored = self
@@ -354,6 +489,7 @@ impl<'a> Race<'a> {
             .evaluate_many(&requests)
             .map_err(RaceError::Suite)?;
         for e in &scored {
+            self.done.0 += 1;
             self.record(RaceStep {
                 stage,
                 round,
@@ -447,6 +583,12 @@ impl<'a> Race<'a> {
     /// The line through the base set: every tuned margin scaled by the same factor, the one
     /// direction in which all the margins trade speed for accuracy together.
     fn line(&mut self) -> Result<Vec<Evaluation>, RaceError> {
+        let line = self.line_sets();
+        self.score(&line, None, Stage::Line, 0)
+    }
+
+    /// The sets of the line through the base set, each once, the base set left out.
+    fn line_sets(&self) -> Vec<Vec<i32>> {
         let mut line: Vec<Vec<i32>> = Vec::new();
         for &f in &self.settings.line {
             let x: Vec<f64> = self.base.iter().map(|&v| f64::from(v) * f).collect();
@@ -455,7 +597,69 @@ impl<'a> Race<'a> {
                 line.push(v);
             }
         }
-        self.score(&line, None, Stage::Line, 0)
+        line
+    }
+
+    /// The games screen: the seeded Latin hypercube in log coordinates (as the suite screen's)
+    /// and the line through the base set, each once and the base set left out, play paired
+    /// games against the base set round by round on each round's own openings; after each
+    /// round the better half (by all their games so far) goes on, never fewer than the
+    /// finalists. Returns the finalists, best first.
+    fn games_screen(&mut self, rounds: &[GamesProblem]) -> Result<Vec<Vec<i32>>, RaceError> {
+        let settings = self.settings;
+        let mut rng = ChaCha8Rng::seed_from_u64(settings.seed);
+        let mut candidates: Vec<Vec<i32>> = Vec::new();
+        let design = unit_hypercube(settings.design, self.space.dims.len(), &mut rng);
+        let design = design
+            .iter()
+            .map(|u| self.scale.values_at_unit(self.space, u));
+        for v in design.chain(self.line_sets()) {
+            if v != self.base && !candidates.contains(&v) {
+                candidates.push(v);
+            }
+        }
+        let mut tally = fresh_tally(candidates);
+        for (round, problem) in rounds.iter().enumerate() {
+            if tally.len() <= settings.finalists {
+                break;
+            }
+            self.play_round(&mut tally, problem, Stage::ScreenGames, round + 1)?;
+            tally.truncate(next_field(tally.len(), settings.finalists));
+        }
+        tally.truncate(settings.finalists);
+        Ok(tally.into_iter().map(|(v, _)| v).collect())
+    }
+
+    /// One round of games: every set of `tally` plays `problem`'s pairs against the base set,
+    /// its games added to its tally and recorded as a step of `stage`; then the tally is
+    /// ranked by score (stable: a tie keeps the order before).
+    fn play_round(
+        &mut self,
+        tally: &mut [(Vec<i32>, RaceGames)],
+        problem: &GamesProblem,
+        stage: Stage,
+        round: usize,
+    ) -> Result<(), RaceError> {
+        self.stage(stage, round, tally.len(), problem.settings().pairs);
+        for (values, g) in tally.iter_mut() {
+            let e = problem.cost_values(values)?;
+            g.pairs += e.pairs;
+            g.wdl += e.wdl;
+            g.pentanomial += e.pentanomial;
+            g.time_losses += e.time_losses;
+            self.done.1 += e.pairs;
+            let step = RaceStep {
+                stage,
+                round,
+                values: values.clone(),
+                score: regularized_elo(&g.wdl),
+                games: Some(*g),
+                cached: e.cached,
+            };
+            self.record(step);
+        }
+        tally.sort_by(|a, b| regularized_elo(&b.1.wdl).total_cmp(&regularized_elo(&a.1.wdl)));
+        Ok(())
     }
 
     /// The finalists: the local search's best, every point of the line (the suite objective
@@ -503,34 +707,9 @@ impl<'a> Race<'a> {
         finalists: Vec<Vec<i32>>,
         games: &[GamesProblem],
     ) -> Result<Vec<(Vec<i32>, RaceGames)>, RaceError> {
-        let mut tally: Vec<(Vec<i32>, RaceGames)> = finalists
-            .into_iter()
-            .map(|v| {
-                let g = RaceGames {
-                    pairs: 0,
-                    wdl: Wdl::default(),
-                    pentanomial: Pentanomial::default(),
-                };
-                (v, g)
-            })
-            .collect();
+        let mut tally = fresh_tally(finalists);
         for (round, problem) in games.iter().enumerate() {
-            for (values, g) in &mut tally {
-                let e = problem.cost_values(values)?;
-                g.pairs += e.pairs;
-                g.wdl += e.wdl;
-                g.pentanomial += e.pentanomial;
-                let step = RaceStep {
-                    stage: Stage::Games,
-                    round: round + 1,
-                    values: values.clone(),
-                    score: regularized_elo(&g.wdl),
-                    games: Some(*g),
-                    cached: e.cached,
-                };
-                self.record(step);
-            }
-            tally.sort_by(|a, b| regularized_elo(&b.1.wdl).total_cmp(&regularized_elo(&a.1.wdl)));
+            self.play_round(&mut tally, problem, Stage::Games, round + 1)?;
             if round + 1 < games.len() {
                 tally.truncate(tally.len().div_ceil(2));
             }
@@ -547,6 +726,17 @@ impl<'a> Race<'a> {
             steps: self.steps,
         }
     }
+}
+
+/// Sets with no games played yet.
+fn fresh_tally(sets: Vec<Vec<i32>>) -> Vec<(Vec<i32>, RaceGames)> {
+    let none = RaceGames {
+        pairs: 0,
+        wdl: Wdl::default(),
+        pentanomial: Pentanomial::default(),
+        time_losses: 0,
+    };
+    sets.into_iter().map(|v| (v, none)).collect()
 }
 
 /// The best evaluation of `all` by objective.
@@ -616,6 +806,7 @@ mod tests {
                 wd: p[3],
                 ww: p[4],
             },
+            time_losses: 0,
         }
     }
 

@@ -17,8 +17,8 @@ use crate::scoring::games::matches::MatchConfig;
 use crate::scoring::paired::PairedComparison;
 use crate::scoring::suite::SuiteLimit;
 
-/// The two lines that open a run: the solver, seed and space; the positions, limit, threads
-/// and checkpoint.
+/// The two lines that open a run: the solver (a race screened `in_games` said so), seed and
+/// space; the positions, limit, threads and checkpoint.
 pub fn start(
     plan: &TunePlan,
     space: &Space,
@@ -26,11 +26,15 @@ pub fn start(
     limit: SuiteLimit,
     threads: usize,
     dir: &Path,
+    in_games: bool,
 ) -> [String; 2] {
     [
         format!(
             "marginal tune: {}{}, seed {}, tuning {space}",
-            plan.solver.label(),
+            match in_games {
+                true => "race (games screen, then games among the finalists)",
+                false => plan.solver.label(),
+            },
             if plan.solver == SolverKind::Race {
                 String::new()
             } else {
@@ -39,7 +43,11 @@ pub fn start(
             plan.seed
         ),
         format!(
-            "training {train} positions, validation {validation} positions, {limit} per position, {threads} thread(s); checkpoint {}",
+            "training {train} positions, validation {validation} positions, {limit} per position{}, {threads} thread(s); checkpoint {}",
+            match plan.tc {
+                Some(_) => format!(", games at {}", plan.move_limit().per_move()),
+                None => String::new(),
+            },
             dir.display()
         ),
     ]
@@ -72,6 +80,17 @@ pub fn race_plan(
                 .display(),
         )
     };
+    if settings.screen_in_games {
+        let pairs: Vec<String> = settings.screen_pairs.iter().map(u32::to_string).collect();
+        return format!(
+            "race: {} design points and {} of the line screened in games against the defaults ({} games at most, {} pairs a round, the better half going on), then {games}; {} games at most in all",
+            settings.design,
+            settings.line.len(),
+            settings.screen_games(),
+            pairs.join(", "),
+            settings.screen_games() + settings.games()
+        );
+    }
     format!(
         "race: {} design points screened on {} positions, {} kept, {} local rounds, {games}",
         settings.design,
@@ -363,6 +382,77 @@ pub fn faults(file: &TunedFile, out: &Path) -> Option<String> {
     })
 }
 
+/// The line of a solver's iteration (SPSA's, or Nelder-Mead's and the swarm's) with the
+/// `margins` after it, `seconds` into the run; `best` is the best objective so far, updated.
+pub fn iteration_line(
+    i: &crate::progress::Iteration<'_>,
+    best: &mut f64,
+    margins: &str,
+    seconds: f64,
+) -> String {
+    if let Some(result) = i.spsa_result {
+        let objectives = if i.evaluated.is_empty() {
+            String::new()
+        } else {
+            *best = i.evaluated.iter().copied().fold(*best, f64::max);
+            let probes: Vec<String> = i.evaluated.iter().map(|o| format!("{o:.3}")).collect();
+            format!("  objective {}  best {best:.3}", probes.join("/"))
+        };
+        let (k, n) = (i.iteration, i.iterations);
+        return format!(
+            "iteration {k:>3}/{n}: {margins}  result {result:+.3}{objectives}  ({seconds:.0} s)"
+        );
+    }
+    let objective = i.objective.unwrap_or(f64::NAN);
+    *best = best.max(objective);
+    let step = match i.iteration {
+        0 => "start".to_string(),
+        k => format!("iteration {k:>3}/{}", i.iterations),
+    };
+    format!(
+        "{step}: {margins}  objective {objective:.3}  best {best:.3}  ({} evaluated, {seconds:.0} s)",
+        i.evaluated.len(),
+    )
+}
+
+/// A race's stage starting, as its progress says it.
+pub fn race_stage_line(s: &crate::progress::RaceStage) -> String {
+    let what = s.stage.describe(s.round);
+    if s.pairs == 0 {
+        return format!(
+            "race {what}: scoring {} sets on the suite objective",
+            s.sets
+        );
+    }
+    format!(
+        "{what}: {} sets, {} pairs each against the defaults ({} games)",
+        s.sets,
+        s.pairs,
+        2 * u64::from(s.pairs) * s.sets as u64
+    )
+}
+
+/// The time left of a kind of work (`of`), when known: `; about 12 min left in the games`.
+pub fn left(seconds: Option<f64>, of: &str) -> String {
+    match seconds {
+        Some(s) if s >= 5400.0 => format!("; about {:.1} h left {of}", s / 3600.0),
+        Some(s) if s >= 90.0 => format!("; about {:.0} min left {of}", s / 60.0),
+        Some(s) => format!("; about {s:.0} s left {of}"),
+        None => String::new(),
+    }
+}
+
+/// The warning of a run whose games were lost on time (at a clock): how many, and what to do.
+pub fn time_losses(file: &TunedFile, out: &Path) -> Option<String> {
+    let (n, games) = (file.provenance.time_losses, file.provenance.games);
+    (n > 0).then(|| {
+        format!(
+            "{n} game(s) of the run were lost on time (of {games} tuning games, plus the confirmation's): at this clock the engines overrun it, so the results measure flagging as well as play; give a longer --tc, or more increment (provenance.time_losses in {})",
+            out.display()
+        )
+    })
+}
+
 /// The speed of the suite evaluations this invocation searched (none when it searched none).
 pub fn speed(
     plan: &TunePlan,
@@ -457,8 +547,8 @@ pub fn slashed(values: &[i32]) -> String {
 pub fn race_round_line(step: &crate::progress::RaceStep<'_>, seconds: f64) -> String {
     let (pairs, wdl) = step.games.unwrap_or_default();
     format!(
-        "race round {}: {}  {:+.1} Elo against the defaults after {} games (+{} ={} -{}){}  ({seconds:.0} s)",
-        step.round,
+        "{}: {}  {:+.1} Elo against the defaults after {} games (+{} ={} -{}){}  ({seconds:.0} s)",
+        step.stage.describe(step.round),
         slashed(step.values),
         step.score,
         2 * pairs,
@@ -473,6 +563,33 @@ pub fn race_round_line(step: &crate::progress::RaceStep<'_>, seconds: f64) -> St
 mod tests {
     use super::*;
     use crate::scoring::paired::PairedComparison;
+
+    #[test]
+    fn iteration_lines_name_the_margins_and_keep_the_best() {
+        let mut best = f64::NEG_INFINITY;
+        let iteration = |iteration, objective, spsa_result| crate::progress::Iteration {
+            iteration,
+            iterations: 20,
+            values: &[100, 200],
+            objective,
+            evaluated: &[0.5, 0.25],
+            spsa_result,
+        };
+        let line = |i, best: &mut f64| iteration_line(&i, best, "a 100, b 200", 3.0);
+        let start = line(iteration(0, Some(0.75), None), &mut best);
+        let said = "start: a 100, b 200  objective 0.750  best 0.750  (2 evaluated, 3 s)";
+        assert_eq!(start, said);
+        let worse = line(iteration(3, Some(0.5), None), &mut best);
+        let said = "iteration   3/20: a 100, b 200  objective 0.500  best 0.750  (2 evaluated, ";
+        assert!(worse.starts_with(said), "{worse}");
+        let spsa = line(iteration(4, None, Some(-1.5)), &mut best);
+        let said =
+            "iteration   4/20: a 100, b 200  result -1.500  objective 0.500/0.250  best 0.750  (";
+        assert!(spsa.starts_with(said), "{spsa}");
+        best = 2.0;
+        let resumed = line(iteration(5, Some(1.0), None), &mut best);
+        assert!(resumed.contains("objective 1.000  best 2.000"), "{resumed}");
+    }
 
     #[test]
     fn a_side_without_positions_says_so_in_one_line() {

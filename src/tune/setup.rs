@@ -63,6 +63,7 @@ impl SolverSetup {
 fn race_options_only_with_race(plan: &TunePlan, kind: SolverKind) -> Result<(), RunError> {
     if kind == SolverKind::Race
         || (plan.design.is_none()
+            && plan.screen_by.is_none()
             && plan.screen.is_none()
             && plan.finalists.is_none()
             && plan.race_pairs.is_empty()
@@ -76,7 +77,7 @@ fn race_options_only_with_race(plan: &TunePlan, kind: SolverKind) -> Result<(), 
         ""
     };
     Err(RunError::Refused(format!(
-        "--design, --screen, --finalists, --race-pairs and --race-openings: only with --solver race, and this tune's solver is {}{why}",
+        "--design, --screen, --screen-by, --finalists, --race-pairs and --race-openings: only with --solver race, and this tune's solver is {}{why}",
         kind.name()
     )))
 }
@@ -339,10 +340,12 @@ pub fn games_problem(
     })
 }
 
-/// The games of the race: one problem per round of `rounds` pairs, each a candidate against
-/// the defaults on its own openings of the race book (shuffled with the seed; round r plays
-/// the openings after round r - 1's), `threads` games at once, logged in the checkpoint
-/// directory `dir`. None when no round is raced.
+/// The games of the race: one problem per round of the games screen (when it screens in
+/// games), then one per race round, each a candidate against the defaults on its own openings
+/// of the race book (shuffled with the seed; race round r plays the openings after round
+/// r - 1's, and the screen's rounds those after the race's), `threads` games at once, logged
+/// in the checkpoint directory `dir` (`screen-games-R.jsonl`, `race-games-R.jsonl`). None
+/// when no round is raced.
 ///
 /// # Errors
 /// An unreadable book, one with fewer openings than the rounds' pairs, or a log that cannot
@@ -350,33 +353,42 @@ pub fn games_problem(
 pub fn race_problems(
     plan: &TunePlan,
     space: &Space,
-    rounds: &[u32],
+    settings: &RaceSettings,
     dir: &Path,
     threads: usize,
     remarks: &mut Vec<Said>,
 ) -> Result<Vec<GamesProblem>, RunError> {
+    let rounds = &settings.rounds;
     if rounds.is_empty() || plan.objective != ObjectiveKind::Suite {
         return Ok(Vec::new());
     }
     let path = plan.race_book_path();
     let mut book = read_book("--race-openings", &path, remarks)?;
-    let needed: u64 = rounds.iter().map(|&p| u64::from(p)).sum();
+    let screen: &[u32] = match settings.screen_in_games {
+        true => &settings.screen_pairs,
+        false => &[],
+    };
+    let needed: u64 = rounds.iter().chain(screen).map(|&p| u64::from(p)).sum();
     if (book.len() as u64) < needed {
+        let list = |r: &[u32]| r.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
+        let screened = match screen {
+            [] => String::new(),
+            s => format!(" and its games screen ({} pairs a round)", list(s)),
+        };
         return Err(RunError::Refused(format!(
-            "--race-openings {}: {} openings, fewer than the {needed} pairs of the race (--race-pairs {}): give a larger book or fewer pairs",
+            "--race-openings {}: {} openings, fewer than the {needed} pairs of the race (--race-pairs {}){screened}: give a larger book or fewer pairs",
             path.display(),
             book.len(),
-            rounds
-                .iter()
-                .map(u32::to_string)
-                .collect::<Vec<_>>()
-                .join(",")
+            list(rounds)
         )));
     }
     openings::shuffle(&mut book, plan.seed);
     let mut offset = 0usize;
-    let mut problems = Vec::with_capacity(rounds.len());
-    for (r, &pairs) in rounds.iter().enumerate() {
+    let mut problems = Vec::with_capacity(rounds.len() + screen.len());
+    let named = (rounds.iter().enumerate()).map(|(r, p)| (format!("race-games-{}", r + 1), *p));
+    let named = named
+        .chain((screen.iter().enumerate()).map(|(r, p)| (format!("screen-games-{}", r + 1), *p)));
+    for (name, pairs) in named {
         let mut openings = book.clone();
         openings.rotate_left(offset);
         offset += pairs as usize;
@@ -389,7 +401,7 @@ pub fn race_problems(
             concurrency: threads,
             hash_mb: plan.scoring.hash,
         };
-        let log = dir.join(format!("race-games-{}.jsonl", r + 1));
+        let log = dir.join(format!("{name}.jsonl"));
         let problem =
             GamesProblem::new(space.clone(), openings, settings, Some(&log)).map_err(|source| {
                 RunError::Io {
@@ -399,6 +411,8 @@ pub fn race_problems(
             })?;
         problems.push(problem);
     }
+    // The race plays the screen's rounds first.
+    problems.rotate_right(screen.len());
     Ok(problems)
 }
 

@@ -5,7 +5,7 @@
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use marginal::progress::{Count, Event, Iteration, Observer, RaceStep, Stage, Work};
+use marginal::progress::{Count, Eta, Event, Iteration, Observer, RaceStep, Stage, Work};
 
 use super::Printer;
 use marginal::tune::report;
@@ -27,6 +27,9 @@ struct TuneState {
     count: usize,
     cached: usize,
     race_best: Option<(f64, Vec<i32>)>,
+    /// The time left in the suite stages and in the games, and the last said of the suite's.
+    eta: [Eta; 2],
+    left: String,
 }
 
 impl TuneLines {
@@ -38,6 +41,8 @@ impl TuneLines {
             count: 0,
             cached: 0,
             race_best: None,
+            eta: Default::default(),
+            left: String::new(),
         };
         TuneLines {
             quiet: printer.quiet,
@@ -72,39 +77,20 @@ impl TuneLines {
     /// The line of a solver's iteration (SPSA's, or Nelder-Mead's and the swarm's).
     fn iteration(&self, i: &Iteration<'_>) -> String {
         let mut state = self.lock();
-        let margins = self.margins(i.values);
-        if let Some(result) = i.spsa_result {
-            let objectives = if i.evaluated.is_empty() {
-                String::new()
-            } else {
-                state.best = i.evaluated.iter().copied().fold(state.best, f64::max);
-                let probes: Vec<String> = i.evaluated.iter().map(|o| format!("{o:.3}")).collect();
-                format!("  objective {}  best {:.3}", probes.join("/"), state.best)
-            };
-            let (k, n, s) = (i.iteration, i.iterations, self.seconds());
-            return format!(
-                "iteration {k:>3}/{n}: {margins}  result {result:+.3}{objectives}  ({s:.0} s)"
-            );
-        }
-        let objective = i.objective.unwrap_or(f64::NAN);
-        state.best = state.best.max(objective);
-        let step = match i.iteration {
-            0 => "start".to_string(),
-            k => format!("iteration {k:>3}/{}", i.iterations),
-        };
-        format!(
-            "{step}: {margins}  objective {objective:.3}  best {:.3}  ({} evaluated, {:.0} s)",
-            state.best,
-            i.evaluated.len(),
-            self.seconds()
-        )
+        report::iteration_line(i, &mut state.best, &self.margins(i.values), self.seconds())
     }
 
     /// A race step: a finalist's games said at once, a suite evaluation counted in its stage.
     fn race(&self, s: &RaceStep<'_>) {
-        if s.stage == Stage::Games {
+        let games = s.games.is_some();
+        let eta = self.lock().eta[usize::from(games)].step(s.work, s.cached, Instant::now());
+        let left = report::left(
+            eta,
+            ["in the suite stages", "in the games"][usize::from(games)],
+        );
+        if games {
             self.finish_stage();
-            println!("{}", report::race_round_line(s, self.seconds()));
+            println!("{}{left}", report::race_round_line(s, self.seconds()));
             return;
         }
         if self.lock().stage != Some((s.stage, s.round)) {
@@ -114,6 +100,7 @@ impl TuneLines {
         state.stage = Some((s.stage, s.round));
         state.count += 1;
         state.cached += usize::from(s.cached);
+        state.left = left;
         if state.race_best.as_ref().is_none_or(|(b, _)| s.score > *b) {
             state.race_best = Some((s.score, s.values.to_vec()));
         }
@@ -133,11 +120,12 @@ impl TuneLines {
             n => format!(" ({n} from the log)"),
         };
         println!(
-            "race {what}: {} sets{cached}, best objective {best:.3} at {} ({})  ({:.0} s)",
+            "race {what}: {} sets{cached}, best objective {best:.3} at {} ({})  ({:.0} s){}",
             state.count,
             report::slashed(&values),
             self.names.join(" / "),
-            self.seconds()
+            self.seconds(),
+            state.left
         );
         state.count = 0;
         state.cached = 0;
@@ -155,6 +143,11 @@ impl Observer for TuneLines {
                 }
             }
             Event::Race(step) if !self.quiet => self.race(step),
+            Event::RaceStage(stage) if !self.quiet => {
+                self.finish_stage();
+                self.lock().eta[usize::from(stage.pairs > 0)].mark(Instant::now());
+                println!("{}", report::race_stage_line(stage));
+            }
             Event::RaceDone { verdict } => {
                 self.finish_stage();
                 println!("race: {verdict}");
@@ -209,37 +202,5 @@ impl Observer for EvaluationGames {
             let seconds = self.start.elapsed().as_secs_f64();
             println!("  games {played}/{total} of this evaluation ({seconds:.0} s)");
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn iteration_lines_name_the_margins_and_keep_the_best() {
-        let names = vec!["a".to_string(), "b".to_string()];
-        let lines = TuneLines::new(Printer::new(true), names, Instant::now());
-        let iteration = |iteration, objective, spsa_result| Iteration {
-            iteration,
-            iterations: 20,
-            values: &[100, 200],
-            objective,
-            evaluated: &[0.5, 0.25],
-            spsa_result,
-        };
-        let start = lines.iteration(&iteration(0, Some(0.75), None));
-        let said = "start: a 100, b 200  objective 0.750  best 0.750  (2 evaluated, ";
-        assert!(start.starts_with(said), "{start}");
-        let worse = lines.iteration(&iteration(3, Some(0.5), None));
-        let said = "iteration   3/20: a 100, b 200  objective 0.500  best 0.750  (2 evaluated, ";
-        assert!(worse.starts_with(said), "{worse}");
-        let spsa = lines.iteration(&iteration(4, None, Some(-1.5)));
-        let said =
-            "iteration   4/20: a 100, b 200  result -1.500  objective 0.500/0.250  best 0.750  (";
-        assert!(spsa.starts_with(said), "{spsa}");
-        lines.set_best(2.0);
-        let resumed = lines.iteration(&iteration(5, Some(1.0), None));
-        assert!(resumed.contains("objective 1.000  best 2.000"), "{resumed}");
     }
 }

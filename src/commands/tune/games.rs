@@ -53,13 +53,13 @@ pub fn problem(args: &Tune, setup: &GamesSetup, space: &Space, dir: &Path) -> Re
 pub fn race_problems(
     args: &Tune,
     space: &Space,
-    rounds: &[u32],
+    settings: &marginal::tune::race::RaceSettings,
     dir: &Path,
     executor: std::sync::Arc<dyn Runner>,
 ) -> Result<Vec<GamesProblem>> {
     let mut remarks = Vec::new();
     let threads = threads(args.opts.threads);
-    let problems = setup::race_problems(&args.plan, space, rounds, dir, threads, &mut remarks);
+    let problems = setup::race_problems(&args.plan, space, settings, dir, threads, &mut remarks);
     Ok(super::said(remarks, problems)?
         .into_iter()
         .map(|p| p.with_executor(executor.clone()))
