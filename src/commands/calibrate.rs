@@ -269,7 +269,7 @@ fn play(config: &Config, pool: &rayon::ThreadPool, printer: Printer) -> Result<R
     // kinds of work take very different times.
     let bar = printer.bar(
         (config.sets.len() * config.objectives.len()) as u64,
-        "[{bar:30}] {pos}/{len} {prefix}, ETA {eta} {msg}",
+        "[{bar:30}] {pos}/{len} {prefix} {msg}",
     );
     let observer = CalibrationBar::new(&bar, &config.state_dir);
     let interrupt = super::executor::interrupt_flag()?;

@@ -281,6 +281,33 @@ pub struct CalibrationBar<'a> {
     bar: &'a ProgressBar,
     state_dir: &'a Path,
     in_games: AtomicBool,
+    /// The phase's start and the work done before it (kept work counted at once): its ETA is
+    /// the phase's mean rate so far, which a slow step (a referee's searches) does not blow up
+    /// as a decaying estimate does.
+    phase: Mutex<(Instant, u64)>,
+}
+
+impl CalibrationBar<'_> {
+    /// Moves the bar to `done` of `total` in `phase`, its ETA in the prefix.
+    fn step(&self, phase: &str, done: u64, total: u64) {
+        let (start, base) = *self.phase.lock().unwrap_or_else(|e| e.into_inner());
+        let eta = match done.checked_sub(base).filter(|&n| n > 0) {
+            Some(n) => {
+                let left = start
+                    .elapsed()
+                    .mul_f64(total.saturating_sub(done) as f64 / n as f64);
+                format!("{:#}", indicatif::HumanDuration(left))
+            }
+            None => "?".into(),
+        };
+        self.bar.set_prefix(format!("{phase}, ETA {eta}"));
+        self.bar.set_position(done);
+    }
+
+    /// Starts a phase's ETA from now, `done` of its work already kept.
+    fn start_phase(&self, done: u64) {
+        *self.phase.lock().unwrap_or_else(|e| e.into_inner()) = (Instant::now(), done);
+    }
 }
 
 impl<'a> CalibrationBar<'a> {
@@ -293,6 +320,7 @@ impl<'a> CalibrationBar<'a> {
             bar,
             state_dir,
             in_games: AtomicBool::new(false),
+            phase: Mutex::new((Instant::now(), 0)),
         }
     }
 }
@@ -316,8 +344,8 @@ impl Observer for CalibrationBar<'_> {
                         p.total
                     )
                 });
-                bar.set_position(o.done);
-                bar.reset_eta();
+                self.start_phase(o.done);
+                self.step("objective values", o.done, o.total);
             }
             Event::Measured {
                 set,
@@ -325,7 +353,7 @@ impl Observer for CalibrationBar<'_> {
                 value,
                 count,
             } => {
-                bar.set_position(count.done);
+                self.step("objective values", count.done, count.total);
                 bar.set_message(format!("set {}: {name} {value:.3}", set + 1));
             }
             Event::Done(
@@ -335,12 +363,10 @@ impl Observer for CalibrationBar<'_> {
             ) => {
                 bar.set_length(c.total);
                 if !self.in_games.swap(true, Ordering::Relaxed) {
-                    bar.set_prefix("game pairs");
                     bar.set_message("");
-                    bar.set_position(c.done.saturating_sub(1));
-                    bar.reset_eta();
+                    self.start_phase(c.done.saturating_sub(1));
                 }
-                bar.set_position(c.done);
+                self.step("game pairs", c.done, c.total);
             }
             Event::Said(said) => bar.suspend(|| say(said)),
             _ => {}
@@ -403,11 +429,10 @@ mod tests {
             (bar.message(), bar.position()),
             ("set 3: quality 0.250".into(), 1)
         );
+        assert!(bar.prefix().starts_with("objective values, ETA "));
         calibration.event(&Event::Done(Count::new(Work::Pairs, 1, 6)));
-        assert_eq!(
-            (bar.prefix(), bar.message()),
-            ("game pairs".into(), String::new())
-        );
+        assert!(bar.prefix().starts_with("game pairs, ETA "));
+        assert_eq!(bar.message(), String::new());
         assert_eq!((bar.position(), bar.length()), (1, Some(6)));
     }
 }
