@@ -347,7 +347,12 @@ fn export_options_the_format_does_not_take_are_said_and_change_nothing() {
         (
             "openbench",
             vec!["--all"],
-            vec!["--all", "openbench", "tuned rows only", "json, toml, rust or c"],
+            vec![
+                "--all",
+                "openbench",
+                "tuned rows only",
+                "json, toml, rust or c",
+            ],
         ),
         (
             "json",
@@ -392,5 +397,27 @@ fn slurm_options_without_the_slurm_executor_are_said_to_do_nothing() {
         &["--shards 4", "--retries 1", "--executor slurm"],
     );
     assert_eq!(o.stderr.matches("--shards 4").count(), 1, "{}", o.stderr);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// `check --openings` without --games is said to do nothing, naming the book; the check runs.
+#[test]
+fn check_books_without_games_are_said_to_do_nothing() {
+    let dir = scratch("idle-options", "check-books");
+    let book = "data/openings/noob_3moves_1k.epd";
+    let o = run_bounded(
+        &[
+            "check",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/tuned/spsa-suite.json"),
+            "--openings",
+            book,
+            "-q",
+        ],
+        &dir,
+    );
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    let line = format!("--openings {book} does nothing here");
+    assert_eq!(o.stderr.matches(&line).count(), 1, "{}", o.stderr);
+    assert_names(&o.stderr, &["--games N"]);
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -524,13 +524,8 @@ impl TunePlan {
             format!("--pairs {}", self.pairs.unwrap_or_default()),
             "the games objective",
         );
-        for option in self.race_options_given() {
-            unused(
-                !race,
-                option,
-                "the race (--solver race, which tunes on the suite objective)",
-            );
-        }
+        let race_for = "the race (--solver race, which tunes on the suite objective)";
+        (self.race_options_given().into_iter()).for_each(|option| unused(!race, option, race_for));
         unused(
             solver != SolverKind::Pso && self.particles.is_some(),
             format!("--particles {}", self.particles.unwrap_or_default()),
@@ -589,7 +584,10 @@ impl TunePlan {
         );
         unused(
             self.confirm.is_none() && self.confirm_sprt.is_some(),
-            "--confirm-sprt".to_string(),
+            format!(
+                "--confirm-sprt {}",
+                self.confirm_sprt.as_deref().unwrap_or_default()
+            ),
             "--confirm",
         );
         let books: Vec<String> = self
