@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{assert_names, run_bounded, scratch, warns};
+use common::{assert_names, run_bounded, scratch, small_match, warns};
 
 const BK: &str = "data/suites/bk.epd";
 
@@ -419,5 +419,45 @@ fn check_books_without_games_are_said_to_do_nothing() {
     let line = format!("--openings {book} does nothing here");
     assert_eq!(o.stderr.matches(&line).count(), 1, "{}", o.stderr);
     assert_names(&o.stderr, &["--games N"]);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// --force without the output it would replace is said to do nothing, naming that output, in
+/// every command that has it; the run goes on (a match's --pgn is never written over).
+#[test]
+fn force_without_its_output_is_said_to_do_nothing_in_every_command() {
+    let dir = scratch("idle-options", "force");
+    let tuned = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/golden/export/tuned.json"
+    );
+    let pgn = dir.join("g.pgn");
+    let book = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/openings/noob_3moves_1k.epd"
+    );
+    let mut game = small_match(book, &["--force", "--pgn"]);
+    game.push(pgn.to_str().unwrap());
+    for (args, names) in [
+        (
+            vec!["suite", BK, "--depth", "1", "--force", "-q"],
+            vec!["--json"],
+        ),
+        (
+            vec!["export", tuned, "--format", "json", "--force"],
+            vec!["--out"],
+        ),
+        (game, vec!["--json", "never written over"]),
+    ] {
+        let o = run_bounded(&args, &dir);
+        assert_eq!(o.code, Some(0), "{args:?}: {}", o.stderr);
+        assert_eq!(
+            o.stderr.matches("--force does nothing").count(),
+            1,
+            "{}",
+            o.stderr
+        );
+        assert_names(&o.stderr, &names);
+    }
     std::fs::remove_dir_all(dir).unwrap();
 }

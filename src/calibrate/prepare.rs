@@ -543,7 +543,10 @@ mod tests {
         );
         // The unused --suite is said first; the objective is announced, and its end told
         // even though it failed (a bar drawn for it is cleared).
-        assert!(said[0].starts_with("warning --suite other.epd does nothing"), "{said:?}");
+        assert!(
+            said[0].starts_with("warning --suite other.epd does nothing"),
+            "{said:?}"
+        );
         assert_eq!(said[1], "preparing quality");
         assert_eq!(said.last().unwrap(), "prepared");
     }

@@ -39,7 +39,7 @@ pub struct ExportArgs {
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
     /// Replace the output file when it exists (without it, marginal refuses to write over one).
-    #[arg(long, requires = "out")]
+    #[arg(long)]
     force: bool,
 }
 
@@ -109,6 +109,7 @@ fn idle_for_format(args: &ExportArgs) -> (bool, &str) {
 pub fn run(args: ExportArgs) -> Result<()> {
     export::check_prefix(&args.prefix).map_err(|e| UserError(format!("--prefix: {e}")))?;
     let (all, prefix) = idle_for_format(&args);
+    super::idle_force(args.force && args.out.is_none(), "--out");
     if let Some(out) = &args.out {
         super::not_an_input(out, "--out", &[("the exported file", args.file.as_path())])?;
         super::fresh_output(out, "--out", args.force)?;
