@@ -604,7 +604,6 @@ fn misused_engines_and_options_are_refused_naming_the_fix() {
             vec!["suite", bk, "--engine", &nodir],
             vec![&nodir, "/nonexistent-dir", "(dir)"],
         ),
-        (vec!["suite", bk, "--force"], vec!["--json"]),
         (
             vec!["tune", "--c-end", "futility_margin=1e309"],
             vec!["--c-end", "'futility_margin=1e309'", "[name=]VALUE"],
@@ -621,30 +620,8 @@ fn misused_engines_and_options_are_refused_naming_the_fix() {
             vec!["--sprt", "'NaN,5,0.05,0.05'", "4 finite numbers"],
         ),
         (
-            vec![
-                "match", "--a", "default", "--b", "off", "--pgn", "g.pgn", "--force",
-            ],
-            vec!["--force", "no --json"],
-        ),
-        (
-            vec![
-                "match", "--a", "default", "--b", "off", "--pgn", "g.pgn", "--force",
-            ],
-            vec!["--pgn", "never written over"],
-        ),
-        (
-            vec![
-                "match", "--a", "default", "--b", "off", "--pgn", "g.pgn", "--force",
-            ],
-            vec!["--resume", "another --pgn than g.pgn"],
-        ),
-        (
             vec!["suite", bk, "--no-cache", "--cache-dir", "x"],
             vec!["--no-cache", "--cache-dir"],
-        ),
-        (
-            vec!["export", "tuned/race-seed1.json", "--force"],
-            vec!["--format", "--out"],
         ),
         (
             vec!["plot", &svg_named, "--force"],

@@ -428,11 +428,7 @@ fn bad_input_exits_2_naming_the_problem() {
         let out = export(&[FIXTURE, "--format", "c", "--prefix", prefix]);
         assert_user_error(&out, &["--prefix", &format!("'{prefix}'")]);
     }
-    // Options that do not apply to the format.
-    let out = export(&[FIXTURE, "--format", "openbench", "--all"]);
-    assert_user_error(&out, &["--all", "openbench"]);
-    let out = export(&[FIXTURE, "--format", "json", "--prefix", "P_"]);
-    assert_user_error(&out, &["--prefix", "json"]);
+    // (Options that do nothing in the format are said: tests/idle_options.rs.)
     // A malformed SOURCE_DATE_EPOCH: the variable and the value.
     for epoch in ["yesterday", "-5", ""] {
         let out = export_at(&[FIXTURE, "--format", "json"], Some(epoch));

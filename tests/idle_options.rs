@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{assert_names, run_bounded, scratch, warns};
+use common::{assert_names, run_bounded, scratch, small_match, warns};
 
 const BK: &str = "data/suites/bk.epd";
 
@@ -275,5 +275,189 @@ fn a_batch_that_holds_every_position_is_said() {
         &dir,
         &["--batch 5000", "805 training positions"],
     );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Options of another solver or mode (the race's with Nelder-Mead, --particles, --batch,
+/// --openings without the games objective, --confirm-openings without --confirm) are said
+/// once each, naming the option, its value and the solver in effect; the tune runs.
+#[test]
+fn options_of_another_solver_are_said_once_each_and_the_tune_runs() {
+    let dir = scratch("idle-options", "other-solver");
+    let out = dir.join("t.json");
+    let book = "data/openings/noob_3moves_1k.epd";
+    let o = run_bounded(
+        &[
+            "tune",
+            "--suites",
+            BK,
+            "--depth",
+            "1",
+            "--solver",
+            "nelder-mead",
+            "--iterations",
+            "1",
+            "--design",
+            "4",
+            "--screen-by",
+            "games",
+            "--race-pairs",
+            "2,4",
+            "--particles",
+            "3",
+            "--batch",
+            "4",
+            "--openings",
+            book,
+            "--confirm-openings",
+            book,
+            "--out",
+            out.to_str().unwrap(),
+            "-q",
+        ],
+        &dir,
+    );
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    assert!(out.exists(), "{}", o.stderr);
+    for option in [
+        "--design 4",
+        "--screen-by games",
+        "--race-pairs 2,4",
+        "--particles 3",
+        "--batch 4",
+        &format!("--openings {book}"),
+        &format!("--confirm-openings {book}"),
+    ] {
+        let line = format!("{option} does nothing here (--solver nelder-mead");
+        assert_eq!(o.stderr.matches(&line).count(), 1, "{option}: {}", o.stderr);
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// --all and --prefix with a format that takes neither are said to do nothing, naming the
+/// option, its value and the format; the export is the one without them.
+#[test]
+fn export_options_the_format_does_not_take_are_said_and_change_nothing() {
+    let dir = scratch("idle-options", "export");
+    let tuned = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/golden/export/tuned.json"
+    );
+    for (format, option, names) in [
+        (
+            "openbench",
+            vec!["--all"],
+            vec![
+                "--all",
+                "openbench",
+                "tuned rows only",
+                "json, toml, rust or c",
+            ],
+        ),
+        (
+            "json",
+            vec!["--prefix", "P_"],
+            vec!["--prefix P_", "json", "rust or c"],
+        ),
+    ] {
+        let plain = run_bounded(&["export", tuned, "--format", format], &dir);
+        let mut args = vec!["export", tuned, "--format", format];
+        args.extend(option);
+        let o = run_bounded(&args, &dir);
+        assert_eq!(o.code, Some(0), "{}", o.stderr);
+        assert_names(&o.stderr, &names);
+        assert_eq!(o.stderr.matches("does nothing").count(), 1, "{}", o.stderr);
+        assert_eq!(o.stdout, plain.stdout);
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A Slurm option without --executor slurm is said to do nothing, naming it and its value; the
+/// run goes on on this machine.
+#[test]
+fn slurm_options_without_the_slurm_executor_are_said_to_do_nothing() {
+    let dir = scratch("idle-options", "slurm");
+    let o = run_bounded(
+        &[
+            "suite",
+            BK,
+            "--depth",
+            "1",
+            "--shards",
+            "4",
+            "--retries",
+            "1",
+            "-q",
+        ],
+        &dir,
+    );
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    assert_names(
+        &o.stderr,
+        &["--shards 4", "--retries 1", "--executor slurm"],
+    );
+    assert_eq!(o.stderr.matches("--shards 4").count(), 1, "{}", o.stderr);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// `check --openings` without --games is said to do nothing, naming the book; the check runs.
+#[test]
+fn check_books_without_games_are_said_to_do_nothing() {
+    let dir = scratch("idle-options", "check-books");
+    let book = "data/openings/noob_3moves_1k.epd";
+    let o = run_bounded(
+        &[
+            "check",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/tuned/spsa-suite.json"),
+            "--openings",
+            book,
+            "-q",
+        ],
+        &dir,
+    );
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    let line = format!("--openings {book} does nothing here");
+    assert_eq!(o.stderr.matches(&line).count(), 1, "{}", o.stderr);
+    assert_names(&o.stderr, &["--games N"]);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// --force without the output it would replace is said to do nothing, naming that output, in
+/// every command that has it; the run goes on (a match's --pgn is never written over).
+#[test]
+fn force_without_its_output_is_said_to_do_nothing_in_every_command() {
+    let dir = scratch("idle-options", "force");
+    let tuned = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/golden/export/tuned.json"
+    );
+    let pgn = dir.join("g.pgn");
+    let book = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/openings/noob_3moves_1k.epd"
+    );
+    let mut game = small_match(book, &["--force", "--pgn"]);
+    game.push(pgn.to_str().unwrap());
+    for (args, names) in [
+        (
+            vec!["suite", BK, "--depth", "1", "--force", "-q"],
+            vec!["--json"],
+        ),
+        (
+            vec!["export", tuned, "--format", "json", "--force"],
+            vec!["--out"],
+        ),
+        (game, vec!["--json", "never written over"]),
+    ] {
+        let o = run_bounded(&args, &dir);
+        assert_eq!(o.code, Some(0), "{args:?}: {}", o.stderr);
+        assert_eq!(
+            o.stderr.matches("--force does nothing").count(),
+            1,
+            "{}",
+            o.stderr
+        );
+        assert_names(&o.stderr, &names);
+    }
     std::fs::remove_dir_all(dir).unwrap();
 }

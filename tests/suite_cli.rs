@@ -452,3 +452,48 @@ fn a_reference_that_names_no_set_is_refused_naming_the_option() {
     assert_names(&said, &["--reference", "bogus"]);
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// A damaged line in the journal an interrupted run left in the cache (a partial cache) is said
+/// naming the file and the line; its position is searched again, and the scores are as whole.
+#[test]
+fn a_damaged_line_in_a_run_journal_is_said_naming_the_file_and_line() {
+    let dir = scratch("journal");
+    let suite_path = small_suite(&dir, 6, &[]);
+    let cache = dir.join("cache");
+    let loaded = || load_suites(std::slice::from_ref(&suite_path), false, Repeats::Once).unwrap();
+    let options = ScorerOptions {
+        config: RunConfig {
+            limit: SuiteLimit::Depth(2),
+            ..RunConfig::default()
+        },
+        cache_dir: Some(cache.clone()),
+        executor: std::sync::Arc::new(local::Local::new(1)),
+        ..ScorerOptions::default()
+    };
+    let scorer = SuiteScorer::new(loaded(), options.clone(), None).unwrap();
+    let margins: marginal::engine::Setting = Margins::default().into();
+    let (whole, _) = scorer.score_kept(&margins).unwrap();
+    assert!(whole.warnings.is_empty(), "{:?}", whole.warnings);
+    let journal = marginal::scoring::suite::reference::journal_path(
+        &cache,
+        &loaded(),
+        &margins,
+        &options.config,
+        false,
+    );
+    std::fs::write(&journal, "{\"not\": \"a line\"}\n").unwrap();
+    let (again, kept) = scorer.score_kept(&margins).unwrap();
+    assert_eq!(kept, 0);
+    let line = format!("{}:1", journal.display());
+    assert!(
+        again
+            .warnings
+            .iter()
+            .any(|w| w.contains(&line) && w.contains("damaged")),
+        "{line}: {:?}",
+        again.warnings
+    );
+    assert_eq!(again.positions, whole.positions);
+    assert!(!journal.exists(), "scored, the journal is gone");
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -169,19 +169,6 @@ fn confirm_writes_the_match_report_into_the_tuned_file() {
             &["--confirm", "4", "--confirm-openings", "no/such.epd"][..],
             "no/such.epd",
         ),
-        (
-            &["--confirm-openings", "data/openings/noob_3moves_1k.epd"][..],
-            "only with --confirm",
-        ),
-        (
-            &[
-                "--confirm",
-                "4",
-                "--openings",
-                "data/openings/noob_3moves_1k.epd",
-            ][..],
-            "--confirm plays --confirm-openings",
-        ),
     ] {
         let out = tune(&dir, &suite, "x.json", extra);
         let stderr = String::from_utf8_lossy(&out.stderr);

@@ -231,10 +231,6 @@ fn contradictory_screen_and_clock_options_are_refused_naming_them() {
             vec!["--screen-by", "games", "--race-pairs", "0"],
             vec!["--screen-by games", "--race-pairs 0"],
         ),
-        (
-            vec!["--solver", "spsa", "--screen-by", "games"],
-            vec!["--screen-by", "--solver race", "spsa"],
-        ),
         (vec!["--tc", "nonsense"], vec!["--tc", "nonsense"]),
         (
             vec!["--screen-by", "sometimes"],

@@ -333,40 +333,61 @@ pub fn unused_options(
                 .is_some_and(|kind| kinds.contains(&kind.trim()))
         })
     };
-    let unused: Vec<&str> = [
-        (&["suite"][..], "--suite", plan.suites != defaults.suites),
+    let files = |v: &[PathBuf]| {
+        v.iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+    };
+    let unused: Vec<String> = [
+        (
+            &["suite"][..],
+            "--suite",
+            files(&plan.suites).join(" "),
+            plan.suites != defaults.suites,
+        ),
         (
             &["mates"],
             "--mate-suite",
+            plan.mate_suite.display().to_string(),
             plan.mate_suite != defaults.mate_suite,
         ),
         (
             &["quality", "referee"],
             "--quality-positions",
+            plan.quality_positions.display().to_string(),
             plan.quality_positions != defaults.quality_positions,
         ),
         (
             &["quality"],
             "--quality-deep",
+            plan.quality_deep.to_string(),
             plan.quality_deep != defaults.quality_deep,
         ),
-        (&["referee"], "--referee", plan.referee != defaults.referee),
+        (
+            &["referee"],
+            "--referee",
+            plan.referee.display().to_string(),
+            plan.referee != defaults.referee,
+        ),
         (
             &["referee"],
             "--referee-nodes",
+            plan.referee_nodes.to_string(),
             plan.referee_nodes != defaults.referee_nodes,
         ),
     ]
     .into_iter()
-    .filter(|(kinds, _, given)| *given && !measured(kinds))
-    .map(|(_, option, _)| option)
+    .filter(|(kinds, .., given)| *given && !measured(kinds))
+    .map(|(_, option, value, _)| format!("{option} {value}"))
     .collect();
     (!unused.is_empty()).then(|| {
+        let one = unused.len() == 1;
         format!(
-            "{} given, but --objectives {} leaves out the objective that uses {}: ignored",
+            "{} {} nothing here: --objectives {} leaves out the objective that uses {}",
             unused.join(", "),
+            if one { "does" } else { "do" },
             entries.join(","),
-            if unused.len() == 1 { "it" } else { "them" }
+            if one { "it" } else { "them" }
         )
     })
 }
@@ -406,7 +427,7 @@ mod tests {
         given.quality_deep = 9;
         let said = unused_options(&given, &defaults, &entries(&["suite:nodes=500"])).unwrap();
         assert!(
-            said.starts_with("--mate-suite, --quality-deep given")
+            said.starts_with("--mate-suite m.epd, --quality-deep 9 do nothing here")
                 && said.contains("--objectives suite:nodes=500"),
             "{said}"
         );
@@ -422,7 +443,7 @@ mod tests {
         let mut suite = plan();
         suite.suites = vec!["a.epd".into()];
         let said = unused_options(&suite, &defaults, &entries(&["mates"]));
-        assert!(said.unwrap().starts_with("--suite given"));
+        assert!(said.unwrap().starts_with("--suite a.epd does nothing here"));
         // The referee's options belong to it; the positions to quality and referee alike.
         let mut referee = plan();
         referee.referee = "other.toml".into();
@@ -430,7 +451,7 @@ mod tests {
         referee.quality_positions = "p.epd".into();
         let said = unused_options(&referee, &defaults, &entries(&["quality"])).unwrap();
         assert!(
-            said.starts_with("--referee, --referee-nodes given"),
+            said.starts_with("--referee other.toml, --referee-nodes 1000 do nothing here"),
             "{said}"
         );
         assert_eq!(
@@ -522,7 +543,10 @@ mod tests {
         );
         // The unused --suite is said first; the objective is announced, and its end told
         // even though it failed (a bar drawn for it is cleared).
-        assert!(said[0].starts_with("warning --suite given"), "{said:?}");
+        assert!(
+            said[0].starts_with("warning --suite other.epd does nothing"),
+            "{said:?}"
+        );
         assert_eq!(said[1], "preparing quality");
         assert_eq!(said.last().unwrap(), "prepared");
     }

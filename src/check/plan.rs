@@ -97,8 +97,7 @@ impl CheckPlan {
         }
     }
 
-    /// Refuses a plan no command line gives: no games, books without games, `force` without
-    /// a report, threads out of range, an engine given two ways or options without its command.
+    /// Refuses a plan no command line gives: no games, threads out of range, an engine given two ways or options without its command.
     ///
     /// # Errors
     /// Names the field, its value and what it must be.
@@ -106,12 +105,6 @@ impl CheckPlan {
         let refuse = |why: &str| Err(PlanError(why.to_string()));
         if self.games == Some(0) {
             return refuse("--games 0: the games are at least 1 (or none: leave --games out)");
-        }
-        if !self.openings.is_empty() && self.games.is_none() {
-            return refuse("--openings are the books of --games: give --games N");
-        }
-        if self.force && self.json.is_none() {
-            return refuse("--force replaces the --json report: give --json OUT");
         }
         if let Some(n) = self.threads
             && !(1..=MAX_THREADS).contains(&n)
@@ -128,6 +121,26 @@ impl CheckPlan {
             return refuse("--engine-cmd and --engine-options go together: give both or neither");
         }
         Ok(())
+    }
+
+    /// Options given that do nothing here, each with its value and what it is for: books
+    /// without games, `force` without a report.
+    pub fn unused_options(&self) -> Vec<String> {
+        let books: Vec<String> = self
+            .openings
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        let books = (!books.is_empty() && self.games.is_none()).then(|| {
+            format!(
+                "--openings {} does nothing here (no --games): they are the books of --games N",
+                books.join(" ")
+            )
+        });
+        let force = (self.force && self.json.is_none()).then(|| {
+            "--force does nothing here: it replaces the --json report when it exists, and no --json is given".to_string()
+        });
+        books.into_iter().chain(force).collect()
     }
 
     /// Worker threads: as asked, else every core.
@@ -348,20 +361,6 @@ mod tests {
             ),
             (
                 CheckPlan {
-                    openings: vec!["b.epd".into()],
-                    ..base.clone()
-                },
-                "--games N",
-            ),
-            (
-                CheckPlan {
-                    force: true,
-                    ..base.clone()
-                },
-                "--json",
-            ),
-            (
-                CheckPlan {
                     threads: Some(0),
                     ..base.clone()
                 },
@@ -371,6 +370,22 @@ mod tests {
             let e = plan.check().unwrap_err().to_string();
             assert!(e.contains(says), "{e}");
         }
+        // Books without games, and force without a report, do nothing: said, not refused.
+        let idle = CheckPlan {
+            openings: vec!["b.epd".into()],
+            force: true,
+            ..base.clone()
+        };
+        idle.check().unwrap();
+        let said = idle.unused_options();
+        assert!(
+            said.len() == 2
+                && said[0].contains("--openings b.epd")
+                && said[0].contains("--games N")
+                && said[1].contains("--force does nothing")
+                && said[1].contains("--json"),
+            "{said:?}"
+        );
     }
 
     #[test]

@@ -35,7 +35,7 @@ pub struct CheckArgs {
     /// option for several). Default: the two bundled balanced books and UHO
     /// (noob_3moves, popularpos_lichess, UHO_4060_v2), less the book the file's games objective
     /// tuned on.
-    #[arg(long, value_name = "FILE", requires = "games")]
+    #[arg(long, value_name = "FILE")]
     openings: Vec<PathBuf>,
     /// Write the whole report (figures, changed positions, findings, verdict) as JSON.
     #[arg(long, value_name = "OUT")]
@@ -115,7 +115,11 @@ pub fn run(args: CheckArgs, ui: Ui) -> Result<()> {
     let plan = plan_of(&args);
     plan.check().map_err(UserError::from_display)?;
     let file = TunedFile::read(&plan.file).map_err(UserError::from_display)?;
-    let mut lines = Vec::new();
+    let mut lines: Vec<Said> = plan
+        .unused_options()
+        .into_iter()
+        .map(Said::Warning)
+        .collect();
     let outputs = plan.check_outputs(&file, &marginal::tune::prepare::RESULT_FORMATS, &mut lines);
     said(lines, outputs).map_err(UserError::from_display)?;
     if !check::has_outcomes(&plan.file, &file).map_err(UserError::from_display)? {

@@ -66,18 +66,23 @@ impl ExecutorArgs {
     /// at once).
     ///
     /// # Errors
-    /// A Slurm option without `--executor slurm`, or Slurm does not answer.
+    /// Slurm does not answer (a Slurm option without `--executor slurm` is said to do nothing).
     pub fn build(&self, threads: usize) -> Result<Arc<dyn Runner>> {
         if !self.is_slurm() {
             let given = [
-                ("--partition", self.partition.is_some()),
-                ("--shards", self.shards.is_some()),
-                ("--workdir", self.workdir.is_some()),
-                ("--cpus-per-task", self.cpus_per_task.is_some()),
-                ("--retries", self.retries.is_some()),
+                ("--partition", self.partition.clone()),
+                ("--shards", self.shards.map(|n| n.to_string())),
+                (
+                    "--workdir",
+                    self.workdir.as_ref().map(|d| d.display().to_string()),
+                ),
+                ("--cpus-per-task", self.cpus_per_task.map(|n| n.to_string())),
+                ("--retries", self.retries.map(|n| n.to_string())),
             ];
-            if let Some((name, _)) = given.iter().find(|(_, g)| *g) {
-                return Err(UserError(format!("{name} needs --executor slurm")).into());
+            for (name, value) in given.iter().filter_map(|(n, v)| Some((n, v.as_ref()?))) {
+                eprintln!(
+                    "warning: {name} {value} does nothing with --executor local (this machine's threads): it is for --executor slurm"
+                );
             }
             return Ok(Arc::new(Local::new(threads)));
         }

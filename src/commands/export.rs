@@ -39,7 +39,7 @@ pub struct ExportArgs {
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
     /// Replace the output file when it exists (without it, marginal refuses to write over one).
-    #[arg(long, requires = "out")]
+    #[arg(long)]
     force: bool,
 }
 
@@ -70,30 +70,46 @@ fn export_date() -> Result<String, UserError> {
     }
 }
 
+/// Says each option given that does nothing with the format (once, naming it, its value and
+/// the format), and returns the `--all` and `--prefix` the export uses.
+fn idle_for_format(args: &ExportArgs) -> (bool, &str) {
+    let format = args.format;
+    let idle = [
+        (
+            args.all && !format.takes_all_rows(),
+            "--all".to_string(),
+            "json, toml, rust or c (this one writes the tuned rows only)",
+        ),
+        (
+            args.c_style != CStyle::default() && format != ExportFormat::C,
+            format!("--c-style {}", args.c_style.name()),
+            "c",
+        ),
+        (
+            !args.prefix.is_empty() && !format.takes_prefix(),
+            format!("--prefix {}", args.prefix),
+            "rust or c (it names constants)",
+        ),
+    ];
+    for (_, option, for_what) in idle.iter().filter(|(given, ..)| *given) {
+        let name = format.name();
+        eprintln!(
+            "warning: {option} does nothing with --format {name}: it is for --format {for_what}"
+        );
+    }
+    let prefix = if format.takes_prefix() {
+        args.prefix.as_str()
+    } else {
+        ""
+    };
+    (args.all && format.takes_all_rows(), prefix)
+}
+
 /// Runs the command.
 pub fn run(args: ExportArgs) -> Result<()> {
     export::check_prefix(&args.prefix).map_err(|e| UserError(format!("--prefix: {e}")))?;
-    if args.all && !args.format.takes_all_rows() {
-        return Err(UserError(format!(
-            "--all: only with --format json, toml, rust or c; {} writes the tuned rows only",
-            args.format.name()
-        ))
-        .into());
-    }
-    if args.c_style != CStyle::default() && args.format != ExportFormat::C {
-        eprintln!(
-            "warning: --c-style {} does nothing with --format {}: it is for --format c",
-            args.c_style.name(),
-            args.format.name()
-        );
-    }
-    if !args.prefix.is_empty() && !args.format.takes_prefix() {
-        return Err(UserError(format!(
-            "--prefix: names constants, so only with --format rust or c, not {}",
-            args.format.name()
-        ))
-        .into());
-    }
+    let (all, prefix) = idle_for_format(&args);
+    super::idle_force(args.force && args.out.is_none(), "--out");
     if let Some(out) = &args.out {
         super::not_an_input(out, "--out", &[("the exported file", args.file.as_path())])?;
         super::fresh_output(out, "--out", args.force)?;
@@ -123,8 +139,8 @@ pub fn run(args: ExportArgs) -> Result<()> {
         format: args.format,
         source: &source,
         date: &date,
-        prefix: &args.prefix,
-        all: args.all,
+        prefix,
+        all,
         c_style: args.c_style,
         guard_stem: stem.as_deref(),
     };

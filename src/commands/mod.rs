@@ -291,6 +291,15 @@ pub fn say_odd_suites(paths: &[PathBuf], suites: &[&marginal::scoring::suite::Lo
 
 pub use marginal::scoring::suite::measure::ignored_options;
 
+/// Says, when `given`, that --force does nothing without the `output` it would replace.
+pub fn idle_force(given: bool, output: &str) {
+    if given {
+        eprintln!(
+            "warning: --force does nothing here: it replaces the {output} output when it exists, and no {output} is given"
+        );
+    }
+}
+
 /// Refuses to write over an existing `out` unless `force` ([`outputs::fresh_output`]), and
 /// says the directory it created for it.
 ///

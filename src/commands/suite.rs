@@ -57,7 +57,7 @@ pub struct SuiteArgs {
     #[arg(long, value_name = "OUT")]
     json: Option<PathBuf>,
     /// Replace the output file when it exists (without it, marginal refuses to write over one).
-    #[arg(long, requires = "json")]
+    #[arg(long)]
     force: bool,
     /// Make any bad EPD line fatal (exit 2).
     #[arg(long)]
@@ -220,6 +220,7 @@ fn write_report(args: &SuiteArgs, measured: &measure::Measured, threads: usize) 
 /// `--json OUT` is none of the inputs (suites, margin files, engine file) and may be written.
 fn check_json_output(args: &SuiteArgs) -> Result<(), UserError> {
     let Some(out) = &args.json else {
+        super::idle_force(args.force, "--json");
         return Ok(());
     };
     let files = args.files.iter().map(|f| ("the suite", f.as_path()));

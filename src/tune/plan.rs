@@ -524,7 +524,26 @@ impl TunePlan {
             format!("--pairs {}", self.pairs.unwrap_or_default()),
             "the games objective",
         );
-        // (--particles and the race's options with another solver are refused: tune::solver.)
+        let race_for = "the race (--solver race, which tunes on the suite objective)";
+        (self.race_options_given().into_iter()).for_each(|option| unused(!race, option, race_for));
+        unused(
+            solver != SolverKind::Pso && self.particles.is_some(),
+            format!("--particles {}", self.particles.unwrap_or_default()),
+            "the swarm (--solver pso)",
+        );
+        unused(
+            !(spsa && suite) && self.batch.is_some(),
+            format!("--batch {}", self.batch.unwrap_or_default()),
+            "SPSA on the suite objective (SPSA's games objective plays --pairs per step)",
+        );
+        unused(
+            self.objective != ObjectiveKind::Games && self.openings.is_some(),
+            format!(
+                "--openings {}",
+                self.openings.as_deref().unwrap_or(Path::new("")).display()
+            ),
+            "--objective games (--confirm plays --confirm-openings, the race --race-openings)",
+        );
         unused(
             race && self.iterations != DEFAULT_ITERATIONS,
             format!("--iterations {}", self.iterations),
@@ -563,13 +582,43 @@ impl TunePlan {
             format!("--tc {}", self.tc.as_deref().unwrap_or_default()),
             "the tune's games (the race's, --objective games, --confirm)",
         );
-        // (--confirm-openings without --confirm is refused: tune::games.)
         unused(
             self.confirm.is_none() && self.confirm_sprt.is_some(),
-            "--confirm-sprt".to_string(),
+            format!(
+                "--confirm-sprt {}",
+                self.confirm_sprt.as_deref().unwrap_or_default()
+            ),
             "--confirm",
         );
+        let books: Vec<String> = self
+            .confirm_openings
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        unused(
+            self.confirm.is_none() && !books.is_empty(),
+            format!("--confirm-openings {}", books.join(" ")),
+            "--confirm GAMES",
+        );
         said
+    }
+
+    /// The race's options given, each with its value (they do nothing with another solver).
+    fn race_options_given(&self) -> Vec<String> {
+        let pairs: Vec<String> = self.race_pairs.iter().map(u32::to_string).collect();
+        [
+            self.design.map(|n| format!("--design {n}")),
+            self.screen.map(|n| format!("--screen {n}")),
+            self.screen_by.map(|s| format!("--screen-by {}", s.name())),
+            self.finalists.map(|n| format!("--finalists {n}")),
+            (!pairs.is_empty()).then(|| format!("--race-pairs {}", pairs.join(","))),
+            self.race_openings
+                .as_ref()
+                .map(|p| format!("--race-openings {}", p.display())),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
     }
 
     /// The files a tune reads, each with what it is: no output of the tune may be one of them.
@@ -606,8 +655,7 @@ impl TunePlan {
         }
     }
 
-    /// Refuses options that cannot run together (a gain that is not a positive number, a
-    /// batch with another solver or objective) and says, in `remarks`, the options given that
+    /// Refuses a gain that is not a positive number or a bad `--tc`, and says, in `remarks`, the options given that
     /// do nothing here ([`TunePlan::unused_options`]).
     ///
     /// # Errors
@@ -623,20 +671,6 @@ impl TunePlan {
             parse_tc(tc).map_err(|e| RunError::Refused(e.0))?;
         }
         remarks.extend(self.unused_options().into_iter().map(Said::Warning));
-        if let Some(n) = self.batch {
-            let why = if !self.solver.is_spsa() {
-                format!(
-                    "only with --solver spsa, and this tune's solver is {}",
-                    self.solver.name()
-                )
-            } else if self.objective != ObjectiveKind::Suite {
-                "only with the suite objective (SPSA's games objective plays --pairs per step)"
-                    .to_string()
-            } else {
-                return Ok(());
-            };
-            return Err(RunError::Refused(format!("--batch {n}: {why}")));
-        }
         Ok(())
     }
 
@@ -658,6 +692,18 @@ impl TunePlan {
         view.confirm = None;
         view.confirm_sprt = None;
         view.confirm_openings.clear();
+        // Options that do nothing here (said by `unused_options`) leave the identity alone.
+        if view.solver != SolverKind::Race {
+            (view.design, view.screen, view.screen_by) = (None, None, None);
+            (view.finalists, view.race_openings) = (None, None);
+            view.race_pairs.clear();
+        }
+        if view.solver != SolverKind::Pso {
+            view.particles = None;
+        }
+        if !(view.solver.is_spsa() && view.objective == ObjectiveKind::Suite) {
+            view.batch = None;
+        }
         if view.objective == ObjectiveKind::Games {
             let book = view.book_path();
             return (view, Some(book));

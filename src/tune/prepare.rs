@@ -91,9 +91,10 @@ pub fn open(
         let race = screen::apply(race, &choice);
         lines.push(Said::Out(format!("race screen: {}", race.screen_why)));
         if race.screen_in_games && plan.screen.is_some() {
-            lines.push(Said::Warning(
-                "--screen does nothing here: it is the suite screen's batch, and this race screens in games".into(),
-            ));
+            lines.push(Said::Warning(format!(
+                "--screen {} does nothing here: it is the suite screen's batch, and this race screens in games",
+                plan.screen.unwrap_or_default()
+            )));
         }
         inputs.solver.settings = serde_json::to_value(&race).expect("settings serialize");
         inputs.solver.race = Some(race);

@@ -31,7 +31,7 @@ pub struct ScreenChoice {
 /// calibration `found` for its objective (see the module documentation).
 ///
 /// # Errors
-/// Contradictory options: `--screen-by` with another solver, `--screen-by games` with
+/// Contradictory options: `--screen-by games` with
 /// `--race-pairs 0` (the games screen feeds the race's games), `--screen-by suite` with
 /// `--tc` and neither `--nodes` nor `--depth`.
 pub fn choose(
@@ -42,13 +42,7 @@ pub fn choose(
 ) -> Result<ScreenChoice, RunError> {
     let asked = plan.screen_by.unwrap_or_default();
     if plan.solver != SolverKind::Race {
-        if asked != ScreenBy::Auto {
-            return Err(RunError::Refused(format!(
-                "--screen-by {}: only with --solver race (it screens the race's design), and this tune's solver is {}",
-                asked.name(),
-                plan.solver.name()
-            )));
-        }
+        // (--screen-by given here is said to do nothing: TunePlan::unused_options.)
         return Ok(suite("the solver is not the race".into()));
     }
     let no_games = !plan.race_pairs.is_empty() && plan.race_pairs.iter().all(|&p| p == 0);
@@ -231,8 +225,13 @@ mod tests {
             solver: SolverKind::Spsa,
             ..TunePlan::default()
         };
-        let e = choose(&spsa, None, limit(), "e").unwrap_err().to_string();
-        assert!(e.contains("--screen-by games") && e.contains("spsa"), "{e}");
+        // With another solver it does nothing, and is said so (TunePlan::unused_options).
+        assert!(!choose(&spsa, None, limit(), "e").unwrap().games);
+        let said = spsa.unused_options();
+        assert!(
+            said.len() == 1 && said[0].contains("--screen-by games") && said[0].contains("spsa"),
+            "{said:?}"
+        );
     }
 
     #[test]

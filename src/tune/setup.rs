@@ -17,7 +17,7 @@ use super::plan::{ObjectiveKind, SolverKind, TunePlan};
 use super::race::RaceSettings;
 use super::run::RunError;
 use super::solvers::{DEFAULT_PARTICLES, NelderMeadSettings, PsoSettings, SpsaSettings};
-use super::space::{DEFAULT_PARAMS, ScheduleEnd, Space};
+use super::space::{DEFAULT_PARAMS, ScheduleEnd, Space, SpaceError};
 use crate::engine::{EngineDef, Setting};
 use crate::formats::{Fnv, openings, read_bytes};
 use crate::progress::Said;
@@ -58,45 +58,15 @@ impl SolverSetup {
     }
 }
 
-/// The race's options (`--design`, `--screen`, `--finalists`, `--race-pairs`,
-/// `--race-openings`) with another solver are refused, naming the solver in effect.
-fn race_options_only_with_race(plan: &TunePlan, kind: SolverKind) -> Result<(), RunError> {
-    if kind == SolverKind::Race
-        || (plan.design.is_none()
-            && plan.screen_by.is_none()
-            && plan.screen.is_none()
-            && plan.finalists.is_none()
-            && plan.race_pairs.is_empty()
-            && plan.race_openings.is_none())
-    {
-        return Ok(());
-    }
-    let why = if plan.objective == ObjectiveKind::Games {
-        " (spsa is the default with --objective games; the race tunes with --objective suite)"
-    } else {
-        ""
-    };
-    Err(RunError::Refused(format!(
-        "--design, --screen, --screen-by, --finalists, --race-pairs and --race-openings: only with --solver race, and this tune's solver is {}{why}",
-        kind.name()
-    )))
-}
-
 /// Checks the solver arguments and works out the settings.
 pub fn solver_setup(plan: &TunePlan, space: &Space) -> Result<SolverSetup, RunError> {
     let kind = plan.solver;
-    if plan.particles.is_some() && kind != SolverKind::Pso {
-        return Err(RunError::Refused(
-            "--particles: only with --solver pso".into(),
-        ));
-    }
     let particles = plan.particles.unwrap_or(DEFAULT_PARTICLES);
     if particles == 0 {
         return Err(RunError::Refused(
             "--particles 0: the swarm needs at least one particle".into(),
         ));
     }
-    race_options_only_with_race(plan, kind)?;
     no_empty_rounds(&plan.race_pairs)?;
     if kind == SolverKind::Race && plan.objective != ObjectiveKind::Suite {
         return Err(RunError::Refused(
@@ -184,8 +154,7 @@ pub struct GamesSetup {
 /// books' skipped lines go to `remarks`.
 ///
 /// # Errors
-/// `--pairs 0`, `--confirm 0`, a bad `--confirm-sprt`, an unreadable or too small book, or
-/// games options of an objective that plays none.
+/// `--pairs 0`, `--confirm 0`, a bad `--confirm-sprt`, an unreadable or too small book.
 pub fn games_setup(
     plan: &TunePlan,
     remarks: &mut Vec<Said>,
@@ -200,20 +169,7 @@ pub fn games_setup(
     let sprt_text = plan.confirm_sprt.as_deref().unwrap_or(DEFAULT_CONFIRM_SPRT);
     let sprt =
         parse_sprt(sprt_text).map_err(|e| refused(e.0.replacen("--sprt", "--confirm-sprt", 1)))?;
-    if let Some(path) = &plan.openings
-        && plan.objective != ObjectiveKind::Games
-    {
-        return Err(refused(format!(
-            "--openings {}: the book of --objective games; --confirm plays --confirm-openings",
-            path.display()
-        )));
-    }
     if !plan.plays_games() {
-        if !plan.confirm_openings.is_empty() {
-            return Err(refused(
-                "--confirm-openings: only with --confirm GAMES".into(),
-            ));
-        }
         return Ok(None);
     }
     let confirm_books = confirm_books(plan, remarks)?;
@@ -636,7 +592,10 @@ pub fn space(
     let space = Space::new(Setting::defaults(def), &names, &strs(&plan.bounds))
         .and_then(|s| s.with_schedule(ScheduleEnd::C, &strs(&plan.c_end)))
         .and_then(|s| s.with_schedule(ScheduleEnd::R, &strs(&plan.r_end)))
-        .map_err(|e| RunError::Refused(e.to_string()))?;
+        .map_err(|e| match e {
+            SpaceError::Empty => RunError::Refused(nothing_to_tune(plan, def)),
+            e => RunError::Refused(e.to_string()),
+        })?;
     fixed_rows(&space, remarks)?;
     for (d, value) in space.base_outside() {
         remarks.push(Said::Warning(format!(
@@ -648,6 +607,25 @@ pub fn space(
         )));
     }
     Ok(space)
+}
+
+/// Why `plan` has no parameter to tune, naming the engine (its file, or the built-in engine)
+/// and the fix.
+fn nothing_to_tune(plan: &TunePlan, def: &EngineDef) -> String {
+    let engine = match (&plan.engine.engine, &plan.engine.engine_cmd) {
+        (Some(file), _) => format!("the engine file {}", file.display()),
+        (None, Some(cmd)) => format!("--engine-cmd '{cmd}'"),
+        (None, None) => "the built-in engine".to_string(),
+    };
+    if !plan.params.is_empty() {
+        return format!(
+            "no parameter to tune: --params names no row of {engine}; name one or more of its rows ({}), or leave out --params to tune its default rows",
+            def.rows_hint()
+        );
+    }
+    format!(
+        "no parameter to tune: {engine} has no params rows; give it rows (\"name, uci option, default, min, max, step, r_end, off\", each with a positive step: docs/external-engines.md), or tune an engine's spin options with --engine-cmd and --engine-options"
+    )
 }
 
 /// The strings of `v` as `&str`s.
@@ -688,7 +666,7 @@ mod tests {
     }
 
     #[test]
-    fn race_options_with_another_solver_are_refused_naming_it() {
+    fn race_options_with_another_solver_are_said_to_do_nothing_naming_it() {
         let def = EngineDef::builtin();
         let space = space(&plan(), &def, &mut Vec::new()).unwrap();
         let spsa = TunePlan {
@@ -696,10 +674,12 @@ mod tests {
             design: Some(4),
             ..plan()
         };
-        let e = solver_setup(&spsa, &space).err().unwrap().to_string();
+        let setup = solver_setup(&spsa, &space).unwrap();
+        assert!(setup.kind == SolverKind::Spsa && setup.race.is_none());
+        let said = spsa.unused_options();
         assert!(
-            e.contains("only with --solver race") && e.contains("is spsa"),
-            "{e}"
+            said.len() == 1 && said[0].contains("--design 4") && said[0].contains("--solver spsa"),
+            "{said:?}"
         );
         let games = TunePlan {
             objective: ObjectiveKind::Games,
@@ -723,6 +703,46 @@ mod tests {
         assert!(
             settings.keep >= 20,
             "every finalist is kept for the full score"
+        );
+    }
+
+    #[test]
+    fn no_parameter_to_tune_names_the_engine_file_and_the_fix() {
+        let text = "name = \"bare\"\ncommand = \"/usr/games/toga2\"\n";
+        let file =
+            crate::formats::engine_file::EngineFile::parse(Path::new("e/bare.toml"), text).unwrap();
+        let def = Arc::new(EngineDef::from_file(&file));
+        let bare = TunePlan {
+            engine: super::super::plan::EngineChoice {
+                engine: Some("e/bare.toml".into()),
+                ..Default::default()
+            },
+            ..plan()
+        };
+        let e = space(&bare, &def, &mut Vec::new())
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("no parameter to tune")
+                && e.contains("e/bare.toml")
+                && e.contains("params rows")
+                && e.contains("step"),
+            "{e}"
+        );
+        let none = TunePlan {
+            params: vec![" ".into()],
+            ..plan()
+        };
+        let e = space(&none, &EngineDef::builtin(), &mut Vec::new())
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("the built-in engine")
+                && e.contains("--params")
+                && e.contains("marginal params"),
+            "{e}"
         );
     }
 
@@ -768,8 +788,12 @@ mod tests {
             openings: Some("book.epd".into()),
             ..plan()
         };
-        let e = games_setup(&book, &mut remarks).err().unwrap().to_string();
-        assert!(e.contains("the book of --objective games"), "{e}");
+        assert!(games_setup(&book, &mut remarks).unwrap().is_none());
+        let said = book.unused_options();
+        assert!(
+            said.len() == 1 && said[0].contains("--openings book.epd"),
+            "{said:?}"
+        );
         let sprt = TunePlan {
             confirm: Some(10),
             confirm_sprt: Some("1,2".into()),

@@ -309,7 +309,8 @@ impl MatchPlan {
         inputs
     }
 
-    /// Checks the outputs before any work: `--force` only with a report to replace, no output
+    /// Checks the outputs before any work (`--force` without a report to replace is said to do
+    /// nothing): no output
     /// onto an input or onto another output, a new match's PGN empty (the way on is
     /// `--resume`), a report that replaces only what it may, every output writable. `results`
     /// are the formats of the files a report never replaces (a tuned file, a calibration).
@@ -318,7 +319,7 @@ impl MatchPlan {
     /// # Errors
     /// Names the option, the file and the fix.
     pub fn check_outputs(&self, results: &[&str], said: &mut Vec<Said>) -> Result<(), PlanError> {
-        self.force_needs_json()?;
+        said.extend(self.idle_force().map(Said::Warning));
         let inputs = self.inputs();
         for (option, out) in [("--pgn", &self.pgn), ("--json", &self.json)] {
             if let Some(out) = out {
@@ -348,11 +349,11 @@ impl MatchPlan {
         Ok(())
     }
 
-    /// `force` replaces the report: without one it does nothing, and a PGN is never written
-    /// over.
-    fn force_needs_json(&self) -> Result<(), PlanError> {
+    /// `force` replaces the report: without one it does nothing (said), and a PGN is never
+    /// written over.
+    fn idle_force(&self) -> Option<String> {
         if !self.force || self.json.is_some() {
-            return Ok(());
+            return None;
         }
         let pgn = match &self.pgn {
             Some(pgn) => format!(
@@ -361,9 +362,9 @@ impl MatchPlan {
             ),
             None => String::new(),
         };
-        Err(PlanError(format!(
-            "--force replaces the --json report only, and no --json FILE is given{pgn}"
-        )))
+        Some(format!(
+            "--force does nothing here: it replaces the --json report only, and no --json FILE is given{pgn}"
+        ))
     }
 
     /// The report `out` may be written: no settings record; a resumed match writes its own
@@ -776,16 +777,35 @@ mod tests {
     }
 
     #[test]
-    fn force_without_a_report_is_refused_before_any_file_is_touched() {
+    fn force_without_a_report_is_said_to_do_nothing() {
         let plan = MatchPlan {
             force: true,
-            pgn: Some("/nonexistent/dir/games.pgn".into()),
             ..MatchPlan::default()
         };
         let mut said = Vec::new();
-        let e = plan.check_outputs(&[], &mut said).unwrap_err().to_string();
-        assert!(e.contains("--force") && e.contains("--json"), "{e}");
-        assert!(said.is_empty());
+        plan.check_outputs(&[], &mut said).unwrap();
+        let [Said::Warning(w)] = &said[..] else {
+            panic!("one warning: {said:?}")
+        };
+        assert!(
+            w.contains("--force does nothing") && w.contains("--json"),
+            "{w}"
+        );
+        // With a PGN: it is never written over, even with --force; the way on is --resume.
+        let file = std::env::temp_dir().join(format!("marginal-force-{}.pgn", std::process::id()));
+        let pgn = MatchPlan {
+            pgn: Some(file),
+            ..plan
+        };
+        let mut said = Vec::new();
+        pgn.check_outputs(&[], &mut said).unwrap();
+        let [Said::Warning(w)] = &said[..] else {
+            panic!("one warning: {said:?}")
+        };
+        assert!(
+            w.contains("never written over") && w.contains("--resume"),
+            "{w}"
+        );
     }
 
     #[test]

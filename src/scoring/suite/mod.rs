@@ -322,7 +322,10 @@ impl SuiteScorer {
             &on_done,
         )?;
         crate::scoring::exec::gave_up([margins])?;
-        let score = self.score_results(margins, run.results);
+        let mut score = self.score_results(margins, run.results);
+        score
+            .warnings
+            .extend(journal::damaged_warning(&path, &run.damaged));
         let _ = std::fs::remove_file(&path);
         Ok((score, run.kept))
     }
