@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
-use marginal::progress::{Cluster, Count, Event, Observer, Said, Work};
+use marginal::progress::{Cluster, Count, Eta, Event, Observer, Said, Work};
 use marginal::scoring::games::stats::SprtParams;
 
 mod tune;
@@ -281,47 +281,44 @@ pub struct CalibrationBar<'a> {
     bar: &'a ProgressBar,
     state_dir: &'a Path,
     in_games: AtomicBool,
-    /// The phase's start and the work done before it (kept work counted at once): its ETA is
-    /// the phase's mean rate so far, which a slow step (a referee's searches) does not blow up
-    /// as a decaying estimate does.
-    phase: Mutex<(Instant, u64)>,
-}
-
-impl CalibrationBar<'_> {
-    /// Moves the bar to `done` of `total` in `phase`, its ETA in the prefix.
-    fn step(&self, phase: &str, done: u64, total: u64) {
-        let (start, base) = *self.phase.lock().unwrap_or_else(|e| e.into_inner());
-        let eta = match done.checked_sub(base).filter(|&n| n > 0) {
-            Some(n) => {
-                let left = start
-                    .elapsed()
-                    .mul_f64(total.saturating_sub(done) as f64 / n as f64);
-                format!("{:#}", indicatif::HumanDuration(left))
-            }
-            None => "?".into(),
-        };
-        self.bar.set_prefix(format!("{phase}, ETA {eta}"));
-        self.bar.set_position(done);
-    }
-
-    /// Starts a phase's ETA from now, `done` of its work already kept.
-    fn start_phase(&self, done: u64) {
-        *self.phase.lock().unwrap_or_else(|e| e.into_inner()) = (Instant::now(), done);
-    }
+    /// The phase's ETA ([`marginal::progress::Eta`], the mean rate of this run's work): a slow
+    /// step (a referee's searches) does not blow it up as indicatif's decaying estimate does.
+    eta: Mutex<Eta>,
 }
 
 impl<'a> CalibrationBar<'a> {
+    /// Moves the bar to `done` of `total` in `phase` (`kept`: read back from the state, not
+    /// counted in the rate), its ETA in the prefix.
+    fn step(&self, phase: &str, (done, total): (u64, u64), kept: bool) {
+        let mut eta = self.eta.lock().unwrap_or_else(|e| e.into_inner());
+        let left = eta.step((done, total), kept, Instant::now());
+        let shown = left.map_or("?".into(), |s| {
+            format!("{:#}", indicatif::HumanDuration(Duration::from_secs_f64(s)))
+        });
+        self.bar.set_prefix(format!("{phase}, ETA {shown}"));
+        self.bar.set_position(done);
+    }
+
+    /// Starts a phase's ETA from now.
+    fn start_phase(&self) {
+        let mut eta = self.eta.lock().unwrap_or_else(|e| e.into_inner());
+        *eta = Eta::default();
+        eta.mark(Instant::now());
+    }
+
     /// The observer moving `bar` (its length the objective values of the run) of a
     /// calibration kept in `state_dir`.
     pub fn new(bar: &'a ProgressBar, state_dir: &'a Path) -> CalibrationBar<'a> {
         bar.set_prefix("objective values");
         bar.enable_steady_tick(Duration::from_millis(500));
-        CalibrationBar {
+        let this = CalibrationBar {
             bar,
             state_dir,
             in_games: AtomicBool::new(false),
-            phase: Mutex::new((Instant::now(), 0)),
-        }
+            eta: Mutex::default(),
+        };
+        this.start_phase();
+        this
     }
 }
 
@@ -344,8 +341,8 @@ impl Observer for CalibrationBar<'_> {
                         p.total
                     )
                 });
-                self.start_phase(o.done);
-                self.step("objective values", o.done, o.total);
+                self.start_phase();
+                self.step("objective values", (o.done, o.total), true);
             }
             Event::Measured {
                 set,
@@ -353,7 +350,7 @@ impl Observer for CalibrationBar<'_> {
                 value,
                 count,
             } => {
-                self.step("objective values", count.done, count.total);
+                self.step("objective values", (count.done, count.total), false);
                 bar.set_message(format!("set {}: {name} {value:.3}", set + 1));
             }
             Event::Done(
@@ -364,9 +361,11 @@ impl Observer for CalibrationBar<'_> {
                 bar.set_length(c.total);
                 if !self.in_games.swap(true, Ordering::Relaxed) {
                     bar.set_message("");
-                    self.start_phase(c.done.saturating_sub(1));
+                    self.start_phase();
+                    // The pairs kept from an earlier run, read back at once.
+                    self.step("game pairs", (c.done.saturating_sub(1), c.total), true);
                 }
-                self.step("game pairs", c.done, c.total);
+                self.step("game pairs", (c.done, c.total), false);
             }
             Event::Said(said) => bar.suspend(|| say(said)),
             _ => {}
