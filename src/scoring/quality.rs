@@ -677,17 +677,16 @@ mod tests {
         let dir = crate::testing::scratch("quality", "journal");
         let defaults: Setting = Margins::default().into();
         let deep = SuiteLimit::Nodes(30_000);
-        let build = || {
-            let config = QualityConfig {
-                limit: SuiteLimit::Depth(2),
-                deep,
-                hash_mb: 4,
-                cache_dir: Some(dir.clone()),
-                cache_name: "quality",
-                executor: Arc::new(Local::new(2)),
-            };
-            MoveQuality::prepare(positions(), defaults.clone(), config, &Silent).unwrap()
+        let config_of = || QualityConfig {
+            limit: SuiteLimit::Depth(2),
+            deep,
+            hash_mb: 4,
+            cache_dir: Some(dir.clone()),
+            cache_name: "quality",
+            executor: Arc::new(Local::new(2)),
         };
+        let build =
+            || MoveQuality::prepare(positions(), defaults.clone(), config_of(), &Silent).unwrap();
         let whole = build();
         let fens: Vec<String> = positions().iter().map(fen_of).collect();
         let (reference, _) = cache_paths(&defaults, (deep, 4), &fens, (Some(&dir), "quality"));
@@ -723,15 +722,7 @@ mod tests {
                 searched.store(c.done as usize, Ordering::Relaxed);
             }
         };
-        let config = QualityConfig {
-            limit: SuiteLimit::Depth(2),
-            deep,
-            hash_mb: 4,
-            cache_dir: Some(dir.clone()),
-            cache_name: "quality",
-            executor: Arc::new(Local::new(2)),
-        };
-        let resumed = MoveQuality::prepare(positions(), defaults.clone(), config, &observer);
+        let resumed = MoveQuality::prepare(positions(), defaults.clone(), config_of(), &observer);
         let resumed = resumed.unwrap();
         assert_eq!(resumed.reference, whole.reference);
         assert_eq!(
