@@ -289,14 +289,15 @@ impl EngineDef {
             ("reference_options", &self.reference_options),
         ] {
             for (name, value) in options {
-                let at = at(table, name);
                 let Some(option) = declared(name) else {
+                    let at = at(table, name);
                     warnings.push(format!(
                         "{source}{at}: [{table}] {name}: the engine declares no such option (it may ignore it): spell the name as the engine's `option name` lines do, or remove the line"
                     ));
                     continue;
                 };
                 if let Some(why) = option_value_refused(option, value) {
+                    let at = at(table, name);
                     return Err(EngineDefError(format!(
                         "{source}{at}: [{table}] {name} = '{value}': {why}"
                     )));
