@@ -1,0 +1,328 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# This file is part of marginal.
+"""Writes the results tables of README.md and docs/ from the reports shipped in tuned/, so that
+every Elo, interval and cost they show is one a report holds, never typed by hand.
+
+    python3 scripts/results_tables.py           # rewrite every region in place
+    python3 scripts/results_tables.py --check   # exit 1 naming each region that is stale
+
+A region is the text between a line `<!-- results-table:begin NAME ... -->` and the next line
+`<!-- results-table:end -->` in README.md or a docs/*.md page; NAME says which table (below;
+in README.md a begin marker without a known NAME is the `readme` table). The script rewrites
+the begin line to name the reports the table is written from (`from: FILE ...`; a pooled
+report stands for the parts it names), which tests/docs_figures.rs reads to check that every
+figure in the region is in one of them.
+
+Tables: readme (the README's one results table), default-tune, node-counts, spsa-sets,
+single-book, tune-costs, toga-confirm. A report that cannot be read, or lacks a field a table
+needs, stops the script naming the file and the field (exit 2); nothing is written then.
+Standard library only.
+"""
+import json
+import os
+import sys
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+M = "tuned/matches"
+BOOKS = [("noob_3moves_1k", "noob_3moves"), ("popularpos_lichess_1k", "popularpos_lichess"),
+         ("UHO_4060_v2_2k", "UHO_4060_v2")]
+BEGIN = "<!-- results-table:begin"
+END = "<!-- results-table:end -->"
+KEYS = ["ll", "ld", "wl_dd", "wd", "ww"]
+
+
+class Unreadable(Exception):
+    pass
+
+
+_cache = {}
+
+
+def load(path):
+    """A shipped report, read once; an unreadable one stops the script naming it."""
+    if path not in _cache:
+        try:
+            with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+                _cache[path] = json.load(f)
+        except (OSError, ValueError) as e:
+            raise Unreadable(f"{path}: not a readable JSON report ({e}); restore it from git or measure it again")
+    return _cache[path]
+
+
+def field(path, *keys):
+    value = load(path)
+    for k in keys:
+        try:
+            value = value[k]
+        except (KeyError, IndexError, TypeError):
+            raise Unreadable(f"{path}: has no field {'.'.join(str(k) for k in keys)}; "
+                             "it is not the report this table needs (rerun its match or tune)")
+    return value
+
+
+def s1(x):
+    return f"{x:+.1f}"
+
+
+def elo(path, *at):
+    e = field(path, *at, "elo")
+    return f"{s1(e['elo'])} [{s1(e['lower'])}, {s1(e['upper'])}]"
+
+
+def nelo(path, *at):
+    return s1(field(path, *at, "elo", "nelo"))
+
+
+def games_of(path, *at):
+    r = field(path, *at)
+    if "wdl" in r:
+        w = r["wdl"]
+        return w["wins"] + w["draws"] + w["losses"], w["draws"]
+    return r["games"], r["draws"]
+
+
+def draws(path, *at):
+    n, d = games_of(path, *at)
+    return f"{100 * d / n:.1f}%"
+
+
+def penta(path, *at):
+    p = field(path, *at, "pentanomial")
+    return " ".join(str(p[k]) for k in KEYS)
+
+
+def secs(x):
+    return f"{x:,.0f} s"
+
+
+def book_report(name, book, nodes, suffix=""):
+    return f"{M}/{name}-{book}-{nodes}{suffix}.json"
+
+
+def pooled_report(name, nodes, suffix=""):
+    return f"{M}/{name}-pooled-{nodes}{suffix}.json"
+
+
+def margins(tuned):
+    r = load(tuned)
+    return " / ".join(str(r["margins"][k]) for k in field(tuned, "tuned"))
+
+
+def tune_wall(tuned):
+    return field(tuned, "provenance", "wall_seconds")
+
+
+# --- the tables -------------------------------------------------------------------------
+
+RACES = [("race-seed1", "seed 1"), ("race-seed2", "seeds 2 and 3")]
+SPSA = [("spsa-suite", "suite SPSA, 16 iterations"), ("suite-spsa-250", "suite SPSA, 250 iterations"),
+        ("spsa-games", "games SPSA on UHO_4060_v2, 320 iterations of 16 pairs")]
+
+
+def readme():
+    """The README's one table: each shipped built-in set, per book and pooled, by node count."""
+    used = []
+    out = ["| tuned file (its margins) | nodes a move | "
+           + " | ".join(short for _, short in BOOKS)
+           + " | pooled (games) | nElo pooled | draws | tune's wall |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    rows = [(n, nodes, "") for n, _ in RACES for nodes in (5000, 20000, 80000)]
+    rows += [(n, 5000, "-3books") for n, _ in SPSA]
+    for name, nodes, suffix in rows:
+        tuned = f"tuned/{name}.json"
+        parts = [book_report(name, b, nodes, suffix) for b, _ in BOOKS]
+        pooled = pooled_report(name, nodes, suffix)
+        used += [tuned, pooled] + parts
+        n, _ = games_of(pooled)
+        first = nodes == 5000
+        label = f"`{name}` ({margins(tuned)})" if first else f"`{name}`"
+        cost = secs(tune_wall(tuned)) if first and name.startswith("race") else ""
+        out.append(f"| {label} | {nodes:,} | " + " | ".join(elo(p) for p in parts)
+                   + f" | **{elo(pooled)}** ({n:,}) | {nelo(pooled)} | {draws(pooled)} | {cost} |")
+    # Toga II's games-tuned set: its confirmation, split by book.
+    tuned, split = "tuned/toga2-spsa-games.json", f"{M}/toga2-spsa-games-confirm-books.json"
+    used += [tuned, split]
+    n, _ = games_of(split, "pooled")
+    out.append(f"| `toga2-spsa-games` (Toga II: {margins(tuned)}) | "
+               f"{field(tuned, 'confirm', 'config', 'game', 'limit', 'nodes'):,} | "
+               + " | ".join(elo(split, "books", i) for i in range(len(BOOKS)))
+               + f" | **{elo(split, 'pooled')}** ({n:,}) | {nelo(split, 'pooled')} | {draws(split, 'pooled')} "
+               f"| {secs(tune_wall(tuned))} |")
+    return out, used
+
+
+def per_book(rows):
+    """Rows of a set at a node count: each book with nElo, draws and pentanomial, then pooled."""
+    out, used = [], []
+    for label, name, nodes, suffix in rows:
+        parts = [book_report(name, b, nodes, suffix) for b, _ in BOOKS]
+        pooled = pooled_report(name, nodes, suffix)
+        used += parts + [pooled]
+        cells = [f"{elo(p)}, nElo {nelo(p)}, draws {draws(p)}, penta {penta(p)}, {secs(field(p, 'elapsed_seconds'))}"
+                 for p in parts]
+        n, _ = games_of(pooled)
+        out.append(f"| {label} | {nodes:,} | " + " | ".join(cells)
+                   + f" | **{elo(pooled)}**, nElo {nelo(pooled)}, draws {draws(pooled)}, {n:,} games |")
+    return out, used
+
+
+HEAD = ["| set | nodes | " + " | ".join(short for _, short in BOOKS) + " | pooled |",
+        "|---|---|---|---|---|---|"]
+
+
+def default_tune():
+    rows = [(f"{margins(f'tuned/{n}.json')} (`tuned/{n}.json`, {s})", n, 5000, "") for n, s in RACES]
+    out, used = per_book(rows)
+    return HEAD + out, used
+
+
+def node_counts():
+    rows = [(f"{margins(f'tuned/{n}.json')} ({s})", n, nodes, "")
+            for n, s in RACES for nodes in (20000, 80000)]
+    out, used = per_book(rows)
+    return HEAD + out, used
+
+
+def spsa_sets():
+    rows = [(f"`{n}` {margins(f'tuned/{n}.json')} ({how})", n, 5000, "-3books") for n, how in SPSA]
+    out, used = per_book(rows)
+    return HEAD + out, used
+
+
+def single_book():
+    """The matches on UHO_4060_v2 alone (the first measurements of the SPSA sets and of Toga's
+    suite-tuned set)."""
+    rows = [("`spsa-suite`", "spsa-suite-5000"), ("`spsa-games`", "spsa-games-20000"),
+            ("`suite-spsa-250`", "suite-spsa-250-20000"), ("`toga2-suite` (Toga II)", "toga2-suite-600")]
+    out = ["| set | report | nodes | games | Elo [95%] | nElo | draws | pentanomial | wall |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    used = []
+    for label, stem in rows:
+        p = f"{M}/{stem}.json"
+        used.append(p)
+        n, _ = games_of(p)
+        nodes = field(p, "config", "game", "limit", "nodes")
+        out.append(f"| {label} | `{p}` | {nodes:,} | {n:,} | {elo(p)} | {nelo(p)} | {draws(p)} | {penta(p)} "
+                   f"| {secs(field(p, 'elapsed_seconds'))} |")
+    return out, used
+
+
+def tune_costs():
+    """What each shipped tune and calibration cost, as its file records it."""
+    out = ["| file | engine | solver, objective | evaluations | games | wall (`wall_seconds`) | recorded beside it |",
+           "|---|---|---|---|---|---|---|"]
+    used = []
+    for name in ["race-seed1", "race-seed2", "spsa-suite", "suite-spsa-250", "spsa-games", "toga2-spsa-games",
+                 "toga2-suite"]:
+        p = f"tuned/{name}.json"
+        used.append(p)
+        pr = field(p, "provenance")
+        engine = load(p).get("engine", {}).get("name", "built-in")
+        extra = []
+        ev = load(p).get("games", {}).get("evaluations") or []
+        if ev:
+            extra.append(f"tuning games' `seconds` sum to {secs(sum(e['seconds'] for e in ev))}")
+        if load(p).get("confirm"):
+            extra.append(f"confirmation ({games_of(p, 'confirm')[0]:,} games) {secs(field(p, 'confirm', 'elapsed_seconds'))}")
+        if pr.get("search_seconds"):
+            extra.append(f"suite searches {secs(pr['search_seconds'])}")
+        out.append(f"| `{p}` | {engine} | {pr['solver']}, {pr['objective']} | {pr['evaluations']} | {pr['games']:,} "
+                   f"| {secs(pr['wall_seconds'])} | {'; '.join(extra)} |")
+    for name in ["calibration-builtin-nodes5000", "calibration-toga2-nodes10000"]:
+        p = f"tuned/{name}.json"
+        used.append(p)
+        c = field(p, "cost")
+        out.append(f"| `{p}` | {load(p).get('engine', 'marginal').replace('marginal', 'built-in')} | calibrate | {c['objective_evaluations']} "
+                   f"| {c['games']:,} | {secs(c['wall_seconds'])} | CPU {secs(c['cpu_seconds'])} over {c['runs']} run(s) |")
+    return out, used
+
+
+def toga_confirm():
+    p = f"{M}/toga2-spsa-games-confirm-books.json"
+    out = ["| book | games | Elo [95%] | nElo | draws | pentanomial LL LD WL+DD WD WW |",
+           "|---|---|---|---|---|---|"]
+    for i, b in enumerate(field(p, "books")):
+        out.append(f"| {b['book']} | {b['games']:,} | {elo(p, 'books', i)} | {nelo(p, 'books', i)} "
+                   f"| {draws(p, 'books', i)} | {penta(p, 'books', i)} |")
+    n, _ = games_of(p, "pooled")
+    out.append(f"| pooled (pentanomial counts summed) | {n:,} | **{elo(p, 'pooled')}** | {nelo(p, 'pooled')} "
+               f"| {draws(p, 'pooled')} | {penta(p, 'pooled')} |")
+    return out, [p, field(p, "source")]
+
+
+TABLES = {
+    "readme": readme, "default-tune": default_tune, "node-counts": node_counts, "spsa-sets": spsa_sets,
+    "single-book": single_book, "tune-costs": tune_costs, "toga-confirm": toga_confirm,
+}
+
+
+def pages():
+    docs = os.path.join(ROOT, "docs")
+    names = sorted(f for f in os.listdir(docs) if f.endswith(".md"))
+    return ["README.md"] + [f"docs/{f}" for f in names]
+
+
+def rewrite(page, text):
+    """The page with every region written again; the names of the regions that changed."""
+    lines = text.split("\n")
+    out, changed, i = [], [], 0
+    while i < len(lines):
+        line = lines[i]
+        if not line.startswith(BEGIN):
+            out.append(line)
+            i += 1
+            continue
+        words = line[len(BEGIN):].replace("-->", " ").split()
+        name = words[0] if words and words[0] in TABLES else ("readme" if page == "README.md" else None)
+        if name is None:
+            raise Unreadable(f"{page}:{i + 1}: results-table region names no known table "
+                             f"(one of {', '.join(TABLES)})")
+        try:
+            end = lines.index(END, i + 1)
+        except ValueError:
+            raise Unreadable(f"{page}:{i + 1}: results-table region '{name}' has no `{END}` line")
+        table, used = TABLES[name]()
+        used = list(dict.fromkeys(used))
+        # A pooled report names its parts: the marker names the pooled report, not its parts.
+        parts = {q["report"] for u in used if load(u).get("format") == "marginal-pooled/1" for q in load(u)["parts"]}
+        used = [u for u in used if u not in parts]
+        region = [f"{BEGIN} {name} (written by scripts/results_tables.py) from: {' '.join(used)} -->"] + table
+        if lines[i:end] != region:
+            changed.append(f"{page}:{i + 1} ({name})")
+        out += region + [END]
+        i = end + 1
+    return "\n".join(out), changed
+
+
+def main():
+    check = sys.argv[1:] == ["--check"]
+    if sys.argv[1:] and not check:
+        sys.exit(__doc__)
+    written, stale = {}, []
+    try:
+        for page in pages():
+            with open(os.path.join(ROOT, page), encoding="utf-8") as f:
+                text = f.read()
+            new, changed = rewrite(page, text)
+            stale += changed
+            if new != text:
+                written[page] = new
+    except Unreadable as e:
+        print(f"results_tables.py: {e}", file=sys.stderr)
+        sys.exit(2)
+    if check:
+        for s in stale:
+            print(f"results_tables.py: stale region {s}: run scripts/results_tables.py", file=sys.stderr)
+        sys.exit(1 if stale else 0)
+    for page, text in written.items():
+        path = os.path.join(ROOT, page)
+        with open(path + ".part", "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(path + ".part", path)
+        print(f"wrote {page}")
+
+
+if __name__ == "__main__":
+    main()
