@@ -16,7 +16,8 @@ report stands for the parts it names), which tests/docs_figures.rs reads to chec
 figure in the region is in one of them.
 
 Tables: readme (the README's one results table), default-tune, node-counts, spsa-sets,
-single-book, tune-costs, toga-confirm. A report that cannot be read, or lacks a field a table
+single-book, tune-costs, toga-confirm, and `calibration FILE` (a calibration report's tables,
+as scripts/calibration_table.py writes them). A report that cannot be read, or lacks a field a table
 needs, stops the script naming the file and the field (exit 2); nothing is written then.
 Standard library only.
 """
@@ -252,7 +253,26 @@ def toga_confirm():
     return out, [p, field(p, "source")]
 
 
+def calibration(path):
+    """A calibration report's tables, as scripts/calibration_table.py writes them."""
+    import contextlib
+    import io
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import calibration_table  # noqa: E402
+
+    load(path)
+    text = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(text):
+            calibration_table.main(os.path.join(ROOT, path))
+    except (KeyError, TypeError, IndexError) as e:
+        raise Unreadable(f"{path}: lacks what scripts/calibration_table.py reads ({e!r}); is it a marginal-calibration/1 report?")
+    return text.getvalue().rstrip("\n").split("\n"), [path]
+
+
 TABLES = {
+    "calibration": calibration,
     "readme": readme, "default-tune": default_tune, "node-counts": node_counts, "spsa-sets": spsa_sets,
     "single-book": single_book, "tune-costs": tune_costs, "toga-confirm": toga_confirm,
 }
@@ -276,6 +296,11 @@ def rewrite(page, text):
             continue
         words = line[len(BEGIN):].replace("-->", " ").split()
         name = words[0] if words and words[0] in TABLES else ("readme" if page == "README.md" else None)
+        # A table of one report names it after its name (`calibration FILE`).
+        args = [words[1]] if name == "calibration" and len(words) > 1 else []
+        if name == "calibration" and not args:
+            raise Unreadable(f"{page}:{i + 1}: a calibration region names no report: "
+                             "<!-- results-table:begin calibration tuned/calibration-ENGINE-LIMIT.json -->")
         if name is None:
             raise Unreadable(f"{page}:{i + 1}: results-table region names no known table "
                              f"(one of {', '.join(TABLES)})")
@@ -283,12 +308,13 @@ def rewrite(page, text):
             end = lines.index(END, i + 1)
         except ValueError:
             raise Unreadable(f"{page}:{i + 1}: results-table region '{name}' has no `{END}` line")
-        table, used = TABLES[name]()
+        table, used = TABLES[name](*args)
         used = list(dict.fromkeys(used))
         # A pooled report names its parts: the marker names the pooled report, not its parts.
         parts = {q["report"] for u in used if load(u).get("format") == "marginal-pooled/1" for q in load(u)["parts"]}
         used = [u for u in used if u not in parts]
-        region = [f"{BEGIN} {name} (written by scripts/results_tables.py) from: {' '.join(used)} -->"] + table
+        head = " ".join([name] + args)
+        region = [f"{BEGIN} {head} (written by scripts/results_tables.py) from: {' '.join(used)} -->"] + table
         if lines[i:end] != region:
             changed.append(f"{page}:{i + 1} ({name})")
         out += region + [END]
