@@ -8,6 +8,8 @@ every Elo, interval and cost they show is one a report holds, never typed by han
     python3 scripts/results_tables.py           # rewrite every region in place
     python3 scripts/results_tables.py --check   # exit 1 naming each region that is stale
 
+(--root DIR: the checkout to read and write, default the one holding this script.)
+
 A region is the text between a line `<!-- results-table:begin NAME ... -->` and the next line
 `<!-- results-table:end -->` in README.md or a docs/*.md page; NAME says which table (below;
 in README.md a begin marker without a known NAME is the `readme` table). The script rewrites
@@ -250,7 +252,7 @@ def toga_confirm():
     n, _ = games_of(p, "pooled")
     out.append(f"| pooled (pentanomial counts summed) | {n:,} | **{elo(p, 'pooled')}** | {nelo(p, 'pooled')} "
                f"| {draws(p, 'pooled')} | {penta(p, 'pooled')} |")
-    return out, [p, field(p, "source")]
+    return out, [p]
 
 
 def calibration(path):
@@ -323,8 +325,12 @@ def rewrite(page, text):
 
 
 def main():
-    check = sys.argv[1:] == ["--check"]
-    if sys.argv[1:] and not check:
+    global ROOT
+    args = sys.argv[1:]
+    if args[:1] == ["--root"] and len(args) > 1:
+        ROOT, args = args[1], args[2:]
+    check = args == ["--check"]
+    if args and not check:
         sys.exit(__doc__)
     written, stale = {}, []
     try:

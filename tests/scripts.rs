@@ -1,6 +1,7 @@
 //! The measurement scripts of issue 39 (scripts/equal_budget.sh, scripts/confirm_engine.sh,
-//! scripts/pool_books.py), run with --dry-run or on made-up reports: the commands they would
-//! run, the files they would write, and their refusals. No engine is started.
+//! scripts/pool_books.py) and the results tables of issue 40 (scripts/results_tables.py), run
+//! with --dry-run or on made-up reports: the commands they would run, the files they would
+//! write, and their refusals. No engine is started.
 
 mod common;
 
@@ -294,5 +295,117 @@ fn pooled_report_names_its_parts_and_the_sprt_verdict() {
     common::assert_names(
         &String::from_utf8_lossy(&out.stderr),
         &["--sprt", "ELO0,ELO1,ALPHA,BETA"],
+    );
+}
+
+/// A checkout holding only a page with a results-table region and the report it is written
+/// from (a confirmation split by book, as scripts/confirm_books.py --json writes it).
+fn results_checkout(name: &str) -> PathBuf {
+    let dir = common::scratch("scripts", name);
+    std::fs::create_dir_all(dir.join("docs")).unwrap();
+    std::fs::create_dir_all(dir.join("tuned/matches")).unwrap();
+    std::fs::write(dir.join("README.md"), "# x\n").unwrap();
+    std::fs::write(
+        dir.join("docs/page.md"),
+        "Toga's confirmation:\n\n<!-- results-table:begin toga-confirm -->\nold\n<!-- results-table:end -->\n\nafter\n",
+    )
+    .unwrap();
+    let part = |book: &str, elo: f64| {
+        format!(
+            r#"{{"book": "{book}", "games": 100, "draws": 25, "pentanomial": {{"ll": 5, "ld": 10, "wl_dd": 20, "wd": 10, "ww": 5}},
+                "elo": {{"elo": {elo}, "lower": -30.04, "upper": 40.06, "nelo": 6.0, "nelo_lower": -1.0, "nelo_upper": 9.0}}}}"#
+        )
+    };
+    let books = ["noob_3moves_1k", "popularpos_lichess_1k", "UHO_4060_v2_2k"]
+        .map(|b| part(b, 5.04))
+        .join(", ");
+    std::fs::write(
+        dir.join("tuned/matches/toga2-spsa-games-confirm-books.json"),
+        format!(
+            r#"{{"format": "marginal-books/1", "source": "tuned/toga2-spsa-games.json", "books": [{books}], "pooled": {}}}"#,
+            part("pooled (3 books)", 4.96)
+        ),
+    )
+    .unwrap();
+    dir
+}
+
+fn results_tables(dir: &Path, check: bool) -> Output {
+    let mut command = Command::new("python3");
+    command
+        .arg(root().join("scripts/results_tables.py"))
+        .arg("--root")
+        .arg(dir);
+    if check {
+        command.arg("--check");
+    }
+    command.output().unwrap()
+}
+
+#[test]
+fn results_tables_writes_each_region_from_its_report_and_says_when_one_is_stale() {
+    if skip_without_bash_and_python("results_tables") {
+        return;
+    }
+    let dir = results_checkout("results-tables");
+    // Stale before it is written: --check names the page and line, and writes nothing.
+    let out = results_tables(&dir, true);
+    assert_eq!(out.status.code(), Some(1));
+    common::assert_names(
+        &String::from_utf8_lossy(&out.stderr),
+        &["docs/page.md:3", "toga-confirm", "results_tables.py"],
+    );
+    let out = results_tables(&dir, false);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page = std::fs::read_to_string(dir.join("docs/page.md")).unwrap();
+    assert!(
+        page.contains("from: tuned/matches/toga2-spsa-games-confirm-books.json"),
+        "{page}"
+    );
+    assert!(
+        page.contains("| noob_3moves_1k | 100 | +5.0 [-30.0, +40.1] |"),
+        "{page}"
+    );
+    assert!(
+        page.contains("**+5.0 [-30.0, +40.1]**") && !page.contains("old"),
+        "{page}"
+    );
+    assert!(
+        page.starts_with("Toga's confirmation:") && page.ends_with("after\n"),
+        "{page}"
+    );
+    assert!(results_tables(&dir, true).status.success());
+}
+
+#[test]
+fn results_tables_refuses_an_unreadable_report_naming_it() {
+    if skip_without_bash_and_python("results_tables refusal") {
+        return;
+    }
+    let dir = results_checkout("results-tables-bad");
+    let report = dir.join("tuned/matches/toga2-spsa-games-confirm-books.json");
+    std::fs::write(&report, "{\"books\": [").unwrap();
+    let out = results_tables(&dir, false);
+    assert_eq!(out.status.code(), Some(2));
+    common::assert_names(
+        &String::from_utf8_lossy(&out.stderr),
+        &[
+            "tuned/matches/toga2-spsa-games-confirm-books.json",
+            "not a readable JSON report",
+        ],
+    );
+    let page = std::fs::read_to_string(dir.join("docs/page.md")).unwrap();
+    assert!(page.contains("\nold\n"), "nothing is written: {page}");
+    // A report without the fields the table needs is named with the field.
+    std::fs::write(&report, r#"{"format": "marginal-books/1", "source": "x"}"#).unwrap();
+    let out = results_tables(&dir, false);
+    assert_eq!(out.status.code(), Some(2));
+    common::assert_names(
+        &String::from_utf8_lossy(&out.stderr),
+        &["toga2-spsa-games-confirm-books.json", "books"],
     );
 }
