@@ -460,6 +460,64 @@ fn costs(line: &str) -> Vec<Printed> {
     out
 }
 
+/// Every value a report records under `key`, anywhere in it.
+fn values_of(value: &Value, key: &str, out: &mut Vec<f64>) {
+    match value {
+        Value::Object(map) => {
+            for (k, v) in map {
+                if k == key
+                    && let Some(x) = v.as_f64()
+                {
+                    out.push(x);
+                }
+                values_of(v, key, out);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| values_of(v, key, out)),
+        _ => {}
+    }
+}
+
+/// Each cost the pages quote by its field (`` `wall_seconds` 313 ``, `` `elapsed_seconds`
+/// 2,772 ``) that no report records under that field; and how many were quoted.
+fn unrecorded_costs(root: &Path) -> (Vec<String>, usize) {
+    let (reports, _) = reports(root);
+    let (mut missing, mut count) = (Vec::new(), 0);
+    for (page, text) in pages(root) {
+        for (at, _) in text.match_indices("seconds`") {
+            let rest = &text[at + "seconds`".len()..];
+            if !rest.starts_with(char::is_whitespace) {
+                continue;
+            }
+            let key_start = text[..at].rfind('`').map_or(at, |b| b + 1);
+            let key = format!("{}seconds", &text[key_start..at]);
+            let rest = rest.trim_start();
+            let digits: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_digit() || *c == ',' || *c == '.')
+                .collect();
+            let digits = digits.trim_end_matches(['.', ',']).replace(',', "");
+            let Some((cost, _)) = number_at(&digits) else {
+                continue;
+            };
+            count += 1;
+            let mut recorded = Vec::new();
+            for r in &reports {
+                values_of(&r.json, &key, &mut recorded);
+            }
+            if !recorded.iter().any(|x| cost.holds(*x)) {
+                missing.push(format!(
+                    "{page}:{}: `{key}` {} is recorded by no report under tuned/: quote the \
+                     file's own figure",
+                    text[..at].matches('\n').count() + 1,
+                    cost.value
+                ));
+            }
+        }
+    }
+    (missing, count)
+}
+
 /// The shipped reports no page cites: cited is named (its file name) on a page, or a part of
 /// a cited pooled report, or the source of a cited by-book split.
 fn uncited_reports(root: &Path) -> Vec<String> {
@@ -532,6 +590,16 @@ fn every_elo_figure_in_the_docs_is_in_a_shipped_report() {
         missing.len(),
         missing.join("\n")
     );
+}
+
+#[test]
+fn every_cost_the_docs_quote_by_its_field_is_the_files_own() {
+    let (missing, count) = unrecorded_costs(&root());
+    assert!(
+        count >= 5,
+        "only {count} costs quoted by their field: the scanner is broken"
+    );
+    assert!(missing.is_empty(), "{}", missing.join("\n"));
 }
 
 #[test]
@@ -647,6 +715,31 @@ fn three_numbers_scattered_over_reports_do_not_make_a_figure() {
     );
     let (missing, count) = unreported_figures(&s.0);
     assert_eq!((missing.len(), count), (0, 2), "{missing:?}");
+}
+
+#[test]
+fn a_quoted_cost_no_report_records_is_named() {
+    let s = Scratch::new(
+        "cost",
+        &[
+            (
+                "README.md",
+                "took `elapsed_seconds` 83 and\n`elapsed_seconds`\n90, `wall_seconds` 83.\n",
+            ),
+            ("tuned/matches/m.json", MATCH),
+        ],
+    );
+    let (missing, count) = unrecorded_costs(&s.0);
+    assert_eq!(count, 3, "{missing:?}");
+    assert_eq!(missing.len(), 2, "{missing:?}");
+    assert!(
+        missing[0].starts_with("README.md:2: `elapsed_seconds` 90"),
+        "{missing:?}"
+    );
+    assert!(
+        missing[1].starts_with("README.md:3: `wall_seconds` 83"),
+        "{missing:?}"
+    );
 }
 
 #[test]
