@@ -409,3 +409,68 @@ fn results_tables_refuses_an_unreadable_report_naming_it() {
         &["toga2-spsa-games-confirm-books.json", "books"],
     );
 }
+
+#[test]
+fn confirm_books_writes_the_split_as_a_report_naming_its_source() {
+    if skip_without_bash_and_python("confirm_books --json") {
+        return;
+    }
+    let dir = common::scratch("scripts", "confirm-books");
+    // Six pairs of a confirmation: pair i from book i mod 3; book 0 wins both its pairs.
+    let games: Vec<String> = (0..6)
+        .flat_map(|pair| {
+            let result = if pair % 3 == 0 { "Win" } else { "Draw" };
+            (0..2).map(move |g| {
+                format!(
+                    r#"{{"pair": {pair}, "game": {g}, "opening": "x", "a_result": "{result}"}}"#
+                )
+            })
+        })
+        .collect();
+    let tuned = dir.join("tuned.json");
+    std::fs::write(
+        &tuned,
+        format!(
+            r#"{{"confirm": {{"game_results": [{}]}}}}"#,
+            games.join(", ")
+        ),
+    )
+    .unwrap();
+    let split = dir.join("split.json");
+    let out = Command::new("python3")
+        .arg(root().join("scripts/confirm_books.py"))
+        .arg("--json")
+        .arg(&split)
+        .arg(&tuned)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&split).unwrap()).unwrap();
+    assert_eq!(report["format"], "marginal-books/1");
+    assert_eq!(report["source"], tuned.to_str().unwrap());
+    assert_eq!(report["books"][0]["book"], "noob_3moves_1k");
+    assert_eq!(report["books"][0]["pentanomial"]["ww"], 2, "{report}");
+    assert_eq!(report["books"][1]["draws"], 4, "{report}");
+    assert_eq!(report["pooled"]["games"], 12, "{report}");
+    assert!(
+        report["pooled"]["elo"]["elo"].as_f64().unwrap() > 0.0,
+        "{report}"
+    );
+    // A file that is not JSON is named.
+    std::fs::write(&tuned, "{").unwrap();
+    let out = Command::new("python3")
+        .arg(root().join("scripts/confirm_books.py"))
+        .arg(&tuned)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    common::assert_names(
+        &String::from_utf8_lossy(&out.stderr),
+        &[tuned.to_str().unwrap(), "not a readable JSON report"],
+    );
+}
