@@ -1,5 +1,6 @@
-//! The README's inline engine file is a real one: it parses as an engine file, and it is the
-//! shipped engines/toga2.toml (the same command, rows and options), comments trimmed.
+//! What the README shows works: its inline engine file parses and is the shipped
+//! engines/toga2.toml (the same command, rows and options), comments trimmed; and its first
+//! screen gives the default tune and the test command CI runs.
 
 use marginal::formats::engine_file::EngineFile;
 use std::path::Path;
@@ -31,4 +32,38 @@ fn the_readme_engine_file_parses_and_is_the_shipped_toga_file() {
     assert_eq!(shown.deterministic, shipped.deterministic);
     assert_eq!(format!("{:?}", shown.rows), format!("{:?}", shipped.rows));
     assert!(shown.rows.len() >= 3, "{:?}", shown.rows);
+}
+
+/// The README's first screen: its first shell block is the default tune and the test command,
+/// and that test command is the one `.ci/run` runs; the whole README stays a short guide.
+#[test]
+fn the_readme_opens_with_the_default_tune_and_the_ci_test_command() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let start = readme
+        .find("```sh\n")
+        .expect("the README has a shell block");
+    let block = &readme[start + "```sh\n".len()..];
+    let commands: Vec<&str> = block[..block.find("```").unwrap()]
+        .lines()
+        .map(|line| line.split(" #").next().unwrap().trim())
+        .collect();
+    assert_eq!(
+        commands,
+        ["cargo run --release -- tune", "cargo test --release"],
+        "the README's first shell block"
+    );
+    let first_screen: usize = readme[..start].lines().count();
+    assert!(
+        first_screen <= 12,
+        "the two commands start on line {first_screen} of the README, past its first screen"
+    );
+    let ci = std::fs::read_to_string(root.join(".ci/run")).unwrap();
+    assert!(
+        ci.lines().any(|line| line.trim() == commands[1]),
+        ".ci/run does not run the README's test command '{}'",
+        commands[1]
+    );
+    let lines = readme.lines().count();
+    assert!(lines <= 200, "the README has {lines} lines; keep it to 200");
 }
