@@ -1,5 +1,5 @@
 //! The bench signature is a test: `marginal bench` must give the recorded node count. A change
-//! that alters search behaviour updates `engine::bench::SIGNATURE_NODES` (and the README) in
+//! that alters search behaviour updates `engine::bench::SIGNATURE_NODES` (and docs/engine.md) in
 //! the same commit and says why. What bench says of the margins it is given names options
 //! bench has.
 
@@ -25,11 +25,11 @@ fn bench_gives_the_recorded_signature() {
         .unwrap_or_else(|| panic!("no node count in '{last}'"));
     assert_eq!(
         nodes, SIGNATURE_NODES,
-        "the bench signature changed: update engine::bench::SIGNATURE_NODES and the README, and say why in the commit"
+        "the bench signature changed: update engine::bench::SIGNATURE_NODES and docs/engine.md, and say why in the commit"
     );
-    // The README quotes the same signature.
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    // The engine's page quotes the same signature.
+    let page =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/engine.md")).unwrap();
     let with_commas = SIGNATURE_NODES
         .to_string()
         .as_bytes()
@@ -39,8 +39,8 @@ fn bench_gives_the_recorded_signature() {
         .collect::<Vec<_>>()
         .join(",");
     assert!(
-        readme.contains(&with_commas),
-        "README does not quote {with_commas}"
+        page.contains(&with_commas),
+        "docs/engine.md does not quote {with_commas}"
     );
 }
 

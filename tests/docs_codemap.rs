@@ -1,17 +1,18 @@
-//! The README's code map is true of the code: every path it names exists (a file or folder
+//! The code map of docs/contributing.md is true of the code: every path it names exists (a file or folder
 //! under `src/`, or a top-level folder), and every module folder and file directly under
 //! `src/` is in it.
 
 use std::path::Path;
 
-/// The code map: the README's `text` block that starts with `src/params.rs`.
+/// The code map: docs/contributing.md's `text` block that starts with `src/params.rs`.
 fn code_map() -> Vec<String> {
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    let start = readme
+    let page =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/contributing.md"))
+            .unwrap();
+    let start = page
         .find("```text\nsrc/params.rs")
-        .expect("the README has a code map");
-    let block = &readme[start + "```text\n".len()..];
+        .expect("docs/contributing.md has a code map");
+    let block = &page[start + "```text\n".len()..];
     let end = block.find("```").unwrap();
     block[..end].lines().map(str::to_string).collect()
 }
@@ -63,7 +64,7 @@ fn every_path_in_the_code_map_exists_and_every_module_is_in_it() {
         };
         assert!(
             named.contains(&shown),
-            "{shown} is not in the README's code map"
+            "{shown} is not in the code map of docs/contributing.md"
         );
     }
 }

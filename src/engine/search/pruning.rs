@@ -9,8 +9,9 @@
 //! technique on against off, the rest at their defaults (`--set razoring=false`, ...): "~N%
 //! nodes" is the share of the nodes it saves, "-N solved" the positions it loses at that fixed
 //! depth (a fixed node budget turns saved nodes into depth; `tune` measures that trade). The
-//! README's table "What each step is worth" has every figure and the commands. The guards every
-//! technique shares (root, check, mate scores) are `Node::may_prune`; `N::PV` is the node kind.
+//! table "What each step is worth" of docs/engine.md has every figure and the commands. The
+//! guards every technique shares (root, check, mate scores) are `Node::may_prune`; `N::PV` is
+//! the node kind.
 
 use shakmaty::{Color, Move, Position, Rank, Role};
 
