@@ -20,6 +20,7 @@ use super::solvers::{DEFAULT_PARTICLES, NelderMeadSettings, PsoSettings, SpsaSet
 use super::space::{DEFAULT_PARAMS, ScheduleEnd, Space, SpaceError};
 use crate::engine::{EngineDef, Setting};
 use crate::formats::{Fnv, openings, read_bytes};
+use crate::params::GOVERNED_BY;
 use crate::progress::Said;
 use crate::scoring::exec::Runner;
 use crate::scoring::games::game::GameConfig;
@@ -597,6 +598,7 @@ pub fn space(
             e => RunError::Refused(e.to_string()),
         })?;
     fixed_rows(&space, remarks)?;
+    idle_rows(&space, remarks)?;
     for (d, value) in space.base_outside() {
         remarks.push(Said::Warning(format!(
             "--bounds {}={}..{} leaves out its default {value}: tuning starts from {} (the nearest bound), and the defaults it is judged against stay at {value}",
@@ -657,9 +659,81 @@ fn fixed_rows(space: &Space, remarks: &mut Vec<Said>) -> Result<(), RunError> {
     Ok(())
 }
 
+/// Says, once a row, which tuned rows of the built-in engine act only while a switch that is
+/// off in the base set is on: their values change no search, so the tune cannot move them
+/// for a reason. Refuses a space where every tuned row is such a row.
+fn idle_rows(space: &Space, remarks: &mut Vec<Said>) -> Result<(), RunError> {
+    let base = &space.base;
+    if !base.def().is_builtin() {
+        return Ok(());
+    }
+    let idle: Vec<String> = space
+        .dims
+        .iter()
+        .filter_map(|d| {
+            let (_, switch) = GOVERNED_BY.iter().find(|(row, _)| *row == d.name)?;
+            let s = base.def().find(switch)?;
+            (base.values()[s] == 0).then(|| format!("{} (its switch {switch} is off)", d.name))
+        })
+        .collect();
+    if idle.is_empty() {
+        return Ok(());
+    }
+    let said = format!(
+        "--params {}: the built-in engine's defaults, which every tuned set starts from, leave these rows' techniques off, so their values change no search",
+        idle.join(", ")
+    );
+    if idle.len() == space.dims.len() {
+        return Err(RunError::Refused(format!(
+            "{said}: there is nothing to tune; tune rows whose techniques are on (`marginal params` shows each row's switch and default)"
+        )));
+    }
+    remarks.push(Said::Warning(format!(
+        "{said}: they are tuned to no purpose"
+    )));
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tuning_rows_whose_switch_is_off_is_said_and_tuning_only_such_rows_is_refused() {
+        let def = EngineDef::builtin();
+        let mut p = TunePlan::default();
+        p.params = vec!["lmp_base".into()];
+        let mut remarks = Vec::new();
+        let Err(RunError::Refused(e)) = space(&p, &def, &mut remarks) else {
+            panic!("a tune of lmp_base alone is refused");
+        };
+        assert!(
+            e.contains("lmp_base")
+                && e.contains("late_move_pruning")
+                && e.contains("nothing to tune"),
+            "{e}"
+        );
+        p.params = vec!["frontier".into(), "lmp_base".into()];
+        let mut remarks = Vec::new();
+        space(&p, &def, &mut remarks).expect("a tune with one live row runs");
+        let warnings: Vec<&String> = remarks
+            .iter()
+            .filter_map(|r| match r {
+                Said::Warning(m) if m.contains("lmp_base") => Some(m),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(warnings.len(), 1, "{remarks:?}");
+        assert!(warnings[0].contains("late_move_pruning") && !warnings[0].contains("frontier"));
+        p.params = Vec::new();
+        let mut remarks = Vec::new();
+        space(&p, &def, &mut remarks).expect("the default rows");
+        assert!(
+            !remarks
+                .iter()
+                .any(|r| matches!(r, Said::Warning(m) if m.contains("change no search")))
+        );
+    }
 
     fn plan() -> TunePlan {
         TunePlan::default()
