@@ -4,6 +4,16 @@
 //! rank sets as games do picks finalists at random at best, and the race's games can only
 //! choose among them; a games screen costs games but ranks by what the tune is for.
 //!
+//! `--screen-by auto` looks at every objective the calibration found for the engine (the
+//! report holding the tune's suite objective) trusts at the tune's limit, and picks the best
+//! by [`best_trusted`]: the cheapest trusted objective (suite, mates, quality, referee, in that
+//! order) unless a dearer one is clearly better, its rho's lower bound above the cheaper one's
+//! rho. The race's screen runs the suite objective or games only: when the best is another
+//! objective (move quality, the referee), the reason says so, and the suite objective screens
+//! if it is trusted, else games. The built-in engine's shipped calibration trusts the suite
+//! (rho 0.66 [0.21, 0.93]) and the referee (0.66 [0.25, 0.88]); 0.25 is not above 0.66, so the
+//! suite screens, with no Stockfish needed.
+//!
 //! With `--tc` the games play at a clock, and no suite objective (a node budget or depth a
 //! position) was calibrated against them: the screen is in games unless `--screen-by suite`
 //! says otherwise with the suite's own limit (`--nodes` or `--depth`).
@@ -12,6 +22,8 @@ use super::calibrated::FoundCalibration;
 use super::plan::{ScreenBy, SolverKind, TunePlan};
 use super::race::RaceSettings;
 use super::remark::RunError;
+use crate::calibrate::Report;
+use crate::calibrate::rank::Interval;
 use crate::calibrate::trust::Calibration;
 use crate::scoring::suite::SuiteLimit;
 
@@ -66,8 +78,9 @@ pub fn choose(
     }
 }
 
-/// The automatic choice: games at a clock; else the suite objective when its calibration
-/// trusts it, else games.
+/// The automatic choice: games at a clock; else, among the objectives the calibration found
+/// for this engine trusts at this limit, the one [`best_trusted`] picks, when the screen can
+/// run it (the suite objective); else the suite objective when it is trusted; else games.
 fn auto(
     plan: &TunePlan,
     found: Option<&FoundCalibration>,
@@ -85,20 +98,120 @@ fn auto(
         ));
     };
     let file = path.display().to_string();
-    let calibration = Calibration::from_report(report, &file, *o, 0.0);
-    let rho = calibration
-        .rho
-        .map(|r| format!("rho {:+.2} [{:+.2}, {:+.2}]", r.value, r.lower, r.upper))
-        .unwrap_or_else(|| "no rho".into());
-    if calibration.status == "trusted" {
+    let trusted = trusted_at(report, *o, limit);
+    let suite_rho = report.objectives[*o].rho;
+    let rho = said_rho(suite_rho);
+    let suite_trusted = trusted.iter().any(|t| t.index == *o);
+    let Some(best) = best_trusted(&trusted) else {
+        return games(format!(
+            "the suite objective at {limit} is untrusted for {engine} ({file}: {rho}, its lower bound at or below 0), and no other objective it measured at {limit} is trusted"
+        ));
+    };
+    let others: Vec<String> = (trusted.iter())
+        .filter(|t| t.index != best.index)
+        .map(|t| format!("{} {}", t.name, said_rho(Some(t.rho))))
+        .collect();
+    if best.index == *o {
+        let mut why =
+            format!("the suite objective at {limit} is trusted for {engine} ({file}: {rho})");
+        if !others.is_empty() {
+            why.push_str(&format!(
+                " and calibrates best: no dearer trusted objective's lower bound is above its rho ({})",
+                others.join("; ")
+            ));
+        }
+        return suite(why);
+    }
+    let best_said = format!(
+        "{} calibrates best for {engine} ({file}: {}; {})",
+        best.name,
+        said_rho(Some(best.rho)),
+        BEST_RULE
+    );
+    let cannot = "but the race's screen runs only the suite objective or games";
+    if suite_trusted {
         suite(format!(
-            "the suite objective at {limit} is trusted for {engine} ({file}: {rho})"
+            "{best_said}, {cannot}: the suite objective at {limit}, trusted ({rho}), screens"
         ))
     } else {
         games(format!(
-            "the suite objective at {limit} is untrusted for {engine} ({file}: {rho}, its lower bound at or below 0)"
+            "{best_said}, {cannot}, and the suite objective at {limit} is untrusted ({rho})"
         ))
     }
+}
+
+/// The rule [`best_trusted`] follows, in words.
+pub const BEST_RULE: &str =
+    "the cheapest trusted objective, unless a dearer one's rho lower bound is above its rho";
+
+/// An objective a calibration trusts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Trusted {
+    /// Its index in the report.
+    pub index: usize,
+    /// Its name, as the report gives it.
+    pub name: String,
+    /// Its rank correlation with games.
+    pub rho: Interval,
+}
+
+/// What an objective needs beyond the engine, cheapest first: the suite objective and the mate
+/// suite need only the engine; move quality the engine's own deep searches; the referee
+/// another engine (Stockfish) and its searches.
+const COST_ORDER: [&str; 4] = ["suite", "mates", "quality", "referee"];
+
+fn cost_rank(name: &str) -> usize {
+    let kind = name.split([' ', '(']).next().unwrap_or("");
+    COST_ORDER
+        .iter()
+        .position(|&k| k == kind)
+        .unwrap_or(COST_ORDER.len())
+}
+
+/// The objectives of `report` it trusts (rho's lower bound above 0, games that could judge)
+/// at the suite `limit` (its name's limit; objective `found`, the tune's own, whatever its
+/// name), cheapest first ([`COST_ORDER`]; within a kind `found` first, then report order).
+pub fn trusted_at(report: &Report, found: usize, limit: SuiteLimit) -> Vec<Trusted> {
+    let at = limit.to_string();
+    let mut trusted: Vec<Trusted> = (report.objectives.iter().enumerate())
+        .filter(|&(i, obj)| {
+            i == found
+                || obj.name.split_once('(').is_some_and(|(_, rest)| {
+                    rest.strip_prefix(at.as_str())
+                        .is_some_and(|r| r.starts_with([',', ')']))
+                })
+        })
+        .filter(|&(i, _)| Calibration::from_report(report, "", i, 0.0).status == "trusted")
+        .filter_map(|(i, obj)| {
+            Some(Trusted {
+                index: i,
+                name: obj.name.clone(),
+                rho: obj.rho?,
+            })
+        })
+        .collect();
+    trusted.sort_by_key(|t| (cost_rank(&t.name), t.index != found));
+    trusted
+}
+
+/// The trusted objective that screens best, by [`BEST_RULE`]: the cheapest of `trusted`
+/// (cheapest first) is kept unless a dearer one is clearly better, its rho's lower bound above
+/// the kept one's rho; then that one is kept and the next compared with it. Equal or merely
+/// higher rho does not displace a cheaper objective: the intervals of a calibration of a dozen
+/// sets overlap, and the cheaper objective needs less (no other engine).
+pub fn best_trusted(trusted: &[Trusted]) -> Option<&Trusted> {
+    let mut best = trusted.first()?;
+    for t in &trusted[1..] {
+        if t.rho.lower > best.rho.value {
+            best = t;
+        }
+    }
+    Some(best)
+}
+
+fn said_rho(rho: Option<Interval>) -> String {
+    rho.map(|r| format!("rho {:+.2} [{:+.2}, {:+.2}]", r.value, r.lower, r.upper))
+        .unwrap_or_else(|| "no rho".into())
 }
 
 fn suite(why: String) -> ScreenChoice {
@@ -163,6 +276,117 @@ mod tests {
             "{c:?}"
         );
         assert!(c.why.contains("5000 nodes"), "{c:?}");
+    }
+
+    /// The shipped calibration of the built-in engine, found for the suite at 5,000 nodes.
+    fn builtin() -> FoundCalibration {
+        let path = std::path::PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tuned/calibration-builtin-nodes5000.json"
+        ));
+        let report = crate::calibrate::report::read(&path).unwrap();
+        let o = (report.objectives.iter())
+            .position(|o| o.key.starts_with("suite"))
+            .unwrap();
+        (path, report, o, None)
+    }
+
+    fn index(found: &FoundCalibration, kind: &str) -> usize {
+        (found.1.objectives.iter())
+            .position(|o| o.name.starts_with(kind))
+            .unwrap()
+    }
+
+    fn rho(value: f64, lower: f64, upper: f64) -> Option<Interval> {
+        Some(Interval {
+            value,
+            lower,
+            upper,
+        })
+    }
+
+    #[test]
+    fn the_builtin_calibration_trusts_suite_and_referee_and_the_cheaper_suite_screens() {
+        let found = builtin();
+        let trusted = trusted_at(&found.1, found.2, limit());
+        let names: Vec<&str> = trusted.iter().map(|t| t.name.as_str()).collect();
+        assert!(
+            names.len() == 2 && names[0].starts_with("suite") && names[1].starts_with("referee"),
+            "{names:?}"
+        );
+        // The referee's lower bound (0.25) is above the suite's (0.21) but not above its rho
+        // (0.66): not clearly better, so the suite, which needs no Stockfish, is kept.
+        assert_eq!(best_trusted(&trusted).unwrap().index, found.2);
+        let c = choose(&TunePlan::default(), Some(&found), limit(), "marginal").unwrap();
+        assert!(!c.games, "{c:?}");
+        assert!(
+            c.why.contains("suite objective at 5000 nodes is trusted")
+                && c.why.contains("calibrates best")
+                && c.why.contains("referee"),
+            "{c:?}"
+        );
+    }
+
+    #[test]
+    fn a_clearly_better_objective_is_chosen_and_the_reason_says_the_screen_cannot_run_it() {
+        let mut found = builtin();
+        let referee = index(&found, "referee");
+        found.1.objectives[referee].rho = rho(0.9, 0.7, 0.97);
+        let trusted = trusted_at(&found.1, found.2, limit());
+        assert_eq!(best_trusted(&trusted).unwrap().index, referee);
+        let c = choose(&TunePlan::default(), Some(&found), limit(), "marginal").unwrap();
+        // The suite is trusted: it screens, and the reason names the better objective.
+        assert!(!c.games, "{c:?}");
+        assert!(
+            c.why.starts_with("referee (5000 nodes")
+                && c.why.contains("calibrates best")
+                && c.why.contains("runs only the suite objective or games")
+                && c.why.contains("the suite objective at 5000 nodes, trusted"),
+            "{c:?}"
+        );
+        // With the suite untrusted, the best trusted objective cannot screen: games do.
+        found.1.objectives[found.2].rho = rho(0.3, -0.1, 0.6);
+        let c = choose(&TunePlan::default(), Some(&found), limit(), "marginal").unwrap();
+        assert!(c.games, "{c:?}");
+        assert!(
+            c.why.contains("referee (5000 nodes")
+                && c.why.contains("is untrusted")
+                && c.why.ends_with("screening in games"),
+            "{c:?}"
+        );
+    }
+
+    #[test]
+    fn equal_or_slightly_higher_rho_keeps_the_cheaper_objective_and_other_limits_do_not_count() {
+        let t = |index, name: &str, r: Option<Interval>| Trusted {
+            index,
+            name: name.into(),
+            rho: r.unwrap(),
+        };
+        let suite = t(0, "suite (5000 nodes)", rho(0.6, 0.2, 0.9));
+        let quality = t(
+            1,
+            "quality (5000 nodes, ref 80000 nodes)",
+            rho(0.7, 0.6, 0.9),
+        );
+        let referee = t(
+            2,
+            "referee (5000 nodes, Stockfish at 500000 nodes)",
+            rho(0.8, 0.65, 0.95),
+        );
+        // Quality's lower bound 0.6 is not above the suite's 0.6: the suite stays.
+        let all = [suite.clone(), quality.clone()];
+        assert_eq!(best_trusted(&all).unwrap().index, 0);
+        // The referee's 0.65 is above 0.6: it wins.
+        let all = [suite, quality, referee];
+        assert_eq!(best_trusted(&all).unwrap().index, 2);
+        assert!(best_trusted(&[]).is_none());
+        // At 300 nodes only the tune's own objective (found by its key) is looked at: the
+        // referee measured at 5,000 nodes is another limit.
+        let found = builtin();
+        let trusted = trusted_at(&found.1, found.2, SuiteLimit::Nodes(300));
+        assert_eq!(trusted.len(), 1, "{trusted:?}");
+        assert_eq!(trusted[0].index, found.2);
     }
 
     #[test]
