@@ -311,3 +311,51 @@ fn the_default_tune_of_the_builtin_engine_screens_by_its_trusted_suite_objective
     assert!(!said.contains("screening in games"), "{said}");
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// A calibration whose quality objective at 300 nodes is trusted clearly more than the suite
+/// (its rho's lower bound above the suite's rho) screens the race by move quality: steps 1 to
+/// 4 score it, the tuned file names it, and a rerun reads its values back from the log.
+#[test]
+fn a_clearly_better_calibrated_objective_screens_the_race_and_is_read_back_on_a_rerun() {
+    let dir = scratch("tune-screen", "quality");
+    let suite = small_suite(&dir, 12);
+    let path = calibration_for(&dir, &suite, 0.3);
+    let mut report: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let mut key = String::new();
+    for o in report["objectives"].as_array_mut().unwrap() {
+        let k = o["key"].as_str().unwrap().to_string();
+        if k.starts_with("quality ") {
+            key = k.replace("5000 nodes 80000 nodes", "300 nodes 4800 nodes");
+            o["key"] = Value::from(key.clone());
+            o["name"] = Value::from("quality (300 nodes, ref 4800 nodes)");
+            o["rho"] = serde_json::json!({"value": 0.95, "lower": 0.8, "upper": 0.99});
+        }
+    }
+    std::fs::write(&path, serde_json::to_string_pretty(&report).unwrap()).unwrap();
+    let run = race(&dir, &suite, "q", &["--calibration", &path]);
+    let text = said(&run);
+    assert_eq!(run.status.code(), Some(0), "{text}");
+    assert_names(
+        &text,
+        &[
+            "race screen: quality (300 nodes, ref 4800 nodes) calibrates best",
+            "instead of the suite objective",
+            "design points screened by quality (300 nodes",
+            "scoring 3 sets on the screen's objective",
+        ],
+    );
+    let first = read(&dir, "q");
+    assert_eq!(first["race"]["settings"]["screen_objective"]["key"], key);
+    assert_eq!(stages(&first)[0], "screen");
+    // Rerun on the same checkpoint (as after an interrupt): the values come from the log.
+    std::fs::remove_file(dir.join("q.json")).unwrap();
+    let again = race(&dir, &suite, "q", &["--calibration", &path]);
+    assert_eq!(again.status.code(), Some(0), "{}", said(&again));
+    let second = read(&dir, "q");
+    assert_eq!(second["margins"], first["margins"]);
+    let steps = second["race"]["steps"].as_array().unwrap();
+    let measured = steps.iter().filter(|s| s["games"].is_null());
+    assert!(measured.clone().count() > 0);
+    assert!(measured.clone().all(|s| s["cached"] == true), "{steps:?}");
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -550,8 +550,17 @@ fn race_suite_panel(
         .map(|s| s.score)
         .filter(|v| v.is_finite());
     let (y0, y1) = padded(scored.iter().map(|p| p.1).chain(base_score), 0.08);
-    let caption = "Suite objective of each set the race scored, by stage (training)";
-    let mut chart = stage_chart(area, caption, &names, (y0, y1), "suite objective")?;
+    let (caption, y_desc) = match &race.settings.screen_objective {
+        Some(o) => (
+            format!("{} of each set the race scored, by stage", o.name),
+            o.name.split(' ').next().unwrap_or("objective").to_string(),
+        ),
+        None => (
+            "Suite objective of each set the race scored, by stage (training)".to_string(),
+            "suite objective".to_string(),
+        ),
+    };
+    let mut chart = stage_chart(area, &caption, &names, (y0, y1), &y_desc)?;
     chart
         .draw_series(
             (scored.iter()).map(|&(x, y, _)| Circle::new((x, y), 3, LIGHT.mix(0.9).filled())),
@@ -829,6 +838,12 @@ fn race_title(race: &RaceResult, positions: usize, limit: &str) -> String {
             count(Stage::ScreenGames, 1),
             race.settings.screen_pairs.len()
         )
+    } else if let Some(objective) = &race.settings.screen_objective {
+        format!(
+            "{} sets screened by {}",
+            count(Stage::Screen, 0),
+            objective.name
+        )
     } else {
         format!(
             "{} sets screened by the suite objective on {positions} training positions at {limit}",
@@ -1025,6 +1040,32 @@ mod tests {
             title.contains("1 sets screened in games over 1 round(s)"),
             "{title}"
         );
+    }
+
+    #[test]
+    fn a_race_screened_by_another_objective_names_it_in_its_title_and_panel() {
+        let file = TunedFile::read(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tuned/race-seed1.json"),
+        )
+        .unwrap();
+        let mut race = file.race.clone().unwrap();
+        race.settings.screen_objective = Some(super::super::race::ScreenObjective {
+            name: "quality (5000 nodes, ref 80000 nodes)".into(),
+            key: "quality k".into(),
+        });
+        let title = race_title(&race, 810, "5000 nodes");
+        assert!(
+            title.contains("49 sets screened by quality (5000 nodes, ref 80000 nodes)"),
+            "{title}"
+        );
+        let data = PlotData {
+            candidates: vec![],
+            race: Some(race),
+            ..PlotData::of_tuned(&file, &file.space().unwrap())
+        };
+        let text = svg(&data).unwrap();
+        assert!(text.contains("quality (5000 nodes, ref 80000 nodes) of each set the race scored"));
+        assert!(!text.contains("Suite objective of each set"));
     }
 
     #[test]

@@ -8,10 +8,12 @@
 //! report holding the tune's suite objective) trusts at the tune's limit, and picks the best
 //! by [`best_trusted`]: the cheapest trusted objective (suite, mates, quality, referee, in that
 //! order) unless a dearer one is clearly better, its rho's lower bound above the cheaper one's
-//! rho. The race's screen runs the suite objective or games only: when the best is another
-//! objective (move quality, the referee), the reason says so, and the suite objective screens
-//! if it is trusted, else games. The built-in engine's shipped calibration trusts the suite
-//! (rho 0.66 [0.21, 0.93]) and the referee (0.66 [0.25, 0.88]); 0.25 is not above 0.66, so the
+//! rho. An objective other than the suite is prepared again from its key ([`prepare`]: its
+//! positions, its deep reference or referee, from calibrate's cache) and scores steps 1 to 4
+//! of the race instead of the suite objective; when it cannot be prepared here (its positions
+//! missing, the referee not installed) the reason says so, and the suite objective screens if
+//! it is trusted, else games. The built-in engine's shipped calibration trusts the suite (rho
+//! 0.66 [0.21, 0.93]) and the referee (0.66 [0.25, 0.88]); 0.25 is not above 0.66, so the
 //! suite screens, with no Stockfish needed.
 //!
 //! With `--tc` the games play at a clock, and no suite objective (a node budget or depth a
@@ -20,11 +22,22 @@
 
 use super::calibrated::FoundCalibration;
 use super::plan::{ScreenBy, SolverKind, TunePlan};
-use super::race::RaceSettings;
+use super::race::{ObjectiveScorer, RaceSettings, ScreenObjective};
 use super::remark::RunError;
+use std::path::Path;
+use std::sync::Arc;
+
 use crate::calibrate::Report;
+use crate::calibrate::plan::{
+    CalibratePlan, DEFAULT_MATE_SUITE, DEFAULT_QUALITY_POSITIONS, DEFAULT_REFEREE,
+    DEFAULT_REFEREE_NODES,
+};
 use crate::calibrate::rank::Interval;
 use crate::calibrate::trust::Calibration;
+use crate::engine::EngineDef;
+use crate::formats::engine_file::EngineFile;
+use crate::progress::Shared;
+use crate::scoring::suite::ScorerOptions;
 use crate::scoring::suite::SuiteLimit;
 
 /// Game pairs each candidate plays in the games screen's first round (doubling each round).
@@ -37,6 +50,8 @@ pub struct ScreenChoice {
     pub games: bool,
     /// Why, for people (the progress and the tuned file say it).
     pub why: String,
+    /// The calibrated objective that screens instead of the suite objective, when one does.
+    pub objective: Option<ScreenObjective>,
 }
 
 /// The screen of `plan`'s race with `engine` (its name) at the suite `limit`, given the
@@ -122,13 +137,39 @@ fn auto(
         }
         return suite(why);
     }
+    // The cheapest trusted objective, or one that displaced it: its lower bound is above the
+    // cheapest one's rho ([`best_trusted`]).
+    let cheapest = &trusted[0];
+    let beats = if best.index == cheapest.index {
+        "the cheapest objective trusted".to_string()
+    } else {
+        format!(
+            "its lower bound above the rho of {}, {}",
+            cheapest.name,
+            said_rho(Some(cheapest.rho))
+        )
+    };
     let best_said = format!(
-        "{} calibrates best for {engine} ({file}: {}; {})",
+        "{} calibrates best for {engine} ({file}: {}, {beats})",
         best.name,
         said_rho(Some(best.rho)),
-        BEST_RULE
     );
-    let cannot = "but the race's screen runs only the suite objective or games";
+    let obj = &report.objectives[best.index];
+    let cannot = match runnable(&obj.name, &obj.key) {
+        Ok(()) => {
+            return ScreenChoice {
+                games: false,
+                why: format!(
+                    "{best_said}: it scores the screen, the kept sets, the local rounds and the line instead of the suite objective"
+                ),
+                objective: Some(ScreenObjective {
+                    name: obj.name.clone(),
+                    key: obj.key.clone(),
+                }),
+            };
+        }
+        Err(why) => format!("but the race's screen cannot run it here ({why})"),
+    };
     if suite_trusted {
         suite(format!(
             "{best_said}, {cannot}: the suite objective at {limit}, trusted ({rho}), screens"
@@ -140,9 +181,156 @@ fn auto(
     }
 }
 
-/// The rule [`best_trusted`] follows, in words.
-pub const BEST_RULE: &str =
-    "the cheapest trusted objective, unless a dearer one's rho lower bound is above its rho";
+/// The calibrate plan that prepares the objective `name` with `key` again: its kind and limit
+/// from the name, its positions, deep limit or referee from the key (the referee's file is
+/// [`DEFAULT_REFEREE`], the mate suite [`DEFAULT_MATE_SUITE`]; the key prepared is checked
+/// against `key` after). `hash_mb`: the tune's table size.
+fn calibrate_plan(name: &str, key: &str, hash_mb: usize) -> Result<CalibratePlan, String> {
+    let kind = name.split([' ', '(']).next().unwrap_or("");
+    let tokens: Vec<&str> = key.split(' ').collect();
+    let limit_at = |i: usize| -> Option<SuiteLimit> {
+        match (tokens.get(i)?, tokens.get(i + 1)?) {
+            (&"depth", d) => d.parse().ok().map(SuiteLimit::Depth),
+            (n, &"nodes") => n.parse().ok().map(SuiteLimit::Nodes),
+            _ => None,
+        }
+    };
+    let unreadable = || format!("its key {key:?} is not one marginal reads");
+    let n = tokens.len();
+    // quality PATH HASH LIMIT DEEP, referee SIGNATURE PATH HASH LIMIT DEEP, mates HASH LIMIT ...
+    let (limit, deep, positions) = match kind {
+        "quality" | "referee" if n >= 7 => {
+            let first = if kind == "referee" { 2 } else { 1 };
+            let path = tokens[first..n - 5].join(" ");
+            (limit_at(n - 4), limit_at(n - 2), path)
+        }
+        "quality" | "referee" => return Err(unreadable()),
+        "mates" => (limit_at(2), None, DEFAULT_QUALITY_POSITIONS.to_string()),
+        "suite" => {
+            return Err(
+                "it is a suite objective on other suites or options than the tune's".into(),
+            );
+        }
+        _ => {
+            return Err(format!(
+                "marginal cannot prepare a {kind} objective for the race"
+            ));
+        }
+    };
+    let limit = limit.ok_or_else(unreadable)?;
+    let spec = match limit {
+        SuiteLimit::Nodes(n) => format!("{kind}:nodes={n}"),
+        SuiteLimit::Depth(d) => format!("{kind}:depth={d}"),
+    };
+    let (quality_deep, referee_nodes) = match (limit, deep) {
+        (SuiteLimit::Nodes(n), Some(SuiteLimit::Nodes(m))) if kind == "quality" => {
+            (m / n.max(1), DEFAULT_REFEREE_NODES)
+        }
+        (SuiteLimit::Depth(d), Some(SuiteLimit::Depth(e))) if kind == "quality" => {
+            (u64::from(e.saturating_sub(d)) * 4, DEFAULT_REFEREE_NODES)
+        }
+        (_, Some(SuiteLimit::Nodes(m))) if kind == "referee" => (16, m),
+        (_, None) if kind == "mates" => (16, DEFAULT_REFEREE_NODES),
+        _ => return Err(unreadable()),
+    };
+    Ok(CalibratePlan {
+        engine: None,
+        limit: crate::scoring::games::game::MoveLimit::Nodes(5_000),
+        objectives: vec![spec],
+        suites: Vec::new(),
+        count_repeats: false,
+        mate_suite: DEFAULT_MATE_SUITE.into(),
+        quality_positions: positions.into(),
+        quality_deep,
+        referee: DEFAULT_REFEREE.into(),
+        referee_nodes,
+        books: Vec::new(),
+        sets: 0,
+        region: Vec::new(),
+        margins: Vec::new(),
+        games: 0,
+        ceiling: crate::calibrate::plan::DEFAULT_CEILING,
+        max_games: None,
+        seed: 1,
+        hash_mb,
+        concurrency: 1,
+        resamples: 0,
+        out: std::path::PathBuf::new(),
+        force: false,
+        state: None,
+    })
+}
+
+/// Whether the race's screen can run the objective `name` with `key` here: an objective
+/// marginal can prepare again from its key, its positions at hand, and for the referee its
+/// engine installed (a default tune never needs Stockfish: see [`best_trusted`]).
+fn runnable(name: &str, key: &str) -> Result<(), String> {
+    let plan = calibrate_plan(name, key, 4)?;
+    let kind = name.split([' ', '(']).next().unwrap_or("");
+    let needed = if kind == "mates" {
+        &plan.mate_suite
+    } else {
+        &plan.quality_positions
+    };
+    if !needed.is_file() {
+        return Err(format!("its positions {} are not here", needed.display()));
+    }
+    if kind == "referee" {
+        let file = EngineFile::read(&plan.referee)
+            .map_err(|e| format!("the referee's engine file: {e}"))?;
+        if !crate::calibrate::prepare::installed(&file.command) {
+            return Err(format!(
+                "its referee {} ({}) is not installed",
+                file.command.display(),
+                plan.referee.display()
+            ));
+        }
+        let signature = crate::engine::EngineDef::from_file(&file).signature();
+        if key.split(' ').nth(1) != Some(signature.as_str()) {
+            return Err(format!(
+                "{} is not the referee it was calibrated with (signature {signature})",
+                plan.referee.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The race's screening objective `screen` prepared for `def` (its reference searched, or read
+/// from the cache calibrate keeps), its values logged in the checkpoint directory `dir`.
+///
+/// # Errors
+/// It cannot be prepared, or prepared here it has another key than the calibration's (other
+/// positions, another referee): the message says which.
+pub fn prepare(
+    screen: &ScreenObjective,
+    def: &Arc<EngineDef>,
+    options: &ScorerOptions,
+    observer: &Shared,
+    dir: &Path,
+) -> Result<ObjectiveScorer, String> {
+    let plan = calibrate_plan(&screen.name, &screen.key, options.config.hash_mb)?;
+    observer.say(crate::progress::Said::Out(format!(
+        "race screen: preparing {} (its reference searches, or read from the cache)",
+        screen.name
+    )));
+    let prepared =
+        crate::calibrate::prepare::objectives(&plan, &plan, def, &options.executor, observer)
+            .map_err(|e| format!("the screen's objective {}: {e}", screen.name))?;
+    let objective = prepared.into_iter().next().ok_or("no objective prepared")?;
+    if objective.key() != screen.key {
+        return Err(format!(
+            "the screen's objective {} prepared here has key {:?}, its calibration's is {:?}: run the tune where the calibration ran, or screen with --screen-by suite or games",
+            screen.name,
+            objective.key(),
+            screen.key
+        ));
+    }
+    let mut hash = crate::formats::Fnv::new();
+    hash.write(screen.key.as_bytes());
+    let log = dir.join(format!("screen-objective-{:016x}.jsonl", hash.finish()));
+    Ok(ObjectiveScorer::new(objective, Some(log)))
+}
 
 /// An objective a calibration trusts.
 #[derive(Debug, Clone, PartialEq)]
@@ -194,7 +382,7 @@ pub fn trusted_at(report: &Report, found: usize, limit: SuiteLimit) -> Vec<Trust
     trusted
 }
 
-/// The trusted objective that screens best, by [`BEST_RULE`]: the cheapest of `trusted`
+/// The trusted objective that screens best: the cheapest of `trusted`
 /// (cheapest first) is kept unless a dearer one is clearly better, its rho's lower bound above
 /// the kept one's rho; then that one is kept and the next compared with it. Equal or merely
 /// higher rho does not displace a cheaper objective: the intervals of a calibration of a dozen
@@ -215,13 +403,18 @@ fn said_rho(rho: Option<Interval>) -> String {
 }
 
 fn suite(why: String) -> ScreenChoice {
-    ScreenChoice { games: false, why }
+    ScreenChoice {
+        games: false,
+        why,
+        objective: None,
+    }
 }
 
 fn games(why: String) -> ScreenChoice {
     ScreenChoice {
         games: true,
         why: format!("{why}: screening in games"),
+        objective: None,
     }
 }
 
@@ -233,6 +426,7 @@ pub fn apply(settings: RaceSettings, choice: &ScreenChoice) -> RaceSettings {
     } else {
         RaceSettings {
             screen_why: choice.why.clone(),
+            screen_objective: choice.objective.clone(),
             ..settings
         }
     }
@@ -328,32 +522,70 @@ mod tests {
     }
 
     #[test]
-    fn a_clearly_better_objective_is_chosen_and_the_reason_says_the_screen_cannot_run_it() {
+    fn a_clearly_better_objective_screens_and_one_that_cannot_run_here_is_said_so() {
         let mut found = builtin();
-        let referee = index(&found, "referee");
-        found.1.objectives[referee].rho = rho(0.9, 0.7, 0.97);
+        let quality = index(&found, "quality");
+        found.1.objectives[quality].rho = rho(0.9, 0.7, 0.97);
         let trusted = trusted_at(&found.1, found.2, limit());
-        assert_eq!(best_trusted(&trusted).unwrap().index, referee);
+        assert_eq!(best_trusted(&trusted).unwrap().index, quality);
         let c = choose(&TunePlan::default(), Some(&found), limit(), "marginal").unwrap();
-        // The suite is trusted: it screens, and the reason names the better objective.
+        // Its positions are here (data/positions/games_600.epd): it screens.
         assert!(!c.games, "{c:?}");
+        let o = c.objective.as_ref().expect("the quality objective screens");
+        assert_eq!(o.key, found.1.objectives[quality].key);
         assert!(
-            c.why.starts_with("referee (5000 nodes")
+            c.why.starts_with("quality (5000 nodes")
                 && c.why.contains("calibrates best")
-                && c.why.contains("runs only the suite objective or games")
+                && c.why.contains("instead of the suite objective"),
+            "{c:?}"
+        );
+        let settings = apply(RaceSettings::new(4, 1), &c);
+        assert_eq!(settings.screen_objective.as_ref(), Some(o));
+        // Its positions elsewhere: the suite, trusted, screens, and the reason says why.
+        let key = found.1.objectives[quality].key.clone();
+        found.1.objectives[quality].key = key.replace("games_600.epd", "nowhere.epd");
+        let c = choose(&TunePlan::default(), Some(&found), limit(), "marginal").unwrap();
+        assert!(!c.games && c.objective.is_none(), "{c:?}");
+        assert!(
+            c.why.contains("cannot run it here")
+                && c.why.contains("nowhere.epd")
                 && c.why.contains("the suite objective at 5000 nodes, trusted"),
             "{c:?}"
         );
-        // With the suite untrusted, the best trusted objective cannot screen: games do.
+        // With the suite untrusted too, games screen.
         found.1.objectives[found.2].rho = rho(0.3, -0.1, 0.6);
         let c = choose(&TunePlan::default(), Some(&found), limit(), "marginal").unwrap();
         assert!(c.games, "{c:?}");
         assert!(
-            c.why.contains("referee (5000 nodes")
+            c.why.contains("quality (5000 nodes")
                 && c.why.contains("is untrusted")
                 && c.why.ends_with("screening in games"),
             "{c:?}"
         );
+    }
+
+    #[test]
+    fn a_calibrated_objective_is_prepared_again_from_its_key() {
+        let found = builtin();
+        let key = |kind| found.1.objectives[index(&found, kind)].key.clone();
+        let name = |kind| found.1.objectives[index(&found, kind)].name.clone();
+        let quality = calibrate_plan(&name("quality"), &key("quality"), 4).unwrap();
+        assert_eq!(quality.objectives, vec!["quality:nodes=5000".to_string()]);
+        assert_eq!(quality.quality_deep, 16);
+        assert_eq!(
+            quality.quality_positions,
+            Path::new("data/positions/games_600.epd")
+        );
+        let referee = calibrate_plan(&name("referee"), &key("referee"), 4).unwrap();
+        assert_eq!(referee.objectives, vec!["referee:nodes=5000".to_string()]);
+        assert_eq!(referee.referee_nodes, 500_000);
+        assert_eq!(referee.referee, Path::new(DEFAULT_REFEREE));
+        let mates = calibrate_plan(&name("mates"), &key("mates"), 4).unwrap();
+        assert_eq!(mates.objectives, vec!["mates:nodes=5000".to_string()]);
+        let e = calibrate_plan("quality (5000 nodes)", "quality x", 4).unwrap_err();
+        assert!(e.contains("quality x"), "{e}");
+        let e = calibrate_plan(&name("suite"), &key("suite"), 4).unwrap_err();
+        assert!(e.contains("suite objective on other suites"), "{e}");
     }
 
     #[test]
@@ -465,6 +697,7 @@ mod tests {
             &ScreenChoice {
                 games: true,
                 why: "w".into(),
+                objective: None,
             },
         );
         // 36 design points and 8 of the line: 44, 22, then 16 finalists.
@@ -476,6 +709,7 @@ mod tests {
             &ScreenChoice {
                 games: false,
                 why: "w".into(),
+                objective: None,
             },
         );
         assert!(!suite.screen_in_games && suite.screen_pairs.is_empty());
