@@ -189,6 +189,9 @@ pub struct RaceStage {
     pub sets: usize,
     /// Game pairs each set plays in it (0: a suite stage).
     pub pairs: u32,
+    /// Whether a calibrated objective scores it instead of the suite objective (the race's
+    /// plan names it).
+    pub by_objective: bool,
 }
 
 /// The time left in a stream of work, from the rate of the work done so far in this run

@@ -311,3 +311,93 @@ fn the_default_tune_of_the_builtin_engine_screens_by_its_trusted_suite_objective
     assert!(!said.contains("screening in games"), "{said}");
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// A calibration whose quality objective at 300 nodes is trusted clearly more than the suite
+/// (its rho's lower bound above the suite's rho) screens the race by move quality: steps 1 to
+/// 4 score it, the tuned file names it, and a rerun reads its values back from the log.
+#[test]
+fn a_clearly_better_calibrated_objective_screens_the_race_and_is_read_back_on_a_rerun() {
+    let dir = scratch("tune-screen", "quality");
+    let suite = small_suite(&dir, 12);
+    let path = calibration_for(&dir, &suite, 0.3);
+    let mut report: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let mut key = String::new();
+    for o in report["objectives"].as_array_mut().unwrap() {
+        let k = o["key"].as_str().unwrap().to_string();
+        if k.starts_with("quality ") {
+            key = k.replace("5000 nodes 80000 nodes", "300 nodes 4800 nodes");
+            o["key"] = Value::from(key.clone());
+            o["name"] = Value::from("quality (300 nodes, ref 4800 nodes)");
+            o["rho"] = serde_json::json!({"value": 0.95, "lower": 0.8, "upper": 0.99});
+        }
+    }
+    std::fs::write(&path, serde_json::to_string_pretty(&report).unwrap()).unwrap();
+    let run = race(&dir, &suite, "q", &["--calibration", &path]);
+    let text = said(&run);
+    assert_eq!(run.status.code(), Some(0), "{text}");
+    assert_names(
+        &text,
+        &[
+            "race screen: quality (300 nodes, ref 4800 nodes) calibrates best",
+            "instead of the suite objective",
+            "design points screened by quality (300 nodes",
+            "scoring 3 sets on the screen's objective",
+        ],
+    );
+    let first = read(&dir, "q");
+    assert_eq!(first["race"]["settings"]["screen_objective"]["key"], key);
+    assert_eq!(stages(&first)[0], "screen");
+    // Rerun on the same checkpoint (as after an interrupt): the values come from the log.
+    std::fs::remove_file(dir.join("q.json")).unwrap();
+    let again = race(&dir, &suite, "q", &["--calibration", &path]);
+    assert_eq!(again.status.code(), Some(0), "{}", said(&again));
+    let second = read(&dir, "q");
+    assert_eq!(second["margins"], first["margins"]);
+    let steps = second["race"]["steps"].as_array().unwrap();
+    let measured = steps.iter().filter(|s| s["games"].is_null());
+    assert!(measured.clone().count() > 0);
+    assert!(measured.clone().all(|s| s["cached"] == true), "{steps:?}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A referee that calibrates clearly best screens the race with Stockfish where it is
+/// installed (its deep judgements at a small budget here, to stay quick).
+#[test]
+fn a_referee_that_calibrates_best_screens_the_race_with_stockfish_where_installed() {
+    if !Path::new("/usr/games/stockfish").exists() {
+        eprintln!("skipped: /usr/games/stockfish is not installed (apt-get install stockfish)");
+        return;
+    }
+    let dir = scratch("tune-screen", "referee");
+    let suite = small_suite(&dir, 12);
+    let path = calibration_for(&dir, &suite, 0.3);
+    let referee = Path::new(env!("CARGO_MANIFEST_DIR")).join("engines/stockfish.toml");
+    let file = marginal::formats::engine_file::EngineFile::read(&referee).unwrap();
+    let signature = marginal::engine::EngineDef::from_file(&file).signature();
+    let mut report: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    for o in report["objectives"].as_array_mut().unwrap() {
+        if o["key"].as_str().unwrap().starts_with("referee ") {
+            o["key"] = Value::from(format!(
+                "referee {signature} data/positions/games_600.epd 13c8509c970daa3a 300 nodes 2000 nodes"
+            ));
+            o["name"] = Value::from("referee (300 nodes, Stockfish 15.1 at 2000 nodes)");
+            o["rho"] = serde_json::json!({"value": 0.95, "lower": 0.8, "upper": 0.99});
+        }
+    }
+    std::fs::write(&path, serde_json::to_string_pretty(&report).unwrap()).unwrap();
+    let run = race(&dir, &suite, "r", &["--calibration", &path]);
+    let text = said(&run);
+    assert_eq!(run.status.code(), Some(0), "{text}");
+    assert_names(
+        &text,
+        &[
+            "race screen: referee (300 nodes, Stockfish 15.1 at 2000 nodes) calibrates best",
+            "race screen: preparing referee",
+            "scoring 3 sets on the screen's objective",
+        ],
+    );
+    let file = read(&dir, "r");
+    let name = &file["race"]["settings"]["screen_objective"]["name"];
+    assert_eq!(name, "referee (300 nodes, Stockfish 15.1 at 2000 nodes)");
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -310,7 +310,7 @@ fn referee(
 
 /// Whether the program `command` is there: a path with a directory is a file, a bare name is
 /// on `PATH`.
-fn installed(command: &std::path::Path) -> bool {
+pub(crate) fn installed(command: &std::path::Path) -> bool {
     if command.components().count() > 1 {
         return command.is_file();
     }

@@ -109,8 +109,7 @@ pub struct TuneArgs {
     #[arg(long, value_name = "N", value_parser = count::<usize, 1>)]
     particles: Option<usize>,
     /// SPSA's result per iteration is gain x (objective of theta+ - objective of theta-),
-    /// objective points; OpenBench's schedule then moves a margin by about
-    /// r_k * c_k * result.
+    /// objective points; OpenBench's schedule then moves a margin by about r_k * c_k * result.
     #[arg(long, default_value_t = DEFAULT_GAIN, value_parser = positive)]
     gain: f64,
     /// Score each SPSA comparison on N training positions drawn afresh (seeded by --seed and
@@ -132,7 +131,7 @@ pub struct TuneArgs {
     tc: Option<String>,
     /// --solver race: what screens the design: `suite` objective, `games` (short paired games
     /// against the defaults, the better half going on each round) or `auto` (the default: the
-    /// suite when a calibration trusts it for this engine and limit, else games).
+    /// objective a calibration trusts best for this engine and limit, suite first; else games).
     #[arg(long, value_name = "auto|suite|games")]
     screen_by: Option<ScreenBy>,
     /// The suite objective's weights and the table size.

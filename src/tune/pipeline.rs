@@ -436,6 +436,7 @@ fn solve(
     observer: &Shared,
 ) -> Result<Solved, TuneError> {
     let TuneWork {
+        def,
         space,
         solver,
         seed,
@@ -461,7 +462,15 @@ fn solve(
     let checkpoint = Some((spsa_path.as_path(), run_id.as_str()));
     Ok(match (solver, games) {
         (Solver::Race(settings), _) => {
-            let result = race::run(&cost, &race_games, &settings, &**observer)?;
+            let screen = match &settings.screen_objective {
+                Some(s) => Some(
+                    super::screen::prepare(s, &def, cost.scorer().options(), observer, &dir)
+                        .map_err(RaceError::Settings)?,
+                ),
+                None => None,
+            };
+            let result =
+                race::run_with(&cost, screen.as_ref(), &race_games, &settings, &**observer)?;
             observer.event(&Event::RaceDone {
                 verdict: &result.verdict,
             });

@@ -129,8 +129,9 @@ impl ObjectiveKind {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ScreenBy {
-    /// The suite objective when a calibration in tuned/ (or --calibration) trusts it for this
-    /// engine and limit, else games ([`super::screen::choose`]).
+    /// The objective a calibration in tuned/ (or --calibration) trusts best for this engine
+    /// and limit (the suite unless a dearer one is clearly better), else games
+    /// ([`super::screen::choose`]).
     #[default]
     Auto,
     /// The suite objective, trusted or not.

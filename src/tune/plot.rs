@@ -1,19 +1,25 @@
 //! The picture beside a tuned file (`tuned/NAME.svg`), drawn with plotters' SVG backend from
-//! plain data.
+//! plain data. Only the panels that have data are drawn, and the title says which are.
 //!
-//! Left: the objective across iterations (every candidate evaluated in an iteration as a grey
-//! dot; a line through the solver's point: its objective where the solver evaluated it, else the
-//! mean of the iteration's candidates, which for SPSA are its two probes; dashed lines at the
-//! tuned and default sets' objectives), and under it one small panel per tuned margin, each on
-//! its own axis, with the start value dashed. Right: accuracy against node ratio of every
-//! evaluated candidate, the Pareto front highlighted and joined, and the named sets (tuned,
-//! default, off) marked and labelled.
+//! Left, for an iterative solver (SPSA, Nelder-Mead, particle swarm): the objective across
+//! iterations (every candidate evaluated in an iteration as a grey dot; a line through the
+//! solver's point: its objective where the solver evaluated it, else the mean of the
+//! iteration's candidates, which for SPSA are its two probes; dashed lines at the tuned and
+//! default sets' objectives), or for the games objective SPSA's result per iteration, and under
+//! it one small panel per tuned margin, each on its own axis, with the start value dashed.
+//! Left, for the race (no iterations): the suite objective of every set by stage (screen, kept,
+//! local rounds, line), and under it each finalist's Elo against the base set after each round
+//! of games (the games screen's rounds first when it screened in games). Right, when the run
+//! scored candidates on the suite: accuracy against node ratio of every evaluated candidate,
+//! the Pareto front highlighted and joined, and the named sets (tuned, default, off) marked and
+//! labelled. A games tune scores none, so it has no such panel.
 
 use plotters::coord::Shift;
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
 use super::file::TunedFile;
+use super::race::{RaceResult, Stage};
 use super::solvers::IterationRecord;
 use super::space::Space;
 
@@ -61,6 +67,8 @@ pub struct PlotData {
     pub candidates: Vec<Candidate>,
     /// The named sets.
     pub marked: Vec<MarkedSet>,
+    /// The race's stages, when the run was a race (it records no iterations).
+    pub race: Option<RaceResult>,
 }
 
 /// Why the picture could not be drawn.
@@ -94,23 +102,67 @@ pub fn svg(data: &PlotData) -> Result<String, PlotError> {
     {
         let root = SVGBackend::with_string(&mut text, (WIDTH, HEIGHT)).into_drawing_area();
         root.fill(&WHITE).map_err(err)?;
-        let root = root.titled(&data.title, (FONT, 20)).map_err(err)?;
-        let (left, right) = root.split_horizontally(WIDTH * 56 / 100);
-        let (top, bottom) = left.split_vertically((HEIGHT - 30) * 45 / 100);
-        let objectives = data.iterations.iter().any(|r| line_value(r).is_some());
-        if objectives || !data.iterations.iter().any(|r| r.result.is_some()) {
-            objective_panel(&top, data)?;
+        let root = root.titled(&data.title, (FONT, 18)).map_err(err)?;
+        let panels = Panels::of(data);
+        let left = if panels.pareto {
+            let (left, right) = root.split_horizontally(WIDTH * 56 / 100);
+            pareto_panel(&right, data)?;
+            left
         } else {
-            result_panel(&top, data)?;
+            root.clone()
+        };
+        if panels.iterations {
+            let (top, bottom) = left.split_vertically((HEIGHT - 30) * 45 / 100);
+            let objectives = data.iterations.iter().any(|r| line_value(r).is_some());
+            if objectives || !data.iterations.iter().any(|r| r.result.is_some()) {
+                objective_panel(&top, data)?;
+            } else {
+                result_panel(&top, data)?;
+            }
+            let rows = bottom.split_evenly((data.margins.len().max(1), 1));
+            for (i, area) in rows.iter().enumerate().take(data.margins.len()) {
+                margin_panel(area, data, i, i + 1 == data.margins.len())?;
+            }
+        } else if let Some(race) = &data.race {
+            match (panels.race_suite, panels.race_games) {
+                (true, true) => {
+                    let (top, bottom) = left.split_vertically((HEIGHT - 30) / 2);
+                    race_suite_panel(&top, data, race)?;
+                    race_games_panel(&bottom, race)?;
+                }
+                (true, false) => race_suite_panel(&left, data, race)?,
+                (false, true) => race_games_panel(&left, race)?,
+                (false, false) => {}
+            }
         }
-        let rows = bottom.split_evenly((data.margins.len().max(1), 1));
-        for (i, area) in rows.iter().enumerate().take(data.margins.len()) {
-            margin_panel(area, data, i, i + 1 == data.margins.len())?;
-        }
-        pareto_panel(&right, data)?;
         root.present().map_err(err)?;
     }
     Ok(text)
+}
+
+/// Which panels a plot draws: those that have data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Panels {
+    /// The objective (or the games' result) and the margins across iterations.
+    iterations: bool,
+    /// The race's suite objective by stage.
+    race_suite: bool,
+    /// The race's games, round by round.
+    race_games: bool,
+    /// Speed against accuracy of the candidates scored on the suite.
+    pareto: bool,
+}
+
+impl Panels {
+    fn of(data: &PlotData) -> Panels {
+        let steps = data.race.as_ref().map_or(&[][..], |r| &r.steps[..]);
+        Panels {
+            iterations: !data.iterations.is_empty(),
+            race_suite: steps.iter().any(|s| s.games.is_none()),
+            race_games: steps.iter().any(|s| s.games.is_some()),
+            pareto: !data.candidates.is_empty(),
+        }
+    }
 }
 
 /// `[lo, hi]` widened by `pad` of its span on each side (or by 1 around a single value).
@@ -416,6 +468,215 @@ fn margin_panel(
     Ok(())
 }
 
+/// The race's stages of `kind` (suite stages, or rounds of games) in the order they ran.
+fn race_stages(race: &RaceResult, games: bool) -> Vec<(Stage, usize)> {
+    let mut keys = Vec::new();
+    for s in race.steps.iter().filter(|s| s.games.is_some() == games) {
+        if !keys.contains(&(s.stage, s.round)) {
+            keys.push((s.stage, s.round));
+        }
+    }
+    keys
+}
+
+/// A stage's short name on the x axis.
+fn stage_name(stage: Stage, round: usize) -> String {
+    match stage {
+        Stage::Screen => "screen".into(),
+        Stage::Full => "kept".into(),
+        Stage::Local => format!("local {round}"),
+        Stage::Line => "line".into(),
+        Stage::Games => format!("race {round}"),
+        Stage::ScreenGames => format!("screen {round}"),
+    }
+}
+
+/// A chart whose x axis names the race's stages `names` at 0, 1, ...
+fn stage_chart<'a, 'b>(
+    area: &'a DrawingArea<SVGBackend<'b>, Shift>,
+    caption: &str,
+    names: &[String],
+    (y0, y1): (f64, f64),
+    y_desc: &str,
+) -> Result<Chart<'a, 'b>, PlotError> {
+    let mut chart = ChartBuilder::on(area)
+        .caption(caption, (FONT, 16))
+        .margin(8)
+        .margin_right(16)
+        .x_label_area_size(28)
+        .y_label_area_size(56)
+        .build_cartesian_2d(-0.5..names.len() as f64 - 0.5, y0..y1)
+        .map_err(err)?;
+    let y_decimals = decimals(y1 - y0);
+    let name = |x: &f64| {
+        let i = x.round();
+        let named = (x - i).abs() < 1e-6 && i >= 0.0;
+        (named.then(|| names.get(i as usize)).flatten())
+            .cloned()
+            .unwrap_or_default()
+    };
+    chart
+        .configure_mesh()
+        .light_line_style(WHITE.mix(0.0))
+        .x_labels(names.len().max(2))
+        .x_label_formatter(&name)
+        .y_label_formatter(&|y| format!("{y:.y_decimals$}"))
+        .y_desc(y_desc)
+        .label_style((FONT, 12))
+        .draw()
+        .map_err(err)?;
+    Ok(chart)
+}
+
+/// The race's suite stages: every set's objective by stage, the tuned set marked, the base
+/// set's screen score dashed.
+fn race_suite_panel(
+    area: &DrawingArea<SVGBackend, Shift>,
+    data: &PlotData,
+    race: &RaceResult,
+) -> Result<(), PlotError> {
+    let stages = race_stages(race, false);
+    let names: Vec<String> = stages.iter().map(|&(s, r)| stage_name(s, r)).collect();
+    let scored: Vec<(f64, f64, bool)> = (race.steps.iter())
+        .filter(|s| s.games.is_none() && s.score.is_finite())
+        .filter_map(|s| {
+            let x = stages.iter().position(|&k| k == (s.stage, s.round))?;
+            Some((x as f64, s.score, s.values == race.values))
+        })
+        .collect();
+    let base = base_values(data);
+    let base_score = (race.steps.iter())
+        .find(|s| s.games.is_none() && s.values == base)
+        .map(|s| s.score)
+        .filter(|v| v.is_finite());
+    let (y0, y1) = padded(scored.iter().map(|p| p.1).chain(base_score), 0.08);
+    let (caption, y_desc) = match &race.settings.screen_objective {
+        Some(o) => (
+            format!("{} of each set the race scored, by stage", o.name),
+            o.name.split(' ').next().unwrap_or("objective").to_string(),
+        ),
+        None => (
+            "Suite objective of each set the race scored, by stage (training)".to_string(),
+            "suite objective".to_string(),
+        ),
+    };
+    let mut chart = stage_chart(area, &caption, &names, (y0, y1), &y_desc)?;
+    chart
+        .draw_series(
+            (scored.iter()).map(|&(x, y, _)| Circle::new((x, y), 3, LIGHT.mix(0.9).filled())),
+        )
+        .map_err(err)?
+        .label(format!("a set's score ({})", scored.len()))
+        .legend(|(x, y)| Circle::new((x + 10, y), 3, LIGHT.filled()));
+    let tuned: Vec<(f64, f64)> = (scored.iter().filter(|p| p.2))
+        .map(|&(x, y, _)| (x, y))
+        .collect();
+    if !tuned.is_empty() {
+        let colour = SET_COLOURS[0];
+        chart
+            .draw_series((tuned.iter()).map(move |&p| TriangleMarker::new(p, 7, colour.filled())))
+            .map_err(err)?
+            .label("tuned set")
+            .legend(move |(x, y)| TriangleMarker::new((x + 10, y), 6, colour.filled()));
+    }
+    if let Some(level) = base_score {
+        let style = SET_COLOURS[1].mix(0.8).stroke_width(1);
+        chart
+            .draw_series(DashedLineSeries::new(
+                [(-0.5, level), (names.len() as f64 - 0.5, level)],
+                6,
+                4,
+                style,
+            ))
+            .map_err(err)?
+            .label(format!("base set {level:.3}"))
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
+    }
+    draw_legend(&mut chart)
+}
+
+/// The base set's values: the start of every tuned row.
+fn base_values(data: &PlotData) -> Vec<i32> {
+    data.starts.iter().map(|v| v.round() as i32).collect()
+}
+
+/// A set's values in a games stage (its tally in the games screen is not its tally in the race).
+type SetInStage<'a> = (Stage, &'a [i32]);
+
+/// The race's games: each set's Elo against the base set over its games so far, after each
+/// round it played (the games screen's rounds first), the tuned set's line drawn bold.
+fn race_games_panel(
+    area: &DrawingArea<SVGBackend, Shift>,
+    race: &RaceResult,
+) -> Result<(), PlotError> {
+    let rounds = race_stages(race, true);
+    let names: Vec<String> = rounds.iter().map(|&(s, r)| stage_name(s, r)).collect();
+    // One line a set and games stage (the games screen's tally is not the race's).
+    let mut lines: Vec<(SetInStage, Vec<(f64, f64)>)> = Vec::new();
+    for s in race
+        .steps
+        .iter()
+        .filter(|s| s.games.is_some() && s.score.is_finite())
+    {
+        let Some(x) = rounds.iter().position(|&k| k == (s.stage, s.round)) else {
+            continue;
+        };
+        let key = (s.stage, s.values.as_slice());
+        match lines.iter_mut().find(|l| l.0 == key) {
+            Some(l) => l.1.push((x as f64, s.score)),
+            None => lines.push((key, vec![(x as f64, s.score)])),
+        }
+    }
+    let (y0, y1) = padded(
+        (lines.iter().flat_map(|l| l.1.iter().map(|p| p.1))).chain([0.0]),
+        0.08,
+    );
+    let caption =
+        "Games: each set's Elo against the base set after each round (better half goes on)";
+    let mut chart = stage_chart(area, caption, &names, (y0, y1), "Elo against the base set")?;
+    let sets = lines.len();
+    for (i, (_, points)) in lines.iter().filter(|l| l.0.1 != race.values).enumerate() {
+        let drawn = chart
+            .draw_series(
+                LineSeries::new(points.iter().copied(), LIGHT.stroke_width(1)).point_size(2),
+            )
+            .map_err(err)?;
+        if i == 0 {
+            drawn
+                .label(format!("a set's games so far ({sets} lines)"))
+                .legend(|(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], LIGHT.stroke_width(1))
+                });
+        }
+    }
+    let colour = SET_COLOURS[0];
+    for (i, (_, points)) in lines.iter().filter(|l| l.0.1 == race.values).enumerate() {
+        let drawn = chart
+            .draw_series(
+                LineSeries::new(points.iter().copied(), colour.stroke_width(2)).point_size(3),
+            )
+            .map_err(err)?;
+        if i == 0 {
+            drawn.label("tuned set").legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2))
+            });
+        }
+    }
+    chart
+        .draw_series(DashedLineSeries::new(
+            [(-0.5, 0.0), (names.len() as f64 - 0.5, 0.0)],
+            6,
+            4,
+            SET_COLOURS[1].mix(0.8).stroke_width(1),
+        ))
+        .map_err(err)?
+        .label("base set (0)")
+        .legend(|(x, y)| {
+            PathElement::new(vec![(x, y), (x + 20, y)], SET_COLOURS[1].stroke_width(1))
+        });
+    draw_legend(&mut chart)
+}
+
 fn pareto_panel(area: &DrawingArea<SVGBackend, Shift>, data: &PlotData) -> Result<(), PlotError> {
     let all: Vec<(f64, f64)> = data
         .candidates
@@ -520,13 +781,14 @@ impl PlotData {
             "pso" => "particle swarm",
             other => other,
         };
-        let title = match &file.games {
-            Some(g) => format!(
-                "marginal tune: {solver} on games, {} iterations, {} pair(s) each ({} games) at {} per move",
+        let title = match (&file.race, &file.games) {
+            (Some(race), _) => race_title(race, file.training.positions, &p.limit.to_string()),
+            (None, Some(g)) => format!(
+                "marginal tune: {solver} on games, {} iterations of {} pair(s) ({} games) at {} per move: W-L and margins by iteration",
                 p.iterations, g.pairs, g.games, g.limit
             ),
-            None => format!(
-                "marginal tune: {solver}, {} iterations, {} training positions, {} per position",
+            (None, None) => format!(
+                "marginal tune: {solver}, {} iterations on {} training positions at {}: objective and margins by iteration; speed against accuracy",
                 p.iterations, file.training.positions, p.limit
             ),
         };
@@ -557,12 +819,51 @@ impl PlotData {
             iterations: file.iterations.clone(),
             candidates,
             marked,
+            race: file.race.clone(),
         }
     }
 }
 
+/// A race's title: its screen (by the suite objective on `positions` training positions at
+/// `limit`, or in games) and its rounds of games. A race has no iterations.
+fn race_title(race: &RaceResult, positions: usize, limit: &str) -> String {
+    let count = |stage: Stage, round: usize| {
+        (race.steps.iter())
+            .filter(|s| s.stage == stage && s.round == round)
+            .count()
+    };
+    let screen = if race.settings.screen_in_games {
+        format!(
+            "{} sets screened in games over {} round(s)",
+            count(Stage::ScreenGames, 1),
+            race.settings.screen_pairs.len()
+        )
+    } else if let Some(objective) = &race.settings.screen_objective {
+        format!(
+            "{} sets screened by {}",
+            count(Stage::Screen, 0),
+            objective.name
+        )
+    } else {
+        format!(
+            "{} sets screened by the suite objective on {positions} training positions at {limit}",
+            count(Stage::Screen, 0)
+        )
+    };
+    let rounds = race_stages(race, true)
+        .iter()
+        .filter(|k| k.0 == Stage::Games)
+        .count();
+    let games = match count(Stage::Games, 1) {
+        0 => "no games raced".to_string(),
+        finalists => format!("{finalists} finalists in {rounds} round(s) of games"),
+    };
+    format!("marginal tune: race, {screen}; {games}")
+}
+
 #[cfg(test)]
 mod tests {
+    use super::super::race::RaceStep;
     use super::*;
 
     #[test]
@@ -608,6 +909,7 @@ mod tests {
                     objective: Some(18.0),
                 },
             ],
+            race: None,
         };
         let text = svg(&data).unwrap();
         assert!(text.starts_with("<svg"), "{}", &text[..100]);
@@ -637,6 +939,11 @@ mod tests {
         let text = svg(&games).unwrap();
         assert!(text.contains("W-L of theta+ against theta-"));
         assert!(text.contains("mean of the last 20 iterations"));
+        // It scored no candidate on the suite: no speed-accuracy panel, though sets are named.
+        assert!(
+            !text.contains("Speed against accuracy"),
+            "games draw no Pareto panel"
+        );
         // Empty data still draws.
         let empty = PlotData {
             iterations: vec![],
@@ -645,6 +952,120 @@ mod tests {
             ..data
         };
         assert!(svg(&empty).unwrap().contains("</svg>"));
+    }
+
+    /// The plot of a shipped tuned file, with its SVG.
+    fn shipped(name: &str) -> (PlotData, String) {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tuned")
+            .join(name);
+        let file = TunedFile::read(&path).unwrap();
+        let data = PlotData::of_tuned(&file, &file.space().unwrap());
+        let text = svg(&data).unwrap();
+        (data, text)
+    }
+
+    #[test]
+    fn a_race_plot_names_its_screen_and_rounds_not_iterations_and_draws_its_stages() {
+        let (data, text) = shipped("race-seed1.json");
+        let title = &data.title;
+        assert!(!title.contains("iteration"), "{title}");
+        assert!(
+            title.contains("49 sets screened by the suite objective")
+                && title.contains("810 training positions")
+                && title.contains("16 finalists in 4 round(s) of games"),
+            "{title}"
+        );
+        for part in [
+            "Suite objective of each set the race scored, by stage",
+            "local 2",
+            "Elo against the base set after each round",
+            "race 4",
+            "tuned set",
+            "Speed against accuracy",
+        ] {
+            assert!(text.contains(part), "{part}");
+        }
+        assert!(
+            !text.contains("iteration"),
+            "a race has no iterations to draw"
+        );
+    }
+
+    #[test]
+    fn a_games_spsa_plot_draws_no_pareto_panel_and_says_what_it_shows() {
+        for name in ["spsa-games.json", "toga2-spsa-games.json"] {
+            let (data, text) = shipped(name);
+            assert!(data.candidates.is_empty(), "the premise: {name}");
+            assert!(
+                data.title.contains("on games")
+                    && data.title.contains("W-L and margins by iteration"),
+                "{}",
+                data.title
+            );
+            assert!(!text.contains("Speed against accuracy") && !text.contains("Pareto front"));
+            assert!(text.contains("W-L of theta+ against theta-"), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_games_screened_race_draws_its_screen_rounds_and_no_suite_panels() {
+        let file = TunedFile::read(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tuned/race-seed1.json"),
+        )
+        .unwrap();
+        let mut race = file.race.clone().unwrap();
+        race.settings.screen_in_games = true;
+        race.settings.screen_pairs = vec![2];
+        race.steps.retain(|s| s.games.is_some());
+        let first = race.steps[0].clone();
+        race.steps.insert(
+            0,
+            RaceStep {
+                stage: Stage::ScreenGames,
+                round: 1,
+                ..first
+            },
+        );
+        let data = PlotData {
+            candidates: vec![],
+            race: Some(race.clone()),
+            ..PlotData::of_tuned(&file, &file.space().unwrap())
+        };
+        let text = svg(&data).unwrap();
+        assert!(text.contains("screen 1") && text.contains("race 1"));
+        assert!(!text.contains("Suite objective of each set") && !text.contains("Pareto front"));
+        let title = race_title(&race, 810, "5000 nodes");
+        assert!(
+            title.contains("1 sets screened in games over 1 round(s)"),
+            "{title}"
+        );
+    }
+
+    #[test]
+    fn a_race_screened_by_another_objective_names_it_in_its_title_and_panel() {
+        let file = TunedFile::read(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tuned/race-seed1.json"),
+        )
+        .unwrap();
+        let mut race = file.race.clone().unwrap();
+        race.settings.screen_objective = Some(super::super::race::ScreenObjective {
+            name: "quality (5000 nodes, ref 80000 nodes)".into(),
+            key: "quality k".into(),
+        });
+        let title = race_title(&race, 810, "5000 nodes");
+        assert!(
+            title.contains("49 sets screened by quality (5000 nodes, ref 80000 nodes)"),
+            "{title}"
+        );
+        let data = PlotData {
+            candidates: vec![],
+            race: Some(race),
+            ..PlotData::of_tuned(&file, &file.space().unwrap())
+        };
+        let text = svg(&data).unwrap();
+        assert!(text.contains("quality (5000 nodes, ref 80000 nodes) of each set the race scored"));
+        assert!(!text.contains("Suite objective of each set"));
     }
 
     #[test]

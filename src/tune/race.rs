@@ -47,6 +47,7 @@ use super::games::{GamesProblem, regularized_elo};
 use super::space::Space;
 use crate::calibrate::design::unit_hypercube;
 use crate::progress::{self, Event, Observer};
+use crate::scoring::cheap::CheapObjective;
 use crate::scoring::games::stats::{Pentanomial, Wdl};
 
 /// How the race runs.
@@ -82,6 +83,21 @@ pub struct RaceSettings {
     /// Which screen ran and why, for people.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub screen_why: String,
+    /// The calibrated objective that scores steps 1 to 4 instead of the suite objective, when
+    /// a calibration trusts it clearly more than the suite ([`crate::tune::screen`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screen_objective: Option<ScreenObjective>,
+}
+
+/// A calibrated objective that screens the race: its name and key as the calibration report
+/// gives them (the key says everything that decides its values, so the run prepares it again
+/// from the key and refuses one whose key differs).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScreenObjective {
+    /// Its name, e.g. `quality (5000 nodes, ref 80000 nodes)`.
+    pub name: String,
+    /// Its key in the calibration report.
+    pub key: String,
 }
 
 impl RaceSettings {
@@ -102,6 +118,7 @@ impl RaceSettings {
             screen_in_games: false,
             screen_pairs: Vec::new(),
             screen_why: String::new(),
+            screen_objective: None,
         }
     }
 
@@ -260,6 +277,100 @@ pub enum RaceError {
     Settings(String),
 }
 
+/// A calibrated objective scoring the race's steps 1 to 4, each set's value logged (one JSON
+/// line a set in the checkpoint directory) so that a rerun reads back what it measured.
+pub struct ObjectiveScorer {
+    objective: Box<dyn CheapObjective>,
+    log: Option<std::path::PathBuf>,
+    seen: std::sync::Mutex<Vec<(Vec<i32>, f64)>>,
+}
+
+/// One logged measurement.
+#[derive(Serialize, Deserialize)]
+struct Logged {
+    values: Vec<i32>,
+    value: f64,
+}
+
+impl ObjectiveScorer {
+    /// `objective`, its values logged in `log` (read back first when it exists).
+    pub fn new(objective: Box<dyn CheapObjective>, log: Option<std::path::PathBuf>) -> Self {
+        let text = (log.as_ref()).and_then(|p| std::fs::read_to_string(p).ok());
+        let seen = (text.unwrap_or_default().lines())
+            .filter_map(|l| serde_json::from_str::<Logged>(l).ok())
+            .map(|l| (l.values, l.value))
+            .collect();
+        ObjectiveScorer {
+            objective,
+            log,
+            seen: std::sync::Mutex::new(seen),
+        }
+    }
+
+    /// The objective's name.
+    pub fn name(&self) -> String {
+        self.objective.name()
+    }
+
+    /// Each of `sets` measured (or read back from the log), in order, as evaluations whose
+    /// suite parts (accuracy, speed, node ratio) are not known.
+    fn measure_many(&self, space: &Space, sets: &[Vec<i32>]) -> Result<Vec<Evaluation>, RaceError> {
+        let mut out = Vec::with_capacity(sets.len());
+        for values in sets {
+            let logged = (self.seen.lock().expect("objective log"))
+                .iter()
+                .find(|(v, _)| v == values)
+                .map(|(_, x)| *x);
+            let (value, cached, faults) = match logged {
+                Some(x) => (x, true, 0),
+                None => {
+                    let m = (self.objective.measure(&space.margins_of(values)))
+                        .map_err(|e| RaceError::Suite(Error::msg(e)))?;
+                    self.remember(values, m.value)?;
+                    (m.value, false, m.faults)
+                }
+            };
+            out.push(Evaluation {
+                index: 0,
+                values: values.clone(),
+                objective: value,
+                accuracy: f64::NAN,
+                speed: f64::NAN,
+                node_ratio: f64::NAN,
+                solved: 0,
+                cached,
+                batch: None,
+                faults,
+            });
+        }
+        Ok(out)
+    }
+
+    fn remember(&self, values: &[i32], value: f64) -> Result<(), RaceError> {
+        self.seen
+            .lock()
+            .expect("objective log")
+            .push((values.to_vec(), value));
+        let Some(path) = &self.log else {
+            return Ok(());
+        };
+        let line = serde_json::to_string(&Logged {
+            values: values.to_vec(),
+            value,
+        })
+        .expect("a logged value serializes");
+        use std::io::Write;
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .and_then(|mut f| writeln!(f, "{line}"))
+            .map_err(|e| {
+                RaceError::Suite(Error::msg(format!("cannot write {}: {e}", path.display())))
+            })
+    }
+}
+
 /// Log coordinates of a space's rows (see the module documentation).
 struct LogScale {
     lower: Vec<f64>,
@@ -332,8 +443,24 @@ pub fn run(
     settings: &RaceSettings,
     observer: &dyn Observer,
 ) -> Result<RaceResult, RaceError> {
+    run_with(cost, None, games, settings, observer)
+}
+
+/// [`run`], steps 1 to 4 scored by `objective` instead of the suite objective when given
+/// (every training position: its own positions, no mini-batch).
+///
+/// # Errors
+/// As [`run`], or a measurement of `objective` failed.
+pub fn run_with(
+    cost: &SuiteCost,
+    objective: Option<&ObjectiveScorer>,
+    games: &[GamesProblem],
+    settings: &RaceSettings,
+    observer: &dyn Observer,
+) -> Result<RaceResult, RaceError> {
     check_settings(games, settings)?;
     let mut race = Race::new(cost, settings, observer);
+    race.objective = objective;
     if settings.screen_in_games {
         // No objective ranks sets as games do: the games screen picks the finalists.
         let (screen, rounds) = games.split_at(settings.screen_pairs.len());
@@ -407,6 +534,8 @@ fn check_settings(games: &[GamesProblem], settings: &RaceSettings) -> Result<(),
 /// by the observer as it is made).
 struct Race<'a> {
     cost: &'a SuiteCost,
+    /// The objective that scores steps 1 to 4 instead of the suite objective.
+    objective: Option<&'a ObjectiveScorer>,
     settings: &'a RaceSettings,
     space: &'a Space,
     scale: LogScale,
@@ -426,6 +555,7 @@ impl<'a> Race<'a> {
         let space = cost.space();
         Race {
             cost,
+            objective: None,
             settings,
             space,
             scale: LogScale::new(space),
@@ -443,6 +573,7 @@ impl<'a> Race<'a> {
             round,
             sets,
             pairs,
+            by_objective: self.objective.is_some() && pairs == 0,
         };
         self.observer.event(&Event::RaceStage(stage));
     }
@@ -482,12 +613,16 @@ impl<'a> Race<'a> {
         round: usize,
     ) -> Result<Vec<Evaluation>, RaceError> {
         self.stage(stage, round, sets.len(), 0);
-        let requests: Vec<(&[i32], Option<&Batch>)> =
-            sets.iter().map(|v| (v.as_slice(), batch)).collect();
-        let scored = self
-            .cost
-            .evaluate_many(&requests)
-            .map_err(RaceError::Suite)?;
+        let scored = match self.objective {
+            Some(objective) => objective.measure_many(self.space, sets)?,
+            None => {
+                let requests: Vec<(&[i32], Option<&Batch>)> =
+                    sets.iter().map(|v| (v.as_slice(), batch)).collect();
+                self.cost
+                    .evaluate_many(&requests)
+                    .map_err(RaceError::Suite)?
+            }
+        };
         for e in &scored {
             self.done.0 += 1;
             self.record(RaceStep {
@@ -515,7 +650,8 @@ impl<'a> Race<'a> {
             }
         }
         let positions = self.cost.scorer().reference().len();
-        let batch = (settings.screen_positions < positions).then(|| {
+        let batched = settings.screen_positions < positions && self.objective.is_none();
+        let batch = batched.then(|| {
             Batch::sample(
                 settings.screen_positions,
                 positions,

@@ -91,6 +91,15 @@ pub fn race_plan(
             settings.screen_games() + settings.games()
         );
     }
+    if let Some(objective) = &settings.screen_objective {
+        return format!(
+            "race: {} design points screened by {}, {} kept, {} local rounds, {games}",
+            settings.design,
+            objective.name,
+            settings.keep.min(settings.design + 1),
+            settings.local_rounds,
+        );
+    }
     format!(
         "race: {} design points screened on {} positions, {} kept, {} local rounds, {games}",
         settings.design,
@@ -419,10 +428,11 @@ pub fn iteration_line(
 pub fn race_stage_line(s: &crate::progress::RaceStage) -> String {
     let what = s.stage.describe(s.round);
     if s.pairs == 0 {
-        return format!(
-            "race {what}: scoring {} sets on the suite objective",
-            s.sets
-        );
+        let on = match s.by_objective {
+            true => "the screen's objective",
+            false => "the suite objective",
+        };
+        return format!("race {what}: scoring {} sets on {on}", s.sets);
     }
     format!(
         "{what}: {} sets, {} pairs each against the defaults ({} games)",

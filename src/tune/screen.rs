@@ -4,15 +4,40 @@
 //! rank sets as games do picks finalists at random at best, and the race's games can only
 //! choose among them; a games screen costs games but ranks by what the tune is for.
 //!
+//! `--screen-by auto` looks at every objective the calibration found for the engine (the
+//! report holding the tune's suite objective) trusts at the tune's limit, and picks the best
+//! by [`best_trusted`]: the cheapest trusted objective (suite, mates, quality, referee, in that
+//! order) unless a dearer one is clearly better, its rho's lower bound above the cheaper one's
+//! rho. An objective other than the suite is prepared again from its key ([`prepare`]: its
+//! positions, its deep reference or referee, from calibrate's cache) and scores steps 1 to 4
+//! of the race instead of the suite objective; when it cannot be prepared here (its positions
+//! missing, the referee not installed) the reason says so, and the suite objective screens if
+//! it is trusted, else games. The built-in engine's shipped calibration trusts the suite (rho
+//! 0.66 [0.21, 0.93]) and the referee (0.66 [0.25, 0.88]); 0.25 is not above 0.66, so the
+//! suite screens, with no Stockfish needed.
+//!
 //! With `--tc` the games play at a clock, and no suite objective (a node budget or depth a
 //! position) was calibrated against them: the screen is in games unless `--screen-by suite`
 //! says otherwise with the suite's own limit (`--nodes` or `--depth`).
 
 use super::calibrated::FoundCalibration;
 use super::plan::{ScreenBy, SolverKind, TunePlan};
-use super::race::RaceSettings;
+use super::race::{ObjectiveScorer, RaceSettings, ScreenObjective};
 use super::remark::RunError;
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::calibrate::Report;
+use crate::calibrate::plan::{
+    CalibratePlan, DEFAULT_MATE_SUITE, DEFAULT_QUALITY_POSITIONS, DEFAULT_REFEREE,
+    DEFAULT_REFEREE_NODES,
+};
+use crate::calibrate::rank::Interval;
 use crate::calibrate::trust::Calibration;
+use crate::engine::EngineDef;
+use crate::formats::engine_file::EngineFile;
+use crate::progress::Shared;
+use crate::scoring::suite::ScorerOptions;
 use crate::scoring::suite::SuiteLimit;
 
 /// Game pairs each candidate plays in the games screen's first round (doubling each round).
@@ -25,6 +50,8 @@ pub struct ScreenChoice {
     pub games: bool,
     /// Why, for people (the progress and the tuned file say it).
     pub why: String,
+    /// The calibrated objective that screens instead of the suite objective, when one does.
+    pub objective: Option<ScreenObjective>,
 }
 
 /// The screen of `plan`'s race with `engine` (its name) at the suite `limit`, given the
@@ -66,8 +93,9 @@ pub fn choose(
     }
 }
 
-/// The automatic choice: games at a clock; else the suite objective when its calibration
-/// trusts it, else games.
+/// The automatic choice: games at a clock; else, among the objectives the calibration found
+/// for this engine trusts at this limit, the one [`best_trusted`] picks, when the screen can
+/// run it (the suite objective); else the suite objective when it is trusted; else games.
 fn auto(
     plan: &TunePlan,
     found: Option<&FoundCalibration>,
@@ -85,30 +113,308 @@ fn auto(
         ));
     };
     let file = path.display().to_string();
-    let calibration = Calibration::from_report(report, &file, *o, 0.0);
-    let rho = calibration
-        .rho
-        .map(|r| format!("rho {:+.2} [{:+.2}, {:+.2}]", r.value, r.lower, r.upper))
-        .unwrap_or_else(|| "no rho".into());
-    if calibration.status == "trusted" {
+    let trusted = trusted_at(report, *o, limit);
+    let suite_rho = report.objectives[*o].rho;
+    let rho = said_rho(suite_rho);
+    let suite_trusted = trusted.iter().any(|t| t.index == *o);
+    let Some(best) = best_trusted(&trusted) else {
+        return games(format!(
+            "the suite objective at {limit} is untrusted for {engine} ({file}: {rho}, its lower bound at or below 0), and no other objective it measured at {limit} is trusted"
+        ));
+    };
+    let others: Vec<String> = (trusted.iter())
+        .filter(|t| t.index != best.index)
+        .map(|t| format!("{} {}", t.name, said_rho(Some(t.rho))))
+        .collect();
+    if best.index == *o {
+        let mut why =
+            format!("the suite objective at {limit} is trusted for {engine} ({file}: {rho})");
+        if !others.is_empty() {
+            why.push_str(&format!(
+                " and calibrates best: no dearer trusted objective's lower bound is above its rho ({})",
+                others.join("; ")
+            ));
+        }
+        return suite(why);
+    }
+    // The cheapest trusted objective, or one that displaced it: its lower bound is above the
+    // cheapest one's rho ([`best_trusted`]).
+    let cheapest = &trusted[0];
+    let beats = if best.index == cheapest.index {
+        "the cheapest objective trusted".to_string()
+    } else {
+        format!(
+            "its lower bound above the rho of {}, {}",
+            cheapest.name,
+            said_rho(Some(cheapest.rho))
+        )
+    };
+    let best_said = format!(
+        "{} calibrates best for {engine} ({file}: {}, {beats})",
+        best.name,
+        said_rho(Some(best.rho)),
+    );
+    let obj = &report.objectives[best.index];
+    let cannot = match runnable(&obj.name, &obj.key) {
+        Ok(()) => {
+            return ScreenChoice {
+                games: false,
+                why: format!(
+                    "{best_said}: it scores the screen, the kept sets, the local rounds and the line instead of the suite objective"
+                ),
+                objective: Some(ScreenObjective {
+                    name: obj.name.clone(),
+                    key: obj.key.clone(),
+                }),
+            };
+        }
+        Err(why) => format!("but the race's screen cannot run it here ({why})"),
+    };
+    if suite_trusted {
         suite(format!(
-            "the suite objective at {limit} is trusted for {engine} ({file}: {rho})"
+            "{best_said}, {cannot}: the suite objective at {limit}, trusted ({rho}), screens"
         ))
     } else {
         games(format!(
-            "the suite objective at {limit} is untrusted for {engine} ({file}: {rho}, its lower bound at or below 0)"
+            "{best_said}, {cannot}, and the suite objective at {limit} is untrusted ({rho})"
         ))
     }
 }
 
+/// The calibrate plan that prepares the objective `name` with `key` again: its kind and limit
+/// from the name, its positions, deep limit or referee from the key (the referee's file is
+/// [`DEFAULT_REFEREE`], the mate suite [`DEFAULT_MATE_SUITE`]; the key prepared is checked
+/// against `key` after). `hash_mb`: the tune's table size.
+fn calibrate_plan(name: &str, key: &str, hash_mb: usize) -> Result<CalibratePlan, String> {
+    let kind = name.split([' ', '(']).next().unwrap_or("");
+    let tokens: Vec<&str> = key.split(' ').collect();
+    let limit_at = |i: usize| -> Option<SuiteLimit> {
+        match (tokens.get(i)?, tokens.get(i + 1)?) {
+            (&"depth", d) => d.parse().ok().map(SuiteLimit::Depth),
+            (n, &"nodes") => n.parse().ok().map(SuiteLimit::Nodes),
+            _ => None,
+        }
+    };
+    let unreadable = || format!("its key {key:?} is not one marginal reads");
+    let n = tokens.len();
+    // quality PATH HASH LIMIT DEEP, referee SIGNATURE PATH HASH LIMIT DEEP, mates HASH LIMIT ...
+    let (limit, deep, positions) = match kind {
+        "quality" | "referee" if n >= 7 => {
+            let first = if kind == "referee" { 2 } else { 1 };
+            let path = tokens[first..n - 5].join(" ");
+            (limit_at(n - 4), limit_at(n - 2), path)
+        }
+        "quality" | "referee" => return Err(unreadable()),
+        "mates" => (limit_at(2), None, DEFAULT_QUALITY_POSITIONS.to_string()),
+        "suite" => {
+            return Err(
+                "it is a suite objective on other suites or options than the tune's".into(),
+            );
+        }
+        _ => {
+            return Err(format!(
+                "marginal cannot prepare a {kind} objective for the race"
+            ));
+        }
+    };
+    let limit = limit.ok_or_else(unreadable)?;
+    let spec = match limit {
+        SuiteLimit::Nodes(n) => format!("{kind}:nodes={n}"),
+        SuiteLimit::Depth(d) => format!("{kind}:depth={d}"),
+    };
+    let (quality_deep, referee_nodes) = match (limit, deep) {
+        (SuiteLimit::Nodes(n), Some(SuiteLimit::Nodes(m))) if kind == "quality" => {
+            (m / n.max(1), DEFAULT_REFEREE_NODES)
+        }
+        (SuiteLimit::Depth(d), Some(SuiteLimit::Depth(e))) if kind == "quality" => {
+            (u64::from(e.saturating_sub(d)) * 4, DEFAULT_REFEREE_NODES)
+        }
+        (_, Some(SuiteLimit::Nodes(m))) if kind == "referee" => (16, m),
+        (_, None) if kind == "mates" => (16, DEFAULT_REFEREE_NODES),
+        _ => return Err(unreadable()),
+    };
+    Ok(CalibratePlan {
+        engine: None,
+        limit: crate::scoring::games::game::MoveLimit::Nodes(5_000),
+        objectives: vec![spec],
+        suites: Vec::new(),
+        count_repeats: false,
+        mate_suite: DEFAULT_MATE_SUITE.into(),
+        quality_positions: positions.into(),
+        quality_deep,
+        referee: DEFAULT_REFEREE.into(),
+        referee_nodes,
+        books: Vec::new(),
+        sets: 0,
+        region: Vec::new(),
+        margins: Vec::new(),
+        games: 0,
+        ceiling: crate::calibrate::plan::DEFAULT_CEILING,
+        max_games: None,
+        seed: 1,
+        hash_mb,
+        concurrency: 1,
+        resamples: 0,
+        out: std::path::PathBuf::new(),
+        force: false,
+        state: None,
+    })
+}
+
+/// Whether the race's screen can run the objective `name` with `key` here: an objective
+/// marginal can prepare again from its key, its positions at hand, and for the referee its
+/// engine installed (a default tune never needs Stockfish: see [`best_trusted`]).
+fn runnable(name: &str, key: &str) -> Result<(), String> {
+    let plan = calibrate_plan(name, key, 4)?;
+    let kind = name.split([' ', '(']).next().unwrap_or("");
+    let needed = if kind == "mates" {
+        &plan.mate_suite
+    } else {
+        &plan.quality_positions
+    };
+    if !needed.is_file() {
+        return Err(format!("its positions {} are not here", needed.display()));
+    }
+    if kind == "referee" {
+        let file = EngineFile::read(&plan.referee)
+            .map_err(|e| format!("the referee's engine file: {e}"))?;
+        if !crate::calibrate::prepare::installed(&file.command) {
+            return Err(format!(
+                "its referee {} ({}) is not installed",
+                file.command.display(),
+                plan.referee.display()
+            ));
+        }
+        let signature = crate::engine::EngineDef::from_file(&file).signature();
+        if key.split(' ').nth(1) != Some(signature.as_str()) {
+            return Err(format!(
+                "{} is not the referee it was calibrated with (signature {signature})",
+                plan.referee.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The race's screening objective `screen` prepared for `def` (its reference searched, or read
+/// from the cache calibrate keeps), its values logged in the checkpoint directory `dir`.
+///
+/// # Errors
+/// It cannot be prepared, or prepared here it has another key than the calibration's (other
+/// positions, another referee): the message says which.
+pub fn prepare(
+    screen: &ScreenObjective,
+    def: &Arc<EngineDef>,
+    options: &ScorerOptions,
+    observer: &Shared,
+    dir: &Path,
+) -> Result<ObjectiveScorer, String> {
+    let plan = calibrate_plan(&screen.name, &screen.key, options.config.hash_mb)?;
+    observer.say(crate::progress::Said::Out(format!(
+        "race screen: preparing {} (its reference searches, or read from the cache)",
+        screen.name
+    )));
+    let prepared =
+        crate::calibrate::prepare::objectives(&plan, &plan, def, &options.executor, observer)
+            .map_err(|e| format!("the screen's objective {}: {e}", screen.name))?;
+    let objective = prepared.into_iter().next().ok_or("no objective prepared")?;
+    if objective.key() != screen.key {
+        return Err(format!(
+            "the screen's objective {} prepared here has key {:?}, its calibration's is {:?}: run the tune where the calibration ran, or screen with --screen-by suite or games",
+            screen.name,
+            objective.key(),
+            screen.key
+        ));
+    }
+    let mut hash = crate::formats::Fnv::new();
+    hash.write(screen.key.as_bytes());
+    let log = dir.join(format!("screen-objective-{:016x}.jsonl", hash.finish()));
+    Ok(ObjectiveScorer::new(objective, Some(log)))
+}
+
+/// An objective a calibration trusts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Trusted {
+    /// Its index in the report.
+    pub index: usize,
+    /// Its name, as the report gives it.
+    pub name: String,
+    /// Its rank correlation with games.
+    pub rho: Interval,
+}
+
+/// What an objective needs beyond the engine, cheapest first: the suite objective and the mate
+/// suite need only the engine; move quality the engine's own deep searches; the referee
+/// another engine (Stockfish) and its searches.
+const COST_ORDER: [&str; 4] = ["suite", "mates", "quality", "referee"];
+
+fn cost_rank(name: &str) -> usize {
+    let kind = name.split([' ', '(']).next().unwrap_or("");
+    COST_ORDER
+        .iter()
+        .position(|&k| k == kind)
+        .unwrap_or(COST_ORDER.len())
+}
+
+/// The objectives of `report` it trusts (rho's lower bound above 0, games that could judge)
+/// at the suite `limit` (its name's limit; objective `found`, the tune's own, whatever its
+/// name), cheapest first ([`COST_ORDER`]; within a kind `found` first, then report order).
+pub fn trusted_at(report: &Report, found: usize, limit: SuiteLimit) -> Vec<Trusted> {
+    let at = limit.to_string();
+    let mut trusted: Vec<Trusted> = (report.objectives.iter().enumerate())
+        .filter(|&(i, obj)| {
+            i == found
+                || obj.name.split_once('(').is_some_and(|(_, rest)| {
+                    rest.strip_prefix(at.as_str())
+                        .is_some_and(|r| r.starts_with([',', ')']))
+                })
+        })
+        .filter(|&(i, _)| Calibration::from_report(report, "", i, 0.0).status == "trusted")
+        .filter_map(|(i, obj)| {
+            Some(Trusted {
+                index: i,
+                name: obj.name.clone(),
+                rho: obj.rho?,
+            })
+        })
+        .collect();
+    trusted.sort_by_key(|t| (cost_rank(&t.name), t.index != found));
+    trusted
+}
+
+/// The trusted objective that screens best: the cheapest of `trusted`
+/// (cheapest first) is kept unless a dearer one is clearly better, its rho's lower bound above
+/// the kept one's rho; then that one is kept and the next compared with it. Equal or merely
+/// higher rho does not displace a cheaper objective: the intervals of a calibration of a dozen
+/// sets overlap, and the cheaper objective needs less (no other engine).
+pub fn best_trusted(trusted: &[Trusted]) -> Option<&Trusted> {
+    let mut best = trusted.first()?;
+    for t in &trusted[1..] {
+        if t.rho.lower > best.rho.value {
+            best = t;
+        }
+    }
+    Some(best)
+}
+
+fn said_rho(rho: Option<Interval>) -> String {
+    rho.map(|r| format!("rho {:+.2} [{:+.2}, {:+.2}]", r.value, r.lower, r.upper))
+        .unwrap_or_else(|| "no rho".into())
+}
+
 fn suite(why: String) -> ScreenChoice {
-    ScreenChoice { games: false, why }
+    ScreenChoice {
+        games: false,
+        why,
+        objective: None,
+    }
 }
 
 fn games(why: String) -> ScreenChoice {
     ScreenChoice {
         games: true,
         why: format!("{why}: screening in games"),
+        objective: None,
     }
 }
 
@@ -120,6 +426,7 @@ pub fn apply(settings: RaceSettings, choice: &ScreenChoice) -> RaceSettings {
     } else {
         RaceSettings {
             screen_why: choice.why.clone(),
+            screen_objective: choice.objective.clone(),
             ..settings
         }
     }
@@ -163,6 +470,155 @@ mod tests {
             "{c:?}"
         );
         assert!(c.why.contains("5000 nodes"), "{c:?}");
+    }
+
+    /// The shipped calibration of the built-in engine, found for the suite at 5,000 nodes.
+    fn builtin() -> FoundCalibration {
+        let path = std::path::PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tuned/calibration-builtin-nodes5000.json"
+        ));
+        let report = crate::calibrate::report::read(&path).unwrap();
+        let o = (report.objectives.iter())
+            .position(|o| o.key.starts_with("suite"))
+            .unwrap();
+        (path, report, o, None)
+    }
+
+    fn index(found: &FoundCalibration, kind: &str) -> usize {
+        (found.1.objectives.iter())
+            .position(|o| o.name.starts_with(kind))
+            .unwrap()
+    }
+
+    fn rho(value: f64, lower: f64, upper: f64) -> Option<Interval> {
+        Some(Interval {
+            value,
+            lower,
+            upper,
+        })
+    }
+
+    #[test]
+    fn the_builtin_calibration_trusts_suite_and_referee_and_the_cheaper_suite_screens() {
+        let found = builtin();
+        let trusted = trusted_at(&found.1, found.2, limit());
+        let names: Vec<&str> = trusted.iter().map(|t| t.name.as_str()).collect();
+        assert!(
+            names.len() == 2 && names[0].starts_with("suite") && names[1].starts_with("referee"),
+            "{names:?}"
+        );
+        // The referee's lower bound (0.25) is above the suite's (0.21) but not above its rho
+        // (0.66): not clearly better, so the suite, which needs no Stockfish, is kept.
+        assert_eq!(best_trusted(&trusted).unwrap().index, found.2);
+        let c = choose(&TunePlan::default(), Some(&found), limit(), "marginal").unwrap();
+        assert!(!c.games, "{c:?}");
+        assert!(
+            c.why.contains("suite objective at 5000 nodes is trusted")
+                && c.why.contains("calibrates best")
+                && c.why.contains("referee"),
+            "{c:?}"
+        );
+    }
+
+    #[test]
+    fn a_clearly_better_objective_screens_and_one_that_cannot_run_here_is_said_so() {
+        let mut found = builtin();
+        let quality = index(&found, "quality");
+        found.1.objectives[quality].rho = rho(0.9, 0.7, 0.97);
+        let trusted = trusted_at(&found.1, found.2, limit());
+        assert_eq!(best_trusted(&trusted).unwrap().index, quality);
+        let c = choose(&TunePlan::default(), Some(&found), limit(), "marginal").unwrap();
+        // Its positions are here (data/positions/games_600.epd): it screens.
+        assert!(!c.games, "{c:?}");
+        let o = c.objective.as_ref().expect("the quality objective screens");
+        assert_eq!(o.key, found.1.objectives[quality].key);
+        assert!(
+            c.why.starts_with("quality (5000 nodes")
+                && c.why.contains("calibrates best")
+                && c.why.contains("instead of the suite objective"),
+            "{c:?}"
+        );
+        let settings = apply(RaceSettings::new(4, 1), &c);
+        assert_eq!(settings.screen_objective.as_ref(), Some(o));
+        // Its positions elsewhere: the suite, trusted, screens, and the reason says why.
+        let key = found.1.objectives[quality].key.clone();
+        found.1.objectives[quality].key = key.replace("games_600.epd", "nowhere.epd");
+        let c = choose(&TunePlan::default(), Some(&found), limit(), "marginal").unwrap();
+        assert!(!c.games && c.objective.is_none(), "{c:?}");
+        assert!(
+            c.why.contains("cannot run it here")
+                && c.why.contains("nowhere.epd")
+                && c.why.contains("the suite objective at 5000 nodes, trusted"),
+            "{c:?}"
+        );
+        // With the suite untrusted too, games screen.
+        found.1.objectives[found.2].rho = rho(0.3, -0.1, 0.6);
+        let c = choose(&TunePlan::default(), Some(&found), limit(), "marginal").unwrap();
+        assert!(c.games, "{c:?}");
+        assert!(
+            c.why.contains("quality (5000 nodes")
+                && c.why.contains("is untrusted")
+                && c.why.ends_with("screening in games"),
+            "{c:?}"
+        );
+    }
+
+    #[test]
+    fn a_calibrated_objective_is_prepared_again_from_its_key() {
+        let found = builtin();
+        let key = |kind| found.1.objectives[index(&found, kind)].key.clone();
+        let name = |kind| found.1.objectives[index(&found, kind)].name.clone();
+        let quality = calibrate_plan(&name("quality"), &key("quality"), 4).unwrap();
+        assert_eq!(quality.objectives, vec!["quality:nodes=5000".to_string()]);
+        assert_eq!(quality.quality_deep, 16);
+        assert_eq!(
+            quality.quality_positions,
+            Path::new("data/positions/games_600.epd")
+        );
+        let referee = calibrate_plan(&name("referee"), &key("referee"), 4).unwrap();
+        assert_eq!(referee.objectives, vec!["referee:nodes=5000".to_string()]);
+        assert_eq!(referee.referee_nodes, 500_000);
+        assert_eq!(referee.referee, Path::new(DEFAULT_REFEREE));
+        let mates = calibrate_plan(&name("mates"), &key("mates"), 4).unwrap();
+        assert_eq!(mates.objectives, vec!["mates:nodes=5000".to_string()]);
+        let e = calibrate_plan("quality (5000 nodes)", "quality x", 4).unwrap_err();
+        assert!(e.contains("quality x"), "{e}");
+        let e = calibrate_plan(&name("suite"), &key("suite"), 4).unwrap_err();
+        assert!(e.contains("suite objective on other suites"), "{e}");
+    }
+
+    #[test]
+    fn equal_or_slightly_higher_rho_keeps_the_cheaper_objective_and_other_limits_do_not_count() {
+        let t = |index, name: &str, r: Option<Interval>| Trusted {
+            index,
+            name: name.into(),
+            rho: r.unwrap(),
+        };
+        let suite = t(0, "suite (5000 nodes)", rho(0.6, 0.2, 0.9));
+        let quality = t(
+            1,
+            "quality (5000 nodes, ref 80000 nodes)",
+            rho(0.7, 0.6, 0.9),
+        );
+        let referee = t(
+            2,
+            "referee (5000 nodes, Stockfish at 500000 nodes)",
+            rho(0.8, 0.65, 0.95),
+        );
+        // Quality's lower bound 0.6 is not above the suite's 0.6: the suite stays.
+        let all = [suite.clone(), quality.clone()];
+        assert_eq!(best_trusted(&all).unwrap().index, 0);
+        // The referee's 0.65 is above 0.6: it wins.
+        let all = [suite, quality, referee];
+        assert_eq!(best_trusted(&all).unwrap().index, 2);
+        assert!(best_trusted(&[]).is_none());
+        // At 300 nodes only the tune's own objective (found by its key) is looked at: the
+        // referee measured at 5,000 nodes is another limit.
+        let found = builtin();
+        let trusted = trusted_at(&found.1, found.2, SuiteLimit::Nodes(300));
+        assert_eq!(trusted.len(), 1, "{trusted:?}");
+        assert_eq!(trusted[0].index, found.2);
     }
 
     #[test]
@@ -241,6 +697,7 @@ mod tests {
             &ScreenChoice {
                 games: true,
                 why: "w".into(),
+                objective: None,
             },
         );
         // 36 design points and 8 of the line: 44, 22, then 16 finalists.
@@ -252,6 +709,7 @@ mod tests {
             &ScreenChoice {
                 games: false,
                 why: "w".into(),
+                objective: None,
             },
         );
         assert!(!suite.screen_in_games && suite.screen_pairs.is_empty());

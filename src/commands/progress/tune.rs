@@ -152,6 +152,7 @@ impl Observer for TuneLines {
                 self.finish_stage();
                 println!("race: {verdict}");
             }
+            Event::Said(said) => super::say(said),
             _ => {}
         }
     }
