@@ -701,8 +701,10 @@ mod tests {
     #[test]
     fn tuning_rows_whose_switch_is_off_is_said_and_tuning_only_such_rows_is_refused() {
         let def = EngineDef::builtin();
-        let mut p = TunePlan::default();
-        p.params = vec!["lmp_base".into()];
+        let mut p = TunePlan {
+            params: vec!["lmp_base".into()],
+            ..TunePlan::default()
+        };
         let mut remarks = Vec::new();
         let Err(RunError::Refused(e)) = space(&p, &def, &mut remarks) else {
             panic!("a tune of lmp_base alone is refused");
