@@ -124,11 +124,64 @@ SPSA = [("spsa-suite", "suite SPSA, 16 iterations"), ("suite-spsa-250", "suite S
         ("spsa-games", "games SPSA on UHO_4060_v2, 320 iterations of 16 pairs")]
 
 
+# External engines' tuned sets confirmed by scripts/confirm_engine.sh: (tuned file's name, the
+# engine, how the set was tuned, the limits its confirmation played, what it plays against).
+ENGINES = [("gnuchess-race", "GNU Chess 6.2.7", "default tune (race), screened in games", (10000,),
+            "as it ships (futility and delta pruning off)")]
+
+
+def named_margins(tuned):
+    r = load(tuned)
+    return ", ".join(f"{k} {r['margins'][k]}" for k in field(tuned, "tuned"))
+
+
+def sprt(pooled):
+    s = field(pooled, "sprt")
+    return f"{s['decision']} (LLR {s['llr']:+.2f})" if s else "not run"
+
+
+def engine_rows(name, engine, limits):
+    """The README's rows of an external engine's confirmed set."""
+    tuned = f"tuned/{name}.json"
+    used, out = [tuned], []
+    for nodes in limits:
+        parts = [book_report(f"{name}-confirm", b, nodes) for b, _ in BOOKS]
+        pooled = pooled_report(f"{name}-confirm", nodes)
+        used += [pooled] + parts
+        n, _ = games_of(pooled)
+        first = nodes == limits[0]
+        who = f"{engine} (`{tuned}`)" if first else ""
+        out.append(f"| {who} | {named_margins(tuned) if first else ''} | {nodes:,} | "
+                   + " | ".join(elo(p) for p in parts)
+                   + f" | **{elo(pooled)}** ({n:,}) | {nelo(pooled)} | {draws(pooled)} "
+                   + f"| {secs(tune_wall(tuned)) if first else ''} |")
+    return out, used
+
+
+def engine_confirm():
+    """Each external engine's confirmed set: per book with nElo, draws, pentanomial and wall, then
+    pooled with the SPRT's verdict, at each limit."""
+    out = ["| engine, set, against | nodes | " + " | ".join(short for _, short in BOOKS)
+           + " | pooled, SPRT nElo [0, 10] |", "|---|---|---|---|---|---|"]
+    used = []
+    for name, engine, how, limits, against in ENGINES:
+        tuned = f"tuned/{name}.json"
+        used.append(tuned)
+        for nodes in limits:
+            label = (f"{engine}: {named_margins(tuned)} (`{tuned}`, {how}) against {engine} {against}"
+                     if nodes == limits[0] else "")
+            rows, u = per_book([(label, f"{name}-confirm", nodes, "")])
+            used += u
+            pooled = pooled_report(f"{name}-confirm", nodes)
+            out += [r[:-2] + f", SPRT {sprt(pooled)} |" for r in rows]
+    return out, used
+
+
 def readme():
     """The README's one table: the default tune's sets, per book and pooled, at each node count
-    they were measured at, with what the tune cost."""
+    they were measured at, with what the tune cost; then each external engine's confirmed set."""
     used = []
-    out = ["| `tune --seed` | set found (frontier / prefrontier / razor / delta) | nodes a move | "
+    out = ["| set (`tune --seed`, or engine) | margins found (built-in: frontier / prefrontier / razor / delta) | nodes a move | "
            + " | ".join(short for _, short in BOOKS)
            + " | pooled (games) | nElo pooled | draws | the tune's wall |",
            "|---|---|---|---|---|---|---|---|---|---|"]
@@ -146,7 +199,12 @@ def readme():
             out.append(f"| {who} | {margins(tuned) if first else ''} | {nodes:,} | "
                        + " | ".join(elo(p) for p in parts)
                        + f" | **{elo(pooled)}** ({n:,}) | {nelo(pooled)} | {draws(pooled)} | {cost} |")
-    out.append("| the defaults | 125 / 500 / 980 / 200 | any | 0 | 0 | 0 | 0 | 0 | | |")
+    for name, engine, _, limits, _ in ENGINES:
+        rows, u = engine_rows(name, engine, limits)
+        out += rows
+        used += u
+    out.append("| the defaults | built-in: 125 / 500 / 980 / 200; "
+               + "; ".join(f"{e} {a}" for _, e, _, _, a in ENGINES) + " | any | 0 | 0 | 0 | 0 | 0 | | |")
     return out, used
 
 
@@ -212,7 +270,7 @@ def tune_costs():
            "|---|---|---|---|---|---|---|"]
     used = []
     for name in ["race-seed1", "race-seed2", "spsa-suite", "suite-spsa-250", "spsa-games", "toga2-spsa-games",
-                 "toga2-suite"]:
+                 "toga2-suite", "gnuchess-race"]:
         p = f"tuned/{name}.json"
         used.append(p)
         pr = field(p, "provenance")
@@ -271,6 +329,7 @@ TABLES = {
     "calibration": calibration,
     "readme": readme, "default-tune": default_tune, "node-counts": node_counts, "spsa-sets": spsa_sets,
     "single-book": single_book, "tune-costs": tune_costs, "toga-confirm": toga_confirm,
+    "engine-confirm": engine_confirm,
 }
 
 
