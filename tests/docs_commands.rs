@@ -3,23 +3,10 @@
 //! own argument parser (`MARGINAL_PARSE_ONLY=1`: parse, then exit without running).
 //! Synopses (lines with `[` or `|`) are not command lines and are skipped.
 
-use std::path::{Path, PathBuf};
+#[path = "common/docs.rs"]
+mod docs;
+use docs::documents;
 use std::process::Command;
-
-/// The Markdown files that document commands: the README and every page under docs/.
-fn documents() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = vec![root.join("README.md")];
-    if let Ok(entries) = std::fs::read_dir(root.join("docs")) {
-        let mut pages: Vec<PathBuf> = entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "md"))
-            .collect();
-        pages.sort();
-        files.extend(pages);
-    }
-    files
-}
 
 /// Splits a shell line into words: whitespace separates, single and double quotes group.
 fn words(line: &str) -> Vec<String> {

@@ -3,23 +3,14 @@
 //! linked from some page, so none is drawn for no reader.
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+#[path = "common/docs.rs"]
+mod docs;
+use docs::documents;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The README and every Markdown page under docs/.
-fn documents() -> Vec<PathBuf> {
-    let mut files = vec![root().join("README.md")];
-    let mut pages: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
-        .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "md"))
-        .collect();
-    pages.sort();
-    files.extend(pages);
-    files
 }
 
 /// The lines of `text` outside fenced code blocks, with their numbers (from 1).
