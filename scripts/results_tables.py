@@ -125,9 +125,10 @@ SPSA = [("spsa-suite", "suite SPSA, 16 iterations"), ("suite-spsa-250", "suite S
 
 
 # External engines' tuned sets confirmed by scripts/confirm_engine.sh: (tuned file's name, the
-# engine, how the set was tuned, the limits its confirmation played, what it plays against).
-ENGINES = [("gnuchess-race", "GNU Chess 6.2.7", "default tune (race), screened in games", (10000,),
-            "as it ships (futility and delta pruning off)")]
+# engine, how the set was tuned, [(report prefix, limit, what it plays against)]); the first
+# comparison is against the engine's defaults, the README's row.
+ENGINES = [("gnuchess-race", "GNU Chess 6.2.7", "default tune (race), screened in games",
+            [("gnuchess-race-confirm", 10000, "as it ships (futility and delta pruning off)")])]
 
 
 def named_margins(tuned):
@@ -140,16 +141,17 @@ def sprt(pooled):
     return f"{s['decision']} (LLR {s['llr']:+.2f})" if s else "not run"
 
 
-def engine_rows(name, engine, limits):
-    """The README's rows of an external engine's confirmed set."""
+def engine_rows(name, engine, comparisons):
+    """The README's rows of an external engine's confirmed set: its games against its defaults."""
     tuned = f"tuned/{name}.json"
     used, out = [tuned], []
-    for nodes in limits:
-        parts = [book_report(f"{name}-confirm", b, nodes) for b, _ in BOOKS]
-        pooled = pooled_report(f"{name}-confirm", nodes)
+    first_prefix = comparisons[0][0]
+    for prefix, nodes, _ in [c for c in comparisons if c[0] == first_prefix]:
+        parts = [book_report(prefix, b, nodes) for b, _ in BOOKS]
+        pooled = pooled_report(prefix, nodes)
         used += [pooled] + parts
         n, _ = games_of(pooled)
-        first = nodes == limits[0]
+        first = not out
         who = f"{engine} (`{tuned}`)" if first else ""
         out.append(f"| {who} | {named_margins(tuned) if first else ''} | {nodes:,} | "
                    + " | ".join(elo(p) for p in parts)
@@ -160,19 +162,19 @@ def engine_rows(name, engine, limits):
 
 def engine_confirm():
     """Each external engine's confirmed set: per book with nElo, draws, pentanomial and wall, then
-    pooled with the SPRT's verdict, at each limit."""
+    pooled with the SPRT's verdict, for each comparison."""
     out = ["| engine, set, against | nodes | " + " | ".join(short for _, short in BOOKS)
            + " | pooled, SPRT nElo [0, 10] |", "|---|---|---|---|---|---|"]
     used = []
-    for name, engine, how, limits, against in ENGINES:
+    for name, engine, how, comparisons in ENGINES:
         tuned = f"tuned/{name}.json"
         used.append(tuned)
-        for nodes in limits:
-            label = (f"{engine}: {named_margins(tuned)} (`{tuned}`, {how}) against {engine} {against}"
-                     if nodes == limits[0] else "")
-            rows, u = per_book([(label, f"{name}-confirm", nodes, "")])
+        for i, (prefix, nodes, against) in enumerate(comparisons):
+            label = (f"{engine}: {named_margins(tuned)} (`{tuned}`, {how}) " if i == 0 else "the same set ") \
+                + f"against {engine} {against}"
+            rows, u = per_book([(label, prefix, nodes, "")])
             used += u
-            pooled = pooled_report(f"{name}-confirm", nodes)
+            pooled = pooled_report(prefix, nodes)
             out += [r[:-2] + f", SPRT {sprt(pooled)} |" for r in rows]
     return out, used
 
@@ -199,12 +201,12 @@ def readme():
             out.append(f"| {who} | {margins(tuned) if first else ''} | {nodes:,} | "
                        + " | ".join(elo(p) for p in parts)
                        + f" | **{elo(pooled)}** ({n:,}) | {nelo(pooled)} | {draws(pooled)} | {cost} |")
-    for name, engine, _, limits, _ in ENGINES:
-        rows, u = engine_rows(name, engine, limits)
+    for name, engine, _, comparisons in ENGINES:
+        rows, u = engine_rows(name, engine, comparisons)
         out += rows
         used += u
     out.append("| the defaults | built-in: 125 / 500 / 980 / 200; "
-               + "; ".join(f"{e} {a}" for _, e, _, _, a in ENGINES) + " | any | 0 | 0 | 0 | 0 | 0 | | |")
+               + "; ".join(f"{e} {c[0][2]}" for _, e, _, c in ENGINES) + " | any | 0 | 0 | 0 | 0 | 0 | | |")
     return out, used
 
 
