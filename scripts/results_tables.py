@@ -128,7 +128,8 @@ SPSA = [("spsa-suite", "suite SPSA, 16 iterations"), ("suite-spsa-250", "suite S
 # engine, how the set was tuned, [(report prefix, limit, what it plays against)]); the first
 # comparison is against the engine's defaults, the README's row.
 ENGINES = [("gnuchess-race", "GNU Chess 6.2.7", "default tune (race), screened in games",
-            [("gnuchess-race-confirm", 10000, "as it ships (futility and delta pruning off)")])]
+            [("gnuchess-race-confirm", 10000, "as it ships (futility and delta pruning off)"),
+             ("gnuchess-race-vs-pruning", 10000, "with both prunings on at its own margins (futility 100, delta 50)")])]
 
 
 def named_margins(tuned):
