@@ -358,7 +358,7 @@ fn cost_rank(name: &str) -> usize {
 
 /// The objectives of `report` it trusts (rho's lower bound above 0, games that could judge)
 /// at the suite `limit` (its name's limit; objective `found`, the tune's own, whatever its
-/// name), cheapest first ([`COST_ORDER`]; within a kind `found` first, then report order).
+/// name), cheapest first (`COST_ORDER`; within a kind `found` first, then report order).
 pub fn trusted_at(report: &Report, found: usize, limit: SuiteLimit) -> Vec<Trusted> {
     let at = limit.to_string();
     let mut trusted: Vec<Trusted> = (report.objectives.iter().enumerate())
