@@ -954,12 +954,17 @@ mod tests {
         assert!(svg(&empty).unwrap().contains("</svg>"));
     }
 
-    /// The plot of a shipped tuned file, with its SVG.
-    fn shipped(name: &str) -> (PlotData, String) {
+    /// A shipped tuned file.
+    fn shipped_file(name: &str) -> TunedFile {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tuned")
             .join(name);
-        let file = TunedFile::read(&path).unwrap();
+        TunedFile::read(&path).unwrap()
+    }
+
+    /// The plot of a shipped tuned file, with its SVG.
+    fn shipped(name: &str) -> (PlotData, String) {
+        let file = shipped_file(name);
         let data = PlotData::of_tuned(&file, &file.space().unwrap());
         let text = svg(&data).unwrap();
         (data, text)
@@ -1010,10 +1015,7 @@ mod tests {
 
     #[test]
     fn a_games_screened_race_draws_its_screen_rounds_and_no_suite_panels() {
-        let file = TunedFile::read(
-            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tuned/race-seed1.json"),
-        )
-        .unwrap();
+        let file = shipped_file("race-seed1.json");
         let mut race = file.race.clone().unwrap();
         race.settings.screen_in_games = true;
         race.settings.screen_pairs = vec![2];
@@ -1044,10 +1046,7 @@ mod tests {
 
     #[test]
     fn a_race_screened_by_another_objective_names_it_in_its_title_and_panel() {
-        let file = TunedFile::read(
-            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tuned/race-seed1.json"),
-        )
-        .unwrap();
+        let file = shipped_file("race-seed1.json");
         let mut race = file.race.clone().unwrap();
         race.settings.screen_objective = Some(super::super::race::ScreenObjective {
             name: "quality (5000 nodes, ref 80000 nodes)".into(),
