@@ -353,9 +353,12 @@ pub fn written(
     elapsed: f64,
     (earlier, runs): (f64, usize),
 ) -> String {
-    let work = match &file.games {
-        Some(g) => format!("{} games", g.games),
-        None => format!("{} evaluations", file.evaluations.len()),
+    let evaluations = file.evaluations.len();
+    let work = match (&file.games, file.provenance.games) {
+        (Some(g), _) => format!("{} games", g.games),
+        (None, 0) => format!("{evaluations} evaluations"),
+        (None, games) if evaluations == 0 => format!("{games} games"),
+        (None, games) => format!("{evaluations} evaluations, {games} games"),
     };
     let earlier = if runs > 0 {
         format!(
@@ -573,6 +576,33 @@ pub fn race_round_line(step: &crate::progress::RaceStep<'_>, seconds: f64) -> St
 mod tests {
     use super::*;
     use crate::scoring::paired::PairedComparison;
+
+    #[test]
+    fn the_written_line_counts_a_races_games_beside_its_evaluations() {
+        let shipped = |name: &str| {
+            let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tuned")
+                .join(name);
+            let file = TunedFile::read(&path).unwrap();
+            let line = written(Path::new("t.json"), &file, 1.0, (0.0, 0));
+            (file, line)
+        };
+        // Screened in games: no suite evaluation, only games.
+        let (file, line) = shipped("gnuchess-race.json");
+        assert!(file.evaluations.is_empty() && file.provenance.games > 0);
+        assert!(
+            line.contains(&format!("({} games, 1 s)", file.provenance.games)),
+            "{line}"
+        );
+        // Screened by the suite, finalists in games: both.
+        let (file, line) = shipped("race-seed1.json");
+        let both = format!(
+            "({} evaluations, {} games, 1 s)",
+            file.evaluations.len(),
+            file.provenance.games
+        );
+        assert!(line.contains(&both), "{line}");
+    }
 
     #[test]
     fn iteration_lines_name_the_margins_and_keep_the_best() {
