@@ -129,7 +129,10 @@ SPSA = [("spsa-suite", "suite SPSA, 16 iterations"), ("suite-spsa-250", "suite S
 # comparison is against the engine's defaults, the README's row.
 ENGINES = [("gnuchess-race", "GNU Chess 6.2.7", "default tune (race), screened in games",
             [("gnuchess-race-confirm", 10000, "as it ships (futility and delta pruning off)"),
-             ("gnuchess-race-vs-pruning", 10000, "with both prunings on at its own margins (futility 100, delta 50)")])]
+             ("gnuchess-race-vs-pruning", 10000, "with both prunings on at its own margins (futility 100, delta 50)")]),
+           ("glaurung-race", "Glaurung 2.2", "default tune (race), screened in games",
+            [("glaurung-race-confirm", 10000, "as it ships (margins 50 / 100 / 200, razoring 300 to depth 3)"),
+             ("glaurung-race-confirm", 40000, "as it ships, at four times the tuning limit")])]
 
 
 def named_margins(tuned):
@@ -269,11 +272,11 @@ def single_book():
 
 def tune_costs():
     """What each shipped tune and calibration cost, as its file records it."""
-    out = ["| file | engine | solver, objective | evaluations | games | wall (`wall_seconds`) | recorded beside it |",
+    out = ["| file | engine | solver, objective (or screen) | evaluations | games | wall (`wall_seconds`) | recorded beside it |",
            "|---|---|---|---|---|---|---|"]
     used = []
     for name in ["race-seed1", "race-seed2", "spsa-suite", "suite-spsa-250", "spsa-games", "toga2-spsa-games",
-                 "toga2-suite", "gnuchess-race"]:
+                 "toga2-suite", "gnuchess-race", "glaurung-race"]:
         p = f"tuned/{name}.json"
         used.append(p)
         pr = field(p, "provenance")
@@ -286,7 +289,10 @@ def tune_costs():
             extra.append(f"confirmation ({games_of(p, 'confirm')[0]:,} games) {secs(field(p, 'confirm', 'elapsed_seconds'))}")
         if pr.get("search_seconds"):
             extra.append(f"suite searches {secs(pr['search_seconds'])}")
-        out.append(f"| `{p}` | {engine} | {pr['solver']}, {pr['objective']} | {pr['evaluations']} | {pr['games']:,} "
+        race = load(p).get("race") or {}
+        # A race screened in games scores no suite objective: say the screen, not the objective.
+        how = "games screen" if race.get("settings", {}).get("screen_in_games") else pr["objective"]
+        out.append(f"| `{p}` | {engine} | {pr['solver']}, {how} | {pr['evaluations']} | {pr['games']:,} "
                    f"| {secs(pr['wall_seconds'])} | {'; '.join(extra)} |")
     for name in ["calibration-builtin-nodes5000", "calibration-toga2-nodes10000"]:
         p = f"tuned/{name}.json"
