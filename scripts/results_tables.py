@@ -126,13 +126,20 @@ SPSA = [("spsa-suite", "suite SPSA, 16 iterations"), ("suite-spsa-250", "suite S
 
 # External engines' tuned sets confirmed by scripts/confirm_engine.sh: (tuned file's name, the
 # engine, how the set was tuned, [(report prefix, limit, what it plays against)]); the first
-# comparison is against the engine's defaults, the README's row.
+# comparison is against the engine's defaults, the README's row. "{defaults}" in what it plays
+# against is the tuned file's engine rows' defaults, read from the file.
 ENGINES = [("gnuchess-race", "GNU Chess 6.2.7", "default tune (race), screened in games",
             [("gnuchess-race-confirm", 10000, "as it ships (futility and delta pruning off)"),
-             ("gnuchess-race-vs-pruning", 10000, "with both prunings on at its own margins (futility 100, delta 50)")]),
+             ("gnuchess-race-vs-pruning", 10000, "with both prunings on at its own margins ({defaults})")]),
            ("glaurung-race", "Glaurung 2.2", "default tune (race), screened in games",
-            [("glaurung-race-confirm", 10000, "as it ships (margins 50 / 100 / 200, razoring 300 to depth 3)"),
+            [("glaurung-race-confirm", 10000, "as it ships ({defaults})"),
              ("glaurung-race-confirm", 40000, "as it ships, at four times the tuning limit")])]
+
+
+def against(tuned, text):
+    """What a comparison plays against, its "{defaults}" the tuned file's engine rows' defaults."""
+    rows = field(tuned, "engine", "rows")
+    return text.format(defaults=", ".join(f"{r['name']} {r['default']}" for r in rows))
 
 
 def named_margins(tuned):
@@ -173,9 +180,9 @@ def engine_confirm():
     for name, engine, how, comparisons in ENGINES:
         tuned = f"tuned/{name}.json"
         used.append(tuned)
-        for i, (prefix, nodes, against) in enumerate(comparisons):
+        for i, (prefix, nodes, what) in enumerate(comparisons):
             label = (f"{engine}: {named_margins(tuned)} (`{tuned}`, {how}) " if i == 0 else "the same set ") \
-                + f"against {engine} {against}"
+                + f"against {engine} {against(tuned, what)}"
             rows, u = per_book([(label, prefix, nodes, "")])
             used += u
             pooled = pooled_report(prefix, nodes)
@@ -210,7 +217,7 @@ def readme():
         out += rows
         used += u
     out.append("| the defaults | built-in: 125 / 500 / 980 / 200; "
-               + "; ".join(f"{e} {c[0][2]}" for _, e, _, c in ENGINES) + " | any | 0 | 0 | 0 | 0 | 0 | | |")
+               + "; ".join(f"{e} {against(f'tuned/{n}.json', c[0][2])}" for n, e, _, c in ENGINES) + " | any | 0 | 0 | 0 | 0 | 0 | | |")
     return out, used
 
 

@@ -353,12 +353,12 @@ pub fn written(
     elapsed: f64,
     (earlier, runs): (f64, usize),
 ) -> String {
-    let evaluations = file.evaluations.len();
-    let work = match (&file.games, file.provenance.games) {
-        (Some(g), _) => format!("{} games", g.games),
-        (None, 0) => format!("{evaluations} evaluations"),
-        (None, games) if evaluations == 0 => format!("{games} games"),
-        (None, games) => format!("{evaluations} evaluations, {games} games"),
+    // The provenance counts every game of the run (a games objective's, a race's screen and
+    // finalists'); suite evaluations are the log's.
+    let work = match (file.evaluations.len(), file.provenance.games) {
+        (evaluations, 0) => format!("{evaluations} evaluations"),
+        (0, games) => format!("{games} games"),
+        (evaluations, games) => format!("{evaluations} evaluations, {games} games"),
     };
     let earlier = if runs > 0 {
         format!(
