@@ -21,6 +21,7 @@
 pub mod plan;
 pub mod report;
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -29,7 +30,7 @@ use serde::{Deserialize, Serialize};
 use shakmaty::Chess;
 
 use crate::engine::bench;
-use crate::engine::{EngineDef, Setting};
+use crate::engine::{EngineDef, PruneStats, Setting};
 use crate::formats::lock;
 use crate::formats::{Fnv, bundled, openings};
 use crate::progress::{Count, Event, Observer, Shared, Silent, Work};
@@ -41,11 +42,14 @@ use crate::scoring::games::record;
 use crate::scoring::games::session::{self, RecordPlan, Session, SessionError};
 use crate::scoring::games::stats::{EloSummary, Shown, SprtDecision, SprtParams};
 use crate::scoring::paired::PairedComparison;
+use crate::scoring::suite::objective;
 use crate::scoring::suite::{
-    LoadedSuites, Objective, RunConfig, ScorerOptions, SuiteScorer, default_cache_dir,
+    LoadedSuites, Objective, ObjectiveParams, PositionResult, RunConfig, ScorerOptions,
+    SuitePosition, SuiteScorer, default_cache_dir, repeat_key,
 };
 use crate::tune::file::{
-    EngineRecord, Measured, Paired, PositionOutcome, Side, SuiteSource, TunedFile, Values,
+    EngineRecord, Measured, Paired, PositionOutcome, SetFigures, Side, SuiteSource, TunedFile,
+    Values,
 };
 use crate::tune::games::{CONFIRM_BOOKS, interleave_openings};
 use crate::tune::{SplitError, split};
@@ -281,7 +285,24 @@ pub struct Prepared {
     pub validation: LoadedSuites,
     /// How to score them, as recorded.
     pub options: ScorerOptions,
+    /// `--sample`: only these positions of each side are measured (see [`Prepared::sampled`]).
+    pub sample: Option<Sample>,
 }
+
+/// A check of a sample of each side's positions ([`Prepared::sampled`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sample {
+    /// Positions asked for on each side (a side with fewer is measured whole).
+    pub asked: usize,
+    /// Training positions measured, and the side's positions in all.
+    pub training: (usize, usize),
+    /// Validation positions measured, and the side's positions in all.
+    pub validation: (usize, usize),
+}
+
+/// Mixed, with the size asked for, into a sample's content hash: its reference run is cached
+/// apart from the whole side's and from other samples'.
+const SAMPLE_TAG: &str = "check-sample";
 
 /// Finds a file a tuned file names: as given (relative to the working directory), else
 /// relative to the tuned file's directory and each of its ancestors, else the copy bundled in
@@ -538,6 +559,7 @@ pub fn prepare(
         training,
         validation,
         options,
+        sample: None,
     })
 }
 
@@ -885,6 +907,9 @@ pub struct CheckReport {
     pub margins: Values,
     /// Training, then validation.
     pub sides: Vec<SideCheck>,
+    /// With `--sample`: the sample measured (the objectives are then tallied from outcomes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample: Option<Sample>,
     /// The non-regression match, with `--games`.
     pub games: Option<GamesCheck>,
     /// Why it regressed (empty when it holds).
@@ -910,6 +935,44 @@ impl Prepared {
             ("default", Setting::defaults(&self.def)),
             ("off", Setting::off(&self.def)),
         ]
+    }
+
+    /// The check of a sample: on each side, the `n` positions with the lowest FNV-1a hash of
+    /// their position (the same on every run, whatever the suites' order), each set's recorded
+    /// outcomes cut to them. A quick check for a CI budget: every sampled position of every
+    /// set must come out as recorded when the engine is the one that measured the file, and the
+    /// statistics judge the sample when it is not. The record keeps each position's move,
+    /// solution and nodes but not when the move was found, so on a sample the objective of
+    /// recorded and measured outcomes alike is tallied from those alone (a solution's whole
+    /// credit, and the speed against the reference set): comparable with each other, not with
+    /// the figures of a whole check.
+    ///
+    /// # Errors
+    /// [`CheckError::NoOutcomes`]: a file without per-position outcomes has none to sample.
+    pub fn sampled(self, n: usize) -> Result<Prepared, CheckError> {
+        let path = self.path.display().to_string();
+        if !has_outcomes(&self.path, &self.file)? {
+            return Err(CheckError::NoOutcomes { path });
+        }
+        let params = sample_params(&self.options);
+        let (training, train_side) = sample_side(self.training, &self.file.training, n, &params);
+        let (validation, valid_side) =
+            sample_side(self.validation, &self.file.validation, n, &params);
+        let sample = Sample {
+            asked: n,
+            training: (train_side.positions, self.file.training.positions),
+            validation: (valid_side.positions, self.file.validation.positions),
+        };
+        let mut file = self.file;
+        file.training = train_side;
+        file.validation = valid_side;
+        Ok(Prepared {
+            file,
+            training,
+            validation,
+            sample: Some(sample),
+            ..self
+        })
     }
 
     /// Measures the sets on both sides (on the current rayon pool; results do not depend on
@@ -950,9 +1013,22 @@ impl Prepared {
                 SuiteScorer::new(suites.clone(), self.options.clone(), Some(Arc::new(each)))?;
             Side::measure(&scorer, &sets)
         };
+        let (training, validation) = (
+            side("training", &self.training)?,
+            side("validation", &self.validation)?,
+        );
+        // A sample's objectives are tallied from the outcomes, as its record's are.
+        let tally = |side: Side| match self.sample {
+            Some(_) => tallied(
+                &side,
+                &(0..side.positions).collect::<Vec<_>>(),
+                &sample_params(&self.options),
+            ),
+            None => side,
+        };
         Ok(Measurement {
-            training: side("training", &self.training)?,
-            validation: side("validation", &self.validation)?,
+            training: tally(training),
+            validation: tally(validation),
         })
     }
 
@@ -990,6 +1066,7 @@ impl Prepared {
             margins_as_measured: recorded_tuned == Some(&self.file.margins),
             margins: self.file.margins.clone(),
             sides,
+            sample: self.sample,
             games,
             verdict: if findings.is_empty() {
                 Verdict::Holds
@@ -1265,6 +1342,98 @@ fn games_finding(games: &GamesCheck) -> Option<Finding> {
             Shown(e.nelo_upper)
         ),
     })
+}
+
+/// The objective's parameters on a sample: no credit for an early solution (the record does
+/// not say when a move was found).
+fn sample_params(options: &ScorerOptions) -> ObjectiveParams {
+    ObjectiveParams {
+        early: 0.0,
+        ..options.objective
+    }
+}
+
+/// The positions of `suites` in a sample of `n` ([`Prepared::sampled`]), and `side`'s figures
+/// cut to them.
+fn sample_side(
+    suites: LoadedSuites,
+    side: &Side,
+    n: usize,
+    params: &ObjectiveParams,
+) -> (LoadedSuites, Side) {
+    // By the position (as repeats are found), so a position and its repeats go together.
+    let key = |p: &SuitePosition| repeat_key(&p.record.position);
+    let mut hashed: Vec<(u64, String)> = (suites.positions.iter())
+        .map(|p| {
+            let key = key(p);
+            let mut h = Fnv::new();
+            h.write(key.as_bytes());
+            (h.finish(), key)
+        })
+        .collect();
+    hashed.sort();
+    hashed.dedup();
+    let chosen: HashSet<String> = hashed.into_iter().take(n).map(|(_, k)| k).collect();
+    let kept: Vec<usize> = (suites.positions.iter().enumerate())
+        .filter(|(_, p)| chosen.contains(&key(p)))
+        .map(|(i, _)| i)
+        .collect();
+    let tag = format!("{SAMPLE_TAG}-{n}");
+    let (sample, _) = suites.partition(&tag, |p| chosen.contains(&key(p)));
+    (sample, tallied(side, &kept, params))
+}
+
+/// `side` cut to the positions `kept` (indices into it), each set's objective tallied from its
+/// outcomes against the `off` set's (the reference run).
+fn tallied(side: &Side, kept: &[usize], params: &ObjectiveParams) -> Side {
+    let cut = |set: &SetFigures| -> Vec<PositionOutcome> {
+        kept.iter().map(|&i| set.positions[i].clone()).collect()
+    };
+    let reference: Vec<PositionResult> = side
+        .set("off")
+        .map(|off| cut(off).iter().map(outcome_result).collect())
+        .unwrap_or_default();
+    let sets = (side.sets.iter())
+        .map(|set| {
+            let positions = cut(set);
+            let results: Vec<PositionResult> = positions.iter().map(outcome_result).collect();
+            let reference = if reference.is_empty() {
+                &results
+            } else {
+                &reference
+            };
+            SetFigures {
+                objective: objective::evaluate(&results, reference, params),
+                positions,
+                ..set.clone()
+            }
+        })
+        .collect();
+    Side {
+        positions: kept.len(),
+        sets,
+        faults: side.faults,
+    }
+}
+
+/// A search result with what an outcome keeps (move, solution, nodes), for a tally.
+fn outcome_result(o: &PositionOutcome) -> PositionResult {
+    PositionResult {
+        suite: String::new(),
+        line: 0,
+        id: None,
+        best_move: o.best_move.clone(),
+        solved: o.solved,
+        points: u32::from(o.solved),
+        max_points: 1,
+        score: 0,
+        depth: 0,
+        nodes: o.nodes,
+        found_at: o.nodes,
+        prunes: PruneStats::default(),
+        fault: None,
+        overshot: false,
+    }
 }
 
 /// Recorded against now on one side.

@@ -284,6 +284,78 @@ fn changed_or_missing_suites_are_exit_2() {
 }
 
 #[test]
+fn a_sample_measures_only_its_positions_and_each_must_come_out_as_recorded() {
+    let dir = scratch("check", "sample");
+    let check = |file: &Path, json: &str| {
+        let json = dir.join(json);
+        let out = marginal(
+            &[
+                "check",
+                file.to_str().unwrap(),
+                "--sample",
+                "40",
+                "--json",
+                json.to_str().unwrap(),
+            ],
+            &dir,
+        );
+        (out, report(&json))
+    };
+    // The shipped file holds on its sample, which is 40 positions a side, the same each run.
+    let shipped_file = root().join("tuned/spsa-suite.json");
+    let (out, r) = check(&shipped_file, "holds.json");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let sample = r.sample.unwrap();
+    assert_eq!(
+        (sample.asked, sample.training.0, sample.validation.0),
+        (40, 40, 40)
+    );
+    assert_eq!(
+        sample.training.1,
+        shipped("spsa-suite.json")["training"]["positions"]
+    );
+    assert!(
+        r.sides
+            .iter()
+            .all(|s| s.positions == 40 && s.changed.is_empty())
+    );
+    assert_names(&text(&out), &["--sample 40: 40 of", "verdict: holds"]);
+    let (_, again) = check(&shipped_file, "again.json");
+    assert_eq!(again.sides, r.sides);
+    // Every recorded tuned outcome of training made one node larger: the sample finds its own
+    // 40 moved and no other, and the check regresses as a whole check would.
+    let mut edited = shipped("spsa-suite.json");
+    for p in edited["training"]["sets"][0]["positions"]
+        .as_array_mut()
+        .unwrap()
+    {
+        p["nodes"] = (p["nodes"].as_u64().unwrap() + 1).into();
+    }
+    let file = write(&dir, "edited.json", &edited);
+    let (out, r) = check(&file, "edited-report.json");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert_eq!(r.sides[0].changed.len(), 40);
+    assert!(r.sides[0].changed.iter().all(|c| c.set == "tuned"));
+    assert!(
+        r.findings
+            .iter()
+            .any(|f| f.kind == FindingKind::NotReproduced)
+    );
+    // A sample cannot update a file's figures.
+    let out = marginal(
+        &[
+            "check",
+            file.to_str().unwrap(),
+            "--sample",
+            "40",
+            "--update",
+        ],
+        &dir,
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+}
+
+#[test]
 fn update_records_outcomes_and_a_deliberate_change() {
     let dir = scratch("check", "update");
     // A file from before outcomes were recorded: check refuses it and names --update.

@@ -70,6 +70,9 @@ pub struct CheckPlan {
     /// Worker threads (`None`: every core).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub threads: Option<usize>,
+    /// Measure this many positions of each side, not all ([`Prepared::sampled`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample: Option<usize>,
 }
 
 /// What `--update` did to the file.
@@ -94,6 +97,7 @@ impl CheckPlan {
             force: false,
             update: false,
             threads: None,
+            sample: None,
         }
     }
 
@@ -105,6 +109,16 @@ impl CheckPlan {
         let refuse = |why: &str| Err(PlanError(why.to_string()));
         if self.games == Some(0) {
             return refuse("--games 0: the games are at least 1 (or none: leave --games out)");
+        }
+        if self.sample == Some(0) {
+            return refuse(
+                "--sample 0: a sample is at least 1 position a side (or every position: leave --sample out)",
+            );
+        }
+        if self.sample.is_some() && self.update {
+            return refuse(
+                "--sample with --update: a sample cannot replace the figures of every position; leave --sample out to update",
+            );
         }
         if let Some(n) = self.threads
             && !(1..=MAX_THREADS).contains(&n)
@@ -321,6 +335,7 @@ mod tests {
             json: Some("out.json".into()),
             force: true,
             threads: Some(2),
+            sample: Some(50),
             ..CheckPlan::new("tuned/spsa-suite.json")
         };
         let text = serde_json::to_string(&plan).unwrap();
@@ -365,6 +380,21 @@ mod tests {
                     ..base.clone()
                 },
                 "--threads 0",
+            ),
+            (
+                CheckPlan {
+                    sample: Some(0),
+                    ..base.clone()
+                },
+                "--sample 0",
+            ),
+            (
+                CheckPlan {
+                    sample: Some(50),
+                    update: true,
+                    ..base.clone()
+                },
+                "--sample with --update",
             ),
         ] {
             let e = plan.check().unwrap_err().to_string();

@@ -178,7 +178,10 @@ impl Prepared {
             self.validation.positions.len(),
             self.file.provenance.suites.split,
             self.options.config.limit
-        )
+        ) + &self.sample.map_or(String::new(), |s| format!(
+            "; --sample {}: {} of {} training and {} of {} validation positions, the lowest FNV-1a hashes of their positions, each objective tallied from the outcomes alone (move, solution, nodes: a solution's whole credit, the speed against the reference set)",
+            s.asked, s.training.0, s.training.1, s.validation.0, s.validation.1
+        ))
     }
 }
 
@@ -391,6 +394,7 @@ mod tests {
             margins_as_measured: as_measured,
             margins: crate::tune::file::Values(serde_json::Map::new()),
             sides: Vec::new(),
+            sample: None,
             games: None,
             verdict: if findings.is_empty() {
                 Verdict::Holds

@@ -50,6 +50,10 @@ pub struct CheckArgs {
     /// Worker threads (default: all cores; at most 256). Results are identical for any count.
     #[arg(long, value_parser = threads_arg())]
     threads: Option<usize>,
+    /// Measure only N positions of each side (the same N on every run): each must come out as
+    /// recorded, for a CI budget; the objectives are then tallied from the outcomes alone
+    #[arg(long, value_name = "N", value_parser = count::<usize, 1>, conflicts_with = "update")]
+    sample: Option<usize>,
 }
 
 /// The plan of the check the arguments ask for.
@@ -67,6 +71,7 @@ fn plan_of(args: &CheckArgs) -> CheckPlan {
         force: args.force,
         update: args.update,
         threads: args.threads,
+        sample: args.sample,
     }
 }
 
@@ -104,7 +109,10 @@ fn prepare(
     max_faults: usize,
 ) -> Result<(Prepared, rayon::ThreadPool)> {
     let engine = engine(plan, args, &file, max_faults)?;
-    let prepared = check::prepare(&plan.file, file, engine).map_err(UserError::from_display)?;
+    let mut prepared = check::prepare(&plan.file, file, engine).map_err(UserError::from_display)?;
+    if let Some(n) = plan.sample {
+        prepared = prepared.sampled(n).map_err(UserError::from_display)?;
+    }
     let pool = marginal::scoring::exec::local::pool(plan.threads(), "check")
         .context("cannot start worker threads")?;
     Ok((prepared, pool))
