@@ -63,8 +63,15 @@ impl CheckReport {
             return (lines, Conclusion::Unusable(why));
         }
         if self.verdict == Verdict::Holds {
+            let defaults = match self.sample {
+                Some(s) => format!(
+                    "; on a sample of {}, not fewer solutions than the defaults on validation",
+                    s.asked
+                ),
+                None => " and of the defaults on validation".to_string(),
+            };
             lines.push(format!(
-                "verdict: holds (no significant loss of solutions at p < {SIGNIFICANCE}, nodes within +{:.0}%, objective within {OBJECTIVE_TOLERANCE} of the record and of the defaults on validation)",
+                "verdict: holds (no significant loss of solutions at p < {SIGNIFICANCE}, nodes within +{:.0}%, objective within {OBJECTIVE_TOLERANCE} of the record{defaults})",
                 100.0 * NODES_TOLERANCE
             ));
             return (lines, Conclusion::Holds);
