@@ -23,6 +23,7 @@ as scripts/calibration_table.py writes them). A report that cannot be read, or l
 needs, stops the script naming the file and the field (exit 2); nothing is written then.
 Standard library only.
 """
+import glob
 import json
 import os
 import sys
@@ -301,8 +302,9 @@ def tune_costs():
         how = "games screen" if race.get("settings", {}).get("screen_in_games") else pr["objective"]
         out.append(f"| `{p}` | {engine} | {pr['solver']}, {how} | {pr['evaluations']} | {pr['games']:,} "
                    f"| {secs(pr['wall_seconds'])} | {'; '.join(extra)} |")
-    for name in ["calibration-builtin-nodes5000", "calibration-toga2-nodes10000"]:
-        p = f"tuned/{name}.json"
+    # Every shipped calibration, by name.
+    for path in sorted(glob.glob(os.path.join(ROOT, "tuned", "calibration-*.json"))):
+        p = f"tuned/{os.path.basename(path)}"
         used.append(p)
         c = field(p, "cost")
         out.append(f"| `{p}` | {load(p).get('engine', 'marginal').replace('marginal', 'built-in')} | calibrate | {c['objective_evaluations']} "
