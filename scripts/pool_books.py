@@ -15,8 +15,8 @@ implement).
 the generalized LLR of scripts/stats_reference.py, bounds ln(beta/(1-alpha)) and
 ln((1-beta)/alpha)) once every report is in: H1 (the set is better by elo1), H0 (it is not
 better than elo0) or undecided. --json writes the pooled report (format marginal-pooled/1):
-its parts (each report's path, book and games), the summed pentanomial, the estimates and the
-SPRT. Standard library only.
+its parts (each report's path, book, games and games lost to engine faults), the summed
+pentanomial and fault losses (side a, side b), the estimates and the SPRT. Standard library only.
 """
 import json
 import math
@@ -92,6 +92,7 @@ def main() -> None:
     sprt, out, paths = parse_args(sys.argv[1:])
     counts = [0, 0, 0, 0, 0]
     games = draws = 0
+    faults = {"a": 0, "b": 0}
     parts = []
     for path in paths:
         try:
@@ -105,7 +106,12 @@ def main() -> None:
         n = w["wins"] + w["draws"] + w["losses"]
         games += n
         draws += w["draws"]
-        parts.append({"report": path, "book": book_of(path), "games": n})
+        # Games lost to an engine's faults (crash, hang, illegal move), per side: a match
+        # report without any has none.
+        lost = {side: int((r.get("fault_losses") or {}).get(side, 0)) for side in ("a", "b")}
+        for side in lost:
+            faults[side] += lost[side]
+        parts.append({"report": path, "book": book_of(path), "games": n, "fault_losses": lost})
     elo, lo, hi, nelo, nlo, nhi, _los = estimate(counts, math.sqrt(2.0))
 
     def signed(x) -> str:
@@ -132,6 +138,7 @@ def main() -> None:
             "parts": parts,
             "games": games,
             "draws": draws,
+            "fault_losses": faults,
             "pentanomial": dict(zip(KEYS, counts)),
             "elo": {
                 "elo": finite(elo), "lower": finite(lo), "upper": finite(hi),

@@ -258,6 +258,11 @@ fn pooled_report_names_its_parts_and_the_sprt_verdict() {
     let b = dir.join("set-confirm-UHO_4060_v2_2k-10000.json");
     fake_report(&a, [20, 100, 400, 180, 60]);
     fake_report(&b, [25, 110, 390, 170, 55]);
+    // One book's games lost to engine faults; the other's report has no such field.
+    let mut with_faults: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&b).unwrap()).unwrap();
+    with_faults["fault_losses"] = serde_json::json!({"a": 3, "b": 5});
+    std::fs::write(&b, with_faults.to_string()).unwrap();
     let pooled = dir.join("pooled.json");
     let out = Command::new("python3")
         .arg(root().join("scripts/pool_books.py"))
@@ -280,6 +285,11 @@ fn pooled_report_names_its_parts_and_the_sprt_verdict() {
     assert_eq!(parts[1]["book"], "UHO_4060_v2_2k");
     assert_eq!(report["games"], 2 * (760 + 750));
     assert_eq!(report["pentanomial"]["ll"], 45);
+    assert_eq!(report["fault_losses"], serde_json::json!({"a": 3, "b": 5}));
+    assert_eq!(
+        parts[0]["fault_losses"],
+        serde_json::json!({"a": 0, "b": 0})
+    );
     // A set this far ahead (about +35 Elo over 1,510 pairs) passes an SPRT of [0, 10].
     assert_eq!(report["sprt"]["decision"], "H1", "{report}");
     let row = String::from_utf8_lossy(&out.stdout);
