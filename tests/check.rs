@@ -35,21 +35,19 @@ fn report(path: &Path) -> CheckReport {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
-/// `marginal check FILE --json DIR/report.json`: what it printed and its report.
+/// `marginal check FILE --json DIR/STEM-report.json`: what it printed and its report.
 fn check_with_report(dir: &Path, file: &Path) -> (Output, CheckReport) {
-    let json = dir.join(format!(
-        "{}-report.json",
-        file.file_stem().unwrap().to_string_lossy()
-    ));
-    let out = marginal(
-        &[
-            "check",
-            file.to_str().unwrap(),
-            "--json",
-            json.to_str().unwrap(),
-        ],
-        dir,
-    );
+    let stem = file.file_stem().unwrap().to_string_lossy();
+    check_with(dir, file, &[], &format!("{stem}-report.json"))
+}
+
+/// `marginal check FILE EXTRA... --json DIR/JSON`: what it printed and its report.
+fn check_with(dir: &Path, file: &Path, extra: &[&str], json: &str) -> (Output, CheckReport) {
+    let json = dir.join(json);
+    let mut args = vec!["check", file.to_str().unwrap()];
+    args.extend(extra);
+    args.extend(["--json", json.to_str().unwrap()]);
+    let out = marginal(&args, dir);
     (out, report(&json))
 }
 
@@ -286,21 +284,7 @@ fn changed_or_missing_suites_are_exit_2() {
 #[test]
 fn a_sample_measures_only_its_positions_and_each_must_come_out_as_recorded() {
     let dir = scratch("check", "sample");
-    let check = |file: &Path, json: &str| {
-        let json = dir.join(json);
-        let out = marginal(
-            &[
-                "check",
-                file.to_str().unwrap(),
-                "--sample",
-                "40",
-                "--json",
-                json.to_str().unwrap(),
-            ],
-            &dir,
-        );
-        (out, report(&json))
-    };
+    let check = |file: &Path, json: &str| check_with(&dir, file, &["--sample", "40"], json);
     // The shipped file holds on its sample, which is 40 positions a side, the same each run.
     let shipped_file = root().join("tuned/spsa-suite.json");
     let (out, r) = check(&shipped_file, "holds.json");
