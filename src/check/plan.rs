@@ -157,6 +157,38 @@ impl CheckPlan {
         books.into_iter().chain(force).collect()
     }
 
+    /// The file prepared for the check with `engine` ([`super::prepare`]), cut to the plan's
+    /// sample when it has one ([`Prepared::sampled`]).
+    ///
+    /// # Errors
+    /// See [`super::CheckError`]: every case is unusable input.
+    pub fn prepare(
+        &self,
+        file: TunedFile,
+        engine: Option<std::sync::Arc<EngineDef>>,
+    ) -> Result<Prepared, super::CheckError> {
+        let prepared = super::prepare(&self.file, file, engine)?;
+        match self.sample {
+            Some(n) => prepared.sampled(n),
+            None => Ok(prepared),
+        }
+    }
+
+    /// Writes the `--json` report (when asked for), before it is printed: a reader that goes
+    /// (`| head -1`) ends marginal at the next line printed, and must not take the report with it.
+    ///
+    /// # Errors
+    /// The report cannot be written (the message names it).
+    pub fn write_report(&self, report: &CheckReport) -> std::io::Result<()> {
+        let Some(out) = &self.json else {
+            return Ok(());
+        };
+        let text = serde_json::to_string_pretty(report).map_err(std::io::Error::other)? + "\n";
+        crate::formats::write_atomic(out, text.as_bytes()).map_err(|e| {
+            std::io::Error::new(e.kind(), format!("cannot write {}: {e}", out.display()))
+        })
+    }
+
     /// Worker threads: as asked, else every core.
     pub fn threads(&self) -> usize {
         self.threads

@@ -8,7 +8,6 @@ use clap::Args;
 use marginal::check::plan::{CheckPlan, Updated};
 use marginal::check::report::{self, Conclusion};
 use marginal::check::{self, CheckReport, Prepared};
-use marginal::formats::write_atomic;
 use marginal::progress::Said;
 use marginal::scoring::games::session::SessionError;
 use marginal::tune::file::TunedFile;
@@ -109,10 +108,9 @@ fn prepare(
     max_faults: usize,
 ) -> Result<(Prepared, rayon::ThreadPool)> {
     let engine = engine(plan, args, &file, max_faults)?;
-    let mut prepared = check::prepare(&plan.file, file, engine).map_err(UserError::from_display)?;
-    if let Some(n) = plan.sample {
-        prepared = prepared.sampled(n).map_err(UserError::from_display)?;
-    }
+    let prepared = plan
+        .prepare(file, engine)
+        .map_err(UserError::from_display)?;
     let pool = marginal::scoring::exec::local::pool(plan.threads(), "check")
         .context("cannot start worker threads")?;
     Ok((prepared, pool))
@@ -163,7 +161,8 @@ pub fn run(args: CheckArgs, ui: Ui) -> Result<()> {
         _ => None,
     };
     let report = prepared.judge(&now, games);
-    write_json(&plan, &report)?;
+    plan.write_report(&report)
+        .context("cannot write the --json report")?;
     for side in &report.sides {
         report::side_lines(side)
             .iter()
@@ -267,19 +266,6 @@ fn games_error(e: SessionError) -> anyhow::Error {
         SessionError::Write(e) => anyhow::Error::new(e).context("cannot keep the games of --games"),
         SessionError::Exec(e) => super::executor::exec_error(e),
     }
-}
-
-/// Writes the --json report, before it is printed: a reader that goes (`| head -1`) ends
-/// marginal at the next line printed, and must not take the report with it.
-fn write_json(plan: &CheckPlan, report: &CheckReport) -> Result<()> {
-    if let Some(out) = &plan.json {
-        write_atomic(
-            out,
-            (serde_json::to_string_pretty(report)? + "\n").as_bytes(),
-        )
-        .with_context(|| format!("cannot write {}", out.display()))?;
-    }
-    Ok(())
 }
 
 /// Prints the verdict and its notes; a regression is exit status 1, a check that can give no
