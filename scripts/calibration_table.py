@@ -50,10 +50,14 @@ def main(path):
         verdict = o["verdict"].split(": ")[-1]
         print(f"| {o['name']} | {interval(o['rho'])} | {interval(o.get('top_half_rho'))} | "
               f"{interval(o['tau'])} | {interval(o['slope'], '{:.1f}')} | {verdict} |")
-    book = c.get("book_max_rho")
-    book = f" (by books {book:.2f})" if book else ""
-    ceiling = c.get("max_rho")
-    ceiling = f"{ceiling:.2f}" if ceiling is not None else "n/a"
+    # The ceiling judged by is the lesser of the two splits' (as the rounds and verdicts use).
+    halves, book = c.get("max_rho"), c.get("book_max_rho")
+    judged = min(x for x in (halves, book) if x is not None) if halves is not None else None
+    ceiling = f"{judged:.2f}" if judged is not None else "n/a"
+    if halves is not None and book is not None:
+        book = f" (even vs odd {halves:.2f}, by books {book:.2f})"
+    else:
+        book = ""
     print(f"| *games against themselves* | book vs book {interval(c['book_vs_book'])} | "
           f"even vs odd pairs {interval(c['half_vs_half'])} | reliability {c['reliability']:.2f} | "
           f"ceiling on rho {ceiling}{book} | |")

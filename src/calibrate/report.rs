@@ -336,12 +336,14 @@ pub fn verdict(
     {
         let shown = |c: Option<f64>| c.map_or("n/a".into(), |c| format!("{c:.2}"));
         return format!(
-            "{name}: rho {r} (games' ceiling {}, by books {}, below the target {t:.2}): the games could not judge: they do not rank the sets consistently enough among themselves; give more --max-games, or spread the sets (--region)",
+            "{name}: rho {r} (games' ceiling {} even vs odd, {} by books, below the target {t:.2}): the games could not judge: they do not rank the sets consistently enough among themselves; give more --max-games, or spread the sets (--region)",
             shown(max_rho),
             shown(ceiling.book_max_rho)
         );
     }
-    let Some(c) = max_rho else {
+    // The ceiling quoted is the one the games are judged by (the lesser of the two splits),
+    // the same the rounds stopped on.
+    let Some(c) = ceiling.judging() else {
         return format!(
             "{name}: rho {r} (games' ceiling n/a): undecided: the games are too few to rank the sets among themselves; play more games a set"
         );
@@ -771,6 +773,14 @@ mod tests {
             judged.ends_with("ranks margin sets as games do"),
             "{judged}"
         );
+        // The ceiling quoted is the one judged by, the lesser of the two splits.
+        let by_books = verdict(
+            "suite",
+            Some(&r),
+            &ceiling(Some(0.93), Some(0.82)),
+            Some(0.8),
+        );
+        assert!(by_books.contains("(games' ceiling 0.82)"), "{by_books}");
         let short = verdict("suite", Some(&r), &ceiling(Some(0.71), None), Some(0.8));
         assert!(short.contains("could not judge"), "{short}");
         assert!(short.contains("0.71") && short.contains("0.80"), "{short}");
@@ -783,7 +793,7 @@ mod tests {
             Some(0.8),
         );
         assert!(
-            books.contains("could not judge") && books.contains("by books 0.42"),
+            books.contains("could not judge") && books.contains("0.42 by books"),
             "{books}"
         );
         // A report made before targets is judged as it was.

@@ -41,8 +41,11 @@ pub fn lines(r: &Report) -> Vec<String> {
         shown(&c.book_vs_book),
         shown(&c.half_vs_half),
         c.reliability.map_or("n/a".into(), |x| format!("{x:.2}")),
-        c.max_rho.map_or("n/a".into(), |x| format!("{x:.2}")),
-        c.book_max_rho.map_or(String::new(), |x| format!(" (by books {x:.2})")),
+        c.judging().map_or("n/a".into(), |x| format!("{x:.2}")),
+        match (c.max_rho, c.book_max_rho) {
+            (Some(h), Some(b)) => format!(" (even vs odd {h:.2}, by books {b:.2})"),
+            _ => String::new(),
+        },
     ));
     out.extend(rounds_line(r));
     if let Some(p) = &r.power {
