@@ -112,6 +112,28 @@ pub struct Config {
     /// pairs on `concurrency` threads), or on a cluster (in batches). The pairs, and the order
     /// they are kept in, are the same either way.
     pub executor: Arc<dyn Runner>,
+    /// What preparing the objectives took before this run (their reference runs, made or read
+    /// from the cache; [`prepare::objectives_into`]): counted in this run's cost.
+    pub preparation: Spent,
+}
+
+/// Wall and CPU time spent, seconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Spent {
+    /// Wall time.
+    pub wall_seconds: f64,
+    /// CPU time of marginal and its finished engine processes.
+    pub cpu_seconds: f64,
+}
+
+impl Spent {
+    /// The time from `start` (and `cpu`, [`cpu_seconds`] then) to now.
+    pub(crate) fn since(start: Instant, cpu: f64) -> Spent {
+        Spent {
+            wall_seconds: start.elapsed().as_secs_f64(),
+            cpu_seconds: cpu_seconds() - cpu,
+        }
+    }
 }
 
 /// Why a calibration stopped.
@@ -274,9 +296,10 @@ pub fn run(
     let evaluations = AtomicUsize::new(0);
     let games = AtomicUsize::new(0);
     let result = work(config, &store, interrupt, observer, &evaluations, &games);
+    let spent = Spent::since(start, cpu);
     let this = RunLine {
-        wall_seconds: start.elapsed().as_secs_f64(),
-        cpu_seconds: Some(cpu_seconds() - cpu),
+        wall_seconds: spent.wall_seconds + config.preparation.wall_seconds,
+        cpu_seconds: Some(spent.cpu_seconds + config.preparation.cpu_seconds),
         objective_evaluations: evaluations.load(Ordering::Relaxed),
         games: games.load(Ordering::Relaxed),
     };
@@ -301,7 +324,7 @@ pub fn run(
 }
 
 /// CPU time of this process and its finished children (external engines), seconds.
-fn cpu_seconds() -> f64 {
+pub(crate) fn cpu_seconds() -> f64 {
     let time = |who| {
         let mut u: libc::rusage = unsafe { std::mem::zeroed() };
         // SAFETY: getrusage writes into the struct it is given.
@@ -851,6 +874,30 @@ mod tests {
         let mut resumed = run(&config, &AtomicBool::new(false), &crate::progress::Silent).unwrap();
         resumed.cost = whole.cost.clone();
         assert_eq!(resumed, whole);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_cost_counts_each_runs_preparing_of_the_objectives() {
+        let dir = scratch("cost-preparation");
+        let setup = |p: &mut plan::CalibratePlan| (p.ceiling, p.max_games) = (1.0, Some(32));
+        let mut config = small(&dir, 4, 4, Arc::new(Local::new(2)), setup);
+        let (calm, silent) = (AtomicBool::new(false), &crate::progress::Silent);
+        let bare = run(&config, &calm, silent).unwrap().cost;
+        // A second run (everything read back) after a preparation of 300 s wall, 500 s CPU.
+        config.preparation = Spent {
+            wall_seconds: 300.0,
+            cpu_seconds: 500.0,
+        };
+        let prepared = run(&config, &calm, silent).unwrap().cost;
+        assert_eq!((prepared.runs, prepared.games), (2, bare.games));
+        assert!(prepared.last_run_seconds >= 300.0, "{prepared:?}");
+        assert!(
+            prepared.wall_seconds >= bare.wall_seconds + 300.0,
+            "{prepared:?}"
+        );
+        let cpu = |c: &report::Cost| c.cpu_seconds.unwrap();
+        assert!(cpu(&prepared) >= cpu(&bare) + 500.0, "{prepared:?}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -568,6 +568,7 @@ impl CalibratePlan {
             },
             state_dir: PathBuf::new(),
             executor,
+            preparation: super::Spent::default(),
         }
     }
 

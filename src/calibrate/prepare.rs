@@ -2,7 +2,8 @@
 //! sets of the design, the books and the pair budget, with its outputs checked: [`games`]),
 //! then its cheap objectives (each entry of `--objectives` checked before any is prepared, a
 //! reference run can take minutes; then each objective's inputs read and its reference run
-//! made or read from the cache: [`objectives`]). Nothing here prints: what preparing has to say
+//! made or read from the cache: [`objectives`], timed for the run's cost by
+//! [`objectives_into`]). Nothing here prints: what preparing has to say
 //! (the files' bad lines, warnings, notes: [`Said`]), the objective being prepared and the
 //! reference runs' progress go to its observer as they happen.
 
@@ -76,6 +77,25 @@ pub fn games(
         region,
         books,
     })
+}
+
+/// [`objectives`] of `plan` into `config`, with the time they took to prepare (their
+/// reference runs can take minutes; read from the cache, a moment) counted in the cost of the
+/// run that follows.
+///
+/// # Errors
+/// As [`objectives`].
+pub fn objectives_into(
+    config: &mut super::Config,
+    plan: &CalibratePlan,
+    defaults: &CalibratePlan,
+    def: &Arc<EngineDef>,
+    observer: &Shared,
+) -> Result<(), PrepareError> {
+    let (start, cpu) = (std::time::Instant::now(), super::cpu_seconds());
+    config.objectives = objectives(plan, defaults, def, &config.executor, observer)?;
+    config.preparation = super::Spent::since(start, cpu);
+    Ok(())
 }
 
 /// The objectives of `plan`, each entry checked before any is prepared, then prepared in turn

@@ -225,7 +225,8 @@ impl Ceiling {
 }
 
 /// What the calibration cost, over every run that worked on it (an interrupted run and its
-/// resumption count together).
+/// resumption count together), each run's preparing of the objectives (reference runs, the
+/// referee's searches) counted with it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Cost {
     /// Wall time of all runs, seconds.

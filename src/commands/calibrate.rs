@@ -254,9 +254,8 @@ fn prepare(
     let own = state_dir.exists() && calibrate::report::is_own_report(&plan.out, &config);
     super::fresh_json_output(&plan.out, "--out", plan.force || own)?;
     let defaults = plan_of(&super::parsed_alone("calibrate", &[]).expect("no arguments"))?;
-    let objectives =
-        pool.install(|| prepare::objectives(&plan, &defaults, def, &config.executor, &observer));
-    config.objectives = objectives.map_err(UserError::from_display)?;
+    pool.install(|| prepare::objectives_into(&mut config, &plan, &defaults, def, &observer))
+        .map_err(UserError::from_display)?;
     config.state_dir = state_dir;
     println!("{}", calibrate::table::plan_line(&config));
     Ok((config, pool))
