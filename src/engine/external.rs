@@ -403,8 +403,8 @@ pub struct Found {
     pub nodes: u64,
     /// The count at which the final move became and stayed the PV's first move.
     pub found_at: u64,
-    /// The engine went past `go nodes` and was stopped; the last PV within the budget was
-    /// taken.
+    /// The engine went past `go nodes`: the last PV within the budget was taken (or, where it
+    /// named no move and gave none, the move of its shortest search, `go depth 1`).
     pub overshot: bool,
 }
 
@@ -815,7 +815,42 @@ impl UciProcess {
         let mut heard = Heard::default();
         let bestmove =
             self.await_bestmove(started, started + expected + self.grace, limits, &mut heard)?;
+        if limits.nodes.is_some()
+            && heard.last.is_none()
+            && names_no_move(&bestmove)
+            && !position.legal_moves().is_empty()
+        {
+            return self.shortest_search(start, moves, position);
+        }
         heard.found(&bestmove, position)
+    }
+
+    /// The move of the shortest search the engine makes, `go depth 1`, counted as past the
+    /// budget: for an engine whose own node count ended a move before it reported any PV and
+    /// that then named no move. Glaurung 2.2 does so in tactical middlegames where its first
+    /// reported iteration alone takes more than the budget (11,619 nodes seen against 10,000);
+    /// without this, each such move forfeited the game.
+    fn shortest_search(
+        &mut self,
+        start: &Chess,
+        moves: &[Move],
+        position: &Chess,
+    ) -> Result<Found, Fault> {
+        let shortest = Limits::depth(1);
+        self.set_up(start, moves)?;
+        let (go, expected) = go_command(&shortest, position.turn());
+        self.send(&go)?;
+        let started = Instant::now();
+        let mut heard = Heard::default();
+        let bestmove = self.await_bestmove(
+            started,
+            started + expected + self.grace,
+            &shortest,
+            &mut heard,
+        )?;
+        let mut found = heard.found(&bestmove, position)?;
+        found.overshot = true;
+        Ok(found)
     }
 
     /// Sends the `position` command of `start` and `moves`.
@@ -1034,6 +1069,14 @@ fn read_lines(stdout: ChildStdout) -> Receiver<String> {
         }
     });
     lines
+}
+
+/// Whether a `bestmove` line names no move (`0000`, or `(none)` as Glaurung 2.2 says).
+fn names_no_move(bestmove: &str) -> bool {
+    matches!(
+        bestmove.split_whitespace().nth(1),
+        Some("0000" | "(none)") | None
+    )
 }
 
 /// The move `text` (from `line`) names in `position`: `None` for a null move where there is
@@ -1266,10 +1309,51 @@ mod tests {
             assert_eq!((found.score, found.depth, found.nodes), (Some(20), 1, 400));
             assert!(found.overshot);
         }
-        // With no PV within the budget there is no move to take: a fault, as before.
+        // With no PV within the budget there is no move to take: the engine is asked for its
+        // shortest search (see the next test); one that names no move even then is faulty.
         let past = ["info depth 1 score cp 20 nodes 1600 pv e2e4"];
-        let program = scripted(&dir, "past.sh", &past, "bestmove (none)");
+        let program = UciProgram {
+            grace: Duration::from_millis(300),
+            ..scripted(&dir, "past.sh", &past, "bestmove (none)")
+        };
         assert!(matches!(search(&program), Err(Fault::Illegal(m)) if m == "(none)"));
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn an_engine_that_ends_a_move_on_its_own_count_before_any_pv_plays_its_shortest_search() {
+        // As Glaurung 2.2 in a tactical middlegame at 10,000 nodes: its own count ends the
+        // move before its first reported iteration, no `stop` sent, and it names no move;
+        // `go depth 1` then gives one.
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("marginal-own-count-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("own-count.sh");
+        std::fs::write(
+            &path,
+            "#!/bin/sh\nwhile read -r cmd rest; do case \"$cmd $rest\" in\n  uci*) echo uciok;;\n  \
+             isready*) echo readyok;;\n  'go depth 1') echo 'info depth 2 score cp 5 nodes 11619 pv g1f3'; \
+             echo 'bestmove g1f3';;\n  go*) echo 'bestmove (none)';;\n  quit*) exit 0;;\nesac; done\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let program = UciProgram {
+            command: path,
+            ..scripted(&dir, "unused.sh", &[], "bestmove (none)")
+        };
+        let start = Chess::default();
+        let mut engine = UciProcess::start(&program, &[]).unwrap();
+        let found = engine
+            .search(&start, &[], &start, &Limits::nodes(10_000))
+            .unwrap();
+        assert_eq!(
+            found.best_move.map(crate::formats::uci_move).as_deref(),
+            Some("g1f3")
+        );
+        assert!(found.overshot, "the move came from past the budget");
+        // Searched to a depth or a time, no move is still a fault: nothing else to ask for.
+        let found = engine.search(&start, &[], &start, &Limits::depth(3));
+        assert!(matches!(found, Err(Fault::Illegal(m)) if m == "(none)"));
         std::fs::remove_dir_all(dir).unwrap();
     }
 

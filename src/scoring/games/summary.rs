@@ -178,7 +178,7 @@ pub fn summary(result: &MatchResult, sprt: Option<&SprtParams>, pgn: Option<&Pat
     let (a, b) = s.overshot;
     if a + b > 0 {
         out.push(format!(
-            "moves past the node budget: A {a}, B {b} (the engine does not stop at go nodes exactly: marginal stopped it and played its last PV within the budget)"
+            "moves past the node budget: A {a}, B {b} (the engine does not stop at go nodes exactly: marginal stopped it and played its last PV within the budget, or where it gave none, its shortest search's move, go depth 1)"
         ));
     }
     let mut said: Vec<Said> = out.into_iter().map(Said::Out).collect();

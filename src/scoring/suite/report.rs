@@ -229,7 +229,7 @@ pub fn faults(score: &SuiteScore) -> String {
     if score.overshot > 0 {
         lines.push(String::new());
         lines.push(format!(
-            "stopped past the node budget on {} of {} positions: it does not stop at go nodes exactly; the last PV within the budget was taken",
+            "stopped past the node budget on {} of {} positions: it does not stop at go nodes exactly; the last PV within the budget was taken (where it gave none, its shortest search's move, go depth 1)",
             score.overshot,
             positions.len()
         ));
