@@ -38,6 +38,9 @@ def main(path):
     if r.get("stopped"):
         print(f"The games stopped after {len(r.get('rounds') or [])} round(s): "
               f"{r['stopped']} (target {r.get('ceiling_target')}, budget {r.get('max_games')} games).")
+    if r.get("games_for_target"):
+        print(f"At this spread of the sets, about {r['games_for_target']:,} games in all would bring "
+              f"the games' ceiling to the target (Spearman-Brown).")
     p = r.get("power")
     if p:
         true = f"{p['min_true_rho']:.2f}" if p.get("min_true_rho") else "above 1"

@@ -306,6 +306,11 @@ pub struct Report {
     /// The smallest correlations these sets and games could tell from zero.
     #[serde(default)]
     pub power: Option<Power>,
+    /// When the games' ceiling fell short of the target: about how many games in all, at this
+    /// spread of the sets, would bring it there ([`games_for_target`]); `None` when it was
+    /// reached, or when the games agreed not at all (more games alone may not help then).
+    #[serde(default)]
+    pub games_for_target: Option<u64>,
     /// What it cost.
     pub cost: Cost,
 }
@@ -435,10 +440,30 @@ pub(super) fn build(
         rounds: schedule.rounds.clone(),
         stopped: Some(schedule.stopped),
         power: None,
+        games_for_target: None,
         cost,
     };
     analyse(&mut report);
+    let played = schedule.rounds.iter().map(|r| r.games).sum();
+    report.games_for_target =
+        games_for_target(report.ceiling.judging(), config.ceiling_target, played);
     report
+}
+
+/// About how many games in all would bring the games' ceiling on rho from `ceiling`, after
+/// `games`, to `target`, the sets' spread staying what it is: the pooled Elo's reliability is
+/// the ceiling squared, and by the Spearman-Brown prophecy k times the games turn reliability r
+/// into k r / (1 + (k - 1) r). `None` when the target is reached, or when the ceiling is 0 (the
+/// games agree not at all: no rate to project).
+pub fn games_for_target(ceiling: Option<f64>, target: f64, games: u64) -> Option<u64> {
+    let c = ceiling?;
+    if c >= target || c <= 0.0 || games == 0 || target >= 1.0 {
+        return None;
+    }
+    let (r, goal) = (c * c, target * target);
+    let k = goal * (1.0 - r) / (r * (1.0 - goal));
+    // Rounded up to a hundred games: this is an estimate, not a count.
+    Some(((games as f64 * k) / 100.0).ceil() as u64 * 100)
 }
 
 /// A tally of pairs: their pentanomial and the games drawn.
@@ -748,6 +773,21 @@ mod tests {
         let elo7 = [5.0, 1.0, 2.0, 3.0, 4.0, 6.0, 7.0];
         let x7 = [9.0, 9.0, 9.0, 9.0, 1.0, 2.0, 3.0];
         assert!((top_half_rho(&x7, &elo7, how).unwrap().value - 0.4).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_games_a_target_needs_follow_the_spearman_brown_prophecy() {
+        // Ceiling 0.56 after 14,000 games: reliability 0.3136; 0.8 needs 0.64, k = 3.89.
+        let projected = games_for_target(Some(0.56), 0.8, 14_000).unwrap();
+        assert!((54_400..=54_600).contains(&projected), "{projected}");
+        // Stepped back down by the prophecy, those games give the target.
+        let k = projected as f64 / 14_000.0;
+        let r = 0.56 * 0.56;
+        let reached = (k * r / (1.0 + (k - 1.0) * r)).sqrt();
+        assert!((reached - 0.8).abs() < 0.001, "{reached}");
+        assert_eq!(games_for_target(Some(0.82), 0.8, 9_000), None, "reached");
+        assert_eq!(games_for_target(Some(0.0), 0.8, 9_000), None, "no rate");
+        assert_eq!(games_for_target(None, 0.8, 9_000), None);
     }
 
     #[test]

@@ -104,9 +104,14 @@ fn rounds_line(r: &Report) -> Option<String> {
         r.max_games.map_or("n/a".into(), |m| m.to_string()),
         stopped.said(),
         if r.games_could_judge() {
-            ""
+            String::new()
         } else {
-            ": the games could not judge, so no objective is trusted from this calibration"
+            let more = r.games_for_target.map_or(String::new(), |g| {
+                format!(" (at this spread of the sets, about {g} games in all would reach the target: give --max-games, or widen the region with --region so the sets lie further apart)")
+            });
+            format!(
+                ": the games could not judge, so no objective is trusted from this calibration{more}"
+            )
         }
     ))
 }
