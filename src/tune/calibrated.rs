@@ -51,10 +51,12 @@ pub fn find_calibration(
     let signature = def.signature();
     let Some(path) = &plan.calibration else {
         return Ok(keys.into_iter().find_map(|(key, caveat)| {
-            crate::calibrate::trust::find(Path::new("tuned"), &signature, &key)
-                .into_iter()
-                .next()
-                .map(|(path, report, o)| (path, report, o, caveat))
+            most_games(crate::calibrate::trust::find(
+                Path::new("tuned"),
+                &signature,
+                &key,
+            ))
+            .map(|(path, report, o)| (path, report, o, caveat))
         }));
     };
     let report = crate::calibrate::report::read(path)
@@ -84,6 +86,18 @@ pub fn find_calibration(
         )));
     };
     Ok(Some((path.clone(), report, o, caveat)))
+}
+
+/// Of several calibrations of an engine and objective (a first one kept beside the one made
+/// again), the one with the most games: it judges best. The first in file name order among
+/// equals.
+fn most_games(
+    found: Vec<(PathBuf, crate::calibrate::Report, usize)>,
+) -> Option<(PathBuf, crate::calibrate::Report, usize)> {
+    found
+        .into_iter()
+        .rev()
+        .max_by_key(|(_, report, _)| report.cost.games)
 }
 
 /// What the calibration found before the run says of the tuned set.
@@ -126,4 +140,30 @@ pub fn calibration(
         calibration.note = format!("{}; {caveat}", calibration.note);
     }
     calibration
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn of_several_calibrations_of_an_engine_the_one_with_the_most_games_is_read() {
+        let tuned = Path::new(env!("CARGO_MANIFEST_DIR")).join("tuned");
+        let made_again = tuned.join("calibration-toga2-nodes10000.json");
+        let report = crate::calibrate::report::read(&made_again).unwrap();
+        let mates = report
+            .objectives
+            .iter()
+            .find(|o| o.key.starts_with("mates"));
+        let key = &mates.expect("it measured mates").key;
+        // Toga II's first calibration, kept beside, measured the same mates objective.
+        let found = crate::calibrate::trust::find(&tuned, &report.engine_signature, key);
+        let names: Vec<_> = found.iter().map(|(p, ..)| p.file_name().unwrap()).collect();
+        assert!(names.len() >= 2, "{names:?}");
+        let first = found.iter().map(|(_, r, _)| r.cost.games).min().unwrap();
+        assert!(first < report.cost.games);
+        let (path, picked, _) = most_games(found).unwrap();
+        assert_eq!(path, made_again);
+        assert_eq!(picked.cost.games, report.cost.games);
+    }
 }

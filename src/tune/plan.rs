@@ -35,9 +35,10 @@ pub const DEFAULT_GAIN: f64 = 100.0;
 /// (tuned/calibration-builtin-nodes5000.json).
 pub const DEFAULT_NODES: u64 = 5_000;
 
-/// The default for an external engine, stopped past its budget: the limit of its shipped
-/// calibration (tuned/calibration-toga2-nodes10000.json), where the suite objective at a node
-/// budget ranks better than at a fixed depth (rho -0.41 against -0.73), though untrusted.
+/// The default for an external engine, stopped past its budget: the limit of the shipped
+/// calibrations of Toga II and Glaurung 2.2 (tuned/calibration-*-nodes10000.json). Toga's
+/// first calibration found the suite objective at a fixed depth ranking sets against games
+/// (rho -0.73), at a node budget less so (-0.41); neither is trusted.
 pub const EXTERNAL_DEFAULT_NODES: u64 = 10_000;
 
 /// The default book of the race's games: one no confirmation book shares.

@@ -118,8 +118,17 @@ fn auto(
     let rho = said_rho(suite_rho);
     let suite_trusted = trusted.iter().any(|t| t.index == *o);
     let Some(best) = best_trusted(&trusted) else {
+        // Games that could not rank the sets among themselves judge no objective, whatever its
+        // rho: that is the reason then.
+        let why = match report.ceiling.judging() {
+            Some(c) if !report.games_could_judge() => format!(
+                "{rho}, but its games could not judge: their ceiling on rho {c:.2} is below the target {:.2}",
+                report.ceiling_target.unwrap_or_default()
+            ),
+            _ => format!("{rho}, its lower bound at or below 0"),
+        };
         return games(format!(
-            "the suite objective at {limit} is untrusted for {engine} ({file}: {rho}, its lower bound at or below 0), and no other objective it measured at {limit} is trusted"
+            "the suite objective at {limit} is untrusted for {engine} ({file}: {why}), and no other objective it measured at {limit} is trusted"
         ));
     };
     let others: Vec<String> = (trusted.iter())
@@ -640,6 +649,10 @@ mod tests {
             c.why.contains("untrusted") && c.why.contains("calibration-toga2-nodes10000.json"),
             "{c:?}"
         );
+        // Its games fell short of their ceiling target: the reason says so, not the rho alone.
+        if !found.1.games_could_judge() {
+            assert!(c.why.contains("its games could not judge"), "{c:?}");
+        }
     }
 
     #[test]
