@@ -808,13 +808,7 @@ impl UciProcess {
         position: &Chess,
         limits: &Limits,
     ) -> Result<Found, Fault> {
-        self.set_up(start, moves)?;
-        let (go, expected) = go_command(limits, position.turn());
-        self.send(&go)?;
-        let started = Instant::now();
-        let mut heard = Heard::default();
-        let bestmove =
-            self.await_bestmove(started, started + expected + self.grace, limits, &mut heard)?;
+        let (bestmove, heard) = self.go(start, moves, position, limits)?;
         if limits.nodes.is_some()
             && heard.last.is_none()
             && names_no_move(&bestmove)
@@ -836,21 +830,29 @@ impl UciProcess {
         moves: &[Move],
         position: &Chess,
     ) -> Result<Found, Fault> {
-        let shortest = Limits::depth(1);
-        self.set_up(start, moves)?;
-        let (go, expected) = go_command(&shortest, position.turn());
-        self.send(&go)?;
-        let started = Instant::now();
-        let mut heard = Heard::default();
-        let bestmove = self.await_bestmove(
-            started,
-            started + expected + self.grace,
-            &shortest,
-            &mut heard,
-        )?;
+        let (bestmove, heard) = self.go(start, moves, position, &Limits::depth(1))?;
         let mut found = heard.found(&bestmove, position)?;
         found.overshot = true;
         Ok(found)
+    }
+
+    /// Sets up `position` (reached from `start` by `moves`), searches it within `limits` and
+    /// returns its `bestmove` line with what the engine said on the way.
+    fn go(
+        &mut self,
+        start: &Chess,
+        moves: &[Move],
+        position: &Chess,
+        limits: &Limits,
+    ) -> Result<(String, Heard), Fault> {
+        self.set_up(start, moves)?;
+        let (go, expected) = go_command(limits, position.turn());
+        self.send(&go)?;
+        let started = Instant::now();
+        let mut heard = Heard::default();
+        let bestmove =
+            self.await_bestmove(started, started + expected + self.grace, limits, &mut heard)?;
+        Ok((bestmove, heard))
     }
 
     /// Sends the `position` command of `start` and `moves`.
@@ -969,8 +971,7 @@ impl Heard {
         // Stopped past the budget, an engine may answer no move at all (Glaurung 2.2 says
         // `bestmove (none)`): the last PV within the budget is its move then, as for any
         // engine that overshot. Without one it is a fault, as an empty answer is anywhere.
-        let stopped_without_move =
-            overshot && self.last.is_some() && (text == "0000" || text == "(none)");
+        let stopped_without_move = overshot && self.last.is_some() && is_no_move(&text);
         // Any other move it played is checked on every path: an engine that overshot a node
         // budget and then names an illegal or unreadable move is faulty, whichever is taken.
         let played = if stopped_without_move {
@@ -1071,18 +1072,20 @@ fn read_lines(stdout: ChildStdout) -> Receiver<String> {
     lines
 }
 
-/// Whether a `bestmove` line names no move (`0000`, or `(none)` as Glaurung 2.2 says).
+/// Whether a `bestmove` line names no move (none at all, `0000`, or `(none)`).
 fn names_no_move(bestmove: &str) -> bool {
-    matches!(
-        bestmove.split_whitespace().nth(1),
-        Some("0000" | "(none)") | None
-    )
+    bestmove.split_whitespace().nth(1).is_none_or(is_no_move)
+}
+
+/// Whether a move's text is the null move: `0000`, or `(none)` as Glaurung 2.2 says.
+fn is_no_move(text: &str) -> bool {
+    text == "0000" || text == "(none)"
 }
 
 /// The move `text` (from `line`) names in `position`: `None` for a null move where there is
 /// no legal move.
 fn read_move(text: &str, line: &str, position: &Chess) -> Result<Option<Move>, Fault> {
-    if text == "0000" || text == "(none)" {
+    if is_no_move(text) {
         return if position.legal_moves().is_empty() {
             Ok(None)
         } else {
