@@ -264,8 +264,12 @@ pub struct EngineCheck {
     pub recorded_bench_nodes: u64,
     /// This engine's bench node count (0 for an external engine).
     pub bench_nodes: u64,
-    /// Whether the signatures agree: figures must then match exactly.
+    /// Whether the signatures agree and the engine repeats its searches: figures must then
+    /// match exactly.
     pub same: bool,
+    /// Whether the recorded signature names this engine ([`EngineDef::is_signed`]).
+    #[serde(default)]
+    pub described_alike: bool,
 }
 
 /// A tuned file, with its suites found and verified: ready to measure.
@@ -753,7 +757,8 @@ fn engine_check(def: &EngineDef, file: &TunedFile) -> EngineCheck {
             .map(|source| format!("{} ({source})", def.name)),
         // An engine whose searches do not repeat exactly (its engine file says so) is judged by
         // the statistics even when its description is unchanged.
-        same: def.deterministic && *recorded.0 == signature,
+        same: def.deterministic && def.is_signed(recorded.0),
+        described_alike: def.is_signed(recorded.0),
         recorded_signature: recorded.0.clone(),
         signature,
         recorded_bench_nodes: recorded.1,

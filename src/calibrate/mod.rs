@@ -181,9 +181,21 @@ impl Config {
     /// Everything that decides the games, as canonical JSON (the store's identity; objective
     /// values are kept by their objective's key, so objectives may be added on a rerun).
     pub fn identity(&self) -> serde_json::Value {
+        self.identity_signed(&self.sets[0].setting.def().signature())
+    }
+
+    /// The identity with each signature that names the engine
+    /// ([`crate::engine::EngineDef::signatures`]), its own first: a state recorded with one of
+    /// them is this calibration's.
+    pub fn identities(&self) -> Vec<serde_json::Value> {
+        let signatures = self.sets[0].setting.def().signatures();
+        signatures.iter().map(|s| self.identity_signed(s)).collect()
+    }
+
+    fn identity_signed(&self, signature: &str) -> serde_json::Value {
         serde_json::json!({
             "format": report::FORMAT,
-            "engine": self.sets[0].setting.def().signature(),
+            "engine": signature,
             "sets": self.sets.iter().map(|s| s.setting.to_string()).collect::<Vec<_>>(),
             "books": self.books.iter().map(|b| format!("{:016x} {}", b.hash, b.positions.len())).collect::<Vec<_>>(),
             "seed": self.seed,
@@ -290,7 +302,7 @@ pub fn run(
     interrupt: &AtomicBool,
     observer: &dyn Observer,
 ) -> Result<Report, CalibrateError> {
-    let store = Store::open(&config.state_dir, &config.identity())?;
+    let store = Store::open(&config.state_dir, &config.identities())?;
     let start = Instant::now();
     let cpu = cpu_seconds();
     let evaluations = AtomicUsize::new(0);

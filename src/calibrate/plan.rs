@@ -573,12 +573,19 @@ impl CalibratePlan {
     }
 
     /// Where the calibration of `config` keeps its work: `state`, or a directory of the
-    /// reference cache named after the hash of the configuration's identity.
+    /// reference cache named after the hash of the configuration's identity (the first of its
+    /// identities whose directory exists, else its own).
     pub fn state_dir(&self, config: &Config) -> PathBuf {
         self.state.clone().unwrap_or_else(|| {
-            let mut hash = Fnv::new();
-            hash.write(config.identity().to_string().as_bytes());
-            default_cache_dir().join(format!("calibration-{:016x}", hash.finish()))
+            let dirs: Vec<PathBuf> = (config.identities().iter())
+                .map(|identity| {
+                    let mut hash = Fnv::new();
+                    hash.write(identity.to_string().as_bytes());
+                    default_cache_dir().join(format!("calibration-{:016x}", hash.finish()))
+                })
+                .collect();
+            let found = dirs.iter().find(|d| d.exists());
+            found.unwrap_or(&dirs[0]).clone()
         })
     }
 

@@ -381,7 +381,8 @@ pub fn is_own_report(path: &Path, config: &Config) -> bool {
         return false;
     };
     value["format"] == FORMAT
-        && value["engine_signature"] == config.sets[0].setting.def().signature().as_str()
+        && (value["engine_signature"].as_str())
+            .is_some_and(|s| config.sets[0].setting.def().is_signed(s))
         && value["game_limit"] == limit_text(&config.game).as_str()
         && value["pairs_per_book"] == config.pairs_per_book
         && value["seed"] == config.seed

@@ -273,13 +273,15 @@ fn read_lines<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>, Store
 }
 
 impl Store {
-    /// Opens (or creates) the store in `dir` for a calibration with `identity` (canonical
-    /// JSON of everything that decides its results).
+    /// Opens (or creates) the store in `dir` for a calibration with the first of `identities`
+    /// (canonical JSON of everything that decides its results; a store made with any of them
+    /// is opened, as the same engine may have been recorded under another signature).
     ///
     /// # Errors
     /// The directory cannot be written, holds another calibration, or holds files and is no
     /// calibration's ([`check_dir`]).
-    pub fn open(dir: &Path, identity: &serde_json::Value) -> Result<Store, StoreError> {
+    pub fn open(dir: &Path, identities: &[serde_json::Value]) -> Result<Store, StoreError> {
+        let identity = &identities[0];
         check_dir(dir)?;
         std::fs::create_dir_all(dir).map_err(io(dir))?;
         let lock_path = dir.join("lock");
@@ -300,7 +302,7 @@ impl Store {
                         path: id_path.clone(),
                         what: format!("unreadable: {e}"),
                     })?;
-                if &then != identity {
+                if !identities.contains(&then) {
                     return Err(StoreError::Foreign {
                         what: first_difference(&then, identity),
                         path: id_path,
@@ -417,7 +419,7 @@ mod tests {
     #[test]
     fn a_directory_of_other_files_is_never_opened() {
         let d = dir("foreign-files");
-        let id = json!({"a": 1});
+        let id = [json!({"a": 1})];
         // Missing, empty, or holding only a calibration's files (killed before its identity
         // was written): used.
         check_dir(&d).unwrap();
@@ -452,7 +454,7 @@ mod tests {
     #[test]
     fn lines_survive_a_reopen_and_a_cut_tail_is_dropped() {
         let d = dir("reopen");
-        let id = json!({"a": 1, "b": "x"});
+        let id = [json!({"a": 1, "b": "x"})];
         let s = Store::open(&d, &id).unwrap();
         let pair = PairLine {
             set: 1,
@@ -488,11 +490,14 @@ mod tests {
         assert!(matches!(Store::open(&d, &id), Err(StoreError::Busy { .. })));
         drop(s);
         assert_eq!(Store::open(&d, &id).unwrap().earlier_pairs.len(), 2);
-        let Err(StoreError::Foreign { what, .. }) = Store::open(&d, &json!({"a": 2, "b": "x"}))
+        let Err(StoreError::Foreign { what, .. }) = Store::open(&d, &[json!({"a": 2, "b": "x"})])
         else {
             panic!("another identity must be refused");
         };
         assert!(what.starts_with("a: 1 then, 2 now"), "{what}");
+        // The same calibration under another of its identities (the engine's former signature).
+        let former = [json!({"a": 2, "b": "x"}), id[0].clone()];
+        assert_eq!(Store::open(&d, &former).unwrap().earlier_pairs.len(), 2);
         // A bad line with whole lines after it is named, and nothing is cut.
         let path = d.join("pairs.jsonl");
         let text = std::fs::read_to_string(&path).unwrap();

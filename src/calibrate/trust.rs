@@ -199,10 +199,10 @@ impl Calibration {
     }
 }
 
-/// The calibration reports in `dir` (`*.json` files that are reports) for the engine with
-/// `signature` that measured an objective with `key`: each report's path, itself and the
+/// The calibration reports in `dir` (`*.json` files that are reports) for the engine named by
+/// one of `signatures` ([`crate::engine::EngineDef::signatures`]) that measured an objective with `key`: each report's path, itself and the
 /// objective's index, in file name order.
-pub fn find(dir: &Path, signature: &str, key: &str) -> Vec<(PathBuf, Report, usize)> {
+pub fn find(dir: &Path, signatures: &[String], key: &str) -> Vec<(PathBuf, Report, usize)> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
@@ -216,7 +216,9 @@ pub fn find(dir: &Path, signature: &str, key: &str) -> Vec<(PathBuf, Report, usi
         .filter_map(|p| {
             let r = report::read(&p).ok()?;
             let o = r.objectives.iter().position(|o| o.key == key)?;
-            (r.engine_signature == signature).then_some((p, r, o))
+            signatures
+                .contains(&r.engine_signature)
+                .then_some((p, r, o))
         })
         .collect()
 }
@@ -318,7 +320,8 @@ mod tests {
         let dir = path.parent().unwrap();
         let o = index_of(&report, "mates");
         let key = &report.objectives[o].key;
-        let found = find(dir, &report.engine_signature, key);
+        let signed = [report.engine_signature.clone()];
+        let found = find(dir, &signed, key);
         assert_eq!(
             found.len(),
             1,
@@ -328,9 +331,9 @@ mod tests {
         assert_eq!(found[0].0, path);
         assert_eq!(found[0].2, o);
         // Another engine's signature, or an objective the report did not measure: none.
-        assert!(find(dir, "0000000000000000", key).is_empty());
-        assert!(find(dir, &report.engine_signature, "suite 0 nodes").is_empty());
-        assert!(find(&dir.join("no-such-dir"), &report.engine_signature, key).is_empty());
+        assert!(find(dir, &["0000000000000000".into()], key).is_empty());
+        assert!(find(dir, &signed, "suite 0 nodes").is_empty());
+        assert!(find(&dir.join("no-such-dir"), &signed, key).is_empty());
     }
 
     #[test]

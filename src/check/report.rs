@@ -207,7 +207,7 @@ pub fn engine_line(e: &EngineCheck) -> String {
             "engine: {external}, content digest {} as recorded: every figure must come out identical (the digest covers the engine's description, not its program: a rebuilt engine shows as changed figures)",
             e.signature
         ),
-        (Some(external), false) if e.signature == e.recorded_signature => format!(
+        (Some(external), false) if e.described_alike => format!(
             "engine: {external}, content digest {} as recorded; its engine file says its searches do not repeat exactly (deterministic = false), so figures may move by a few nodes: judging by the statistics",
             e.signature
         ),
@@ -392,6 +392,7 @@ mod tests {
             bench_nodes: 1,
             recorded_bench_nodes: 1,
             same: true,
+            described_alike: true,
         };
         CheckReport {
             format: FORMAT.into(),

@@ -39,8 +39,11 @@ pub struct EngineDef {
     pub reference_options: Vec<(String, String)>,
     /// Where it was described: the engine file (or `--engine-cmd`), None for the built-in.
     pub source: Option<String>,
-    /// A digest of the description (engine file content, or command and rows).
+    /// A digest of the description (what the engine file says, or command and rows).
     pub digest: u64,
+    /// The digest of its engine file's text as written, which marginal recorded as the
+    /// signature before signatures left comments out (None without a file).
+    pub text_digest: Option<u64>,
     /// Whether its searches at a fixed depth or node count repeat exactly (`check` then
     /// expects identical figures; else it judges by the statistics).
     pub deterministic: bool,
@@ -112,6 +115,7 @@ impl EngineDef {
                     reference_options: Vec::new(),
                     source: None,
                     digest: 0,
+                    text_digest: None,
                     deterministic: true,
                 })
             })
@@ -135,6 +139,7 @@ impl EngineDef {
             reference_options: file.reference_options.clone(),
             source: Some(file.path.clone()),
             digest: file.digest,
+            text_digest: Some(file.text_digest),
             deterministic: file.deterministic,
         }
     }
@@ -206,6 +211,7 @@ impl EngineDef {
             reference_options: Vec::new(),
             source: Some(format!("--engine-cmd {command}")),
             digest: digest.finish(),
+            text_digest: None,
             // Unknown without a file to say so: `check` judges it by the statistics.
             deterministic: false,
         })
@@ -389,6 +395,21 @@ impl EngineDef {
             Program::Builtin => format!("{:016x}", bench::signature()),
             Program::Uci(_) => format!("{:016x}", self.digest),
         }
+    }
+
+    /// Whether a signature a report or checkpoint recorded names this engine: its
+    /// [`signature`](Self::signature), or, while its engine file's text is unchanged, the digest
+    /// of that text, which marginal recorded before signatures left comments out.
+    pub fn is_signed(&self, recorded: &str) -> bool {
+        self.signatures().iter().any(|s| s == recorded)
+    }
+
+    /// Every signature that names this engine (see [`is_signed`](Self::is_signed)), its own
+    /// first.
+    pub fn signatures(&self) -> Vec<String> {
+        let mut all = vec![self.signature()];
+        all.extend(self.text_digest.map(|d| format!("{d:016x}")));
+        all
     }
 }
 
@@ -928,6 +949,23 @@ mod tests {
 
     fn declared(line: &str) -> DeclaredOption {
         crate::engine::external::parse_option(line).unwrap()
+    }
+
+    #[test]
+    fn a_signature_recorded_from_an_engine_files_text_still_names_it_while_the_text_is_unchanged() {
+        let text = "command = \"/bin/true\"\n# a note\nparams = [\"m, M, 1, 0, 9, 1, 0.002, 1\"]\n";
+        let parse = |t: &str| EngineFile::parse(std::path::Path::new("e.toml"), t).unwrap();
+        let def = EngineDef::from_file(&parse(text));
+        let former = format!("{:016x}", parse(text).text_digest);
+        assert_ne!(former, def.signature());
+        assert!(def.is_signed(&def.signature()) && def.is_signed(&former));
+        assert_eq!(def.signatures(), [def.signature(), former.clone()]);
+        // Its comment edited: the same signature, but not the text recorded before.
+        let edited = EngineDef::from_file(&parse(&text.replace("a note", "another note")));
+        assert_eq!(edited.signature(), def.signature());
+        assert!(!edited.is_signed(&former));
+        assert!(!def.is_signed("0000000000000000"));
+        assert!(!EngineDef::builtin().is_signed(&former));
     }
 
     #[test]

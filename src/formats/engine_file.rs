@@ -68,8 +68,13 @@ pub struct EngineFile {
     /// Whether its searches at a fixed depth or node count repeat exactly (default true):
     /// `check` then expects identical figures, else it judges by the statistics.
     pub deterministic: bool,
-    /// Content hash of the file (provenance, reference cache).
+    /// Digest of what the file says: its keys and values, whatever its comments, spacing and
+    /// key order (the engine's signature: provenance, caches, calibrations).
     pub digest: u64,
+    /// Digest of the file's text as written: what marginal recorded as the signature before
+    /// signatures left comments out, so that reports and checkpoints recorded then still name
+    /// this engine while its text is unchanged.
+    pub text_digest: u64,
 }
 
 /// Why an engine file cannot be used.
@@ -146,28 +151,47 @@ const EXPECTED: [(&str, &str); 10] = [
     ),
 ];
 
-/// A value as the file writes it, for messages: `-5`, `"yes"`, `[1, 2]`.
-fn as_written(value: &toml::Value) -> String {
-    fn text(value: &toml::Value) -> String {
-        match value {
-            toml::Value::String(s) => format!("{s:?}"),
-            toml::Value::Integer(i) => i.to_string(),
-            toml::Value::Float(f) => format!("{f:?}"),
-            toml::Value::Boolean(b) => b.to_string(),
-            toml::Value::Datetime(d) => d.to_string(),
-            toml::Value::Array(a) => {
-                format!("[{}]", a.iter().map(text).collect::<Vec<_>>().join(", "))
-            }
-            toml::Value::Table(t) => {
-                let entries: Vec<String> = t
-                    .iter()
-                    .map(|(k, v)| format!("{k} = {}", text(v)))
-                    .collect();
-                format!("{{ {} }}", entries.join(", "))
-            }
+/// A value in one line, tables' keys in order: `-5`, `"yes"`, `[1, 2]`, `{ a = 1 }`.
+fn one_line(value: &toml::Value) -> String {
+    match value {
+        toml::Value::String(s) => format!("{s:?}"),
+        toml::Value::Integer(i) => i.to_string(),
+        toml::Value::Float(f) => format!("{f:?}"),
+        toml::Value::Boolean(b) => b.to_string(),
+        toml::Value::Datetime(d) => d.to_string(),
+        toml::Value::Array(a) => {
+            format!(
+                "[{}]",
+                a.iter().map(one_line).collect::<Vec<_>>().join(", ")
+            )
+        }
+        toml::Value::Table(t) => {
+            let entries: Vec<String> = t
+                .iter()
+                .map(|(k, v)| format!("{k:?} = {}", one_line(v)))
+                .collect();
+            format!("{{ {} }}", entries.join(", "))
         }
     }
-    excerpt(&text(value))
+}
+
+/// A value as the file writes it, for messages: `-5`, `"yes"`, `[1, 2]`.
+fn as_written(value: &toml::Value) -> String {
+    excerpt(&one_line(value))
+}
+
+/// The digest of what a parsed file says (its keys in order, its values), so that its comments,
+/// spacing and the order of its keys do not change the engine's signature.
+fn content_digest(text: &str) -> u64 {
+    let mut digest = Fnv::new();
+    let content = toml::from_str::<toml::Table>(text).map(toml::Value::Table);
+    // The text parsed already (as the engine file's fields), so the fallback is never taken.
+    digest.write(
+        content
+            .map_or_else(|_| text.to_string(), |v| one_line(&v))
+            .as_bytes(),
+    );
+    digest.finish()
 }
 
 /// Checks the type of every known key (unknown keys are left to the parser, which names them),
@@ -458,8 +482,8 @@ impl EngineFile {
                 path.file_stem()
                     .map_or("engine".into(), |s| s.to_string_lossy().into_owned())
             });
-        let mut digest = Fnv::new();
-        digest.write(text.as_bytes());
+        let mut text_digest = Fnv::new();
+        text_digest.write(text.as_bytes());
         Ok(EngineFile {
             path: file.shown.clone(),
             name,
@@ -474,7 +498,8 @@ impl EngineFile {
             timeout_ms: raw.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS),
             fresh: raw.fresh,
             deterministic: raw.deterministic.unwrap_or(true),
-            digest: digest.finish(),
+            digest: content_digest(text),
+            text_digest: text_digest.finish(),
         })
     }
 
@@ -570,6 +595,38 @@ OwnBook = false
             rel.command.display()
         );
         assert_eq!(rel.name, "x");
+    }
+
+    #[test]
+    fn an_engine_files_digest_is_what_it_says_not_how_it_is_written() {
+        let parse = |text: &str| EngineFile::parse(Path::new("e/toga.toml"), text).unwrap();
+        let f = parse(TOGA);
+        // Comments, spacing and the order of keys are not the engine.
+        let rewritten = TOGA
+            .replace(
+                "[options]",
+                "# Why these options.\n[options]  # its options",
+            )
+            .replace("Hash = 16\nOwnBook = false", "OwnBook=false\nHash   =   16");
+        let g = parse(&rewritten);
+        assert_eq!(g.digest, f.digest);
+        assert_ne!(g.text_digest, f.text_digest);
+        // Any value is.
+        for changed in [
+            TOGA.replace("Hash = 16", "Hash = 32"),
+            TOGA.replace(
+                "0, 500, 10, 0.002, 500\",\n  \"delta",
+                "0, 500, 10, 0.002, 400\",\n  \"delta",
+            ),
+            TOGA.replace(
+                "\"Futility Pruning\" = false",
+                "\"Futility Pruning\" = true",
+            ),
+            TOGA.replace("[options]", "fresh = true\n[options]"),
+        ] {
+            let h = parse(&changed);
+            assert_ne!(h.digest, f.digest, "{changed}");
+        }
     }
 
     #[test]

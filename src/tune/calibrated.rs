@@ -48,12 +48,11 @@ pub fn find_calibration(
             )),
         ));
     }
-    let signature = def.signature();
     let Some(path) = &plan.calibration else {
         return Ok(keys.into_iter().find_map(|(key, caveat)| {
             most_games(crate::calibrate::trust::find(
                 Path::new("tuned"),
-                &signature,
+                &def.signatures(),
                 &key,
             ))
             .map(|(path, report, o)| (path, report, o, caveat))
@@ -61,11 +60,12 @@ pub fn find_calibration(
     };
     let report = crate::calibrate::report::read(path)
         .map_err(|e| RunError::Refused(format!("--calibration {e}")))?;
-    if report.engine_signature != signature {
+    if !def.is_signed(&report.engine_signature) {
         return Err(RunError::Refused(format!(
-            "--calibration {}: it calibrates engine signature {}, this engine's is {signature}",
+            "--calibration {}: it calibrates engine signature {}, this engine's is {}",
             path.display(),
-            report.engine_signature
+            report.engine_signature,
+            def.signature()
         )));
     }
     let found = keys.into_iter().find_map(|(key, caveat)| {
@@ -157,7 +157,11 @@ mod tests {
             .find(|o| o.key.starts_with("mates"));
         let key = &mates.expect("it measured mates").key;
         // Toga II's first calibration, kept beside, measured the same mates objective.
-        let found = crate::calibrate::trust::find(&tuned, &report.engine_signature, key);
+        let found = crate::calibrate::trust::find(
+            &tuned,
+            std::slice::from_ref(&report.engine_signature),
+            key,
+        );
         let names: Vec<_> = found.iter().map(|(p, ..)| p.file_name().unwrap()).collect();
         assert!(names.len() >= 2, "{names:?}");
         let first = found.iter().map(|(_, r, _)| r.cost.games).min().unwrap();

@@ -398,6 +398,7 @@ impl EngineRecord {
             reference_options: self.reference_options.clone(),
             source: Some(self.source.clone()),
             digest: u64::from_str_radix(&self.signature, 16).unwrap_or(0),
+            text_digest: None,
             deterministic: self.deterministic,
         }
     }

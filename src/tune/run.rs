@@ -182,20 +182,24 @@ pub fn identity(run: &Opening, remarks: &mut Vec<Said>) -> Result<String, RunErr
         remarks.extend(data_changed(run, &id));
         return Ok(id);
     };
-    let now = run.def.signature();
     for dir in checkpoints_of(run.plan, run.opts, run.cache) {
         let Some(then) = checkpoint::recorded_run(&dir).filter(|then| *then != id) else {
             continue;
         };
-        let Some(engine) = engine_then(&dir, &then, &run.plan.out).filter(|e| e.signature != now)
-        else {
+        let Some(engine) = engine_then(&dir, &then, &run.plan.out) else {
             continue;
         };
         if run.run_id(Some(&engine.signature)) != then {
             continue;
         }
+        if run.def.is_signed(&engine.signature) {
+            // The same engine file, recorded under its former signature: that run is this one.
+            remarks.extend(data_changed(run, &then));
+            return Ok(then);
+        }
         let changed = format!(
-            "the engine file {file} changed since the run started (content digest {now}, {} then)",
+            "the engine file {file} changed since the run started (content digest {}, {} then)",
+            run.def.signature(),
             engine.signature
         );
         return engine_changed(run, &dir, file, &changed, remarks).map(|same| match same {
@@ -438,7 +442,7 @@ fn record_engine(opts: &TuneOptions, dir: &Path, def: &EngineDef) -> Result<(), 
         };
         return match checkpoint::recorded_engine(dir) {
             None => refuse("damaged: it is not an engine record (a name and a signature)".into()),
-            Some(then) if then.signature != def.signature() => refuse(format!(
+            Some(then) if !def.is_signed(&then.signature) => refuse(format!(
                 "the run was made with the engine {} (signature {}), and this is {} (signature {}), so its logged evaluations are not this engine's",
                 then.source.as_deref().unwrap_or(&then.name),
                 then.signature,
