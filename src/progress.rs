@@ -440,6 +440,21 @@ impl Observer for Silent {
     fn event(&self, _event: &Event<'_>) {}
 }
 
+/// CPU time of this process and its finished children (the external engines it ran and
+/// waited for), seconds: what a run says it cost.
+pub fn cpu_seconds() -> f64 {
+    let time = |who| {
+        let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: getrusage writes into the struct it is given.
+        if unsafe { libc::getrusage(who, &mut u) } != 0 {
+            return 0.0;
+        }
+        let t = |v: libc::timeval| v.tv_sec as f64 + v.tv_usec as f64 * 1e-6;
+        t(u.ru_utime) + t(u.ru_stime)
+    };
+    time(libc::RUSAGE_SELF) + time(libc::RUSAGE_CHILDREN)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -459,6 +459,14 @@ fn an_interrupted_tune_says_what_it_kept_and_the_command_that_resumes() {
     let file: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     let earlier = file["provenance"]["earlier_wall_seconds"].as_f64().unwrap();
     assert!(earlier > 0.0, "{earlier}");
+    // And its CPU time, this invocation's and the interrupted one's, beside the wall time.
+    let cpu = |key: &str| file["provenance"][key].as_f64().unwrap_or(0.0);
+    assert!(
+        cpu("cpu_seconds") > 0.0 && cpu("earlier_cpu_seconds") > 0.0,
+        "{}",
+        file["provenance"]
+    );
+    assert_names(&stdout, &["CPU min"]);
     std::fs::remove_dir_all(dir).unwrap();
 }
 

@@ -127,11 +127,11 @@ pub struct Spent {
 }
 
 impl Spent {
-    /// The time from `start` (and `cpu`, [`cpu_seconds`] then) to now.
+    /// The time from `start` (and `cpu`, [`crate::progress::cpu_seconds`] then) to now.
     pub(crate) fn since(start: Instant, cpu: f64) -> Spent {
         Spent {
             wall_seconds: start.elapsed().as_secs_f64(),
-            cpu_seconds: cpu_seconds() - cpu,
+            cpu_seconds: crate::progress::cpu_seconds() - cpu,
         }
     }
 }
@@ -304,7 +304,7 @@ pub fn run(
 ) -> Result<Report, CalibrateError> {
     let store = Store::open(&config.state_dir, &config.identities())?;
     let start = Instant::now();
-    let cpu = cpu_seconds();
+    let cpu = crate::progress::cpu_seconds();
     let evaluations = AtomicUsize::new(0);
     let games = AtomicUsize::new(0);
     let result = work(config, &store, interrupt, observer, &evaluations, &games);
@@ -333,20 +333,6 @@ pub fn run(
             last_run_seconds: this.wall_seconds,
         },
     ))
-}
-
-/// CPU time of this process and its finished children (external engines), seconds.
-pub(crate) fn cpu_seconds() -> f64 {
-    let time = |who| {
-        let mut u: libc::rusage = unsafe { std::mem::zeroed() };
-        // SAFETY: getrusage writes into the struct it is given.
-        if unsafe { libc::getrusage(who, &mut u) } != 0 {
-            return 0.0;
-        }
-        let t = |v: libc::timeval| v.tv_sec as f64 + v.tv_usec as f64 * 1e-6;
-        t(u.ru_utime) + t(u.ru_stime)
-    };
-    time(libc::RUSAGE_SELF) + time(libc::RUSAGE_CHILDREN)
 }
 
 /// The calibration's work: the objectives, then the games.

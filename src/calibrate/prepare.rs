@@ -92,7 +92,7 @@ pub fn objectives_into(
     def: &Arc<EngineDef>,
     observer: &Shared,
 ) -> Result<(), PrepareError> {
-    let (start, cpu) = (std::time::Instant::now(), super::cpu_seconds());
+    let (start, cpu) = (std::time::Instant::now(), crate::progress::cpu_seconds());
     config.objectives = objectives(plan, defaults, def, &config.executor, observer)?;
     config.preparation = super::Spent::since(start, cpu);
     Ok(())

@@ -501,7 +501,8 @@ fn say_interrupted(dir: &Path, resume: &str, grace: std::time::Duration) -> Resu
             std::thread::sleep(std::time::Duration::from_millis(50));
         }
         // This invocation's time, for the resumed run's record of what the tune cost.
-        checkpoint::record_interrupted(&dir, began.elapsed().as_secs_f64());
+        let cpu = marginal::progress::cpu_seconds();
+        checkpoint::record_interrupted(&dir, began.elapsed().as_secs_f64(), cpu);
         let confirm = checkpoint::confirm_pairs_kept(&dir);
         eprintln!("{}", report::interrupted(&dir, &resume, confirm));
         std::thread::sleep(grace);
@@ -551,13 +552,12 @@ fn finish(run: Prepared, outcome: pipeline::Tuned, elapsed: f64) -> Result<()> {
         sets,
         &run.options,
         &run.dir,
-        elapsed,
+        (elapsed, marginal::progress::cpu_seconds()),
     )?;
     record.games = (outcome.games.as_ref().zip(games_setup))
         .map(|(problem, setup)| setup::games_record(problem, setup));
     (record.confirm, record.calibration) = (confirm, Some(calibration));
     let spent = prepare::Spent {
-        elapsed,
         searched: outcome.cost.search_time(),
         threads: run.threads,
     };

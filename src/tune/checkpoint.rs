@@ -248,11 +248,11 @@ pub fn cut_logs(dir: &Path) -> Vec<PathBuf> {
 /// The checkpoint's log of interrupted invocations: one line each, its wall seconds.
 pub const INTERRUPTED_LOG: &str = "interrupted.jsonl";
 
-/// Records in `dir` the wall-clock `seconds` of an invocation that was interrupted, for the
-/// resumed run's record of what the tune cost ([`earlier_invocations`]). Best effort: a
-/// directory that cannot be written loses only that figure.
-pub fn record_interrupted(dir: &Path, seconds: f64) {
-    let line = serde_json::json!({ "wall_seconds": seconds });
+/// Records in `dir` the wall-clock `seconds` and the `cpu_seconds` of an invocation that was
+/// interrupted, for the resumed run's record of what the tune cost ([`earlier_invocations`]).
+/// Best effort: a directory that cannot be written loses only those figures.
+pub fn record_interrupted(dir: &Path, seconds: f64, cpu_seconds: f64) {
+    let line = serde_json::json!({ "wall_seconds": seconds, "cpu_seconds": cpu_seconds });
     let _ = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -272,14 +272,28 @@ pub fn confirm_pairs_kept(dir: &Path) -> usize {
     std::fs::read_to_string(confirm_pgn(dir)).map_or(0, |t| t.matches("[Event ").count() / 2)
 }
 
-/// The wall seconds of the interrupted invocations a checkpoint records, and how many there were.
-pub fn earlier_invocations(dir: &Path) -> (f64, usize) {
+/// What the interrupted invocations a checkpoint records cost, and how many there were.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Earlier {
+    /// Their wall-clock seconds.
+    pub wall_seconds: f64,
+    /// Their CPU seconds (0 for those recorded before CPU time was).
+    pub cpu_seconds: f64,
+    /// How many.
+    pub runs: usize,
+}
+
+/// The interrupted invocations a checkpoint records ([`record_interrupted`]).
+pub fn earlier_invocations(dir: &Path) -> Earlier {
     let text = std::fs::read_to_string(dir.join(INTERRUPTED_LOG)).unwrap_or_default();
-    let seconds: Vec<f64> = (text.lines())
+    (text.lines())
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter_map(|v| v["wall_seconds"].as_f64())
-        .collect();
-    (seconds.iter().sum(), seconds.len())
+        .filter_map(|v| Some((v["wall_seconds"].as_f64()?, v["cpu_seconds"].as_f64())))
+        .fold(Earlier::default(), |e, (wall, cpu)| Earlier {
+            wall_seconds: e.wall_seconds + wall,
+            cpu_seconds: e.cpu_seconds + cpu.unwrap_or(0.0),
+            runs: e.runs + 1,
+        })
 }
 
 /// The game batches a checkpoint keeps: the games objective's (`games.jsonl`), the race's

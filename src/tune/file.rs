@@ -603,6 +603,14 @@ pub struct Provenance {
     /// recorded at its interrupt (a run killed by SIGKILL records none); absent when none.
     #[serde(default, skip_serializing_if = "is_zero_f64")]
     pub earlier_wall_seconds: f64,
+    /// CPU seconds of this invocation: its threads and the engines it ran (absent in files
+    /// written before CPU time was recorded).
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    pub cpu_seconds: f64,
+    /// CPU seconds of the interrupted invocations it resumed, as each recorded at its
+    /// interrupt; absent when none.
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
+    pub earlier_cpu_seconds: f64,
     /// The command line.
     pub command_line: String,
     /// The command's arguments, as recorded for `--resume`.

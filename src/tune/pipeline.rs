@@ -135,8 +135,12 @@ pub struct RunRecord {
     pub iterations: u64,
     /// Wall time of this invocation, seconds.
     pub wall_seconds: f64,
+    /// CPU time of this invocation (its threads and the engines it ran), seconds.
+    pub cpu_seconds: f64,
     /// Wall time of the interrupted invocations it resumed, seconds (0: none).
     pub earlier_wall_seconds: f64,
+    /// CPU time of the interrupted invocations it resumed, seconds (0: none).
+    pub earlier_cpu_seconds: f64,
     /// The command line and the arguments as recorded.
     pub command_line: String,
     /// The arguments, as the front end records them.
@@ -152,7 +156,7 @@ pub struct RunRecord {
 impl RunRecord {
     /// The record of a run of `plan` with the identity `run_id`, the solver's `settings`, the
     /// `train` and `validation` positions scored with `options`, its checkpoint `dir`, this
-    /// invocation's `wall_seconds` and command line; no games record, confirmation or
+    /// invocation's wall and CPU seconds and command line; no games record, confirmation or
     /// calibration yet (the caller adds those it has).
     ///
     /// # Errors
@@ -164,8 +168,9 @@ impl RunRecord {
         (train, validation): (&LoadedSuites, &LoadedSuites),
         options: &ScorerOptions,
         dir: &Path,
-        wall_seconds: f64,
+        (wall_seconds, cpu_seconds): (f64, f64),
     ) -> serde_json::Result<RunRecord> {
+        let earlier = super::checkpoint::earlier_invocations(dir);
         Ok(RunRecord {
             run: run_id,
             objective: plan.objective.name().to_string(),
@@ -181,7 +186,9 @@ impl RunRecord {
             seed: plan.seed,
             iterations: plan.iterations,
             wall_seconds,
-            earlier_wall_seconds: super::checkpoint::earlier_invocations(dir).0,
+            cpu_seconds,
+            earlier_wall_seconds: earlier.wall_seconds,
+            earlier_cpu_seconds: earlier.cpu_seconds,
             command_line: std::env::args().collect::<Vec<_>>().join(" "),
             arguments: super::run::recorded_arguments(plan, dir)?,
             games: None,
@@ -251,7 +258,9 @@ impl Tuned {
                 faults,
                 time_losses,
                 wall_seconds: record.wall_seconds,
+                cpu_seconds: record.cpu_seconds,
                 earlier_wall_seconds: record.earlier_wall_seconds,
+                earlier_cpu_seconds: record.earlier_cpu_seconds,
                 command_line: record.command_line,
                 arguments: record.arguments,
             },

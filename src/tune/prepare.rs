@@ -208,11 +208,9 @@ pub enum WriteError {
     Plot(#[from] super::plot::PlotError),
 }
 
-/// How a finished run went: this invocation's seconds, the suite evaluations it searched and
-/// their seconds, its worker threads.
+/// How a finished run searched: the suite evaluations it searched and their seconds, its
+/// worker threads (its wall and CPU time are in its tuned file's provenance).
 pub struct Spent {
-    /// Wall-clock seconds of this invocation.
-    pub elapsed: f64,
     /// Suite evaluations searched, and the seconds they took.
     pub searched: (usize, f64),
     /// Worker threads.
@@ -246,13 +244,11 @@ pub fn write(
         |source| WriteError::Io { path, source }
     };
     file.write(out).map_err(io(out))?;
-    let earlier =
-        (opts.checkpoint.as_deref()).map_or((0.0, 0), super::checkpoint::earlier_invocations);
+    let earlier = (opts.checkpoint.as_deref()).map(super::checkpoint::earlier_invocations);
     lines.push(Said::Out(report::written(
         out,
         file,
-        spent.elapsed,
-        earlier,
+        earlier.map_or(0, |e| e.runs),
     )));
     lines.extend(report::faults(file, out).map(Said::Warning));
     lines.extend(report::time_losses(file, out).map(Said::Warning));

@@ -345,14 +345,10 @@ pub fn nothing_moved(file: &TunedFile, space: &Space) -> Vec<Said> {
     lines
 }
 
-/// Where the tuned file went, the work and the time it took (with the interrupted runs it
-/// resumed: their seconds and count).
-pub fn written(
-    out: &Path,
-    file: &TunedFile,
-    elapsed: f64,
-    (earlier, runs): (f64, usize),
-) -> String {
+/// Where the tuned file went, the work and the wall and CPU time it took (with the interrupted
+/// runs it resumed: their time, as its provenance records it, and their count).
+pub fn written(out: &Path, file: &TunedFile, earlier_runs: usize) -> String {
+    let p = &file.provenance;
     // The provenance counts every game of the run (a games objective's, a race's screen and
     // finalists'); suite evaluations are the log's.
     let work = match (file.evaluations.len(), file.provenance.games) {
@@ -360,17 +356,27 @@ pub fn written(
         (0, games) => format!("{games} games"),
         (evaluations, games) => format!("{evaluations} evaluations, {games} games"),
     };
-    let earlier = if runs > 0 {
+    let cpu = |seconds: f64| {
+        if seconds > 0.0 {
+            format!(", {:.1} CPU min", seconds / 60.0)
+        } else {
+            String::new()
+        }
+    };
+    let earlier = if earlier_runs > 0 {
         format!(
-            "; {:.0} s with the {runs} interrupted run(s) it resumed",
-            elapsed + earlier
+            "; {:.0} s{} with the {earlier_runs} interrupted run(s) it resumed",
+            p.wall_seconds + p.earlier_wall_seconds,
+            cpu(p.cpu_seconds + p.earlier_cpu_seconds)
         )
     } else {
         String::new()
     };
     format!(
-        "tuned set written to {} ({work}, {elapsed:.0} s{earlier})",
+        "tuned set written to {} ({work}, {:.0} s{}{earlier})",
         out.display(),
+        p.wall_seconds,
+        cpu(p.cpu_seconds)
     )
 }
 
@@ -578,22 +584,34 @@ mod tests {
     use crate::scoring::paired::PairedComparison;
 
     #[test]
-    fn the_written_line_counts_a_races_games_beside_its_evaluations() {
+    fn the_written_line_counts_a_races_games_beside_its_evaluations_and_its_wall_and_cpu_time() {
         let shipped = |name: &str| {
             let path = Path::new(env!("CARGO_MANIFEST_DIR"))
                 .join("tuned")
                 .join(name);
-            let file = TunedFile::read(&path).unwrap();
-            let line = written(Path::new("t.json"), &file, 1.0, (0.0, 0));
+            let mut file = TunedFile::read(&path).unwrap();
+            (file.provenance.wall_seconds, file.provenance.cpu_seconds) = (1.0, 0.0);
+            let line = written(Path::new("t.json"), &file, 0);
             (file, line)
         };
         // Screened in games: no suite evaluation, only games.
-        let (file, line) = shipped("gnuchess-race.json");
+        let (mut file, line) = shipped("gnuchess-race.json");
         assert!(file.evaluations.is_empty() && file.provenance.games > 0);
+        let games = file.provenance.games;
+        assert!(line.contains(&format!("({games} games, 1 s)")), "{line}");
+        // Its CPU time when recorded, and with the interrupted run it resumed.
+        file.provenance.cpu_seconds = 90.0;
+        let line = written(Path::new("t.json"), &file, 0);
         assert!(
-            line.contains(&format!("({} games, 1 s)", file.provenance.games)),
+            line.contains(&format!("({games} games, 1 s, 1.5 CPU min)")),
             "{line}"
         );
+        let p = &mut file.provenance;
+        (p.earlier_wall_seconds, p.earlier_cpu_seconds) = (2.0, 30.0);
+        let line = written(Path::new("t.json"), &file, 1);
+        let resumed =
+            "1 s, 1.5 CPU min; 3 s, 2.0 CPU min with the 1 interrupted run(s) it resumed)";
+        assert!(line.contains(resumed), "{line}");
         // Screened by the suite, finalists in games: both.
         let (file, line) = shipped("race-seed1.json");
         let both = format!(
