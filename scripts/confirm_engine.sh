@@ -17,10 +17,11 @@
 # Writes MATCHES/NAME-confirm-BOOK-LIMIT.json (one match report a book; NAME is TUNED_FILE's
 # name without .json, LIMIT the nodes or dN) and the pooled report
 # MATCHES/NAME-confirm-pooled-LIMIT.json naming its parts, and prints one table row a book and
-# the pooled one. Resumable: a finished book's report is kept, an interrupted match goes on
-# from its PGN (DIR/..., `marginal match --resume`). Environment: GAMES, SPRT, DIR (default
-# tuned/confirm), MATCHES (default tuned/matches), MARGINAL (default: this checkout's binary,
-# built first). --dry-run prints the commands and runs nothing.
+# the pooled one. Resumable: a finished book's report is kept (one that holds the games it asked
+# for; an interrupted match's report holds fewer), an interrupted match goes on from its PGN
+# (DIR/..., `marginal match --resume`). Environment: GAMES, SPRT, DIR (default tuned/confirm),
+# MATCHES (default tuned/matches), MARGINAL (default: this checkout's binary, built first).
+# --dry-run prints the commands and runs nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dry=0
@@ -92,7 +93,12 @@ for limit in "${limits[@]}"; do
     for book in "${books[@]}"; do
         report="$matches/$name-confirm-$book-$tag.json"
         reports+=("$report")
-        if [ -f "$report" ]; then
+        # A finished book's report is kept; one an interrupted match wrote holds fewer games
+        # than it asked for, and its PGN goes on (--resume writes the report again).
+        if [ -f "$report" ] && python3 -c "
+import json, sys
+r = json.load(open(sys.argv[1]))
+sys.exit(0 if r['games'] >= r['config']['games'] else 1)" "$report" 2>/dev/null; then
             [ "$dry" = 1 ] || python3 scripts/match_row.py "$report" "$book" "$tag" "-"
             continue
         fi

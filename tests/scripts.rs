@@ -209,6 +209,45 @@ fn confirm_engine_plays_at_the_tuned_limit_and_four_times_it_judged_pooled() {
 }
 
 #[test]
+fn confirm_engine_keeps_a_finished_books_report_and_resumes_an_interrupted_ones() {
+    if skip_without_bash_and_python("confirm_engine resume") {
+        return;
+    }
+    let dir = common::scratch("scripts", "confirm-resume");
+    let tuned = dir.join("set.json");
+    fake_tuned(&tuned, 0, 10000);
+    // noob_3moves played its 700 games; popularpos_lichess was interrupted at 424, its PGN kept.
+    let matches = dir.join("matches");
+    std::fs::create_dir_all(&matches).unwrap();
+    let report = |book: &str, games: u64| {
+        let text = format!(r#"{{"games": {games}, "config": {{"games": 700}}}}"#);
+        std::fs::write(matches.join(format!("set-confirm-{book}-10000.json")), text).unwrap();
+    };
+    report("noob_3moves_1k", 700);
+    report("popularpos_lichess_1k", 424);
+    std::fs::create_dir_all(dir.join("work")).unwrap();
+    let pgn = dir.join("work/set-confirm-popularpos_lichess_1k-10000.pgn");
+    std::fs::write(&pgn, "[Event \"a\"]\n\n1. e4 *\n").unwrap();
+    let out = script(
+        "confirm_engine.sh",
+        &["--dry-run", "engines/toga2.toml", tuned.to_str().unwrap()],
+        &dir,
+        &[],
+    );
+    let said = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{said}");
+    let at_10000 = lines_with(&said, "--nodes 10000 ");
+    assert_eq!(at_10000.len(), 2, "the finished book is not played again:\n{said}");
+    assert!(at_10000.iter().all(|m| !m.contains("noob_3moves")), "{said}");
+    let popular = lines_with(&said, "popularpos_lichess_1k.epd --seed 5");
+    assert!(
+        popular.iter().any(|m| m.contains("--nodes 10000 ") && m.contains("--resume")),
+        "the interrupted book goes on from its PGN:\n{said}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
 fn confirm_engine_refuses_a_missing_tuned_file_naming_it() {
     if skip_without_bash_and_python("confirm_engine refusal") {
         return;
