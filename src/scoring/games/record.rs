@@ -32,8 +32,17 @@ pub const RECORD_FORMAT: &str = "marginal-match-pgn/1";
 
 /// The settings of a match that decide its games, in order: what the user would write on the
 /// command line (or a description of it) with its canonical value. Two runs with equal settings
-/// play the same games at fixed nodes or depth.
+/// play the same games at fixed nodes or depth. A key listed again names another value a
+/// record may hold that means the same (an engine under its former signature): the first is
+/// written, any of them resumes.
 pub type Settings = Vec<(&'static str, String)>;
+
+/// The first value of each key of `settings`, in order (what a record is written with).
+fn firsts(settings: &Settings) -> impl Iterator<Item = &(&'static str, String)> {
+    (settings.iter().enumerate())
+        .filter(|(i, (key, _))| settings[..*i].iter().all(|(k, _)| k != key))
+        .map(|(_, entry)| entry)
+}
 
 /// The file beside `pgn` that keeps the settings its games were played with.
 pub fn record_path(pgn: &Path) -> PathBuf {
@@ -111,8 +120,7 @@ pub fn start(path: &Path, settings: &Settings) -> Result<Opened, RecordError> {
     if file.metadata().is_ok_and(|m| m.is_file()) {
         let record = Record {
             format: RECORD_FORMAT.to_string(),
-            settings: settings
-                .iter()
+            settings: firsts(settings)
                 .map(|(k, v)| (k.to_string(), Value::String(v.clone())))
                 .collect(),
         };
@@ -293,11 +301,11 @@ fn check_settings(path: &Path, now: &Settings) -> Result<(), RecordError> {
             record.format
         )));
     }
-    let differences: Vec<String> = now
-        .iter()
+    let differences: Vec<String> = firsts(now)
         .filter_map(|(key, value)| {
             let then = record.settings.get(*key).and_then(Value::as_str);
-            (then != Some(value.as_str())).then(|| match then {
+            let same = (now.iter()).any(|(k, v)| k == key && then == Some(v.as_str()));
+            (!same).then(|| match then {
                 Some(then) => difference(key, then, value),
                 None => format!("{key}: not recorded, {value} now"),
             })
@@ -355,5 +363,30 @@ mod tests {
             record_path(Path::new("dir/games.pgn")),
             PathBuf::from("dir/games.pgn.match.json")
         );
+    }
+
+    #[test]
+    fn a_record_made_under_an_engines_former_signature_still_resumes() {
+        let dir = std::env::temp_dir().join(format!("marginal-record-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let (pgn, other) = (dir.join("g.pgn"), dir.join("h.pgn"));
+        let engine = |signature: &str| ("engine of B", format!("E (e.toml, {signature})"));
+        let then: Settings = vec![("--seed", "3".into()), engine("1111")];
+        drop(start(&pgn, &then).unwrap());
+        // The engine's signature now, then its former one: the record resumes.
+        let now: Settings = vec![("--seed", "3".into()), engine("2222"), engine("1111")];
+        check_settings(&pgn, &now).unwrap();
+        // Without the former one, it is refused naming both.
+        let RecordError(e) = check_settings(&pgn, &now[..2].to_vec()).unwrap_err();
+        assert!(
+            e.contains("engine of B: E (e.toml, 1111) then, E (e.toml, 2222) now"),
+            "{e}"
+        );
+        // A new record is written with the first of each key.
+        drop(start(&other, &now).unwrap());
+        let text = std::fs::read_to_string(record_path(&other)).unwrap();
+        assert!(text.contains("2222") && !text.contains("1111"), "{text}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -81,14 +81,16 @@ pub fn settings(
     }
     let game = &config.game;
     let none = || "none".to_string();
-    let engine = |setting: &Setting| {
+    // Each signature that names the engine, its own first (a record made under its former one
+    // still resumes: see [`Settings`]).
+    let engines = |setting: &Setting| {
         let def = setting.def();
-        format!(
-            "{} ({}, {})",
-            def.name,
-            def.source.as_deref().unwrap_or(""),
-            def.signature()
-        )
+        (def.signatures().into_iter())
+            .map(|signature| {
+                let source = def.source.as_deref().unwrap_or("");
+                format!("{} ({source}, {signature})", def.name)
+            })
+            .collect::<Vec<_>>()
     };
     let mut listed = vec![
         ("--a", asked.a.to_string()),
@@ -125,7 +127,7 @@ pub fn settings(
     // Only an external engine adds a line, so the records of earlier matches still resume.
     for (key, setting) in [("engine of A", margins.0), ("engine of B", margins.1)] {
         if !setting.def().is_builtin() {
-            listed.push((key, engine(setting)));
+            listed.extend(engines(setting).into_iter().map(|line| (key, line)));
         }
     }
     listed
