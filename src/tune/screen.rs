@@ -294,11 +294,12 @@ fn runnable(name: &str, key: &str) -> Result<(), String> {
                 plan.referee.display()
             ));
         }
-        let signature = crate::engine::EngineDef::from_file(&file).signature();
-        if key.split(' ').nth(1) != Some(signature.as_str()) {
+        let referee = crate::engine::EngineDef::from_file(&file);
+        if !key.split(' ').nth(1).is_some_and(|s| referee.is_signed(s)) {
             return Err(format!(
-                "{} is not the referee it was calibrated with (signature {signature})",
-                plan.referee.display()
+                "{} is not the referee it was calibrated with (signature {})",
+                plan.referee.display(),
+                referee.signature()
             ));
         }
     }
@@ -570,6 +571,33 @@ mod tests {
                 && c.why.contains("is untrusted")
                 && c.why.ends_with("screening in games"),
             "{c:?}"
+        );
+    }
+
+    #[test]
+    fn the_referee_a_shipped_calibration_recorded_under_its_former_signature_is_still_it() {
+        let found = builtin();
+        let o = &found.1.objectives[index(&found, "referee")];
+        let file = EngineFile::read(Path::new(DEFAULT_REFEREE)).unwrap();
+        if !crate::calibrate::prepare::installed(&file.command) {
+            eprintln!(
+                "skipped: the referee {} is not installed",
+                file.command.display()
+            );
+            return;
+        }
+        // The shipped report names Stockfish by the digest of its engine file's text.
+        let recorded = o.key.split(' ').nth(1).unwrap().to_string();
+        assert_ne!(
+            recorded,
+            crate::engine::EngineDef::from_file(&file).signature()
+        );
+        runnable(&o.name, &o.key).unwrap();
+        let other = o.key.replace(&recorded, "0000000000000000");
+        let e = runnable(&o.name, &other).unwrap_err();
+        assert!(
+            e.contains("is not the referee it was calibrated with"),
+            "{e}"
         );
     }
 
