@@ -422,7 +422,7 @@ pub fn another_engine(record: &EngineRecord, def: &EngineDef, tuned: &[String]) 
         && (record.source == given
             || std::fs::canonicalize(&record.source)
                 .is_ok_and(|p| std::fs::canonicalize(given).is_ok_and(|q| p == q)));
-    if same_file && def.signature() != record.signature {
+    if same_file && !def.is_signed(&record.signature) {
         return Some(format!(
             "the engine file {given} changed since the file was tuned with it (content digest {}, {} then), and no longer carries its rows: {}. Restore those rows in {given}, or tune the engine again as its file is now (marginal tune --engine {given})",
             def.signature(),

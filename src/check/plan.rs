@@ -259,7 +259,7 @@ impl CheckPlan {
                 self.file.display()
             )));
         };
-        if def.signature() != record.signature {
+        if !def.is_signed(&record.signature) {
             return Err(PlanError(format!(
                 "{}: the engine file {} changed since the file was tuned (content digest {}, recorded {}): \
                  give --engine {} to check with it as it is now",
@@ -392,6 +392,31 @@ mod tests {
         assert!(
             m.contains("marginal check") && m.contains("spsa-suite.json"),
             "{m}"
+        );
+    }
+
+    #[test]
+    fn a_set_recorded_under_its_engine_files_former_digest_is_checked_with_that_file() {
+        // Toga II's race set records the digest of engines/toga2.toml's text, as marginal
+        // recorded signatures before they left comments out; the file is unchanged since.
+        let plan = CheckPlan::new(shipped("toga2-race.json"));
+        let file = TunedFile::read(&plan.file).unwrap();
+        let path = plan
+            .recorded_engine(&file)
+            .expect("it records its engine file");
+        let engine = crate::formats::engine_file::EngineFile::read(&path).unwrap();
+        let def = EngineDef::from_file(&engine);
+        let recorded = &file.engine.as_ref().unwrap().signature;
+        assert_ne!(*recorded, def.signature());
+        let line = plan.recorded_engine_line(&file, &path, &def).unwrap();
+        assert!(line.ends_with("as the tuned file records it"), "{line}");
+        // Another digest is another engine file: refused, naming both.
+        let mut other = file.clone();
+        other.engine.as_mut().unwrap().signature = "0000000000000000".into();
+        let e = plan.recorded_engine_line(&other, &path, &def).unwrap_err();
+        assert!(
+            e.to_string().contains("changed since the file was tuned"),
+            "{e}"
         );
     }
 
