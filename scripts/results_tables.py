@@ -134,7 +134,9 @@ ENGINES = [("gnuchess-race", "GNU Chess 6.2.7", "default tune (race), screened i
              ("gnuchess-race-vs-pruning", 10000, "with both prunings on at its own margins ({defaults})")]),
            ("glaurung-race", "Glaurung 2.2", "default tune (race), screened in games",
             [("glaurung-race-confirm", 10000, "as it ships ({defaults})"),
-             ("glaurung-race-confirm", 40000, "as it ships, at four times the tuning limit")])]
+             ("glaurung-race-confirm", 40000, "as it ships, at four times the tuning limit")]),
+           ("toga2-race", "Toga II 3.0", "default tune (race), screened in games",
+            [("toga2-race-confirm", 10000, "as it ships ({defaults})")])]
 
 
 def against(tuned, text):
@@ -284,7 +286,7 @@ def tune_costs():
            "|---|---|---|---|---|---|---|"]
     used = []
     for name in ["race-seed1", "race-seed2", "spsa-suite", "suite-spsa-250", "spsa-games", "toga2-spsa-games",
-                 "toga2-suite", "gnuchess-race", "glaurung-race"]:
+                 "toga2-suite", "gnuchess-race", "glaurung-race", "toga2-race"]:
         p = f"tuned/{name}.json"
         used.append(p)
         pr = field(p, "provenance")
@@ -295,6 +297,8 @@ def tune_costs():
             extra.append(f"tuning games' `seconds` sum to {secs(sum(e['seconds'] for e in ev))}")
         if load(p).get("confirm"):
             extra.append(f"confirmation ({games_of(p, 'confirm')[0]:,} games) {secs(field(p, 'confirm', 'elapsed_seconds'))}")
+        if pr.get("cpu_seconds"):
+            extra.append(f"CPU {secs(pr['cpu_seconds'] + pr.get('earlier_cpu_seconds', 0))}")
         if pr.get("search_seconds"):
             extra.append(f"suite searches {secs(pr['search_seconds'])}")
         race = load(p).get("race") or {}

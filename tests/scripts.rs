@@ -237,11 +237,20 @@ fn confirm_engine_keeps_a_finished_books_report_and_resumes_an_interrupted_ones(
     let said = String::from_utf8_lossy(&out.stdout).to_string();
     assert!(out.status.success(), "{said}");
     let at_10000 = lines_with(&said, "--nodes 10000 ");
-    assert_eq!(at_10000.len(), 2, "the finished book is not played again:\n{said}");
-    assert!(at_10000.iter().all(|m| !m.contains("noob_3moves")), "{said}");
+    assert_eq!(
+        at_10000.len(),
+        2,
+        "the finished book is not played again:\n{said}"
+    );
+    assert!(
+        at_10000.iter().all(|m| !m.contains("noob_3moves")),
+        "{said}"
+    );
     let popular = lines_with(&said, "popularpos_lichess_1k.epd --seed 5");
     assert!(
-        popular.iter().any(|m| m.contains("--nodes 10000 ") && m.contains("--resume")),
+        popular
+            .iter()
+            .any(|m| m.contains("--nodes 10000 ") && m.contains("--resume")),
         "the interrupted book goes on from its PGN:\n{said}"
     );
     std::fs::remove_dir_all(dir).unwrap();
