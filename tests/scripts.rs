@@ -167,18 +167,15 @@ fn equal_budget_measures_a_tuned_engine_against_the_baseline_engine_file() {
     }
 }
 
-#[test]
-fn confirm_engine_plays_at_the_tuned_limit_and_four_times_it_judged_pooled() {
-    if skip_without_bash_and_python("confirm_engine") {
-        return;
-    }
-    let dir = common::scratch("scripts", "confirm");
+/// `confirm_engine.sh --dry-run engines/toga2.toml DIR/set.json` (a set tuned at 10,000 nodes)
+/// with DIR's reports and PGNs: what it prints, once it succeeded.
+fn confirm_dry_run(dir: &Path) -> String {
     let tuned = dir.join("set.json");
     fake_tuned(&tuned, 0, 10000);
     let out = script(
         "confirm_engine.sh",
         &["--dry-run", "engines/toga2.toml", tuned.to_str().unwrap()],
-        &dir,
+        dir,
         &[],
     );
     let said = String::from_utf8_lossy(&out.stdout).to_string();
@@ -187,6 +184,16 @@ fn confirm_engine_plays_at_the_tuned_limit_and_four_times_it_judged_pooled() {
         "{said}{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    said
+}
+
+#[test]
+fn confirm_engine_plays_at_the_tuned_limit_and_four_times_it_judged_pooled() {
+    if skip_without_bash_and_python("confirm_engine") {
+        return;
+    }
+    let dir = common::scratch("scripts", "confirm");
+    let said = confirm_dry_run(&dir);
     let matches = lines_with(&said, " match ");
     assert_eq!(matches.len(), 6, "three books at two limits:\n{said}");
     assert_eq!(lines_with(&said, "--nodes 10000 ").len(), 3);
@@ -214,8 +221,6 @@ fn confirm_engine_keeps_a_finished_books_report_and_resumes_an_interrupted_ones(
         return;
     }
     let dir = common::scratch("scripts", "confirm-resume");
-    let tuned = dir.join("set.json");
-    fake_tuned(&tuned, 0, 10000);
     // noob_3moves played its 700 games; popularpos_lichess was interrupted at 424, its PGN kept.
     let matches = dir.join("matches");
     std::fs::create_dir_all(&matches).unwrap();
@@ -228,14 +233,7 @@ fn confirm_engine_keeps_a_finished_books_report_and_resumes_an_interrupted_ones(
     std::fs::create_dir_all(dir.join("work")).unwrap();
     let pgn = dir.join("work/set-confirm-popularpos_lichess_1k-10000.pgn");
     std::fs::write(&pgn, "[Event \"a\"]\n\n1. e4 *\n").unwrap();
-    let out = script(
-        "confirm_engine.sh",
-        &["--dry-run", "engines/toga2.toml", tuned.to_str().unwrap()],
-        &dir,
-        &[],
-    );
-    let said = String::from_utf8_lossy(&out.stdout).to_string();
-    assert!(out.status.success(), "{said}");
+    let said = confirm_dry_run(&dir);
     let at_10000 = lines_with(&said, "--nodes 10000 ");
     assert_eq!(
         at_10000.len(),
