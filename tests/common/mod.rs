@@ -86,6 +86,8 @@ pub fn tuned_result(path: &Path) -> serde_json::Value {
     for volatile in [
         "wall_seconds",
         "earlier_wall_seconds",
+        "cpu_seconds",
+        "earlier_cpu_seconds",
         "command_line",
         "arguments",
         "evaluations",
