@@ -322,6 +322,68 @@ impl Report {
         self.ceiling_target
             .is_none_or(|t| self.ceiling.judging().is_some_and(|c| c >= t))
     }
+
+    /// How far apart the sets are in games, and how noisy one game is: from the sets that
+    /// played (each with a finite Elo and interval), the spread of their Elo against the
+    /// defaults with the noise of their own games taken out, and a game's noise. None with
+    /// fewer than 3 such sets.
+    pub fn spread(&self) -> Option<Spread> {
+        // A 95% interval is about 2 x 1.96 standard errors wide.
+        let measured: Vec<(f64, f64, f64)> = (self.sets.iter())
+            .filter(|s| s.pooled.games > 0)
+            .filter_map(|s| match s.pooled.elo_interval {
+                [Some(lo), Some(hi)] if hi > lo && s.pooled.elo.is_finite() => Some((
+                    s.pooled.elo,
+                    (hi - lo) / (2.0 * 1.96),
+                    s.pooled.games as f64,
+                )),
+                _ => None,
+            })
+            .collect();
+        if measured.len() < 3 {
+            return None;
+        }
+        let n = measured.len() as f64;
+        let mean = measured.iter().map(|m| m.0).sum::<f64>() / n;
+        let observed = measured.iter().map(|m| (m.0 - mean).powi(2)).sum::<f64>() / (n - 1.0);
+        let noise = measured.iter().map(|m| m.1 * m.1).sum::<f64>() / n;
+        Some(Spread {
+            sets: measured.len(),
+            sd: (observed - noise).max(0.0).sqrt(),
+            game_sd: measured.iter().map(|m| m.1 * m.2.sqrt()).sum::<f64>() / n,
+        })
+    }
+}
+
+/// How far apart a calibration's sets are in games ([`Report::spread`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Spread {
+    /// The sets it is measured over.
+    pub sets: usize,
+    /// The standard deviation of their true Elo against the defaults (the observed spread less
+    /// the noise of their games; 0 when the noise explains it all).
+    pub sd: f64,
+    /// The standard error of a set's Elo after one game (its games' standard error times the
+    /// square root of their number, averaged over the sets): after n games, `game_sd / sqrt(n)`.
+    pub game_sd: f64,
+}
+
+impl Spread {
+    /// The reliability of the sets' Elo after `games` games each: the share of their observed
+    /// spread that is true spread, `sd^2 / (sd^2 + game_sd^2 / games)` (0 with no games).
+    pub fn reliability(&self, games: f64) -> f64 {
+        let noise = if games > 0.0 {
+            self.game_sd.powi(2) / games
+        } else {
+            f64::INFINITY
+        };
+        let truth = self.sd.powi(2);
+        if truth + noise > 0.0 && noise.is_finite() {
+            truth / (truth + noise)
+        } else {
+            0.0
+        }
+    }
 }
 
 /// The plain verdict on an objective's rho, judged against the games' `ceiling` and, when
@@ -691,6 +753,33 @@ pub fn read(path: &Path) -> Result<Report, ReadError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_spread_of_sets_takes_their_games_noise_out_and_reliability_grows_with_games() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tuned/calibration-toga2-nodes10000.json"
+        );
+        let mut report = read(Path::new(path)).unwrap();
+        let spread = report.spread().unwrap();
+        // The defaults play no games: the other 15 sets count.
+        assert_eq!(spread.sets, report.sets.len() - 1);
+        assert!(spread.sd > 0.0 && spread.game_sd > spread.sd, "{spread:?}");
+        let r = |games| spread.reliability(games);
+        assert_eq!(r(0.0), 0.0);
+        assert!(r(4.0) < r(480.0) && r(480.0) < r(1e6) && r(1e6) < 1.0);
+        let formula = spread.sd.powi(2) / (spread.sd.powi(2) + spread.game_sd.powi(2) / 480.0);
+        assert!((r(480.0) - formula).abs() < 1e-12);
+        // Sets whose Elo differ by less than their noise: no true spread, nothing to rank.
+        for set in &mut report.sets {
+            set.pooled.elo = set.pooled.elo.signum();
+        }
+        let flat = report.spread().unwrap();
+        assert_eq!((flat.sd, flat.reliability(480.0)), (0.0, 0.0));
+        // Fewer than 3 sets that played: no spread.
+        report.sets.truncate(3);
+        assert_eq!(report.spread(), None);
+    }
 
     /// A set's games as the report writes them, for few pairs: every end that is defined holds
     /// the Elo, an end at a 0% or 100% score is null (never 0), and an interval is null rather

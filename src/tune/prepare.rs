@@ -90,6 +90,12 @@ pub fn open(
     if let Some(race) = inputs.solver.race.take() {
         let race = screen::apply(race, &choice);
         lines.push(Said::Out(format!("race screen: {}", race.screen_why)));
+        // The calibration's games are at a node budget: at a clock, its spread is not the race's.
+        let power =
+            (calibration.as_ref().filter(|_| plan.tc.is_none())).and_then(|(path, report, ..)| {
+                screen::power(&race, report, &path.display().to_string())
+            });
+        lines.extend(power.map(Said::Out));
         if race.screen_in_games && plan.screen.is_some() {
             lines.push(Said::Warning(format!(
                 "--screen {} does nothing here: it is the suite screen's batch, and this race screens in games",

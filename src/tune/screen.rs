@@ -306,6 +306,43 @@ fn runnable(name: &str, key: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Below this reliability of the finalists' games, a race can hardly tell a better set from a
+/// lucky one ([`power`]).
+const RELIABLE_FINAL: f64 = 0.5;
+
+/// What the race's games can tell apart, from the spread of a calibration's sets (`report`,
+/// read from `file`) of this engine at this limit: the reliability of the games screen's first
+/// round (when it screens in games) and of a finalist's games over every round, with a warning
+/// when the finalists' fall short of [`RELIABLE_FINAL`]. None when the race plays no games or
+/// the calibration has too few sets that played.
+pub fn power(race: &RaceSettings, report: &Report, file: &str) -> Option<String> {
+    let spread = report.spread()?;
+    let last = 2.0 * race.rounds.iter().map(|&p| f64::from(p)).sum::<f64>();
+    if last == 0.0 {
+        return None;
+    }
+    let first = (race.screen_pairs.first())
+        .filter(|_| race.screen_in_games)
+        .map(|&p| 2.0 * f64::from(p));
+    let screen = first.map_or(String::new(), |g| {
+        format!(
+            "the games screen's first round ({g:.0} games a set) ranks them with reliability {:.2}, ",
+            spread.reliability(g)
+        )
+    });
+    let final_reliability = spread.reliability(last);
+    let mut line = format!(
+        "race power: {}'s margin sets differ by about {:.0} Elo in games (the sd of {} sets' Elo against the defaults in {file}, their games' noise taken out; one game's noise {:.0} Elo): {screen}a finalist's {last:.0} games with {final_reliability:.2}",
+        report.engine, spread.sd, spread.sets, spread.game_sd
+    );
+    if final_reliability < RELIABLE_FINAL {
+        line += &format!(
+            "; below {RELIABLE_FINAL}, this race can hardly tell a better set from a lucky one: more pairs a round (--race-pairs) or a games SPSA (--objective games --solver spsa) spend the games where they count"
+        );
+    }
+    Some(line)
+}
+
 /// The race's screening objective `screen` prepared for `def` (its reference searched, or read
 /// from the cache calibrate keeps), its values logged in the checkpoint directory `dir`.
 ///
@@ -599,6 +636,58 @@ mod tests {
             e.contains("is not the referee it was calibrated with"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn the_race_says_how_reliably_its_games_rank_the_engines_sets() {
+        let file = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tuned/calibration-toga2-nodes10000.json"
+        );
+        let report = crate::calibrate::report::read(Path::new(file)).unwrap();
+        let spread = report.spread().unwrap();
+        let race = RaceSettings::new(3, 1).with_games_screen(2, "games".into());
+        let line = power(&race, &report, "T.json").unwrap();
+        let finalist = 2 * race.rounds.iter().sum::<u32>();
+        for said in [
+            "race power: Toga II 3.0's margin sets".to_string(),
+            "in T.json".to_string(),
+            format!(
+                "first round (4 games a set) ranks them with reliability {:.2}",
+                spread.reliability(4.0)
+            ),
+            format!(
+                "a finalist's {finalist} games with {:.2}",
+                spread.reliability(f64::from(finalist))
+            ),
+        ] {
+            assert!(line.contains(&said), "{said}: {line}");
+        }
+        // A suite screen: only the finalists' games.
+        let suite = RaceSettings::new(3, 1);
+        assert!(
+            !power(&suite, &report, "T.json")
+                .unwrap()
+                .contains("first round")
+        );
+        // Finalists' games too few to rank such sets: said, with what to do.
+        let short = RaceSettings {
+            rounds: vec![4],
+            ..suite.clone()
+        };
+        let line = power(&short, &report, "T.json").unwrap();
+        assert!(
+            spread.reliability(8.0) < RELIABLE_FINAL
+                && line.contains("can hardly tell a better set from a lucky one")
+                && line.contains("--race-pairs"),
+            "{line}"
+        );
+        // No games in the race: nothing to say.
+        let none = RaceSettings {
+            rounds: vec![0],
+            ..suite
+        };
+        assert_eq!(power(&none, &report, "T.json"), None);
     }
 
     #[test]
