@@ -151,7 +151,7 @@ const EXPECTED: [(&str, &str); 10] = [
     ),
 ];
 
-/// A value in one line, tables' keys in order: `-5`, `"yes"`, `[1, 2]`, `{ a = 1 }`.
+/// A value in one line, tables' keys sorted and quoted: `-5`, `"yes"`, `[1, 2]`, `{ "a" = 1 }`.
 fn one_line(value: &toml::Value) -> String {
     match value {
         toml::Value::String(s) => format!("{s:?}"),
@@ -180,7 +180,7 @@ fn as_written(value: &toml::Value) -> String {
     excerpt(&one_line(value))
 }
 
-/// The digest of what a parsed file says (its keys in order, its values), so that its comments,
+/// The digest of what a parsed file says (its keys sorted, its values), so that its comments,
 /// spacing and the order of its keys do not change the engine's signature.
 fn content_digest(text: &str) -> u64 {
     let mut digest = Fnv::new();
