@@ -308,7 +308,7 @@ fn runnable(name: &str, key: &str) -> Result<(), String> {
 
 /// Below this reliability of the finalists' games, a race can hardly tell a better set from a
 /// lucky one ([`power`]).
-const RELIABLE_FINAL: f64 = 0.5;
+pub const RELIABLE_FINAL: f64 = 0.5;
 
 /// What the race's games can tell apart, from the spread of a calibration's sets (`report`,
 /// read from `file`) of this engine at this limit: the reliability of the games screen's first
