@@ -208,8 +208,7 @@ pub struct Ceiling {
 /// A split-half rho `r` stepped up to the ceiling on rho of the whole: sqrt(2r / (1 + r)), r
 /// taken as 0 when negative (Spearman-Brown, then a perfect objective's attenuation).
 pub fn ceiling_of(r: f64) -> f64 {
-    let r = r.max(0.0);
-    (2.0 * r / (1.0 + r)).sqrt()
+    spearman_brown(r, 2.0).sqrt()
 }
 
 impl Ceiling {
@@ -323,67 +322,43 @@ impl Report {
             .is_none_or(|t| self.ceiling.judging().is_some_and(|c| c >= t))
     }
 
-    /// How far apart the sets are in games, and how noisy one game is: from the sets that
-    /// played (each with a finite Elo and interval), the spread of their Elo against the
-    /// defaults with the noise of their own games taken out, and a game's noise. None with
-    /// fewer than 3 such sets.
-    pub fn spread(&self) -> Option<Spread> {
-        // A 95% interval is about 2 x 1.96 standard errors wide.
-        let measured: Vec<(f64, f64, f64)> = (self.sets.iter())
-            .filter(|s| s.pooled.games > 0)
-            .filter_map(|s| match s.pooled.elo_interval {
-                [Some(lo), Some(hi)] if hi > lo && s.pooled.elo.is_finite() => Some((
-                    s.pooled.elo,
-                    (hi - lo) / (2.0 * 1.96),
-                    s.pooled.games as f64,
-                )),
-                _ => None,
-            })
-            .collect();
-        if measured.len() < 3 {
+    /// The reliability with which `games` games a set would rank these sets, the games' own
+    /// (their judging ceiling squared, [`Ceiling::judging`], after the mean games of the sets
+    /// that played) stepped to `games` by the Spearman-Brown prophecy ([`spearman_brown`]).
+    /// `None` when no set played or the games have no ceiling; 0 for no games.
+    pub fn reliability_at(&self, games: f64) -> Option<f64> {
+        let ceiling = self.ceiling.judging()?;
+        let (mean, _, _) = self.played()?;
+        Some(spearman_brown(ceiling * ceiling, games / mean))
+    }
+
+    /// The mean games a set that played has, the least and the most pooled Elo of those sets
+    /// (what [`Report::reliability_at`] steps from, and the sets' span): `None` when none played.
+    pub fn played(&self) -> Option<(f64, f64, f64)> {
+        let played: Vec<&SetReport> = self.sets.iter().filter(|s| s.pooled.games > 0).collect();
+        if played.is_empty() {
             return None;
         }
-        let n = measured.len() as f64;
-        let mean = measured.iter().map(|m| m.0).sum::<f64>() / n;
-        let observed = measured.iter().map(|m| (m.0 - mean).powi(2)).sum::<f64>() / (n - 1.0);
-        let noise = measured.iter().map(|m| m.1 * m.1).sum::<f64>() / n;
-        Some(Spread {
-            sets: measured.len(),
-            sd: (observed - noise).max(0.0).sqrt(),
-            game_sd: measured.iter().map(|m| m.1 * m.2.sqrt()).sum::<f64>() / n,
-        })
+        let mean = played.iter().map(|s| s.pooled.games as f64).sum::<f64>() / played.len() as f64;
+        let elo = played
+            .iter()
+            .map(|s| s.pooled.elo)
+            .filter(|e| e.is_finite());
+        let (lo, hi) = elo.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), e| {
+            (lo.min(e), hi.max(e))
+        });
+        Some((mean, lo, hi))
     }
 }
 
-/// How far apart a calibration's sets are in games ([`Report::spread`]).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Spread {
-    /// The sets it is measured over.
-    pub sets: usize,
-    /// The standard deviation of their true Elo against the defaults (the observed spread less
-    /// the noise of their games; 0 when the noise explains it all).
-    pub sd: f64,
-    /// The standard error of a set's Elo after one game (its games' standard error times the
-    /// square root of their number, averaged over the sets): after n games, `game_sd / sqrt(n)`.
-    pub game_sd: f64,
-}
-
-impl Spread {
-    /// The reliability of the sets' Elo after `games` games each: the share of their observed
-    /// spread that is true spread, `sd^2 / (sd^2 + game_sd^2 / games)` (0 with no games).
-    pub fn reliability(&self, games: f64) -> f64 {
-        let noise = if games > 0.0 {
-            self.game_sd.powi(2) / games
-        } else {
-            f64::INFINITY
-        };
-        let truth = self.sd.powi(2);
-        if truth + noise > 0.0 && noise.is_finite() {
-            truth / (truth + noise)
-        } else {
-            0.0
-        }
+/// The Spearman-Brown prophecy: the reliability of a measure made `k` times as long as one of
+/// reliability `r`, `k r / (1 + (k - 1) r)` (0 for `k` = 0; `r` taken within 0 to 1).
+pub fn spearman_brown(r: f64, k: f64) -> f64 {
+    let r = r.clamp(0.0, 1.0);
+    if k <= 0.0 || r == 0.0 {
+        return 0.0;
     }
+    k * r / (1.0 + (k - 1.0) * r)
 }
 
 /// The plain verdict on an objective's rho, judged against the games' `ceiling` and, when
@@ -515,8 +490,8 @@ pub(super) fn build(
 
 /// About how many games in all would bring the games' ceiling on rho from `ceiling`, after
 /// `games`, to `target`, the sets' spread staying what it is: the pooled Elo's reliability is
-/// the ceiling squared, and by the Spearman-Brown prophecy k times the games turn reliability r
-/// into k r / (1 + (k - 1) r). `None` when the target is reached, or when the ceiling is 0 (the
+/// the ceiling squared, and by the Spearman-Brown prophecy ([`spearman_brown`]) k times the
+/// games turn reliability r into k r / (1 + (k - 1) r); this solves it for k. `None` when the target is reached, or when the ceiling is 0 (the
 /// games agree not at all: no rate to project).
 pub fn games_for_target(ceiling: Option<f64>, target: f64, games: u64) -> Option<u64> {
     let c = ceiling?;
@@ -755,30 +730,42 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_spread_of_sets_takes_their_games_noise_out_and_reliability_grows_with_games() {
+    fn the_games_reliability_steps_from_the_calibrations_own_to_any_number_of_games() {
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/tuned/calibration-toga2-nodes10000.json"
         );
         let mut report = read(Path::new(path)).unwrap();
-        let spread = report.spread().unwrap();
-        // The defaults play no games: the other 15 sets count.
-        assert_eq!(spread.sets, report.sets.len() - 1);
-        assert!(spread.sd > 0.0 && spread.game_sd > spread.sd, "{spread:?}");
-        let r = |games| spread.reliability(games);
+        // The defaults play no games: the mean is over the other 15 sets.
+        let (mean, lo, hi) = report.played().unwrap();
+        assert!(mean > 0.0 && lo < 0.0 && hi > 0.0, "{mean} {lo} {hi}");
+        let own = report.ceiling.judging().unwrap().powi(2);
+        let r = |games| report.reliability_at(games).unwrap();
+        // At the calibration's own games, its own reliability; fewer games, less; more, more.
+        assert!((r(mean) - own).abs() < 1e-12);
         assert_eq!(r(0.0), 0.0);
-        assert!(r(4.0) < r(480.0) && r(480.0) < r(1e6) && r(1e6) < 1.0);
-        let formula = spread.sd.powi(2) / (spread.sd.powi(2) + spread.game_sd.powi(2) / 480.0);
-        assert!((r(480.0) - formula).abs() < 1e-12);
-        // Sets whose Elo differ by less than their noise: no true spread, nothing to rank.
+        assert!(r(4.0) < r(480.0) && r(480.0) < own && own < r(1e6) && r(1e6) < 1.0);
+        // Twice the games: Spearman-Brown's 2r / (1 + r).
+        assert!((r(2.0 * mean) - 2.0 * own / (1.0 + own)).abs() < 1e-12);
+        // Games with no ceiling, or no set that played: nothing to step from.
+        report.ceiling.max_rho = None;
+        assert_eq!(report.reliability_at(480.0), None);
         for set in &mut report.sets {
-            set.pooled.elo = set.pooled.elo.signum();
+            set.pooled.games = 0;
         }
-        let flat = report.spread().unwrap();
-        assert_eq!((flat.sd, flat.reliability(480.0)), (0.0, 0.0));
-        // Fewer than 3 sets that played: no spread.
-        report.sets.truncate(3);
-        assert_eq!(report.spread(), None);
+        assert_eq!(report.played(), None);
+    }
+
+    #[test]
+    fn spearman_brown_steps_a_reliability_by_the_length_of_the_measure() {
+        assert!((spearman_brown(0.5, 2.0) - 2.0 / 3.0).abs() < 1e-12);
+        assert!((spearman_brown(0.5, 0.5) - 1.0 / 3.0).abs() < 1e-12);
+        assert_eq!(spearman_brown(0.5, 1.0), 0.5);
+        assert_eq!(spearman_brown(0.0, 10.0), 0.0);
+        assert_eq!(spearman_brown(0.7, 0.0), 0.0);
+        assert!((spearman_brown(1.0, 0.1) - 1.0).abs() < 1e-12);
+        // A negative split-half rho is no reliability.
+        assert_eq!(spearman_brown(-0.3, 2.0), 0.0);
     }
 
     /// A set's games as the report writes them, for few pairs: every end that is defined holds
@@ -873,7 +860,7 @@ mod tests {
         // Stepped back down by the prophecy, those games give the target.
         let k = projected as f64 / 14_000.0;
         let r = 0.56 * 0.56;
-        let reached = (k * r / (1.0 + (k - 1.0) * r)).sqrt();
+        let reached = spearman_brown(r, k).sqrt();
         assert!((reached - 0.8).abs() < 0.001, "{reached}");
         assert_eq!(games_for_target(Some(0.82), 0.8, 9_000), None, "reached");
         assert_eq!(games_for_target(Some(0.0), 0.8, 9_000), None, "no rate");

@@ -310,30 +310,34 @@ fn runnable(name: &str, key: &str) -> Result<(), String> {
 /// lucky one ([`power`]).
 pub const RELIABLE_FINAL: f64 = 0.5;
 
-/// What the race's games can tell apart, from the spread of a calibration's sets (`report`,
-/// read from `file`) of this engine at this limit: the reliability of the games screen's first
-/// round (when it screens in games) and of a finalist's games over every round, with a warning
-/// when the finalists' fall short of [`RELIABLE_FINAL`]. None when the race plays no games or
-/// the calibration has too few sets that played.
+/// What the race's games can tell apart, from a calibration (`report`, read from `file`) of
+/// this engine at this limit: how reliably its own games ranked its sets (their judging ceiling
+/// squared, at their games a set), stepped by Spearman-Brown to the games screen's first round
+/// (when it screens in games) and to a finalist's games over every round
+/// ([`Report::reliability_at`]), with a warning when the finalists' fall short of
+/// [`RELIABLE_FINAL`]. None when the race plays no games or the calibration's games have no
+/// ceiling.
 pub fn power(race: &RaceSettings, report: &Report, file: &str) -> Option<String> {
-    let spread = report.spread()?;
     let last = 2.0 * race.rounds.iter().map(|&p| f64::from(p)).sum::<f64>();
     if last == 0.0 {
         return None;
     }
+    let (mean, lo, hi) = report.played()?;
+    let own = report.reliability_at(mean)?;
     let first = (race.screen_pairs.first())
         .filter(|_| race.screen_in_games)
         .map(|&p| 2.0 * f64::from(p));
-    let screen = first.map_or(String::new(), |g| {
-        format!(
-            "the games screen's first round ({g:.0} games a set) ranks them with reliability {:.2}, ",
-            spread.reliability(g)
-        )
-    });
-    let final_reliability = spread.reliability(last);
+    let screen = match first {
+        Some(g) => format!(
+            "the games screen's first round ({g:.0} games a set) with {:.2}, ",
+            report.reliability_at(g)?
+        ),
+        None => String::new(),
+    };
+    let final_reliability = report.reliability_at(last)?;
     let mut line = format!(
-        "race power: {}'s margin sets differ by about {:.0} Elo in games (the sd of {} sets' Elo against the defaults in {file}, their games' noise taken out; one game's noise {:.0} Elo): {screen}a finalist's {last:.0} games with {final_reliability:.2}",
-        report.engine, spread.sd, spread.sets, spread.game_sd
+        "race power: {file}'s games ranked {}'s margin sets (pooled Elo {lo:+.0} to {hi:+.0} against the defaults) with reliability {own:.2} at {mean:.0} games a set; stepped to this race's games (Spearman-Brown): {screen}a finalist's {last:.0} games {final_reliability:.2}",
+        report.engine
     );
     if final_reliability < RELIABLE_FINAL {
         line += &format!(
@@ -644,41 +648,40 @@ mod tests {
             "/tuned/calibration-toga2-nodes10000.json"
         );
         let report = crate::calibrate::report::read(Path::new(file)).unwrap();
-        let spread = report.spread().unwrap();
+        let (mean, _, _) = report.played().unwrap();
+        let r = |games: f64| report.reliability_at(games).unwrap();
         let race = RaceSettings::new(3, 1).with_games_screen(2, "games".into());
         let line = power(&race, &report, "T.json").unwrap();
         let finalist = 2 * race.rounds.iter().sum::<u32>();
         for said in [
-            "race power: Toga II 3.0's margin sets".to_string(),
-            "in T.json".to_string(),
+            "race power: T.json's games ranked Toga II 3.0's margin sets".to_string(),
+            format!("with reliability {:.2} at {mean:.0} games a set", r(mean)),
             format!(
-                "first round (4 games a set) ranks them with reliability {:.2}",
-                spread.reliability(4.0)
-            ),
-            format!(
-                "a finalist's {finalist} games with {:.2}",
-                spread.reliability(f64::from(finalist))
+                "first round (4 games a set) with {:.2}, a finalist's {finalist} games {:.2}",
+                r(4.0),
+                r(f64::from(finalist))
             ),
         ] {
             assert!(line.contains(&said), "{said}: {line}");
         }
-        // A suite screen: only the finalists' games.
-        let suite = RaceSettings::new(3, 1);
+        // Toga's finalists play fewer games a set than its calibration did, so rank them less
+        // reliably than it did, and too little to be trusted: said, with what to do.
+        assert!(r(f64::from(finalist)) < r(mean) && r(f64::from(finalist)) < RELIABLE_FINAL);
         assert!(
-            !power(&suite, &report, "T.json")
-                .unwrap()
-                .contains("first round")
-        );
-        // Finalists' games too few to rank such sets: said, with what to do.
-        let short = RaceSettings {
-            rounds: vec![4],
-            ..suite.clone()
-        };
-        let line = power(&short, &report, "T.json").unwrap();
-        assert!(
-            spread.reliability(8.0) < RELIABLE_FINAL
-                && line.contains("can hardly tell a better set from a lucky one")
+            line.contains("can hardly tell a better set from a lucky one")
                 && line.contains("--race-pairs"),
+            "{line}"
+        );
+        // A suite screen with long rounds: only the finalists' games, reliable enough.
+        let suite = RaceSettings {
+            rounds: vec![1000],
+            ..RaceSettings::new(3, 1)
+        };
+        let line = power(&suite, &report, "T.json").unwrap();
+        assert!(
+            !line.contains("first round")
+                && !line.contains("lucky")
+                && line.contains("a finalist's 2000 games"),
             "{line}"
         );
         // No games in the race: nothing to say.
