@@ -336,7 +336,7 @@ pub fn power(race: &RaceSettings, report: &Report, file: &str) -> Option<String>
     };
     let final_reliability = report.reliability_at(last)?;
     let mut line = format!(
-        "race power: {file}'s games ranked {}'s margin sets (pooled Elo {lo:+.0} to {hi:+.0} against the defaults) with reliability {own:.2} at {mean:.0} games a set; stepped to this race's games (Spearman-Brown): {screen}a finalist's {last:.0} games {final_reliability:.2}",
+        "race power: {file}'s games ranked the margin sets of {} (pooled Elo {lo:+.0} to {hi:+.0} against the defaults) with reliability {own:.2} at {mean:.0} games a set; stepped to this race's games (Spearman-Brown): {screen}a finalist's {last:.0} games {final_reliability:.2}",
         report.engine
     );
     if final_reliability < RELIABLE_FINAL {
@@ -654,7 +654,7 @@ mod tests {
         let line = power(&race, &report, "T.json").unwrap();
         let finalist = 2 * race.rounds.iter().sum::<u32>();
         for said in [
-            "race power: T.json's games ranked Toga II 3.0's margin sets".to_string(),
+            "race power: T.json's games ranked the margin sets of Toga II 3.0 (".to_string(),
             format!("with reliability {:.2} at {mean:.0} games a set", r(mean)),
             format!(
                 "first round (4 games a set) with {:.2}, a finalist's {finalist} games {:.2}",
