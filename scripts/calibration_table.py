@@ -43,7 +43,7 @@ def main(path):
               f"the games' ceiling to the target (Spearman-Brown).")
     p = r.get("power")
     if p:
-        true = f"{p['min_true_rho']:.2f}" if p.get("min_true_rho") else "above 1"
+        true = f"{p['min_true_rho']:.2f}" if p.get("min_true_rho") else "none (these games are too unreliable to detect any)"
         print(f"Power: with {p['sets']} sets the smallest rho told from zero is {p['min_rho']:.2f}; "
               f"through these games, the smallest true correlation {true}.")
     print()

@@ -48,13 +48,16 @@ pub fn lines(r: &Report) -> Vec<String> {
         },
     ));
     out.extend(rounds_line(r));
+    // Through games of reliability R the least detectable true correlation is min_rho /
+    // sqrt(R); above 1 (or R = 0) there is none.
+    const NONE_DETECTABLE: &str = "none (these games are too unreliable to detect any)";
     if let Some(p) = &r.power {
         let f = |x: Option<f64>| x.map_or("n/a".to_string(), |x| format!("{x:.2}"));
         out.push(format!(
             "power: with {} sets the smallest rho told from zero is {}, and through these games the smallest true correlation {}",
             p.sets,
             f(p.min_rho),
-            p.min_true_rho.map_or("none".to_string(), |x| format!("{x:.2}"))
+            p.min_true_rho.map_or(NONE_DETECTABLE.to_string(), |x| format!("{x:.2}"))
         ));
     }
     for o in &r.objectives {
@@ -228,5 +231,30 @@ mod tests {
                 .collect::<Vec<_>>()[..]
         );
         assert!(lines.last().unwrap().starts_with("cost: "));
+    }
+
+    #[test]
+    fn power_says_so_when_the_games_are_too_unreliable_to_detect_any_correlation() {
+        let read = |name: &str| {
+            let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tuned")
+                .join(name);
+            lines(&crate::calibrate::report::read(&path).unwrap())
+        };
+        let power = |lines: Vec<String>| lines.into_iter().find(|l| l.starts_with("power: "));
+        // GNU Chess's games had no ceiling: no true correlation could be detected through them.
+        let none = power(read("calibration-gnuchess-pruning-nodes10000.json")).unwrap();
+        assert!(
+            none.ends_with(
+                "the smallest true correlation none (these games are too unreliable to detect any)"
+            ),
+            "{none}"
+        );
+        // The built-in engine's could judge: a figure.
+        let some = power(read("calibration-builtin-nodes5000.json")).unwrap();
+        assert!(
+            some.ends_with("the smallest true correlation 0.81"),
+            "{some}"
+        );
     }
 }
