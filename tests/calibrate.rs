@@ -347,11 +347,6 @@ fn the_scipy_reference_recomputes_rho_tau_and_the_slope() {
         );
         close(&o["line"]["intercept"], &t["intercept"], 1e-6, "intercept");
         compared += 1;
-        for stat in ["rho", "tau"] {
-            for end in ["lower", "upper"] {
-                close(&o[stat][end], &t[stat][end], 0.15, &format!("{stat} {end}"));
-            }
-        }
     }
     assert!(compared > 0, "no objective had spread to compare");
     close(
@@ -360,6 +355,41 @@ fn the_scipy_reference_recomputes_rho_tau_and_the_slope() {
         1e-9,
         "half vs half",
     );
+    // The bootstrap intervals are two independent resamplings (marginal's and numpy's): over
+    // six sets they can differ by far more than their own noise (a lower end of -0.71 against
+    // -0.92), so they are compared over the 16 sets of shipped calibrations.
+    for shipped in [
+        "tuned/calibration-builtin-nodes5000.json",
+        "tuned/calibration-toga2-nodes10000.json",
+    ] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(shipped);
+        let out = Command::new(python)
+            .arg(&script)
+            .arg(&path)
+            .arg("--json")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{shipped}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let theirs: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let ours: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        for (o, t) in ours["objectives"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(theirs["objectives"].as_array().unwrap())
+        {
+            for stat in ["rho", "tau"] {
+                for end in ["lower", "upper"] {
+                    let what = format!("{shipped} {} {stat} {end}", o["name"]);
+                    close(&o[stat][end], &t[stat][end], 0.1, &what);
+                }
+            }
+        }
+    }
 }
 
 #[test]
