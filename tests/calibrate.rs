@@ -307,18 +307,19 @@ fn the_scipy_reference_recomputes_rho_tau_and_the_slope() {
         String::from_utf8_lossy(&out.stderr)
     );
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/calibration_reference.py");
-    let out = Command::new(python)
-        .arg(&script)
-        .arg(dir.join("r.json"))
-        .arg("--json")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let theirs: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // The reference script's figures for the report at `path`.
+    let reference = |path: &Path| -> Value {
+        let out = Command::new(python)
+            .arg(&script)
+            .arg(path)
+            .arg("--json")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{}: {err}", path.display());
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let theirs = reference(&dir.join("r.json"));
     let ours: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("r.json")).unwrap()).unwrap();
     let close = |a: &Value, b: &Value, tol: f64, what: &str| {
@@ -363,18 +364,7 @@ fn the_scipy_reference_recomputes_rho_tau_and_the_slope() {
         "tuned/calibration-toga2-nodes10000.json",
     ] {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(shipped);
-        let out = Command::new(python)
-            .arg(&script)
-            .arg(&path)
-            .arg("--json")
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{shipped}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let theirs: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let theirs = reference(&path);
         let ours: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         for (o, t) in ours["objectives"]
             .as_array()
