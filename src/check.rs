@@ -1188,8 +1188,10 @@ impl Prepared {
             };
             let settings = session::settings(&asked, (&tuned, &baseline), &books.openings, &config);
             let mut key = Fnv::new();
-            for (name, value) in &settings {
-                key.write(format!("{name}={value}\n").as_bytes());
+            for setting in &settings {
+                for value in std::iter::once(&setting.value).chain(&setting.former) {
+                    key.write(format!("{}={value}\n", setting.key).as_bytes());
+                }
             }
             let path = dir.join(format!("check-games-{:016x}.pgn", key.finish()));
             RecordPlan {

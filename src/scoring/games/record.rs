@@ -30,19 +30,45 @@ impl std::error::Error for RecordError {}
 /// The `format` of a settings record; bumped when a setting is added or changes meaning.
 pub const RECORD_FORMAT: &str = "marginal-match-pgn/1";
 
-/// The settings of a match that decide its games, in order: what the user would write on the
-/// command line (or a description of it) with its canonical value. Two runs with equal settings
-/// play the same games at fixed nodes or depth. A key listed again names another value a
-/// record may hold that means the same (an engine under its former signature): the first is
-/// written, any of them resumes.
-pub type Settings = Vec<(&'static str, String)>;
-
-/// The first value of each key of `settings`, in order (what a record is written with).
-fn firsts(settings: &Settings) -> impl Iterator<Item = &(&'static str, String)> {
-    (settings.iter().enumerate())
-        .filter(|(i, (key, _))| settings[..*i].iter().all(|(k, _)| k != key))
-        .map(|(_, entry)| entry)
+/// One setting of a match that decides its games: what the user would write on the command line
+/// (or a description of it) with its canonical value, and any former values a record may hold
+/// that mean the same (an engine under its former signature): the value is written, it or any
+/// former value resumes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MatchSetting {
+    /// The option or description, such as `--seed` or `engine of B`.
+    pub key: &'static str,
+    /// Its canonical value now, what a new record is written with.
+    pub value: String,
+    /// Values a record made earlier may hold for the same games.
+    pub former: Vec<String>,
 }
+
+impl MatchSetting {
+    /// A setting with no former value.
+    pub fn new(key: &'static str, value: impl Into<String>) -> MatchSetting {
+        MatchSetting {
+            key,
+            value: value.into(),
+            former: Vec::new(),
+        }
+    }
+
+    /// The same setting, also accepting `former` values from a record.
+    pub fn or_former(mut self, former: impl IntoIterator<Item = String>) -> MatchSetting {
+        self.former.extend(former);
+        self
+    }
+
+    /// Whether a record's value `then` stands for this setting.
+    fn accepts(&self, then: &str) -> bool {
+        self.value == then || self.former.iter().any(|f| f == then)
+    }
+}
+
+/// The settings of a match that decide its games, in order. Two runs with equal settings play
+/// the same games at fixed nodes or depth.
+pub type Settings = Vec<MatchSetting>;
 
 /// The file beside `pgn` that keeps the settings its games were played with.
 pub fn record_path(pgn: &Path) -> PathBuf {
@@ -120,8 +146,8 @@ pub fn start(path: &Path, settings: &Settings) -> Result<Opened, RecordError> {
     if file.metadata().is_ok_and(|m| m.is_file()) {
         let record = Record {
             format: RECORD_FORMAT.to_string(),
-            settings: firsts(settings)
-                .map(|(k, v)| (k.to_string(), Value::String(v.clone())))
+            settings: (settings.iter())
+                .map(|s| (s.key.to_string(), Value::String(s.value.clone())))
                 .collect(),
         };
         let text = serde_json::to_string_pretty(&record).expect("a record serializes") + "\n";
@@ -301,11 +327,11 @@ fn check_settings(path: &Path, now: &Settings) -> Result<(), RecordError> {
             record.format
         )));
     }
-    let differences: Vec<String> = firsts(now)
-        .filter_map(|(key, value)| {
-            let then = record.settings.get(*key).and_then(Value::as_str);
-            let same = (now.iter()).any(|(k, v)| k == key && then == Some(v.as_str()));
-            (!same).then(|| match then {
+    let differences: Vec<String> = (now.iter())
+        .filter_map(|setting| {
+            let (key, value) = (setting.key, &setting.value);
+            let then = record.settings.get(key).and_then(Value::as_str);
+            (!then.is_some_and(|then| setting.accepts(then))).then(|| match then {
                 Some(then) => difference(key, then, value),
                 None => format!("{key}: not recorded, {value} now"),
             })
@@ -371,19 +397,24 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let (pgn, other) = (dir.join("g.pgn"), dir.join("h.pgn"));
-        let engine = |signature: &str| ("engine of B", format!("E (e.toml, {signature})"));
-        let then: Settings = vec![("--seed", "3".into()), engine("1111")];
+        let engine = |signature: &str| format!("E (e.toml, {signature})");
+        let seed = MatchSetting::new("--seed", "3");
+        let then: Settings = vec![
+            seed.clone(),
+            MatchSetting::new("engine of B", engine("1111")),
+        ];
         drop(start(&pgn, &then).unwrap());
-        // The engine's signature now, then its former one: the record resumes.
-        let now: Settings = vec![("--seed", "3".into()), engine("2222"), engine("1111")];
+        // The engine's signature now, with its former one: the record resumes.
+        let renamed = MatchSetting::new("engine of B", engine("2222"));
+        let now: Settings = vec![seed.clone(), renamed.clone().or_former([engine("1111")])];
         check_settings(&pgn, &now).unwrap();
         // Without the former one, it is refused naming both.
-        let RecordError(e) = check_settings(&pgn, &now[..2].to_vec()).unwrap_err();
+        let RecordError(e) = check_settings(&pgn, &vec![seed, renamed]).unwrap_err();
         assert!(
             e.contains("engine of B: E (e.toml, 1111) then, E (e.toml, 2222) now"),
             "{e}"
         );
-        // A new record is written with the first of each key.
+        // A new record is written with the value now, not a former one.
         drop(start(&other, &now).unwrap());
         let text = std::fs::read_to_string(record_path(&other)).unwrap();
         assert!(text.contains("2222") && !text.contains("1111"), "{text}");

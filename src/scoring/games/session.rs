@@ -19,7 +19,7 @@ use shakmaty::{Chess, EnPassantMode};
 use super::game::MoveLimit;
 use super::matches::{MatchConfig, MatchResult, MatchStats, PairRecord, Stopped};
 use super::pgn;
-use super::record::{self, RecordError, Settings};
+use super::record::{self, MatchSetting, RecordError, Settings};
 use super::remote::run_match_on;
 use crate::engine::Setting;
 use crate::formats::Fnv;
@@ -81,18 +81,17 @@ pub fn settings(
     }
     let game = &config.game;
     let none = || "none".to_string();
-    // Each signature that names the engine, its own first (a record made under its former one
-    // still resumes: see [`Settings`]).
-    let engines = |setting: &Setting| {
+    // The signature that names the engine now, and its former ones (a record made under one of
+    // them still resumes: see [`MatchSetting`]).
+    let engine = |key: &'static str, setting: &Setting| {
         let def = setting.def();
-        (def.signatures().into_iter())
-            .map(|signature| {
-                let source = def.source.as_deref().unwrap_or("");
-                format!("{} ({source}, {signature})", def.name)
-            })
-            .collect::<Vec<_>>()
+        let source = def.source.as_deref().unwrap_or("");
+        let mut lines = (def.signatures().into_iter())
+            .map(|signature| format!("{} ({source}, {signature})", def.name));
+        let now = lines.next().unwrap_or_default();
+        MatchSetting::new(key, now).or_former(lines)
     };
-    let mut listed = vec![
+    let mut listed: Settings = [
         ("--a", asked.a.to_string()),
         ("margins of A", margins.0.to_string()),
         ("--b", asked.b.to_string()),
@@ -123,11 +122,14 @@ pub fn settings(
                 format!("{},{},{},{}", p.elo0, p.elo1, p.alpha, p.beta)
             }),
         ),
-    ];
+    ]
+    .into_iter()
+    .map(|(key, value)| MatchSetting::new(key, value))
+    .collect();
     // Only an external engine adds a line, so the records of earlier matches still resume.
     for (key, setting) in [("engine of A", margins.0), ("engine of B", margins.1)] {
         if !setting.def().is_builtin() {
-            listed.extend(engines(setting).into_iter().map(|line| (key, line)));
+            listed.push(engine(key, setting));
         }
     }
     listed
