@@ -137,7 +137,8 @@ ENGINES = [("gnuchess-race", "GNU Chess 6.2.7", "default tune (race), screened i
             [("glaurung-race-confirm", 10000, "as it ships ({defaults})"),
              ("glaurung-race-confirm", 40000, "as it ships, at four times the tuning limit")]),
            ("toga2-race", "Toga II 3.0", "default tune (race), screened in games",
-            [("toga2-race-confirm", 10000, "as it ships ({defaults})")])]
+            [("toga2-race-confirm", 10000, "as it ships ({defaults})"),
+             ("toga2-race-confirm", 40000, "as it ships, at four times the tuning limit")])]
 
 
 def against(tuned, text):
