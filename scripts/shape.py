@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The shape of the code, as issue 37 measures it: lines in src/commands/, functions over 100
 lines outside src/engine/search/ (over 80 in src/commands/), module-level import circles (from
-`use` lines, re-exports included), and the places that build a thread pool. (Doc examples: `cargo test --release --doc`.)
+`use` lines, re-exports included), and the places that build a thread pool. (Doc examples: `cargo test --profile ci --doc`.)
 
     python3 scripts/shape.py [SRC]      (default: src)
 

@@ -546,7 +546,8 @@ fn a_tuned_file_carries_its_calibration_and_check_shows_it() {
         );
     }
     // Without one, the file says so plainly.
-    let out = common::tune(&dir, &suite, 400, "v.json", &["--iterations", "1"]);
+    let spsa = ["--solver", "spsa", "--iterations", "1"];
+    let out = common::tune(&dir, &suite, 400, "v.json", &spsa);
     assert!(out.status.success());
     let tuned: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("v.json")).unwrap()).unwrap();

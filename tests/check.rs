@@ -380,8 +380,9 @@ fn update_records_outcomes_and_a_deliberate_change() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
 }
 
-/// `marginal check FILE --games N EXTRA... --json DIR/NAME`: what it printed (it must exit 0)
-/// and the games of its report.
+/// `marginal check FILE --sample 20 --games N EXTRA... --json DIR/NAME`: what it printed (it
+/// must exit 0) and the games of its report. The games are what these tests are about: the
+/// suites are measured on a sample (the whole check is tested above).
 fn check_games(
     dir: &Path,
     file: &str,
@@ -390,7 +391,7 @@ fn check_games(
     name: &str,
 ) -> (String, GamesCheck) {
     let json = dir.join(name);
-    let mut args = vec!["check", file, "--games", games];
+    let mut args = vec!["check", file, "--sample", "20", "--games", games];
     args.extend_from_slice(extra);
     args.extend_from_slice(&["--json", json.to_str().unwrap()]);
     let out = marginal(&args, dir);
@@ -469,7 +470,14 @@ fn games_play_the_books_given_and_not_the_tuning_book() {
 fn an_interrupted_games_check_keeps_its_pairs() {
     let dir = scratch("check", "games-cut");
     let cache = dir.join("cache");
-    let args = ["check", "tuned/spsa-suite.json", "--games", "60"];
+    let args = [
+        "check",
+        "tuned/spsa-suite.json",
+        "--sample",
+        "20",
+        "--games",
+        "30",
+    ];
     let record = || {
         std::fs::read_dir(&cache).ok().and_then(|entries| {
             entries
@@ -499,10 +507,10 @@ fn an_interrupted_games_check_keeps_its_pairs() {
     let stderr = String::from_utf8_lossy(&cut.stderr);
     assert_names(&stderr, &["--games", "kept in the cache"]);
     let kept = std::fs::read_to_string(record().expect("the record is kept")).unwrap();
-    let (said, games) = check_games(&dir, "tuned/spsa-suite.json", "60", &[], "report.json");
+    let (said, games) = check_games(&dir, "tuned/spsa-suite.json", "30", &[], "report.json");
     // Where it resumes from and how many of the pairs were played.
-    assert_names(&said, &["resuming", cache.to_str().unwrap(), "of 30 pairs"]);
-    assert_eq!(games.report.games, 60);
+    assert_names(&said, &["resuming", cache.to_str().unwrap(), "of 15 pairs"]);
+    assert_eq!(games.report.games, 30);
     let kept_results: Vec<&str> = kept
         .lines()
         .filter_map(|l| l.strip_prefix("[Result \""))
@@ -525,7 +533,14 @@ fn an_interrupted_games_check_keeps_its_pairs() {
 #[test]
 fn games_are_played_when_the_cache_cannot_keep_them() {
     let out = Command::new(env!("CARGO_BIN_EXE_marginal"))
-        .args(["check", "tuned/spsa-suite.json", "--games", "2"])
+        .args([
+            "check",
+            "tuned/spsa-suite.json",
+            "--sample",
+            "20",
+            "--games",
+            "2",
+        ])
         .env("MARGINAL_CACHE_DIR", "/dev/null/cache")
         .current_dir(root())
         .output()

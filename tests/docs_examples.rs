@@ -50,7 +50,7 @@ fn the_readme_opens_with_the_default_tune_and_the_ci_test_command() {
         .collect();
     assert_eq!(
         commands,
-        ["cargo run --release -- tune", "cargo test --release"],
+        ["cargo run --release -- tune", "cargo test --profile ci"],
         "the README's first shell block"
     );
     let first_screen: usize = readme[..start].lines().count();

@@ -1,6 +1,6 @@
 //! `docs/commands.md`, the command reference, is generated from marginal's own help (the clap
 //! definitions): this test fails when it is stale. Regenerate it with
-//! `MARGINAL_BLESS=1 cargo test --release --test docs_reference`.
+//! `MARGINAL_BLESS=1 cargo test --profile ci --test docs_reference`.
 
 use std::path::Path;
 use std::process::Command;
@@ -30,7 +30,7 @@ fn reference() -> String {
     let mut text = String::from(
         "# Command reference\n\n\
          Generated from `marginal --help` and `marginal help COMMAND` by\n\
-         `MARGINAL_BLESS=1 cargo test --release --test docs_reference` (a test fails when it is\n\
+         `MARGINAL_BLESS=1 cargo test --profile ci --test docs_reference` (a test fails when it is\n\
          stale). The guide to each task is in the README and the other pages here.\n\n\
          ## marginal\n\n```text\n",
     );
@@ -55,7 +55,7 @@ fn the_command_reference_is_current() {
     let written = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         written == now,
-        "{} is stale: regenerate it with MARGINAL_BLESS=1 cargo test --release --test docs_reference",
+        "{} is stale: regenerate it with MARGINAL_BLESS=1 cargo test --profile ci --test docs_reference",
         path.display()
     );
 }

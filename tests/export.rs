@@ -9,7 +9,7 @@
 //! regenerate them and read the diff before committing:
 //!
 //! ```sh
-//! UPDATE_GOLDEN=1 cargo test --release --test export
+//! UPDATE_GOLDEN=1 cargo test --profile ci --test export
 //! git diff tests/golden/export
 //! ```
 
@@ -113,7 +113,7 @@ fn golden(name: &str, text: &str) -> Option<String> {
     }
     let want = std::fs::read_to_string(&path).unwrap_or_else(|e| {
         panic!(
-            "{}: {e}; generate it with UPDATE_GOLDEN=1 cargo test --release --test export",
+            "{}: {e}; generate it with UPDATE_GOLDEN=1 cargo test --profile ci --test export",
             path.display()
         )
     });
@@ -140,7 +140,7 @@ fn every_format_matches_its_golden_file() {
         .collect();
     assert!(
         mismatches.is_empty(),
-        "{}\n(after a deliberate change: UPDATE_GOLDEN=1 cargo test --release --test export)",
+        "{}\n(after a deliberate change: UPDATE_GOLDEN=1 cargo test --profile ci --test export)",
         mismatches.join("\n")
     );
 }

@@ -9,7 +9,7 @@
 //! files shipped for Glaurung 2.2 and GNU Chess 6.2.7 parse, and where the engine is
 //! installed score a suite and play games without a fault (skipped, saying why, where not).
 //!
-//! The figures the exactness tests measured are printed (`cargo test --release --test
+//! The figures the exactness tests measured are printed (`cargo test --profile ci --test
 //! external_engine -- --nocapture` shows them).
 
 mod common;

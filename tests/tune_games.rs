@@ -89,9 +89,13 @@ fn a_short_games_tune_writes_its_games_log_and_is_reproducible() {
 fn confirm_writes_the_match_report_into_the_tuned_file() {
     let dir = scratch("tune-games", "confirm");
     let suite = small_suite(&dir, 20);
+    // A small race (12 design points, 4 and 8 pairs a round): it moves this suite's set at
+    // 300 nodes, so the confirmation is played.
     let extra = [
-        "--iterations",
-        "1",
+        "--design",
+        "12",
+        "--race-pairs",
+        "4,8",
         "--confirm",
         "6",
         "--confirm-sprt",
@@ -289,10 +293,14 @@ fn an_interrupted_confirmation_keeps_its_pairs() {
         "tune",
         "--suites",
         suite.to_str().unwrap(),
-        // The race at 300 nodes moves this suite's set (as in the test above): a set equal
-        // to the defaults plays no confirmation.
+        // The small race at 300 nodes moves this suite's set (as in the test above): a set
+        // equal to the defaults plays no confirmation.
         "--nodes",
         "300",
+        "--design",
+        "12",
+        "--race-pairs",
+        "4,8",
         "--confirm",
         "200",
         "--out",

@@ -295,7 +295,7 @@ fn suite_and_check_say_what_an_interrupt_kept() {
 fn an_interrupted_suite_resumes_with_the_same_figures() {
     let cache = std::env::temp_dir().join(format!("marginal-resume-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&cache);
-    let args = ["suite", "data/suites/wac.epd", "--nodes", "100000", "-q"];
+    let args = ["suite", "data/suites/wac.epd", "--nodes", "30000", "-q"];
     let suite = |extra: &[&str]| {
         Command::new(env!("CARGO_BIN_EXE_marginal"))
             .args(args.iter().chain(extra))
@@ -317,7 +317,7 @@ fn an_interrupted_suite_resumes_with_the_same_figures() {
     let whole = suite(&["--no-cache"]).wait_with_output().unwrap();
     assert_eq!(whole.status.code(), Some(0));
     let child = suite(&[]);
-    // The reference run of 300 positions at 100,000 nodes takes seconds: interrupt it when
+    // The reference run of 300 positions at 30,000 nodes takes seconds: interrupt it when
     // some of its positions are in the cache.
     let journal = || {
         std::fs::read_dir(&cache)
