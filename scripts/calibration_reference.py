@@ -51,9 +51,13 @@ def slope(a, b):
     return stats.linregress(a, b).slope
 
 
+def centred(x):
+    """Each row less its mean."""
+    return x - x.mean(axis=1, keepdims=True)
+
+
 def pearson_rows(a, b):
-    a = a - a.mean(axis=1, keepdims=True)
-    b = b - b.mean(axis=1, keepdims=True)
+    a, b = centred(a), centred(b)
     return (a * b).sum(axis=1) / np.sqrt((a * a).sum(axis=1) * (b * b).sum(axis=1))
 
 
@@ -71,8 +75,7 @@ def tau_rows(a, b):
 
 def slope_rows(a, b):
     """The least-squares slope of b on a, each row."""
-    a = a - a.mean(axis=1, keepdims=True)
-    b = b - b.mean(axis=1, keepdims=True)
+    a, b = centred(a), centred(b)
     return (a * b).sum(axis=1) / (a * a).sum(axis=1)
 
 
