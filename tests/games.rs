@@ -922,6 +922,7 @@ fn a_report_with_infinite_elo_is_valid_json_with_nulls() {
         stats,
         elapsed: Duration::from_millis(1500),
         earlier: 0,
+        earlier_elapsed: Duration::ZERO,
         interrupted: false,
     };
     let report = MatchReport::new(&result, &config, "A", "B");

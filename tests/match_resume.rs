@@ -210,6 +210,7 @@ fn ctrl_c_keeps_the_whole_pairs_and_resume_ends_as_an_uninterrupted_match() {
     let report: Value = serde_json::from_str(&std::fs::read_to_string(&cut_json).unwrap()).unwrap();
     assert_eq!(report["interrupted"], true);
     assert_eq!(report["games"], 2 * pairs);
+    let cut_seconds = report["elapsed_seconds"].as_f64().unwrap();
 
     // Resumed, it ends as the same match played in one go.
     let resumed = run(
@@ -229,6 +230,19 @@ fn ctrl_c_keeps_the_whole_pairs_and_resume_ends_as_an_uninterrupted_match() {
             .starts_with(&format!("resume: {pairs} whole pairs")),
         "{}",
         resumed.stdout
+    );
+    // What the match cost counts the interrupted run too, as its record noted it: the resumed
+    // run says how long the kept games took, and its report's time holds that and its own.
+    let before: f64 = (resumed.stdout.split("from the PGN, played in ").nth(1))
+        .and_then(|t| t.split(' ').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no time of the earlier run in {}", resumed.stdout));
+    let total = serde_json::from_str::<Value>(&std::fs::read_to_string(&cut_json).unwrap())
+        .unwrap()["elapsed_seconds"]
+        .as_f64()
+        .unwrap();
+    assert!(
+        before + 0.05 >= cut_seconds && total >= before,
+        "interrupted run {cut_seconds} s, noted {before} s, resumed report {total} s"
     );
     let full = run(&dir, "full", &args(&with(&full_pgn, &full_json, &[])));
     assert!(full.status.success(), "{}{}", full.stdout, full.stderr);
@@ -403,7 +417,9 @@ fn resume_drops_an_unfinished_pair_and_ends_as_an_uninterrupted_match() {
     let again = small(&dir, "again", &full, &["--resume"]);
     assert!(again.status.success());
     assert_eq!(again.result(), straight.result());
-    assert!(again.line("0 games in ").ends_with("(and 8 from the PGN)"));
+    // It says how long the games it read back took to play.
+    let line = again.line("0 games in ");
+    assert!(line.contains("(and 8 from the PGN, played in "), "{line}");
     std::fs::remove_dir_all(dir).unwrap();
 }
 

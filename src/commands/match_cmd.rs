@@ -76,7 +76,8 @@ pub struct MatchArgs {
     sprt: Option<String>,
     /// Write the games as PGN, pair by pair as they finish (only whole pairs). A file that
     /// already holds anything is refused, never overwritten: continue its match with --resume.
-    /// The settings are kept beside it in FILE.match.json.
+    /// The settings, and the time the match has taken over every run, are kept beside it in
+    /// FILE.match.json.
     #[arg(long, value_name = "FILE")]
     pgn: Option<PathBuf>,
     /// Continue the match in the --pgn file (after Ctrl-C or a kill) from its whole pairs; it

@@ -161,10 +161,13 @@ pub struct MatchResult {
     pub pairs: Vec<PairRecord>,
     /// Totals.
     pub stats: MatchStats,
-    /// Wall-clock time (of this run only, when earlier pairs were given).
+    /// Wall-clock time of this run.
     pub elapsed: Duration,
     /// How many of `pairs` were given from an earlier run rather than played now.
     pub earlier: usize,
+    /// Wall-clock time of the earlier runs of a resumed match, as its record noted it (zero
+    /// for a new match).
+    pub earlier_elapsed: Duration,
     /// Whether the interrupt flag stopped the match before its end (all games played, or the
     /// SPRT decided).
     pub interrupted: bool,
@@ -445,6 +448,7 @@ impl<'c> Tally<'c> {
             stats: self.stats,
             elapsed: start.elapsed(),
             earlier: self.earlier,
+            earlier_elapsed: Duration::ZERO,
             interrupted,
         }
     }
@@ -501,7 +505,9 @@ pub struct MatchReport {
     /// reports written before it) reads as none.
     #[serde(default)]
     pub overshot_moves: Losses,
-    /// Wall-clock time of the match, seconds (of the last run only, for a resumed match).
+    /// Wall-clock time of the match, seconds: every run of a resumed match counted, as its
+    /// PGN's settings record noted it (a match resumed from a record written before marginal
+    /// kept that time counts the last run only).
     pub elapsed_seconds: f64,
     /// Every counted game in play order: pair by pair, A with White first.
     pub game_results: Vec<GameEntry>,
@@ -646,7 +652,7 @@ impl MatchReport {
             time_losses: s.time_losses.into(),
             fault_losses: s.fault_losses.into(),
             overshot_moves: s.overshot.into(),
-            elapsed_seconds: result.elapsed.as_secs_f64(),
+            elapsed_seconds: (result.earlier_elapsed + result.elapsed).as_secs_f64(),
             game_results,
             interrupted: result.interrupted,
         }
@@ -698,6 +704,7 @@ mod tests {
             stats,
             elapsed: Duration::ZERO,
             earlier: 0,
+            earlier_elapsed: Duration::ZERO,
             interrupted: false,
         };
         let config = MatchConfig {
@@ -744,6 +751,7 @@ mod tests {
             stats,
             elapsed: Duration::ZERO,
             earlier: 0,
+            earlier_elapsed: Duration::ZERO,
             interrupted: false,
         };
         let config = MatchConfig {

@@ -2,9 +2,12 @@
 //! never written over an old one's games, the settings are kept beside it (`FILE.match.json`,
 //! written atomically before the first game), and `--resume` reads back the whole pairs,
 //! checks them and the settings against this run, and drops a pair left unfinished at the end.
+//! The settings record also keeps the wall-clock time the games took, every run counted, so that
+//! a resumed match's report says what the whole match cost.
 
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use crate::formats::write_atomic;
 use crate::scoring::games::matches::PairRecord;
@@ -78,10 +81,58 @@ pub fn record_path(pgn: &Path) -> PathBuf {
 }
 
 /// What is on disk of a settings record.
-#[derive(Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize)]
 struct Record {
     format: String,
     settings: Map<String, Value>,
+    /// Wall-clock seconds the match has taken, every run counted, as last noted (absent in a
+    /// record written before it: read as 0).
+    #[serde(default)]
+    elapsed_seconds: f64,
+}
+
+impl Record {
+    fn write(&self, path: &Path) -> std::io::Result<()> {
+        let text = serde_json::to_string_pretty(self).expect("a record serializes") + "\n";
+        write_atomic(path, text.as_bytes())
+    }
+}
+
+/// The settings record of an opened match, which notes the time the match takes: the time of
+/// the runs before this one (read back on resume) plus this run's.
+#[derive(Debug)]
+pub struct Timekeeper {
+    path: PathBuf,
+    record: Record,
+    earlier: f64,
+}
+
+impl Timekeeper {
+    /// The timekeeper of the PGN `pgn` whose settings record is `record`: its time so far is
+    /// the earlier runs'.
+    fn of(pgn: &Path, record: Record) -> Timekeeper {
+        Timekeeper {
+            path: record_path(pgn),
+            earlier: record.elapsed_seconds,
+            record,
+        }
+    }
+
+    /// Wall-clock time of the earlier runs of this match, as their record noted it (zero for a
+    /// new match, and for a record written before marginal noted it).
+    pub fn earlier(&self) -> Duration {
+        Duration::try_from_secs_f64(self.earlier).unwrap_or_default()
+    }
+
+    /// Notes that this run has taken `this_run` so far: the record then holds the earlier
+    /// runs' time plus it (written atomically, so a kill leaves the last note whole).
+    ///
+    /// # Errors
+    /// The record cannot be written.
+    pub fn note(&mut self, this_run: Duration) -> std::io::Result<()> {
+        self.record.elapsed_seconds = self.earlier + this_run.as_secs_f64();
+        self.record.write(&self.path)
+    }
 }
 
 /// Where the PGN stands before the first game of this run.
@@ -93,6 +144,9 @@ pub struct Opened {
     /// What was dropped from its end: bytes, and whole games among them (the first game of an
     /// unfinished pair).
     pub dropped: Option<(u64, usize)>,
+    /// The settings record beside the PGN, to note the match's time in (`None` for a PGN
+    /// written to a stream, which has no record).
+    pub timekeeper: Option<Timekeeper>,
 }
 
 /// Refuses a `--pgn` file that holds anything (a new match never writes over games, nor over
@@ -138,31 +192,34 @@ pub fn start(path: &Path, settings: &Settings) -> Result<Opened, RecordError> {
             file,
             earlier: Vec::new(),
             dropped: None,
+            timekeeper: None,
         });
     }
     refuse_filled(path)?;
     let file = crate::formats::open_to_write(path)
         .map_err(|e| RecordError(format!("--pgn: cannot write {shown}: {e}")))?;
+    let mut timekeeper = None;
     if file.metadata().is_ok_and(|m| m.is_file()) {
         let record = Record {
             format: RECORD_FORMAT.to_string(),
             settings: (settings.iter())
                 .map(|s| (s.key.to_string(), Value::String(s.value.clone())))
                 .collect(),
+            elapsed_seconds: 0.0,
         };
-        let text = serde_json::to_string_pretty(&record).expect("a record serializes") + "\n";
-        let record_path = record_path(path);
-        write_atomic(&record_path, text.as_bytes()).map_err(|e| {
+        record.write(&record_path(path)).map_err(|e| {
             RecordError(format!(
                 "--pgn: cannot write the settings record {}: {e}",
-                record_path.display()
+                record_path(path).display()
             ))
         })?;
+        timekeeper = Some(Timekeeper::of(path, record));
     }
     Ok(Opened {
         file,
         earlier: Vec::new(),
         dropped: None,
+        timekeeper,
     })
 }
 
@@ -193,7 +250,7 @@ pub fn resume(
     if bytes.is_empty() {
         return start(path, settings);
     }
-    check_settings(path, settings)?;
+    let record = check_settings(path, settings)?;
     let read = read_games(&bytes).map_err(|e| {
         RecordError(format!(
             "--resume: {shown}:{}: {} (not a PGN of marginal match as it writes them)",
@@ -255,6 +312,7 @@ pub fn resume(
         file,
         earlier,
         dropped,
+        timekeeper: Some(Timekeeper::of(path, record)),
     })
 }
 
@@ -303,8 +361,9 @@ fn check_game(
 }
 
 /// Refuses to resume when the settings record beside `path` is missing, unreadable, or records
-/// other settings than `now`, naming each that differs.
-fn check_settings(path: &Path, now: &Settings) -> Result<(), RecordError> {
+/// other settings than `now`, naming each that differs; else the record as read (its settings
+/// as they were written, former values included).
+fn check_settings(path: &Path, now: &Settings) -> Result<Record, RecordError> {
     let record_path = record_path(path);
     let (pgn, rec) = (path.display(), record_path.display());
     let text = std::fs::read_to_string(&record_path).map_err(|e| {
@@ -338,7 +397,7 @@ fn check_settings(path: &Path, now: &Settings) -> Result<(), RecordError> {
         })
         .collect();
     if differences.is_empty() {
-        return Ok(());
+        return Ok(record);
     }
     Err(RecordError(format!(
         "--resume: {pgn} was played with other settings than this run's (recorded in {rec}):\n  {}\n\
@@ -407,7 +466,7 @@ mod tests {
         // The engine's signature now, with its former one: the record resumes.
         let renamed = MatchSetting::new("engine of B", engine("2222"));
         let now: Settings = vec![seed.clone(), renamed.clone().or_former([engine("1111")])];
-        check_settings(&pgn, &now).unwrap();
+        check_settings(&pgn, &now).map(drop).unwrap();
         // Without the former one, it is refused naming both.
         let RecordError(e) = check_settings(&pgn, &vec![seed, renamed]).unwrap_err();
         assert!(
@@ -418,6 +477,38 @@ mod tests {
         drop(start(&other, &now).unwrap());
         let text = std::fs::read_to_string(record_path(&other)).unwrap();
         assert!(text.contains("2222") && !text.contains("1111"), "{text}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_record_keeps_the_time_of_every_run_of_a_match() {
+        let dir = std::env::temp_dir().join(format!("marginal-time-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let pgn = dir.join("g.pgn");
+        let settings: Settings = vec![MatchSetting::new("--seed", "3")];
+        let mut first = start(&pgn, &settings).unwrap().timekeeper.unwrap();
+        assert_eq!(first.earlier(), Duration::ZERO);
+        first.note(Duration::from_secs(2)).unwrap();
+        first.note(Duration::from_secs(7)).unwrap();
+        // A resume reads the last note back as the earlier runs' time, and adds its own to it.
+        let mut again = Timekeeper::of(&pgn, check_settings(&pgn, &settings).unwrap());
+        assert_eq!(again.earlier(), Duration::from_secs(7));
+        again.note(Duration::from_secs(3)).unwrap();
+        assert_eq!(
+            check_settings(&pgn, &settings).unwrap().elapsed_seconds,
+            10.0
+        );
+        // A record written before the time was kept reads as no earlier time.
+        std::fs::write(
+            record_path(&pgn),
+            r#"{"format": "marginal-match-pgn/1", "settings": {"--seed": "3"}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            check_settings(&pgn, &settings).unwrap().elapsed_seconds,
+            0.0
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -12,6 +12,7 @@ use std::fs::File;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
 
 use shakmaty::fen::Fen;
 use shakmaty::{Chess, EnPassantMode};
@@ -19,7 +20,7 @@ use shakmaty::{Chess, EnPassantMode};
 use super::game::MoveLimit;
 use super::matches::{MatchConfig, MatchResult, MatchStats, PairRecord, Stopped};
 use super::pgn;
-use super::record::{self, MatchSetting, RecordError, Settings};
+use super::record::{self, MatchSetting, RecordError, Settings, Timekeeper};
 use super::remote::run_match_on;
 use crate::engine::Setting;
 use crate::formats::Fnv;
@@ -178,9 +179,14 @@ pub struct Session {
     config: MatchConfig,
     openings: Vec<Chess>,
     pgn: Option<File>,
+    timekeeper: Option<Timekeeper>,
     earlier: Vec<PairRecord>,
     resumed: Option<Resumed>,
 }
+
+/// How often a match notes its time in its record (and when it ends): a kill loses at most
+/// this much of the time it cost.
+const NOTE_EVERY: Duration = Duration::from_secs(10);
 
 impl Session {
     /// Opens a match between `a` and `b` on `openings` (already shuffled), with its PGN
@@ -198,8 +204,8 @@ impl Session {
         record: Option<&RecordPlan>,
     ) -> Result<Session, SessionError> {
         let total_pairs = config.games.div_ceil(2) as usize;
-        let (pgn, earlier, resumed) = match record {
-            None => (None, Vec::new(), None),
+        let (pgn, timekeeper, earlier, resumed) = match record {
+            None => (None, None, Vec::new(), None),
             Some(plan) => {
                 let opened = if plan.resume {
                     record::resume(
@@ -216,7 +222,12 @@ impl Session {
                     pairs: opened.earlier.len(),
                     dropped: opened.dropped,
                 };
-                (Some(opened.file), opened.earlier, Some(resumed))
+                (
+                    Some(opened.file),
+                    opened.timekeeper,
+                    opened.earlier,
+                    Some(resumed),
+                )
             }
         };
         Ok(Session {
@@ -226,6 +237,7 @@ impl Session {
             config,
             openings,
             pgn,
+            timekeeper,
             earlier,
             resumed,
         })
@@ -246,7 +258,8 @@ impl Session {
     /// stop at once, and the whole pairs counted are summed up (`interrupted` is set). The
     /// pairs are played by `executor` ([`Runner::play`]: streamed on this machine, in batches
     /// on a cluster) and counted in index order either way. Each counted pair goes to the PGN
-    /// (both games in one write) and to `observer`.
+    /// (both games in one write) and to `observer`; the record notes the time the match has
+    /// taken every [`NOTE_EVERY`] and at its end, and the result counts the earlier runs'.
     ///
     /// # Errors
     /// A PGN write failed, or the executor failed for another reason than an interrupt.
@@ -258,6 +271,9 @@ impl Session {
     ) -> Result<MatchResult, SessionError> {
         let (a, b) = (&self.a, &self.b);
         let mut pgn = self.pgn.take();
+        let mut timekeeper = self.timekeeper.take();
+        let began = Instant::now();
+        let mut noted = began;
         let earlier = std::mem::take(&mut self.earlier);
         let total_pairs = self.total_pairs() as u64;
         let date = pgn::today();
@@ -288,6 +304,13 @@ impl Session {
                     write_error = Some(e);
                 }
             }
+            if let Some(keeper) = timekeeper.as_mut()
+                && noted.elapsed() >= NOTE_EVERY
+                && write_error.is_none()
+            {
+                noted = Instant::now();
+                write_error = keeper.note(began.elapsed()).err();
+            }
             observer.event(&stats.pair_event(total_pairs));
         };
         let (a, b) = (&self.a, &self.b);
@@ -307,6 +330,15 @@ impl Session {
             interrupt,
             &mut on_pair,
         );
+        // The time this run took, noted however it ended.
+        if let Some(keeper) = timekeeper.as_mut()
+            && write_error.is_none()
+        {
+            write_error = keeper.note(began.elapsed()).err();
+        }
+        let earlier_elapsed = timekeeper
+            .as_ref()
+            .map_or(Duration::ZERO, Timekeeper::earlier);
         let result = match played.map_err(|stopped| *stopped) {
             Ok(result) => Ok(result),
             // Cancelled: the pairs counted so far are summed up as after a local interrupt.
@@ -325,6 +357,11 @@ impl Session {
         if let Some(why) = gave_up {
             return Err(SessionError::Exec(ExecError::GaveUp(why)));
         }
-        result.map_err(SessionError::Exec)
+        result
+            .map(|result| MatchResult {
+                earlier_elapsed,
+                ..result
+            })
+            .map_err(SessionError::Exec)
     }
 }

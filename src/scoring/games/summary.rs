@@ -221,10 +221,13 @@ fn sprt_line(params: &SprtParams, result: &MatchResult) -> String {
 fn speed(result: &MatchResult) -> String {
     let played = result.stats.games - 2 * result.earlier as u64;
     let seconds = result.elapsed.as_secs_f64();
-    let earlier = if result.earlier > 0 {
-        format!(" (and {} from the PGN)", 2 * result.earlier)
-    } else {
-        String::new()
+    let earlier = match (result.earlier, result.earlier_elapsed.as_secs_f64()) {
+        (0, _) => String::new(),
+        (pairs, 0.0) => format!(" (and {} from the PGN)", 2 * pairs),
+        (pairs, before) => format!(
+            " (and {} from the PGN, played in {before:.1} s before)",
+            2 * pairs
+        ),
     };
     format!(
         "{played} games in {seconds:.1} s: {:.1} games/min{earlier}",
@@ -312,6 +315,7 @@ mod tests {
             stats: MatchStats::default(),
             interrupted,
             earlier: 0,
+            earlier_elapsed: std::time::Duration::ZERO,
             elapsed: std::time::Duration::from_secs(1),
         }
     }
