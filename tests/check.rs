@@ -380,9 +380,12 @@ fn update_records_outcomes_and_a_deliberate_change() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
 }
 
-/// `marginal check FILE --sample 20 --games N EXTRA... --json DIR/NAME`: what it printed (it
-/// must exit 0) and the games of its report. The games are what these tests are about: the
-/// suites are measured on a sample (the whole check is tested above).
+/// The positions a side of the games checks' suites: the games are what those tests are about
+/// (the whole check is tested above).
+const GAMES_SAMPLE: &str = "20";
+
+/// `marginal check FILE --sample GAMES_SAMPLE --games N EXTRA... --json DIR/NAME`: what it
+/// printed (it must exit 0) and the games of its report.
 fn check_games(
     dir: &Path,
     file: &str,
@@ -391,7 +394,7 @@ fn check_games(
     name: &str,
 ) -> (String, GamesCheck) {
     let json = dir.join(name);
-    let mut args = vec!["check", file, "--sample", "20", "--games", games];
+    let mut args = vec!["check", file, "--sample", GAMES_SAMPLE, "--games", games];
     args.extend_from_slice(extra);
     args.extend_from_slice(&["--json", json.to_str().unwrap()]);
     let out = marginal(&args, dir);
@@ -470,11 +473,12 @@ fn games_play_the_books_given_and_not_the_tuning_book() {
 fn an_interrupted_games_check_keeps_its_pairs() {
     let dir = scratch("check", "games-cut");
     let cache = dir.join("cache");
+    // The command check_games reruns: the same arguments find the same record.
     let args = [
         "check",
         "tuned/spsa-suite.json",
         "--sample",
-        "20",
+        GAMES_SAMPLE,
         "--games",
         "30",
     ];
@@ -537,7 +541,7 @@ fn games_are_played_when_the_cache_cannot_keep_them() {
             "check",
             "tuned/spsa-suite.json",
             "--sample",
-            "20",
+            GAMES_SAMPLE,
             "--games",
             "2",
         ])
