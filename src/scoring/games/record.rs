@@ -7,7 +7,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::formats::write_atomic;
 use crate::scoring::games::matches::PairRecord;
@@ -98,23 +98,32 @@ impl Record {
     }
 }
 
+/// How often a match notes its time in its record (and when a run ends): a kill loses at most
+/// this much of the time it cost.
+pub const NOTE_EVERY: Duration = Duration::from_secs(10);
+
 /// The settings record of an opened match, which notes the time the match takes: the time of
-/// the runs before this one (read back on resume) plus this run's.
+/// the runs before this one (read back on resume) plus this run's, counted from the opening.
 #[derive(Debug)]
 pub struct Timekeeper {
     path: PathBuf,
     record: Record,
     earlier: f64,
+    began: Instant,
+    noted: Instant,
 }
 
 impl Timekeeper {
     /// The timekeeper of the PGN `pgn` whose settings record is `record`: its time so far is
     /// the earlier runs'.
     fn of(pgn: &Path, record: Record) -> Timekeeper {
+        let now = Instant::now();
         Timekeeper {
             path: record_path(pgn),
             earlier: record.elapsed_seconds,
             record,
+            began: now,
+            noted: now,
         }
     }
 
@@ -124,12 +133,29 @@ impl Timekeeper {
         Duration::try_from_secs_f64(self.earlier).unwrap_or_default()
     }
 
-    /// Notes that this run has taken `this_run` so far: the record then holds the earlier
-    /// runs' time plus it (written atomically, so a kill leaves the last note whole).
+    /// Notes the time so far when [`NOTE_EVERY`] has passed since the last note.
     ///
     /// # Errors
     /// The record cannot be written.
-    pub fn note(&mut self, this_run: Duration) -> std::io::Result<()> {
+    pub fn tick(&mut self) -> std::io::Result<()> {
+        if self.noted.elapsed() < NOTE_EVERY {
+            return Ok(());
+        }
+        self.note()
+    }
+
+    /// Notes the time so far: the earlier runs' plus this run's.
+    ///
+    /// # Errors
+    /// The record cannot be written.
+    pub fn note(&mut self) -> std::io::Result<()> {
+        self.noted = Instant::now();
+        self.note_run(self.began.elapsed())
+    }
+
+    /// Notes that this run has taken `this_run` so far (written atomically, so a kill leaves
+    /// the last note whole).
+    fn note_run(&mut self, this_run: Duration) -> std::io::Result<()> {
         self.record.elapsed_seconds = self.earlier + this_run.as_secs_f64();
         self.record.write(&self.path)
     }
@@ -489,12 +515,12 @@ mod tests {
         let settings: Settings = vec![MatchSetting::new("--seed", "3")];
         let mut first = start(&pgn, &settings).unwrap().timekeeper.unwrap();
         assert_eq!(first.earlier(), Duration::ZERO);
-        first.note(Duration::from_secs(2)).unwrap();
-        first.note(Duration::from_secs(7)).unwrap();
+        first.note_run(Duration::from_secs(2)).unwrap();
+        first.note_run(Duration::from_secs(7)).unwrap();
         // A resume reads the last note back as the earlier runs' time, and adds its own to it.
         let mut again = Timekeeper::of(&pgn, check_settings(&pgn, &settings).unwrap());
         assert_eq!(again.earlier(), Duration::from_secs(7));
-        again.note(Duration::from_secs(3)).unwrap();
+        again.note_run(Duration::from_secs(3)).unwrap();
         assert_eq!(
             check_settings(&pgn, &settings).unwrap().elapsed_seconds,
             10.0

@@ -12,7 +12,7 @@ use std::fs::File;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use shakmaty::fen::Fen;
 use shakmaty::{Chess, EnPassantMode};
@@ -184,10 +184,6 @@ pub struct Session {
     resumed: Option<Resumed>,
 }
 
-/// How often a match notes its time in its record (and when it ends): a kill loses at most
-/// this much of the time it cost.
-const NOTE_EVERY: Duration = Duration::from_secs(10);
-
 impl Session {
     /// Opens a match between `a` and `b` on `openings` (already shuffled), with its PGN
     /// record when `record` is given: a new record refuses a file that holds games; a resumed
@@ -259,7 +255,8 @@ impl Session {
     /// pairs are played by `executor` ([`Runner::play`]: streamed on this machine, in batches
     /// on a cluster) and counted in index order either way. Each counted pair goes to the PGN
     /// (both games in one write) and to `observer`; the record notes the time the match has
-    /// taken every [`NOTE_EVERY`] and at its end, and the result counts the earlier runs'.
+    /// taken every [`record::NOTE_EVERY`] and at its end, and the result counts the earlier
+    /// runs'.
     ///
     /// # Errors
     /// A PGN write failed, or the executor failed for another reason than an interrupt.
@@ -272,8 +269,6 @@ impl Session {
         let (a, b) = (&self.a, &self.b);
         let mut pgn = self.pgn.take();
         let mut timekeeper = self.timekeeper.take();
-        let began = Instant::now();
-        let mut noted = began;
         let earlier = std::mem::take(&mut self.earlier);
         let total_pairs = self.total_pairs() as u64;
         let date = pgn::today();
@@ -305,11 +300,9 @@ impl Session {
                 }
             }
             if let Some(keeper) = timekeeper.as_mut()
-                && noted.elapsed() >= NOTE_EVERY
                 && write_error.is_none()
             {
-                noted = Instant::now();
-                write_error = keeper.note(began.elapsed()).err();
+                write_error = keeper.tick().err();
             }
             observer.event(&stats.pair_event(total_pairs));
         };
@@ -334,7 +327,7 @@ impl Session {
         if let Some(keeper) = timekeeper.as_mut()
             && write_error.is_none()
         {
-            write_error = keeper.note(began.elapsed()).err();
+            write_error = keeper.note().err();
         }
         let earlier_elapsed = timekeeper
             .as_ref()
