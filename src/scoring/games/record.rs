@@ -136,8 +136,8 @@ impl Timekeeper {
     /// Notes the time so far when [`NOTE_EVERY`] has passed since the last note.
     ///
     /// # Errors
-    /// The record cannot be written.
-    pub fn tick(&mut self) -> std::io::Result<()> {
+    /// The record cannot be written (named, with what to do).
+    pub fn tick(&mut self) -> Result<(), RecordError> {
         if self.noted.elapsed() < NOTE_EVERY {
             return Ok(());
         }
@@ -147,10 +147,17 @@ impl Timekeeper {
     /// Notes the time so far: the earlier runs' plus this run's.
     ///
     /// # Errors
-    /// The record cannot be written.
-    pub fn note(&mut self) -> std::io::Result<()> {
+    /// The record cannot be written (named, with what to do).
+    pub fn note(&mut self) -> Result<(), RecordError> {
         self.noted = Instant::now();
-        self.note_run(self.began.elapsed())
+        self.note_run(self.began.elapsed()).map_err(|e| {
+            RecordError(format!(
+                "cannot note the match's time in its settings record {}: {e}; the games \
+                 played are in the PGN: free the space or fix the permissions, then continue \
+                 with --resume",
+                self.path.display()
+            ))
+        })
     }
 
     /// Notes that this run has taken `this_run` so far (written atomically, so a kill leaves

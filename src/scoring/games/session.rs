@@ -273,6 +273,7 @@ impl Session {
         let total_pairs = self.total_pairs() as u64;
         let date = pgn::today();
         let mut write_error: Option<std::io::Error> = None;
+        let mut note_error: Option<RecordError> = None;
         // Why the match gave up on an engine (too many faults in a row): the pairs after it
         // were not played (their games fail at once), so they are neither written nor shown,
         // and the match ends with the reason; a resume goes on from the pairs written.
@@ -300,9 +301,9 @@ impl Session {
                 }
             }
             if let Some(keeper) = timekeeper.as_mut()
-                && write_error.is_none()
+                && note_error.is_none()
             {
-                write_error = keeper.tick().err();
+                note_error = keeper.tick().err();
             }
             observer.event(&stats.pair_event(total_pairs));
         };
@@ -325,9 +326,9 @@ impl Session {
         );
         // The time this run took, noted however it ended.
         if let Some(keeper) = timekeeper.as_mut()
-            && write_error.is_none()
+            && note_error.is_none()
         {
-            write_error = keeper.note().err();
+            note_error = keeper.note().err();
         }
         let earlier_elapsed = timekeeper
             .as_ref()
@@ -346,6 +347,9 @@ impl Session {
         };
         if let Some(e) = write_error {
             return Err(SessionError::Write(crate::formats::limit_said(e)));
+        }
+        if let Some(e) = note_error {
+            return Err(SessionError::Record(e));
         }
         if let Some(why) = gave_up {
             return Err(SessionError::Exec(ExecError::GaveUp(why)));
