@@ -300,11 +300,9 @@ impl Session {
                     write_error = Some(e);
                 }
             }
-            if let Some(keeper) = timekeeper.as_mut()
-                && note_error.is_none()
-            {
-                note_error = keeper.tick().err();
-            }
+            note_error = note_error
+                .take()
+                .or_else(|| timekeeper.as_mut()?.tick().err());
             observer.event(&stats.pair_event(total_pairs));
         };
         let (a, b) = (&self.a, &self.b);
@@ -325,11 +323,7 @@ impl Session {
             &mut on_pair,
         );
         // The time this run took, noted however it ended.
-        if let Some(keeper) = timekeeper.as_mut()
-            && note_error.is_none()
-        {
-            note_error = keeper.note().err();
-        }
+        note_error = note_error.or_else(|| timekeeper.as_mut()?.note().err());
         let earlier_elapsed = timekeeper
             .as_ref()
             .map_or(Duration::ZERO, Timekeeper::earlier);
