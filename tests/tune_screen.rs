@@ -114,6 +114,63 @@ fn without_a_calibration_the_race_screens_in_games_the_same_for_a_seed_and_after
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+#[test]
+fn a_race_screened_in_games_ranks_its_sets_by_a_surface_over_every_sets_games() {
+    let dir = scratch("tune-screen", "surface");
+    let suite = small_suite(&dir, 12);
+    // One margin: a quadratic of three terms, fitted once the base set and four sets played.
+    let ck = dir.join("ck-s");
+    let args = [
+        "--params",
+        "futility_margin",
+        "--design",
+        "6",
+        "--finalists",
+        "2",
+        "--race-pairs",
+        "2,2",
+        "--checkpoint",
+        ck.to_str().unwrap(),
+    ];
+    let run = common::tune(&dir, &suite, 300, "s.json", &args);
+    let text = said(&run);
+    assert_eq!(run.status.code(), Some(0), "{text}");
+    let file = read(&dir, "s");
+    assert_eq!(file["race"]["settings"]["surface"], true);
+    let surface = &file["race"]["surface"];
+    // Fitted on every set that played and the base set, over every game of the run.
+    let played = file["provenance"]["games"].as_u64().unwrap();
+    assert_eq!(surface["games"].as_u64(), Some(played), "{surface}");
+    assert!(surface["sets"].as_u64().unwrap() >= 5, "{surface}");
+    assert!(surface["tau"].as_f64().unwrap() >= 0.0, "{surface}");
+    // Its proposal raced (the first finalist) unless it was the base set or already racing.
+    let proposed = surface["proposed"][0].as_i64().expect("a proposal");
+    let raced: Vec<i64> = (file["race"]["steps"].as_array().unwrap().iter())
+        .filter(|s| s["stage"] == "games")
+        .map(|s| s["values"][0].as_i64().unwrap())
+        .collect();
+    let base = (file["training"]["sets"].as_array().unwrap().iter())
+        .find(|s| s["name"] == "default")
+        .and_then(|s| s["margins"]["futility_margin"].as_i64())
+        .unwrap();
+    assert!(
+        proposed == base || raced.contains(&proposed),
+        "{proposed} {raced:?}"
+    );
+    let verdict = file["race"]["verdict"].as_str().unwrap();
+    assert!(
+        verdict.contains("by the response surface over every set's games"),
+        "{verdict}"
+    );
+    // The same seed again, from the logs: the same ranking and result.
+    let again = common::tune(&dir, &suite, 300, "s.json", &args);
+    assert_eq!(again.status.code(), Some(0), "{}", said(&again));
+    let rerun = read(&dir, "s");
+    assert_eq!(rerun["race"]["surface"], file["race"]["surface"]);
+    assert_eq!(rerun["margins"], file["margins"]);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 /// A copy of the shipped calibration of the built-in engine, its suite objective's key made
 /// that of a tune of `suite` at 300 nodes, its rho's lower bound `lower`.
 fn calibration_for(dir: &Path, suite: &Path, lower: f64) -> String {

@@ -22,6 +22,7 @@ pub mod setup;
 pub mod solvers;
 pub mod space;
 pub mod spsa;
+pub mod surface;
 
 pub use solvers::{run_nelder_mead, run_pso};
 

@@ -33,6 +33,14 @@
 //! each in the first round, the better half going on with twice the pairs each round, until
 //! `finalists` are left; they race as in step 5.
 //!
+//! A race screened in games ranks its sets by a **response surface** ([`super::surface`]):
+//! after every round a quadratic in log coordinates is fitted to every set's games so far (the
+//! base set at 0), and each set is ranked by its estimate from the surface and its own games,
+//! not by its own handful of games alone. Before the race's rounds the surface proposes one set
+//! no one played, the best lower bound within reach of the played ones, which replaces the
+//! last finalist; the winner is the set the surface and its games put first. With fewer sets
+//! than a quadratic needs, the sets' own games rank them as before.
+//!
 //! Every suite evaluation goes through [`SuiteCost`] (cached by margin values and batch, logged)
 //! and every game through a [`GamesProblem`] per round (cached and logged by margin values), so
 //! an interrupted run replays its finished work from the logs and ends with the same result.
@@ -45,6 +53,7 @@ use serde::{Deserialize, Serialize};
 use super::cost::{Batch, Evaluation, SuiteCost};
 use super::games::{GamesProblem, regularized_elo};
 use super::space::Space;
+use super::surface::{self, Point, Surface, SurfaceSummary};
 use crate::calibrate::design::unit_hypercube;
 use crate::progress::{self, Event, Observer};
 use crate::scoring::cheap::CheapObjective;
@@ -87,6 +96,10 @@ pub struct RaceSettings {
     /// a calibration trusts it clearly more than the suite ([`crate::tune::screen`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub screen_objective: Option<ScreenObjective>,
+    /// Whether a response surface over every set's games ranks the sets and proposes a
+    /// finalist (set with the games screen; a file written before it had none).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub surface: bool,
 }
 
 /// A calibrated objective that screens the race: its name and key as the calibration report
@@ -119,12 +132,13 @@ impl RaceSettings {
             screen_pairs: Vec::new(),
             screen_why: String::new(),
             screen_objective: None,
+            surface: false,
         }
     }
 
     /// The same race screened in games (`why` says why): `first` pairs a candidate in the
     /// first round, doubling each round, as many rounds as it takes to halve the design and
-    /// the line down to the finalists.
+    /// the line down to the finalists; a response surface ranks the sets.
     pub fn with_games_screen(mut self, first: u32, why: String) -> RaceSettings {
         let mut alive = self.screen_candidates();
         let mut pairs = first.max(1);
@@ -136,6 +150,7 @@ impl RaceSettings {
         }
         self.screen_in_games = true;
         self.screen_why = why;
+        self.surface = true;
         self
     }
 
@@ -233,6 +248,9 @@ pub struct RaceResult {
     pub verdict: String,
     /// Every step, in order.
     pub steps: Vec<RaceStep>,
+    /// The response surface's last fit and its proposal (with [`RaceSettings::surface`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub surface: Option<SurfaceSummary>,
 }
 
 impl RaceResult {
@@ -418,6 +436,13 @@ impl LogScale {
         space.values(&x)
     }
 
+    /// Where `values` lie in the unit cube over the whole log range.
+    fn to_unit(&self, values: &[i32]) -> Vec<f64> {
+        (self.to_log(values).iter().enumerate())
+            .map(|(d, t)| (t - self.bottom(d)) / (self.top[d] - self.bottom(d)))
+            .collect()
+    }
+
     /// A unit-cube point spread over the whole log range.
     fn values_at_unit(&self, space: &Space, u: &[f64]) -> Vec<i32> {
         let t: Vec<f64> = u
@@ -471,7 +496,8 @@ pub fn run_with(
             return Ok(race.result(base, verdict.to_string()));
         }
         let tally = race.games(finalists, rounds)?;
-        let (values, verdict) = verdict(&tally, &race.base);
+        let estimates = race.surface_estimates(&tally);
+        let (values, verdict) = verdict(&tally, &race.base, estimates.as_deref());
         return Ok(race.result(values, verdict));
     }
     // 1. Screen: the design and the base set on one mini-batch.
@@ -497,7 +523,8 @@ pub fn run_with(
         return Ok(race.result(by_suite, verdict));
     }
     let tally = race.games(finalists, games)?;
-    let (values, verdict) = verdict(&tally, &race.base);
+    let estimates = race.surface_estimates(&tally);
+    let (values, verdict) = verdict(&tally, &race.base, estimates.as_deref());
     Ok(race.result(values, verdict))
 }
 
@@ -544,6 +571,10 @@ struct Race<'a> {
     observer: &'a dyn Observer,
     /// Suite evaluations and game pairs made so far (for the progress' ETA).
     done: (u64, u64),
+    /// Every set's games so far, over all the stages, in the order first played.
+    seen: Vec<(Vec<i32>, Pentanomial)>,
+    /// The response surface's last fit and proposal.
+    summary: Option<SurfaceSummary>,
 }
 
 impl<'a> Race<'a> {
@@ -563,6 +594,8 @@ impl<'a> Race<'a> {
             steps: Vec::new(),
             observer,
             done: (0, 0),
+            seen: Vec::new(),
+            summary: None,
         }
     }
 
@@ -763,12 +796,101 @@ impl<'a> Race<'a> {
             tally.truncate(next_field(tally.len(), settings.finalists));
         }
         tally.truncate(settings.finalists);
-        Ok(tally.into_iter().map(|(v, _)| v).collect())
+        let mut finalists: Vec<Vec<i32>> = tally.into_iter().map(|(v, _)| v).collect();
+        if let Some(proposed) = self.proposal()
+            && !finalists.contains(&proposed)
+        {
+            finalists.insert(0, proposed);
+            finalists.truncate(settings.finalists);
+        }
+        Ok(finalists)
+    }
+
+    /// The surface over every set's games so far, with the base set at 0 (None without
+    /// [`RaceSettings::surface`], or too few sets for it); its points, in `seen`'s order (sets
+    /// with no pairs left out) and the base set last.
+    fn surface(&mut self) -> Option<(Surface, Vec<Option<Point>>)> {
+        if !self.settings.surface {
+            return None;
+        }
+        let sets: Vec<(Vec<f64>, Pentanomial)> = (self.seen.iter())
+            .map(|(v, p)| (self.scale.to_unit(v), *p))
+            .collect();
+        let points = surface::points_of(&sets);
+        let mut fitted: Vec<Point> = points.iter().flatten().cloned().collect();
+        fitted.push(Point {
+            at: self.scale.to_unit(&self.base),
+            elo: 0.0,
+            variance: surface::BASE_VARIANCE,
+        });
+        let fit = Surface::fit(&fitted)?;
+        let games = (self.seen.iter()).map(|(_, p)| 2 * p.total_pairs()).sum();
+        let proposed = self.summary.as_ref().and_then(|s| s.proposed.clone());
+        let proposed_elo = self.summary.as_ref().and_then(|s| s.proposed_elo);
+        self.summary = Some(SurfaceSummary {
+            sets: fitted.len(),
+            games,
+            tau: fit.tau2.sqrt(),
+            proposed,
+            proposed_elo,
+        });
+        Some((fit, points))
+    }
+
+    /// The set the surface proposes: the best lower bound within the trust radius of the
+    /// played sets and the base set (None without a surface, or when it is the base set).
+    fn proposal(&mut self) -> Option<Vec<i32>> {
+        let (fit, points) = self.surface()?;
+        let mut played: Vec<Vec<f64>> = points.into_iter().flatten().map(|p| p.at).collect();
+        played.push(self.scale.to_unit(&self.base));
+        let radius = surface::trust_radius(played.len(), self.space.dims.len());
+        let found = fit.proposal(&played, radius, PROPOSAL_SAMPLES, self.settings.seed)?;
+        let values = self.scale.values_at_unit(self.space, &found.at);
+        let summary = self.summary.as_mut()?;
+        summary.proposed = Some(values.clone());
+        summary.proposed_elo = Some([found.elo, found.error]);
+        (values != self.base).then_some(values)
+    }
+
+    /// Each of `tally`'s sets' estimate by the surface and its games over every stage (None
+    /// without a surface).
+    fn surface_estimates(&mut self, tally: &[(Vec<i32>, RaceGames)]) -> Option<Vec<f64>> {
+        let (fit, points) = self.surface()?;
+        let estimate = |values: &Vec<i32>| {
+            let k = self.seen.iter().position(|(v, _)| v == values)?;
+            points[k].as_ref().map(|p| fit.estimate(p))
+        };
+        tally
+            .iter()
+            .map(|(v, g)| estimate(v).unwrap_or_else(|| regularized_elo(&g.wdl)))
+            .map(Some)
+            .collect()
+    }
+
+    /// Adds a set's games to everything seen of it.
+    fn saw(&mut self, values: &[i32], pentanomial: Pentanomial) {
+        match self.seen.iter_mut().find(|(v, _)| v == values) {
+            Some((_, p)) => *p += pentanomial,
+            None => self.seen.push((values.to_vec(), pentanomial)),
+        }
+    }
+
+    /// Ranks `tally`, best first: by the surface's estimates when there are any, else by each
+    /// set's own games (stable: a tie keeps the order before).
+    fn rank(&mut self, tally: &mut [(Vec<i32>, RaceGames)]) {
+        let Some(estimates) = self.surface_estimates(tally) else {
+            tally.sort_by(|a, b| regularized_elo(&b.1.wdl).total_cmp(&regularized_elo(&a.1.wdl)));
+            return;
+        };
+        let mut order: Vec<usize> = (0..tally.len()).collect();
+        order.sort_by(|&a, &b| estimates[b].total_cmp(&estimates[a]));
+        let ranked: Vec<(Vec<i32>, RaceGames)> = order.iter().map(|&k| tally[k].clone()).collect();
+        tally.clone_from_slice(&ranked);
     }
 
     /// One round of games: every set of `tally` plays `problem`'s pairs against the base set,
     /// its games added to its tally and recorded as a step of `stage`; then the tally is
-    /// ranked by score (stable: a tie keeps the order before).
+    /// ranked ([`Race::rank`]).
     fn play_round(
         &mut self,
         tally: &mut [(Vec<i32>, RaceGames)],
@@ -784,6 +906,7 @@ impl<'a> Race<'a> {
             g.pentanomial += e.pentanomial;
             g.time_losses += e.time_losses;
             self.done.1 += e.pairs;
+            self.saw(values, e.pentanomial);
             let step = RaceStep {
                 stage,
                 round,
@@ -794,7 +917,7 @@ impl<'a> Race<'a> {
             };
             self.record(step);
         }
-        tally.sort_by(|a, b| regularized_elo(&b.1.wdl).total_cmp(&regularized_elo(&a.1.wdl)));
+        self.rank(tally);
         Ok(())
     }
 
@@ -860,9 +983,13 @@ impl<'a> Race<'a> {
             values,
             verdict,
             steps: self.steps,
+            surface: self.summary,
         }
     }
 }
+
+/// Points of the cube the surface's proposal is sought among.
+const PROPOSAL_SAMPLES: usize = 4096;
 
 /// Sets with no games played yet.
 fn fresh_tally(sets: Vec<Vec<i32>>) -> Vec<(Vec<i32>, RaceGames)> {
@@ -884,32 +1011,53 @@ fn best_of(all: &[Evaluation]) -> Evaluation {
 }
 
 /// The set the ranked `tally` of the race's games chooses, and why: its winner when it scored
-/// above the base set, else the base set.
-fn verdict(tally: &[(Vec<i32>, RaceGames)], base: &[i32]) -> (Vec<i32>, String) {
+/// above the base set, else the base set. With `estimates` (the surface's, in `tally`'s order)
+/// the winner's estimate decides and its own games are quoted beside it.
+fn verdict(
+    tally: &[(Vec<i32>, RaceGames)],
+    base: &[i32],
+    estimates: Option<&[f64]>,
+) -> (Vec<i32>, String) {
     let (winner, g) = &tally[0];
-    let elo = regularized_elo(&g.wdl);
+    let own = regularized_elo(&g.wdl);
+    let score = |k: usize| estimates.map_or_else(|| regularized_elo(&tally[k].1.wdl), |e| e[k]);
+    let elo = score(0);
+    let by = match estimates {
+        Some(_) => " by the response surface over every set's games",
+        None => "",
+    };
     if elo <= 0.0 {
+        let games = 2 * g.pairs;
+        let best = match estimates {
+            Some(_) => format!("{elo:+.1} Elo, {own:+.1} in its own {games} games"),
+            None => format!("{elo:+.1} Elo in {games} games"),
+        };
         return (
             base.to_vec(),
             format!(
-                "no finalist beat the base set in games (the best {elo:+.1} Elo in {} games): the base set is kept",
-                2 * g.pairs
+                "no finalist beat the base set in games{by} (the best {best}): the base set is kept"
             ),
         );
     }
     let estimate = crate::scoring::games::stats::EloSummary::from(g.pentanomial.estimate());
     let shown = crate::scoring::games::stats::Shown;
-    let mut verdict = format!(
-        "won the race: {elo:+.1} Elo against the base set in {} games (95% [{:+.1}, {:+.1}])",
-        2 * g.pairs,
-        shown(estimate.lower),
-        shown(estimate.upper)
-    );
+    let mut verdict = match estimates {
+        Some(_) => format!(
+            "won the race: {elo:+.1} Elo against the base set{by}; its own {} games {own:+.1} (95% [{:+.1}, {:+.1}])",
+            2 * g.pairs,
+            shown(estimate.lower),
+            shown(estimate.upper)
+        ),
+        None => format!(
+            "won the race: {elo:+.1} Elo against the base set in {} games (95% [{:+.1}, {:+.1}])",
+            2 * g.pairs,
+            shown(estimate.lower),
+            shown(estimate.upper)
+        ),
+    };
     // Another finalist that scored the same: the (stable) order before the last round's games
     // decided.
-    let tied = (tally.iter().skip(1))
-        .filter(|(_, o)| regularized_elo(&o.wdl) == elo)
-        .count();
+    let tied = (1..tally.len()).filter(|&k| score(k) == elo).count();
     if tied > 0 {
         verdict.push_str(&format!(
             "; tied on score with {tied} other finalist(s): the ranking before the last round decided"
@@ -952,7 +1100,7 @@ mod tests {
             (vec![10, 20], games(16, [14, 14, 4], [0, 2, 6, 6, 2])),
             (vec![30, 40], games(16, [8, 16, 8], [2, 4, 4, 4, 2])),
         ];
-        let (values, verdict) = verdict(&tally, &[50, 60]);
+        let (values, verdict) = verdict(&tally, &[50, 60], None);
         assert_eq!(values, vec![10, 20]);
         assert!(verdict.starts_with("won the race: +"), "{verdict}");
         assert!(verdict.contains("in 32 games (95% ["), "{verdict}");
@@ -961,7 +1109,7 @@ mod tests {
     #[test]
     fn the_base_set_is_kept_when_no_finalist_beat_it() {
         let tally = vec![(vec![10, 20], games(8, [4, 8, 4], [1, 2, 2, 2, 1]))];
-        let (values, verdict) = verdict(&tally, &[50, 60]);
+        let (values, verdict) = verdict(&tally, &[50, 60], None);
         assert_eq!(values, vec![50, 60]);
         assert!(
             verdict.starts_with(
@@ -977,7 +1125,7 @@ mod tests {
             (vec![1], games(1, [1, 1, 0], [0, 0, 0, 1, 0])),
             (vec![2], games(1, [1, 1, 0], [0, 0, 0, 1, 0])),
         ];
-        let (values, verdict) = verdict(&tally, &[3]);
+        let (values, verdict) = verdict(&tally, &[3], None);
         assert_eq!(values, vec![1]);
         assert!(
             verdict.contains("tied on score with 1 other finalist(s)"),
