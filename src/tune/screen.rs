@@ -344,6 +344,9 @@ pub fn power(race: &RaceSettings, report: &Report, file: &str) -> Option<String>
             "; below {RELIABLE_FINAL}, this race can hardly tell a better set from a lucky one: more pairs a round (--race-pairs) or a games SPSA (--objective games --solver spsa) spend the games where they count"
         );
     }
+    if race.surface {
+        line += "; these are a set's own games: the response surface the race ranks by pools every set's";
+    }
     Some(line)
 }
 
@@ -669,7 +672,8 @@ mod tests {
         assert!(r(f64::from(finalist)) < r(mean) && r(f64::from(finalist)) < RELIABLE_FINAL);
         assert!(
             line.contains("can hardly tell a better set from a lucky one")
-                && line.contains("--race-pairs"),
+                && line.contains("--race-pairs")
+                && line.contains("the response surface the race ranks by pools every set's"),
             "{line}"
         );
         // A suite screen with long rounds: only the finalists' games, reliable enough.
@@ -681,6 +685,7 @@ mod tests {
         assert!(
             !line.contains("first round")
                 && !line.contains("lucky")
+                && !line.contains("surface")
                 && line.contains("a finalist's 2000 games"),
             "{line}"
         );
