@@ -294,7 +294,7 @@ def tune_costs():
            "|---|---|---|---|---|---|---|"]
     used = []
     for name in ["race-seed1", "race-seed2", "spsa-suite", "suite-spsa-250", "spsa-games", "toga2-spsa-games",
-                 "toga2-suite", "gnuchess-race", "glaurung-race", "toga2-race"]:
+                 "toga2-suite", "gnuchess-race", "glaurung-race", "toga2-race", "toga2-surface"]:
         p = f"tuned/{name}.json"
         used.append(p)
         pr = field(p, "provenance")
@@ -311,7 +311,10 @@ def tune_costs():
             extra.append(f"suite searches {secs(pr['search_seconds'])}")
         race = load(p).get("race") or {}
         # A race screened in games scores no suite objective: say the screen, not the objective.
-        how = "games screen" if race.get("settings", {}).get("screen_in_games") else pr["objective"]
+        settings = race.get("settings", {})
+        how = "games screen" if settings.get("screen_in_games") else pr["objective"]
+        if settings.get("surface"):
+            how += ", surface"
         out.append(f"| `{p}` | {engine} | {pr['solver']}, {how} | {pr['evaluations']} | {pr['games']:,} "
                    f"| {secs(pr['wall_seconds'])} | {'; '.join(extra)} |")
     # Every shipped calibration, by name.
