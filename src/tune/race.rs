@@ -860,11 +860,11 @@ impl<'a> Race<'a> {
             let k = self.seen.iter().position(|(v, _)| v == values)?;
             points[k].as_ref().map(|p| fit.estimate(p))
         };
-        tally
-            .iter()
-            .map(|(v, g)| estimate(v).unwrap_or_else(|| regularized_elo(&g.wdl)))
-            .map(Some)
-            .collect()
+        Some(
+            (tally.iter())
+                .map(|(v, g)| estimate(v).unwrap_or_else(|| regularized_elo(&g.wdl)))
+                .collect(),
+        )
     }
 
     /// Adds a set's games to everything seen of it.
