@@ -259,8 +259,8 @@ fn quiet_drops_the_progress_and_keeps_the_results() {
 /// kept and how to go on, not a silent death with the signal's status.
 #[test]
 fn suite_and_check_say_what_an_interrupt_kept() {
-    let cache = std::env::temp_dir().join(format!("marginal-interrupt-{}", std::process::id()));
-    for (args, said) in [
+    let root = std::env::temp_dir().join(format!("marginal-interrupt-{}", std::process::id()));
+    for (i, (args, said)) in [
         (
             &["suite", "data/suites/ecm.epd", "--nodes", "50000"][..],
             "interrupted: every position searched (of the reference run and of the set's) is kept in",
@@ -269,7 +269,11 @@ fn suite_and_check_say_what_an_interrupt_kept() {
             &["check", "tuned/race-seed1.json", "--games", "400"][..],
             "interrupted: the reference runs and the game pairs (--games) that finished are kept in the cache",
         ),
-    ] {
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let cache = root.join(i.to_string());
         let child = Command::new(env!("CARGO_BIN_EXE_marginal"))
             .args(args)
             .env("MARGINAL_CACHE_DIR", &cache)
@@ -278,15 +282,35 @@ fn suite_and_check_say_what_an_interrupt_kept() {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        // Late enough that the handler is installed (after the inputs are read).
-        std::thread::sleep(std::time::Duration::from_millis(1500));
+        // Late enough that the handler is installed: once the run has journalled a searched
+        // position (its inputs are read by then), however loaded the machine is.
+        let started = std::time::Instant::now();
+        while journalled(&cache) == 0 {
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(300),
+                "{args:?} journalled nothing in 300 s"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
         assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
         let out = child.wait_with_output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(130), "{args:?}: {stderr}");
         assert!(stderr.contains(said), "{args:?}: {stderr}");
     }
-    let _ = std::fs::remove_dir_all(cache);
+    let _ = std::fs::remove_dir_all(root);
+}
+
+/// The lines a run using `cache` has journalled so far (its unfinished work kept in the cache).
+fn journalled(cache: &std::path::Path) -> usize {
+    std::fs::read_dir(cache)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".partial.jsonl"))
+        .filter_map(|e| std::fs::read_to_string(e.path()).ok())
+        .map(|t| t.lines().count())
+        .sum()
 }
 
 /// A suite interrupted in its reference run keeps the positions it searched: the same command
@@ -319,15 +343,7 @@ fn an_interrupted_suite_resumes_with_the_same_figures() {
     let child = suite(&[]);
     // The reference run of 300 positions at 30,000 nodes takes seconds: interrupt it when
     // some of its positions are in the cache.
-    let journal = || {
-        std::fs::read_dir(&cache)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .find(|e| e.file_name().to_string_lossy().ends_with(".partial.jsonl"))
-            .and_then(|e| std::fs::read_to_string(e.path()).ok())
-            .map_or(0, |t| t.lines().count())
-    };
+    let journal = || journalled(&cache);
     while journal() < 5 {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
