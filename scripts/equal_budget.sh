@@ -15,7 +15,8 @@
 # 4. each tuned set plays the defaults (BASELINE_FILE's `default`; default: ENGINE_FILE's) on
 #    noob_3moves_1k, popularpos_lichess_1k and UHO_4060_v2_2k, GAMES games each (none of them
 #    a tuning book): per-book reports MATCHES/NAME-budget-SET-BOOK-NODES.json and a pooled
-#    report naming its parts, MATCHES/NAME-budget-SET-pooled-NODES.json.
+#    report naming its parts, MATCHES/NAME-budget-SET-pooled-NODES.json. Each set is
+#    confirmed as soon as it is tuned (the default tune's first), so a run cut short has whole rows.
 # 5. prints the table (scripts/budget_table.py): per set, its values, the games it tuned on,
 #    wall time and CPU minutes of the tune, Elo on each unseen book and pooled.
 #
@@ -109,26 +110,20 @@ if [ "$g" -lt $((2 * pairs)) ]; then
     exit 1
 fi
 
-# 2-3. Games SPSA at G and 4G games (iterations rounded to the nearest whole one).
-for factor in 1 4; do
-    iterations=$(((factor * g + pairs) / (2 * pairs)))
-    tune "spsa-${factor}g" --objective games --solver spsa --pairs "$pairs" \
-        --iterations "$iterations" --openings "$tune_book" "${limit_flags[@]}" "${spsa_flags[@]}"
-done
-
-# 4. Each set against the defaults on the unseen books, then pooled.
-[ "$dry" = 1 ] || mkdir -p "$matches"
-for set in default spsa-1g spsa-4g; do
-    tuned="$dir/$name-$set.json"
-    reports=()
+# Each set against the defaults on the unseen books, then pooled.
+confirm() {
+    local set=$1
+    local tuned="$dir/$name-$set.json"
+    local reports=()
+    [ "$dry" = 1 ] || mkdir -p "$matches"
     for book in "${books[@]}"; do
-        report="$matches/$name-budget-$set-$book-$limit_tag.json"
+        local report="$matches/$name-budget-$set-$book-$limit_tag.json"
         reports+=("$report")
         if [ -f "$report" ]; then
             continue
         fi
-        pgn="$dir/$name-budget-$set-$book-$limit_tag.pgn"
-        resume=()
+        local pgn="$dir/$name-budget-$set-$book-$limit_tag.pgn"
+        local resume=()
         if [ -s "$pgn" ]; then
             resume=(--resume)
         fi
@@ -137,6 +132,17 @@ for set in default spsa-1g spsa-4g; do
             --pgn "$pgn" "${resume[@]}" --json "$report" --quiet
     done
     run python3 scripts/pool_books.py --json "$matches/$name-budget-$set-pooled-$limit_tag.json" "${reports[@]}"
+}
+
+# 4. The default tune's set is confirmed first, then each games SPSA (2-3: at G and 4G games,
+#    iterations rounded to the nearest whole one) is tuned and confirmed in turn, so a run cut
+#    short has whole rows.
+confirm default
+for factor in 1 4; do
+    iterations=$(((factor * g + pairs) / (2 * pairs)))
+    tune "spsa-${factor}g" --objective games --solver spsa --pairs "$pairs" \
+        --iterations "$iterations" --openings "$tune_book" "${limit_flags[@]}" "${spsa_flags[@]}"
+    confirm "spsa-${factor}g"
 done
 
 # 5. The table.
