@@ -139,6 +139,8 @@ ENGINES = [("gnuchess-race", "GNU Chess 6.2.7", "default tune (race), screened i
            ("toga2-race", "Toga II 3.0", "default tune (race), screened in games",
             [("toga2-race-confirm", 10000, "as it ships ({defaults})"),
              ("toga2-race-confirm", 40000, "as it ships, at four times the tuning limit")]),
+           ("toga2-surface", "Toga II 3.0", "default tune (race), screened in games, ranked by a response surface",
+            [("toga2-surface-confirm", 10000, "as it ships ({defaults})")]),
            ("toga2-spsa-games", "Toga II 3.0", "games SPSA, 160 iterations of 8 pairs on 8mvs_+90_+99",
             [("toga2-spsa-games-confirm", 10000, "as it ships ({defaults})"),
              ("toga2-spsa-games-confirm", 40000, "as it ships, at four times the tuning limit")])]
