@@ -18,8 +18,9 @@ report stands for the parts it names), which tests/docs_figures.rs reads to chec
 figure in the region is in one of them.
 
 Tables: readme (the README's one results table), default-tune, node-counts, spsa-sets,
-single-book, tune-costs, toga-confirm, and `calibration FILE` (a calibration report's tables,
-as scripts/calibration_table.py writes them). A report that cannot be read, or lacks a field a table
+single-book, tune-costs, toga-confirm, engine-confirm, `calibration FILE` (a calibration
+report's tables, as scripts/calibration_table.py writes them) and `budget ENGINE`
+(scripts/equal_budget.sh's table of engines/ENGINE.toml, from tuned/budget/ and its reports). A report that cannot be read, or lacks a field a table
 needs, stops the script naming the file and the field (exit 2); nothing is written then.
 Standard library only.
 """
@@ -342,6 +343,51 @@ def toga_confirm():
     return out, [p]
 
 
+BUDGET_SETS = [("default", "the default tune (race)"), ("spsa-1g", "games SPSA, the race's games"),
+               ("spsa-4g", "games SPSA, four times them")]
+
+
+def budget(name):
+    """scripts/equal_budget.sh's table of one engine (engines/NAME.toml): each tuned set of
+    tuned/budget/ with what its tune cost, then its Elo against the defaults on each unseen book
+    and pooled. A set not yet tuned, or a book not yet played, says so."""
+    out = ["| set | margins | games tuning | wall (`wall_seconds`) | CPU (`cpu_seconds`) | "
+           + " | ".join(short for _, short in BOOKS) + " | pooled (games) | nElo pooled |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    used = []
+    first = f"tuned/budget/{name}-default.json"
+    if not os.path.exists(os.path.join(ROOT, first)):
+        raise Unreadable(f"{first}: the equal-budget run's default tune is not here; run scripts/equal_budget.sh engines/{name}.toml")
+    (kind, limit), = field(first, "provenance", "limit").items()
+    tag = limit if kind == "nodes" else f"d{limit}"
+    for label, what in BUDGET_SETS:
+        tuned = f"tuned/budget/{name}-{label}.json"
+        if not os.path.exists(os.path.join(ROOT, tuned)):
+            out.append(f"| {what} | not yet tuned | | | | | | | | |")
+            continue
+        used.append(tuned)
+        pr = field(tuned, "provenance")
+        cpu = pr.get("cpu_seconds")
+        cells = []
+        for book, _ in BOOKS:
+            part = f"{M}/{name}-budget-{label}-{book}-{tag}.json"
+            if os.path.exists(os.path.join(ROOT, part)):
+                used.append(part)
+                cells.append(elo(part))
+            else:
+                cells.append("not yet played")
+        pooled = f"{M}/{name}-budget-{label}-pooled-{tag}.json"
+        if os.path.exists(os.path.join(ROOT, pooled)):
+            used.append(pooled)
+            n, _ = games_of(pooled)
+            total = f"**{elo(pooled)}** ({n:,}) | {nelo(pooled)}"
+        else:
+            total = "not yet played | "
+        out.append(f"| {what} (`{tuned}`) | {margins(tuned)} | {pr['games']:,} | {secs(pr['wall_seconds'])} "
+                   f"| {secs(cpu) if cpu else 'not recorded'} | " + " | ".join(cells) + f" | {total} |")
+    return out, used
+
+
 def calibration(path):
     """A calibration report's tables, as scripts/calibration_table.py writes them."""
     import contextlib
@@ -364,8 +410,10 @@ TABLES = {
     "calibration": calibration,
     "readme": readme, "default-tune": default_tune, "node-counts": node_counts, "spsa-sets": spsa_sets,
     "single-book": single_book, "tune-costs": tune_costs, "toga-confirm": toga_confirm,
-    "engine-confirm": engine_confirm,
+    "engine-confirm": engine_confirm, "budget": budget,
 }
+# Tables of one file or engine, named after the table's name in the region's marker.
+ONE_ARGUMENT = {"calibration": ("report", "tuned/calibration-ENGINE-LIMIT.json"), "budget": ("engine", "ENGINE")}
 
 
 def pages():
@@ -386,11 +434,12 @@ def rewrite(page, text):
             continue
         words = line[len(BEGIN):].replace("-->", " ").split()
         name = words[0] if words and words[0] in TABLES else ("readme" if page == "README.md" else None)
-        # A table of one report names it after its name (`calibration FILE`).
-        args = [words[1]] if name == "calibration" and len(words) > 1 else []
-        if name == "calibration" and not args:
-            raise Unreadable(f"{page}:{i + 1}: a calibration region names no report: "
-                             "<!-- results-table:begin calibration tuned/calibration-ENGINE-LIMIT.json -->")
+        # A table of one report or engine names it after its name (`calibration FILE`, `budget ENGINE`).
+        args = [words[1]] if name in ONE_ARGUMENT and len(words) > 1 else []
+        if name in ONE_ARGUMENT and not args:
+            noun, example = ONE_ARGUMENT[name]
+            raise Unreadable(f"{page}:{i + 1}: a {name} region names no {noun}: "
+                             f"<!-- results-table:begin {name} {example} -->")
         if name is None:
             raise Unreadable(f"{page}:{i + 1}: results-table region names no known table "
                              f"(one of {', '.join(TABLES)})")

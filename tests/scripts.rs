@@ -437,6 +437,60 @@ fn results_tables_writes_each_region_from_its_report_and_says_when_one_is_stale(
     assert!(results_tables(&dir, true).status.success());
 }
 
+/// The equal-budget table of an engine whose run is under way: the default tune's row with the
+/// books it has played, the games SPSA rows said to be not yet tuned; without the default tune
+/// the region is refused naming the file and the script that makes it.
+#[test]
+fn results_tables_writes_the_equal_budget_table_and_says_what_is_not_yet_run() {
+    if skip_without_bash_and_python("results_tables budget") {
+        return;
+    }
+    let dir = results_checkout("results-tables-budget");
+    std::fs::write(
+        dir.join("docs/page.md"),
+        "<!-- results-table:begin budget glaurung -->\n<!-- results-table:end -->\n",
+    )
+    .unwrap();
+    let out = results_tables(&dir, false);
+    assert_eq!(out.status.code(), Some(2));
+    common::assert_names(
+        &String::from_utf8_lossy(&out.stderr),
+        &[
+            "tuned/budget/glaurung-default.json",
+            "scripts/equal_budget.sh",
+        ],
+    );
+    std::fs::create_dir_all(dir.join("tuned/budget")).unwrap();
+    std::fs::write(
+        dir.join("tuned/budget/glaurung-default.json"),
+        r#"{"margins": {"a": 18, "b": 35}, "tuned": ["a", "b"],
+            "provenance": {"games": 2864, "wall_seconds": 1070.4, "cpu_seconds": 2011.6, "limit": {"nodes": 10000}}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("tuned/matches/glaurung-budget-default-noob_3moves_1k-10000.json"),
+        r#"{"games": 700, "draws": 200, "elo": {"elo": 24.36, "lower": 2.05, "upper": 46.87, "nelo": 28.1}}"#,
+    )
+    .unwrap();
+    let out = results_tables(&dir, false);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page = std::fs::read_to_string(dir.join("docs/page.md")).unwrap();
+    assert!(
+        page.contains("from: tuned/budget/glaurung-default.json tuned/matches/glaurung-budget-default-noob_3moves_1k-10000.json -->"),
+        "{page}"
+    );
+    assert!(
+        page.contains("| 18 / 35 | 2,864 | 1,070 s | 2,012 s | +24.4 [+2.0, +46.9] | not yet played | not yet played | not yet played |"),
+        "{page}"
+    );
+    assert_eq!(page.matches("| not yet tuned |").count(), 2, "{page}");
+    assert!(results_tables(&dir, true).status.success());
+}
+
 #[test]
 fn results_tables_refuses_an_unreadable_report_naming_it() {
     if skip_without_bash_and_python("results_tables refusal") {
