@@ -386,6 +386,17 @@ fn results_checkout(name: &str) -> PathBuf {
     dir
 }
 
+/// docs/page.md of `dir` once scripts/results_tables.py has written it (and succeeded).
+fn written_page(dir: &Path) -> String {
+    let out = results_tables(dir, false);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::read_to_string(dir.join("docs/page.md")).unwrap()
+}
+
 fn results_tables(dir: &Path, check: bool) -> Output {
     let mut command = Command::new("python3");
     command
@@ -411,13 +422,7 @@ fn results_tables_writes_each_region_from_its_report_and_says_when_one_is_stale(
         &String::from_utf8_lossy(&out.stderr),
         &["docs/page.md:3", "toga-confirm", "results_tables.py"],
     );
-    let out = results_tables(&dir, false);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let page = std::fs::read_to_string(dir.join("docs/page.md")).unwrap();
+    let page = written_page(&dir);
     assert!(
         page.contains("from: tuned/matches/toga2-spsa-games-confirm-books.json"),
         "{page}"
@@ -472,13 +477,7 @@ fn results_tables_writes_the_equal_budget_table_and_says_what_is_not_yet_run() {
         r#"{"games": 700, "draws": 200, "elo": {"elo": 24.36, "lower": 2.05, "upper": 46.87, "nelo": 28.1}}"#,
     )
     .unwrap();
-    let out = results_tables(&dir, false);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let page = std::fs::read_to_string(dir.join("docs/page.md")).unwrap();
+    let page = written_page(&dir);
     assert!(
         page.contains("from: tuned/budget/glaurung-default.json tuned/matches/glaurung-budget-default-noob_3moves_1k-10000.json -->"),
         "{page}"
