@@ -95,10 +95,7 @@ for limit in "${limits[@]}"; do
         reports+=("$report")
         # A finished book's report is kept; one an interrupted match wrote holds fewer games
         # than it asked for, and its PGN goes on (--resume writes the report again).
-        if [ -f "$report" ] && python3 -c "
-import json, sys
-r = json.load(open(sys.argv[1]))
-sys.exit(0 if r['games'] >= r['config']['games'] else 1)" "$report" 2>/dev/null; then
+        if python3 scripts/finished_match.py "$report"; then
             [ "$dry" = 1 ] || python3 scripts/match_row.py "$report" "$book" "$tag" "-"
             continue
         fi

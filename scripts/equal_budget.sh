@@ -22,9 +22,10 @@
 #
 # NAME is ENGINE_FILE's name without .toml (engines/toga2.toml: toga2). The tuned files, the
 # .time files (wall, user and system seconds of each run of a tune, one line each), logs,
-# checkpoints and PGNs go to DIR/NAME-*. Resumable: a step whose output exists is skipped; an
-# interrupted tune resumes from its checkpoint, an interrupted match from its PGN (`marginal
-# match --resume`), so nothing finished is played again.
+# checkpoints and PGNs go to DIR/NAME-*. Resumable: a tune whose file exists is skipped, and a
+# book whose report holds every game it asked for (scripts/finished_match.py; an interrupted
+# match's report holds fewer); an interrupted tune resumes from its checkpoint, an interrupted
+# match from its PGN (`marginal match --resume`), so nothing finished is played again.
 #
 # Environment: GAMES per book (default 1000), DIR (default tuned/budget), MATCHES (default
 # tuned/matches), PAIRS per SPSA iteration (default 8), SPSA_FLAGS (more `tune` flags for both
@@ -119,7 +120,9 @@ confirm() {
     for book in "${books[@]}"; do
         local report="$matches/$name-budget-$set-$book-$limit_tag.json"
         reports+=("$report")
-        if [ -f "$report" ]; then
+        # A finished book's report is kept; one an interrupted match wrote holds fewer games
+        # than it asked for, and its PGN goes on (--resume writes the report again).
+        if python3 scripts/finished_match.py "$report"; then
             continue
         fi
         local pgn="$dir/$name-budget-$set-$book-$limit_tag.pgn"

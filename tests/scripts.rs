@@ -128,6 +128,54 @@ fn equal_budget_gives_games_spsa_the_default_tunes_games_and_four_times_them() {
     assert_eq!(std::fs::read_dir(dir.join("work")).unwrap().count(), 1);
 }
 
+/// An equal-budget run stopped in its default set's matches: the book that finished is not
+/// played again; the one whose match was interrupted (its report written with fewer games than
+/// it asked for) goes on from its PGN instead of being taken as done.
+#[test]
+fn equal_budget_keeps_a_finished_books_report_and_resumes_an_interrupted_ones() {
+    if skip_without_bash_and_python("equal_budget resume") {
+        return;
+    }
+    let dir = common::scratch("scripts", "equal-resume");
+    fake_tuned(&dir.join("work/toga2-default.json"), 320, 20000);
+    let matches = dir.join("matches");
+    std::fs::create_dir_all(&matches).unwrap();
+    let report = |book: &str, games: u64| {
+        let text = format!(r#"{{"games": {games}, "config": {{"games": 1000}}}}"#);
+        let name = format!("toga2-budget-default-{book}-20000.json");
+        std::fs::write(matches.join(name), text).unwrap();
+    };
+    report("noob_3moves_1k", 1000);
+    report("popularpos_lichess_1k", 52);
+    let pgn = dir.join("work/toga2-budget-default-popularpos_lichess_1k-20000.pgn");
+    std::fs::write(&pgn, "[Event \"a\"]\n\n1. e4 *\n").unwrap();
+    let out = script(
+        "equal_budget.sh",
+        &["--dry-run", "engines/toga2.toml"],
+        &dir,
+        &[],
+    );
+    let said = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{said}");
+    let default: Vec<&str> = lines_with(&said, " match ")
+        .into_iter()
+        .filter(|m| m.contains("toga2-default.json"))
+        .collect();
+    assert_eq!(
+        default.len(),
+        2,
+        "the finished book is not played again:\n{said}"
+    );
+    assert!(default.iter().all(|m| !m.contains("noob_3moves")), "{said}");
+    assert!(
+        default
+            .iter()
+            .any(|m| m.contains("popularpos_lichess_1k.epd") && m.contains("--resume")),
+        "the interrupted book goes on from its PGN:\n{said}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 #[test]
 fn equal_budget_measures_a_tuned_engine_against_the_baseline_engine_file() {
     if skip_without_bash_and_python("equal_budget baseline") {
