@@ -332,6 +332,15 @@ impl Report {
         Some(spearman_brown(ceiling * ceiling, games / mean))
     }
 
+    /// About how many games a set would need for its pooled Elo to rank the sets with
+    /// reliability `goal` ([`spearman_brown_factor`] from [`Report::reliability_at`]'s
+    /// reliability at the games the sets played); `None` when the games have no ceiling above 0.
+    pub fn games_for_reliability(&self, goal: f64) -> Option<f64> {
+        let ceiling = self.ceiling.judging()?;
+        let (mean, _, _) = self.played()?;
+        Some(mean * spearman_brown_factor(ceiling * ceiling, goal)?)
+    }
+
     /// The mean games a set that played has, the least and the most pooled Elo of those sets
     /// (what [`Report::reliability_at`] steps from, and the sets' span): `None` when none played.
     pub fn played(&self) -> Option<(f64, f64, f64)> {
@@ -359,6 +368,13 @@ pub fn spearman_brown(r: f64, k: f64) -> f64 {
         return 0.0;
     }
     k * r / (1.0 + (k - 1.0) * r)
+}
+
+/// How many times as long a measure of reliability `r` must be to reach reliability `goal`: the
+/// Spearman-Brown prophecy ([`spearman_brown`]) solved for its factor, `goal (1 - r) / (r (1 -
+/// goal))`. `None` when `r` is not above 0 (no length reaches any goal) or `goal` is 1 or more.
+pub fn spearman_brown_factor(r: f64, goal: f64) -> Option<f64> {
+    (r > 0.0 && goal < 1.0).then(|| goal * (1.0 - r.min(1.0)) / (r.min(1.0) * (1.0 - goal)))
 }
 
 /// The plain verdict on an objective's rho, judged against the games' `ceiling` and, when
@@ -498,8 +514,7 @@ pub fn games_for_target(ceiling: Option<f64>, target: f64, games: u64) -> Option
     if c >= target || c <= 0.0 || games == 0 || target >= 1.0 {
         return None;
     }
-    let (r, goal) = (c * c, target * target);
-    let k = goal * (1.0 - r) / (r * (1.0 - goal));
+    let k = spearman_brown_factor(c * c, target * target)?;
     // Rounded up to a hundred games: this is an estimate, not a count.
     Some(((games as f64 * k) / 100.0).ceil() as u64 * 100)
 }
@@ -762,6 +777,16 @@ mod tests {
         assert!((spearman_brown(0.5, 0.5) - 1.0 / 3.0).abs() < 1e-12);
         assert_eq!(spearman_brown(0.5, 1.0), 0.5);
         assert_eq!(spearman_brown(0.0, 10.0), 0.0);
+        // Its factor solved back: the length that steps r to the goal.
+        for (r, goal) in [(0.5, 2.0 / 3.0), (0.3, 0.8), (0.9, 0.5)] {
+            let k = spearman_brown_factor(r, goal).unwrap();
+            assert!(
+                (spearman_brown(r, k) - goal).abs() < 1e-12,
+                "{r} {goal} {k}"
+            );
+        }
+        assert_eq!(spearman_brown_factor(0.0, 0.5), None);
+        assert_eq!(spearman_brown_factor(0.5, 1.0), None);
         assert_eq!(spearman_brown(0.7, 0.0), 0.0);
         assert!((spearman_brown(1.0, 0.1) - 1.0).abs() < 1e-12);
         // A negative split-half rho is no reliability.

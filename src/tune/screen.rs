@@ -343,6 +343,20 @@ pub fn power(race: &RaceSettings, report: &Report, file: &str) -> Option<String>
         line += &format!(
             "; below {RELIABLE_FINAL}, this race can hardly tell a better set from a lucky one: more pairs a round (--race-pairs) or a games SPSA (--objective games --solver spsa) spend the games where they count"
         );
+        if let Some(needed) = report.games_for_reliability(RELIABLE_FINAL) {
+            // Every round's pairs times the least whole factor that gives a finalist as many.
+            let factor = (needed / last).ceil() as u32;
+            let pairs: Vec<String> = race
+                .rounds
+                .iter()
+                .map(|p| (p * factor).to_string())
+                .collect();
+            line += &format!(
+                " ({RELIABLE_FINAL} takes about {:.0} games a finalist: --race-pairs {}, each round's pairs times {factor})",
+                (needed / 10.0).ceil() * 10.0,
+                pairs.join(",")
+            );
+        }
     }
     if race.surface {
         line += "; these are a set's own games: the response surface the race ranks by pools every set's";
@@ -670,6 +684,24 @@ mod tests {
         // Toga's finalists play fewer games a set than its calibration did, so rank them less
         // reliably than it did, and too little to be trusted: said, with what to do.
         assert!(r(f64::from(finalist)) < r(mean) && r(f64::from(finalist)) < RELIABLE_FINAL);
+        // What it would take: the games that step the calibration's reliability to the
+        // threshold, and the rounds scaled by the least whole factor that plays them.
+        let needed = report.games_for_reliability(RELIABLE_FINAL).unwrap();
+        assert!((r(needed) - RELIABLE_FINAL).abs() < 1e-9);
+        let factor = (needed / f64::from(finalist)).ceil() as u32;
+        assert!(factor > 1 && r(f64::from(finalist * factor)) >= RELIABLE_FINAL);
+        let scaled: Vec<String> = race
+            .rounds
+            .iter()
+            .map(|p| (p * factor).to_string())
+            .collect();
+        assert!(
+            line.contains(&format!(
+                "--race-pairs {}, each round's pairs times {factor})",
+                scaled.join(",")
+            )),
+            "{line}"
+        );
         assert!(
             line.contains("can hardly tell a better set from a lucky one")
                 && line.contains("--race-pairs")
