@@ -149,4 +149,4 @@ for factor in 1 4; do
 done
 
 # 5. The table.
-run python3 scripts/budget_table.py "$dir" "$matches" "$name" "$limit_tag"
+run python3 scripts/budget_table.py "$dir" "$matches" "$name"

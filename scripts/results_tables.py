@@ -347,21 +347,21 @@ BUDGET_SETS = [("default", "the default tune (race)"), ("spsa-1g", "games SPSA, 
                ("spsa-4g", "games SPSA, four times them")]
 
 
-def budget(name):
+def budget(name, directory="tuned/budget", matches=M):
     """scripts/equal_budget.sh's table of one engine (engines/NAME.toml): each tuned set of
-    tuned/budget/ with what its tune cost, then its Elo against the defaults on each unseen book
-    and pooled. A set not yet tuned, or a book not yet played, says so."""
+    `directory` with what its tune cost, then its Elo against the defaults on each unseen book
+    and pooled (reports in `matches`). A set not yet tuned, or a book not yet played, says so."""
     out = ["| set | margins | games tuning | wall (`wall_seconds`) | CPU (`cpu_seconds`) | "
            + " | ".join(short for _, short in BOOKS) + " | pooled (games) | nElo pooled |",
            "|---|---|---|---|---|---|---|---|---|---|"]
     used = []
-    first = f"tuned/budget/{name}-default.json"
+    first = f"{directory}/{name}-default.json"
     if not os.path.exists(os.path.join(ROOT, first)):
         raise Unreadable(f"{first}: the equal-budget run's default tune is not here; run scripts/equal_budget.sh engines/{name}.toml")
     (kind, limit), = field(first, "provenance", "limit").items()
     tag = limit if kind == "nodes" else f"d{limit}"
     for label, what in BUDGET_SETS:
-        tuned = f"tuned/budget/{name}-{label}.json"
+        tuned = f"{directory}/{name}-{label}.json"
         if not os.path.exists(os.path.join(ROOT, tuned)):
             out.append(f"| {what} | not yet tuned | | | | | | | | |")
             continue
@@ -370,13 +370,18 @@ def budget(name):
         cpu = pr.get("cpu_seconds")
         cells = []
         for book, _ in BOOKS:
-            part = f"{M}/{name}-budget-{label}-{book}-{tag}.json"
-            if os.path.exists(os.path.join(ROOT, part)):
-                used.append(part)
-                cells.append(elo(part))
-            else:
+            part = f"{matches}/{name}-budget-{label}-{book}-{tag}.json"
+            if not os.path.exists(os.path.join(ROOT, part)):
                 cells.append("not yet played")
-        pooled = f"{M}/{name}-budget-{label}-pooled-{tag}.json"
+                continue
+            asked = load(part).get("config", {}).get("games")
+            if asked and games_of(part)[0] < asked:
+                # An interrupted match's report: its PGN goes on, no figure until it ends.
+                cells.append(f"under way ({games_of(part)[0]:,} of {asked:,} games)")
+                continue
+            used.append(part)
+            cells.append(elo(part))
+        pooled = f"{matches}/{name}-budget-{label}-pooled-{tag}.json"
         if os.path.exists(os.path.join(ROOT, pooled)):
             used.append(pooled)
             n, _ = games_of(pooled)

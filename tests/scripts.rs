@@ -535,6 +535,18 @@ fn results_tables_writes_the_equal_budget_table_and_says_what_is_not_yet_run() {
         "{page}"
     );
     assert_eq!(page.matches("| not yet tuned |").count(), 2, "{page}");
+    // A book whose match was interrupted gives no figure until it ends.
+    std::fs::write(
+        dir.join("tuned/matches/glaurung-budget-default-UHO_4060_v2_2k-10000.json"),
+        r#"{"games": 52, "draws": 9, "config": {"games": 1000}, "elo": {"elo": -26.8, "lower": -121.6, "upper": 64.1, "nelo": -30.0}}"#,
+    )
+    .unwrap();
+    let page = written_page(&dir);
+    assert!(
+        page.contains("| not yet played | under way (52 of 1,000 games) |")
+            && !page.contains("-26.8"),
+        "{page}"
+    );
     assert!(results_tables(&dir, true).status.success());
 }
 
