@@ -8,7 +8,7 @@
 
 Prints the table scripts/results_tables.py writes into a `budget NAME` region, from DIR and
 MATCHES instead of tuned/budget and tuned/matches: for SET in default, spsa-1g, spsa-4g, the
-tuned file DIR/NAME-SET.json (its margins, games, `wall_seconds` and `cpu_seconds`) and the
+tuned file DIR/NAME-SET.json (its margins, games, wall and CPU seconds of every run) and the
 match reports MATCHES/NAME-budget-SET-BOOK-LIMIT.json with the pooled one, Elo [95%] against
 the defaults on each unseen book and pooled; a set not yet tuned or a book not yet played is
 said. Exit 2, naming the file, when the default tune's file is missing or a report unreadable.

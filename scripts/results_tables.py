@@ -351,7 +351,7 @@ def budget(name, directory="tuned/budget", matches=M):
     """scripts/equal_budget.sh's table of one engine (engines/NAME.toml): each tuned set of
     `directory` with what its tune cost, then its Elo against the defaults on each unseen book
     and pooled (reports in `matches`). A set not yet tuned, or a book not yet played, says so."""
-    out = ["| set | margins | games tuning | wall (`wall_seconds`) | CPU (`cpu_seconds`) | "
+    out = ["| set | margins | games tuning | wall | CPU | "
            + " | ".join(short for _, short in BOOKS) + " | pooled (games) | nElo pooled |",
            "|---|---|---|---|---|---|---|---|---|---|"]
     used = []
@@ -367,7 +367,9 @@ def budget(name, directory="tuned/budget", matches=M):
             continue
         used.append(tuned)
         pr = field(tuned, "provenance")
-        cpu = pr.get("cpu_seconds")
+        # Every run of the tune: a resumed one records the runs it took up as `earlier_`.
+        wall = pr["wall_seconds"] + pr.get("earlier_wall_seconds", 0)
+        cpu = pr.get("cpu_seconds", 0) + pr.get("earlier_cpu_seconds", 0)
         cells = []
         for book, _ in BOOKS:
             part = f"{matches}/{name}-budget-{label}-{book}-{tag}.json"
@@ -388,7 +390,7 @@ def budget(name, directory="tuned/budget", matches=M):
             total = f"**{elo(pooled)}** ({n:,}) | {nelo(pooled)}"
         else:
             total = "not yet played | "
-        out.append(f"| {what} (`{tuned}`) | {margins(tuned)} | {pr['games']:,} | {secs(pr['wall_seconds'])} "
+        out.append(f"| {what} (`{tuned}`) | {margins(tuned)} | {pr['games']:,} | {secs(wall)} "
                    f"| {secs(cpu) if cpu else 'not recorded'} | " + " | ".join(cells) + f" | {total} |")
     return out, used
 

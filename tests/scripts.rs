@@ -517,7 +517,8 @@ fn results_tables_writes_the_equal_budget_table_and_says_what_is_not_yet_run() {
     std::fs::write(
         dir.join("tuned/budget/glaurung-default.json"),
         r#"{"margins": {"a": 18, "b": 35}, "tuned": ["a", "b"],
-            "provenance": {"games": 2864, "wall_seconds": 1070.4, "cpu_seconds": 2011.6, "limit": {"nodes": 10000}}}"#,
+            "provenance": {"games": 2864, "wall_seconds": 1000.4, "earlier_wall_seconds": 70.0,
+                           "cpu_seconds": 2011.6, "limit": {"nodes": 10000}}}"#,
     )
     .unwrap();
     std::fs::write(
