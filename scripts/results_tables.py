@@ -352,8 +352,8 @@ def budget(name, directory="tuned/budget", matches=M):
     `directory` with what its tune cost, then its Elo against the defaults on each unseen book
     and pooled (reports in `matches`). A set not yet tuned, or a book not yet played, says so."""
     out = ["| set | margins | games tuning | wall | CPU | "
-           + " | ".join(short for _, short in BOOKS) + " | pooled (games) | nElo pooled |",
-           "|---|---|---|---|---|---|---|---|---|---|"]
+           + " | ".join(short for _, short in BOOKS) + " | pooled (games) | nElo pooled | draws pooled |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
     used = []
     first = f"{directory}/{name}-default.json"
     if not os.path.exists(os.path.join(ROOT, first)):
@@ -363,7 +363,7 @@ def budget(name, directory="tuned/budget", matches=M):
     for label, what in BUDGET_SETS:
         tuned = f"{directory}/{name}-{label}.json"
         if not os.path.exists(os.path.join(ROOT, tuned)):
-            out.append(f"| {what} | not yet tuned | | | | | | | | |")
+            out.append(f"| {what} | not yet tuned | | | | | | | | | |")
             continue
         used.append(tuned)
         pr = field(tuned, "provenance")
@@ -387,9 +387,9 @@ def budget(name, directory="tuned/budget", matches=M):
         if os.path.exists(os.path.join(ROOT, pooled)):
             used.append(pooled)
             n, _ = games_of(pooled)
-            total = f"**{elo(pooled)}** ({n:,}) | {nelo(pooled)}"
+            total = f"**{elo(pooled)}** ({n:,}) | {nelo(pooled)} | {draws(pooled)}"
         else:
-            total = "not yet played | "
+            total = "not yet played | | "
         out.append(f"| {what} (`{tuned}`) | {margins(tuned)} | {pr['games']:,} | {secs(wall)} "
                    f"| {secs(cpu) if cpu else 'not recorded'} | " + " | ".join(cells) + f" | {total} |")
     return out, used
