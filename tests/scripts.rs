@@ -55,18 +55,14 @@ fn skip_without_bash_and_python(test: &str) -> bool {
     true
 }
 
-#[test]
-fn equal_budget_gives_games_spsa_the_default_tunes_games_and_four_times_them() {
-    if skip_without_bash_and_python("equal_budget") {
-        return;
-    }
-    let dir = common::scratch("scripts", "equal");
-    // The default tune is done (its file exists): 320 games at 20,000 nodes.
+/// `equal_budget.sh --dry-run engines/toga2.toml` with DIR's files, its default tune done (its
+/// file exists: 320 games at 20,000 nodes): what it prints, once it succeeded.
+fn equal_budget_dry_run(dir: &Path) -> String {
     fake_tuned(&dir.join("work/toga2-default.json"), 320, 20000);
     let out = script(
         "equal_budget.sh",
         &["--dry-run", "engines/toga2.toml"],
-        &dir,
+        dir,
         &[],
     );
     let said = String::from_utf8_lossy(&out.stdout).to_string();
@@ -75,6 +71,16 @@ fn equal_budget_gives_games_spsa_the_default_tunes_games_and_four_times_them() {
         "{said}{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    said
+}
+
+#[test]
+fn equal_budget_gives_games_spsa_the_default_tunes_games_and_four_times_them() {
+    if skip_without_bash_and_python("equal_budget") {
+        return;
+    }
+    let dir = common::scratch("scripts", "equal");
+    let said = equal_budget_dry_run(&dir);
     let tunes = lines_with(&said, " tune ");
     assert_eq!(
         tunes.len(),
@@ -137,7 +143,6 @@ fn equal_budget_keeps_a_finished_books_report_and_resumes_an_interrupted_ones() 
         return;
     }
     let dir = common::scratch("scripts", "equal-resume");
-    fake_tuned(&dir.join("work/toga2-default.json"), 320, 20000);
     let matches = dir.join("matches");
     std::fs::create_dir_all(&matches).unwrap();
     let report = |book: &str, games: u64| {
@@ -147,16 +152,10 @@ fn equal_budget_keeps_a_finished_books_report_and_resumes_an_interrupted_ones() 
     };
     report("noob_3moves_1k", 1000);
     report("popularpos_lichess_1k", 52);
+    std::fs::create_dir_all(dir.join("work")).unwrap();
     let pgn = dir.join("work/toga2-budget-default-popularpos_lichess_1k-20000.pgn");
     std::fs::write(&pgn, "[Event \"a\"]\n\n1. e4 *\n").unwrap();
-    let out = script(
-        "equal_budget.sh",
-        &["--dry-run", "engines/toga2.toml"],
-        &dir,
-        &[],
-    );
-    let said = String::from_utf8_lossy(&out.stdout).to_string();
-    assert!(out.status.success(), "{said}");
+    let said = equal_budget_dry_run(&dir);
     let default: Vec<&str> = lines_with(&said, " match ")
         .into_iter()
         .filter(|m| m.contains("toga2-default.json"))
