@@ -59,12 +59,16 @@ fn skip_without_bash_and_python(test: &str) -> bool {
 /// file exists: 320 games at 20,000 nodes): what it prints, once it succeeded.
 fn equal_budget_dry_run(dir: &Path) -> String {
     fake_tuned(&dir.join("work/toga2-default.json"), 320, 20000);
-    let out = script(
+    succeeded(script(
         "equal_budget.sh",
         &["--dry-run", "engines/toga2.toml"],
         dir,
         &[],
-    );
+    ))
+}
+
+/// What a script printed on standard output, once it succeeded (else its output and errors).
+fn succeeded(out: Output) -> String {
     let said = String::from_utf8_lossy(&out.stdout).to_string();
     assert!(
         out.status.success(),
@@ -219,19 +223,12 @@ fn equal_budget_measures_a_tuned_engine_against_the_baseline_engine_file() {
 fn confirm_dry_run(dir: &Path) -> String {
     let tuned = dir.join("set.json");
     fake_tuned(&tuned, 0, 10000);
-    let out = script(
+    succeeded(script(
         "confirm_engine.sh",
         &["--dry-run", "engines/toga2.toml", tuned.to_str().unwrap()],
         dir,
         &[],
-    );
-    let said = String::from_utf8_lossy(&out.stdout).to_string();
-    assert!(
-        out.status.success(),
-        "{said}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    said
+    ))
 }
 
 #[test]
