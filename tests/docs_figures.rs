@@ -180,8 +180,10 @@ fn triples(value: &Value, out: &mut Vec<[f64; 3]>) {
     }
 }
 
-/// Every number of seconds a report records: each field named `*seconds`, and the sum of the
-/// `seconds` of a list's entries (a games tune's batches).
+/// Every number of seconds a report records: each field named `*seconds`, the sum of a resumed
+/// run's `K_seconds` and the `earlier_K_seconds` of the runs it took up (every run of it, as
+/// the budget table gives it), and the sum of the `seconds` of a list's entries (a games tune's
+/// batches).
 fn seconds(value: &Value, out: &mut Vec<f64>) {
     match value {
         Value::Object(map) => {
@@ -190,6 +192,11 @@ fn seconds(value: &Value, out: &mut Vec<f64>) {
                     && let Some(x) = v.as_f64()
                 {
                     out.push(x);
+                    if let Some(earlier) =
+                        map.get(&format!("earlier_{key}")).and_then(Value::as_f64)
+                    {
+                        out.push(x + earlier);
+                    }
                 }
                 seconds(v, out);
             }
@@ -740,6 +747,21 @@ fn a_quoted_cost_no_report_records_is_named() {
         missing[1].starts_with("README.md:3: `wall_seconds` 83"),
         "{missing:?}"
     );
+}
+
+#[test]
+fn a_resumed_runs_cost_is_every_run_of_it_and_not_any_two_fields_summed() {
+    let report: Value = serde_json::from_str(
+        r#"{"provenance": {"wall_seconds": 3573.1, "earlier_wall_seconds": 1708.0,
+            "cpu_seconds": 6701.9, "earlier_cpu_seconds": 3167.8}}"#,
+    )
+    .unwrap();
+    let mut out = Vec::new();
+    seconds(&report, &mut out);
+    let has = |x: f64| out.iter().any(|s| (s - x).abs() < 0.05);
+    assert!(has(5281.1) && has(9869.7), "{out:?}");
+    assert!(has(3573.1) && has(1708.0), "{out:?}");
+    assert!(!has(3573.1 + 3167.8), "{out:?}");
 }
 
 #[test]
