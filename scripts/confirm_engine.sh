@@ -17,7 +17,14 @@
 # Writes MATCHES/NAME-confirm-BOOK-LIMIT.json (one match report a book; NAME is TUNED_FILE's
 # name without .json, LIMIT the nodes or dN) and the pooled report
 # MATCHES/NAME-confirm-pooled-LIMIT.json naming its parts, and prints one table row a book and
-# the pooled one. Resumable: a finished book's report is kept (one that holds the games it asked
+# the pooled one.
+#
+# ROUNDS=N (default 1) plays N rounds a book, each of GAMES/3 games: round R > 1 has its own
+# openings (--seed 4+R) and reports MATCHES/NAME-confirm-BOOK-LIMIT-rR.json; each book's rounds
+# are pooled in MATCHES/NAME-confirm-BOOK-LIMIT-rounds.json and the pooled report pools every
+# round of every book. It is how an undecided SPRT goes on: a sequential test may take more
+# games after a look that decided nothing (it is the stop at a bound that its error rates are
+# for), so rerun with ROUNDS one higher; the rounds already played are kept. Resumable: a finished book's report is kept (one that holds the games it asked
 # for; an interrupted match's report holds fewer), an interrupted match goes on from its PGN
 # (DIR/..., `marginal match --resume`). Environment: GAMES, SPRT, DIR (default tuned/confirm),
 # MATCHES (default tuned/matches), MARGINAL (default: this checkout's binary, built first).
@@ -44,6 +51,11 @@ if [ ! -f "$tuned" ]; then
     exit 2
 fi
 games=${GAMES:-2100}
+rounds=${ROUNDS:-1}
+if ! [[ "$rounds" =~ ^[1-9][0-9]*$ ]]; then
+    echo "confirm_engine.sh: ROUNDS '$rounds' is not a whole number of rounds (1, 2, ...)" >&2
+    exit 2
+fi
 sprt=${SPRT:-0,10,0.05,0.05}
 dir=${DIR:-tuned/confirm}
 matches=${MATCHES:-tuned/matches}
@@ -90,25 +102,38 @@ for limit in "${limits[@]}"; do
         echo "| book | limit | games | Elo [95%] | nElo [95%] | draws | pentanomial LL LD WL+DD WD WW | wall |"
         echo "|---|---|---|---|---|---|---|---|"
     fi
-    for book in "${books[@]}"; do
-        report="$matches/$name-confirm-$book-$tag.json"
-        reports+=("$report")
-        # A finished book's report is kept; one an interrupted match wrote holds fewer games
-        # than it asked for, and its PGN goes on (--resume writes the report again).
-        if python3 scripts/finished_match.py "$report"; then
-            [ "$dry" = 1 ] || python3 scripts/match_row.py "$report" "$book" "$tag" "-"
-            continue
-        fi
-        pgn="$dir/$name-confirm-$book-$tag.pgn"
-        resume=()
-        if [ -s "$pgn" ]; then
-            resume=(--resume)
-        fi
-        start=$(date +%s)
-        run "$marginal" match --a "$tuned" --a-engine "$engine" --b default --b-engine "$baseline" \
-            "${limit_flags[@]}" --games "$per_book" --openings "data/openings/$book.epd" --seed 5 \
-            --pgn "$pgn" "${resume[@]}" --json "$report" --quiet
-        [ "$dry" = 1 ] || python3 scripts/match_row.py "$report" "$book" "$tag" "$(($(date +%s) - start))"
+    for round in $(seq 1 "$rounds"); do
+        suffix=""
+        [ "$round" = 1 ] || suffix="-r$round"
+        for book in "${books[@]}"; do
+            report="$matches/$name-confirm-$book-$tag$suffix.json"
+            reports+=("$report")
+            # A finished book's report is kept; one an interrupted match wrote holds fewer games
+            # than it asked for, and its PGN goes on (--resume writes the report again).
+            if python3 scripts/finished_match.py "$report"; then
+                [ "$dry" = 1 ] || python3 scripts/match_row.py "$report" "$book" "$tag" "-"
+                continue
+            fi
+            pgn="$dir/$name-confirm-$book-$tag$suffix.pgn"
+            resume=()
+            if [ -s "$pgn" ]; then
+                resume=(--resume)
+            fi
+            start=$(date +%s)
+            run "$marginal" match --a "$tuned" --a-engine "$engine" --b default --b-engine "$baseline" \
+                "${limit_flags[@]}" --games "$per_book" --openings "data/openings/$book.epd" --seed $((4 + round)) \
+                --pgn "$pgn" "${resume[@]}" --json "$report" --quiet
+            [ "$dry" = 1 ] || python3 scripts/match_row.py "$report" "$book" "$tag" "$(($(date +%s) - start))"
+        done
     done
+    if [ "$rounds" -gt 1 ]; then
+        for book in "${books[@]}"; do
+            mine=()
+            for report in "${reports[@]}"; do
+                case "$report" in *"-confirm-$book-$tag"*) mine+=("$report") ;; esac
+            done
+            run python3 scripts/pool_books.py --json "$matches/$name-confirm-$book-$tag-rounds.json" "${mine[@]}"
+        done
+    fi
     run python3 scripts/pool_books.py --sprt "$sprt" --json "$matches/$name-confirm-pooled-$tag.json" "${reports[@]}"
 done

@@ -16,7 +16,9 @@ the generalized LLR of scripts/stats_reference.py, bounds ln(beta/(1-alpha)) and
 ln((1-beta)/alpha)) once every report is in: H1 (the set is better by elo1), H0 (it is not
 better than elo0) or undecided. --json writes the pooled report (format marginal-pooled/1):
 its parts (each report's path, book, games and games lost to engine faults), the summed
-pentanomial and fault losses (side a, side b), the estimates and the SPRT. Standard library only.
+pentanomial and fault losses (side a, side b), the estimates and the SPRT, and the reports' wall
+time summed (`elapsed_seconds`, when every report has it). Reports of one book played in rounds
+pool into that book's report. Standard library only.
 """
 import json
 import math
@@ -94,6 +96,7 @@ def main() -> None:
     games = draws = 0
     faults = {"a": 0, "b": 0}
     parts = []
+    wall, elapsed = 0.0, 0.0
     for path in paths:
         try:
             with open(path, encoding="utf-8") as f:
@@ -112,6 +115,12 @@ def main() -> None:
         for side in lost:
             faults[side] += lost[side]
         parts.append({"report": path, "book": book_of(path), "games": n, "fault_losses": lost})
+        # The reports' wall time, summed when every one of them says it.
+        elapsed = r.get("elapsed_seconds") if elapsed is not None else None
+        if not isinstance(elapsed, (int, float)):
+            elapsed = None
+        else:
+            wall += elapsed
     elo, lo, hi, nelo, nlo, nhi, _los = estimate(counts, math.sqrt(2.0))
 
     def signed(x) -> str:
@@ -127,8 +136,13 @@ def main() -> None:
     sprt_cell = ""
     if verdict:
         sprt_cell = f" SPRT [{verdict['elo0']:g}, {verdict['elo1']:g}]: LLR {verdict['llr']:+.2f} ({verdict['decision']})"
+    # Several rounds of one book are several reports of it.
+    books = len({p["book"] or p["report"] for p in parts})
+    what = f"{books} book{'s' if books != 1 else ''}"
+    if books != len(paths):
+        what = f"{len(paths)} reports, {what}"
     print(
-        f"| pooled ({len(paths)} books) | | {games} | {signed(elo)} [{signed(lo)}, {signed(hi)}] "
+        f"| pooled ({what}) | | {games} | {signed(elo)} [{signed(lo)}, {signed(hi)}] "
         f"| {signed(nelo)} [{signed(nlo)}, {signed(nhi)}] | {100 * draws / max(games, 1):.1f}% "
         f"| {' '.join(str(c) for c in counts)} |{sprt_cell} |"
     )
@@ -146,6 +160,8 @@ def main() -> None:
             },
             "sprt": verdict,
         }
+        if elapsed is not None:
+            report["elapsed_seconds"] = wall
         with open(out + ".part", "w", encoding="utf-8") as f:
             json.dump(report, f, indent=2)
             f.write("\n")

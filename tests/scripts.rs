@@ -299,6 +299,56 @@ fn confirm_engine_keeps_a_finished_books_report_and_resumes_an_interrupted_ones(
 }
 
 #[test]
+fn confirm_engine_rounds_add_games_on_new_openings_and_pool_every_round() {
+    if skip_without_bash_and_python("confirm_engine rounds") {
+        return;
+    }
+    let dir = common::scratch("scripts", "confirm-rounds");
+    let tuned = dir.join("set.json");
+    fake_tuned(&tuned, 0, 10000);
+    let rounds = |n: &str| {
+        script(
+            "confirm_engine.sh",
+            &["--dry-run", "engines/toga2.toml", tuned.to_str().unwrap()],
+            &dir,
+            &[("ROUNDS", n)],
+        )
+    };
+    let said = succeeded(rounds("2"));
+    let matches = lines_with(&said, " match ");
+    assert_eq!(
+        matches.len(),
+        12,
+        "two rounds of three books at two limits:\n{said}"
+    );
+    // The second round has its own openings and its own reports; the first is round 1 as before.
+    let second: Vec<_> = matches.iter().filter(|m| m.contains("-r2.json")).collect();
+    assert_eq!(second.len(), 6, "{said}");
+    assert!(second.iter().all(|m| m.contains("--seed 6 ")), "{said}");
+    assert_eq!(lines_with(&said, "--seed 5 ").len(), 6, "{said}");
+    // Each book's rounds pooled into its report; the SPRT judges every round of every book.
+    let per_book = lines_with(&said, "-rounds.json");
+    assert_eq!(per_book.len(), 6, "three books at two limits:\n{said}");
+    assert!(
+        per_book
+            .iter()
+            .all(|l| l.matches("set-confirm-").count() == 3),
+        "{said}"
+    );
+    let judged = lines_with(&said, "--sprt");
+    assert_eq!(judged.len(), 2, "{said}");
+    assert!(
+        judged.iter().all(|l| l.matches(".json").count() == 7),
+        "six reports and the pooled one:\n{said}"
+    );
+    // A round count that is not a whole number is refused, naming it.
+    let out = rounds("two");
+    assert_eq!(out.status.code(), Some(2));
+    common::assert_names(&String::from_utf8_lossy(&out.stderr), &["ROUNDS", "two"]);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
 fn confirm_engine_refuses_a_missing_tuned_file_naming_it() {
     if skip_without_bash_and_python("confirm_engine refusal") {
         return;
@@ -384,6 +434,31 @@ fn pooled_report_names_its_parts_and_the_sprt_verdict() {
     assert_eq!(report["sprt"]["decision"], "H1", "{report}");
     let row = String::from_utf8_lossy(&out.stdout);
     assert!(row.contains("LLR") && row.contains("H1"), "{row}");
+    assert!(
+        report.get("elapsed_seconds").is_none(),
+        "no report says its wall time, so the pool says none: {report}"
+    );
+    // Two rounds of one book pool into that book's report, their wall times summed.
+    for (path, seconds) in [(&a, 600.5), (&b, 400.0)] {
+        let mut r: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        r["elapsed_seconds"] = serde_json::json!(seconds);
+        std::fs::write(path, r.to_string()).unwrap();
+    }
+    let second = dir.join("set-confirm-noob_3moves_1k-10000-r2.json");
+    std::fs::copy(&a, &second).unwrap();
+    let out = Command::new("python3")
+        .arg(root().join("scripts/pool_books.py"))
+        .arg("--json")
+        .arg(&pooled)
+        .args([&a, &second])
+        .output()
+        .unwrap();
+    let row = String::from_utf8_lossy(&out.stdout);
+    assert!(row.contains("pooled (2 reports, 1 book)"), "{row}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&pooled).unwrap()).unwrap();
+    assert_eq!(report["elapsed_seconds"], 1201.0);
     // Bad --sprt bounds: exit 2 saying what to give.
     let out = Command::new("python3")
         .arg(root().join("scripts/pool_books.py"))
