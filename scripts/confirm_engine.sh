@@ -24,7 +24,8 @@
 # are pooled in MATCHES/NAME-confirm-BOOK-LIMIT-rounds.json and the pooled report pools every
 # round of every book. It is how an undecided SPRT goes on: a sequential test may take more
 # games after a look that decided nothing (it is the stop at a bound that its error rates are
-# for), so rerun with ROUNDS one higher; the rounds already played are kept. Resumable: a finished book's report is kept (one that holds the games it asked
+# for), so rerun with ROUNDS one higher; the rounds already played are kept, and pooled
+# whatever ROUNDS says. Resumable: a finished book's report is kept (one that holds the games it asked
 # for; an interrupted match's report holds fewer), an interrupted match goes on from its PGN
 # (DIR/..., `marginal match --resume`). Environment: GAMES, SPRT, DIR (default tuned/confirm),
 # MATCHES (default tuned/matches), MARGINAL (default: this checkout's binary, built first).
@@ -102,7 +103,12 @@ for limit in "${limits[@]}"; do
         echo "| book | limit | games | Elo [95%] | nElo [95%] | draws | pentanomial LL LD WL+DD WD WW | wall |"
         echo "|---|---|---|---|---|---|---|---|"
     fi
-    for round in $(seq 1 "$rounds"); do
+    # Rounds already played at this limit are always pooled, even when ROUNDS says fewer.
+    played=$rounds
+    for report in "$matches/$name-confirm-"*"-$tag-r"*.json; do
+        [[ "$report" =~ -r([0-9]+)\.json$ ]] && [ "${BASH_REMATCH[1]}" -gt "$played" ] && played=${BASH_REMATCH[1]}
+    done
+    for round in $(seq 1 "$played"); do
         suffix=""
         [ "$round" = 1 ] || suffix="-r$round"
         for book in "${books[@]}"; do
@@ -126,7 +132,7 @@ for limit in "${limits[@]}"; do
             [ "$dry" = 1 ] || python3 scripts/match_row.py "$report" "$book" "$tag" "$(($(date +%s) - start))"
         done
     done
-    if [ "$rounds" -gt 1 ]; then
+    if [ "$played" -gt 1 ]; then
         for book in "${books[@]}"; do
             mine=()
             for report in "${reports[@]}"; do

@@ -341,6 +341,24 @@ fn confirm_engine_rounds_add_games_on_new_openings_and_pool_every_round() {
         judged.iter().all(|l| l.matches(".json").count() == 7),
         "six reports and the pooled one:\n{said}"
     );
+    // A second round played at 10,000 nodes stays pooled when a rerun does not say ROUNDS.
+    let matches = dir.join("matches");
+    std::fs::create_dir_all(&matches).unwrap();
+    std::fs::write(
+        matches.join("set-confirm-noob_3moves_1k-10000-r2.json"),
+        r#"{"games": 700, "config": {"games": 700}}"#,
+    )
+    .unwrap();
+    let said = succeeded(rounds("1"));
+    let judged = lines_with(&said, "--sprt");
+    assert!(
+        judged[0].contains("-pooled-10000") && judged[0].matches(".json").count() == 7,
+        "both rounds at 10,000 nodes:\n{said}"
+    );
+    assert!(
+        judged[1].contains("-pooled-40000") && judged[1].matches(".json").count() == 4,
+        "one round at 40,000 nodes:\n{said}"
+    );
     // A round count that is not a whole number is refused, naming it.
     let out = rounds("two");
     assert_eq!(out.status.code(), Some(2));
