@@ -106,6 +106,14 @@ def book_report(name, book, nodes, suffix=""):
     return f"{M}/{name}-{book}-{nodes}{suffix}.json"
 
 
+def confirmed_book(name, book, nodes):
+    """A confirmation's report of one book: its rounds pooled (NAME-BOOK-LIMIT-rounds.json, as
+    scripts/confirm_engine.sh writes it with ROUNDS=N) where it played several, else its one
+    match report."""
+    rounds = book_report(name, book, nodes, "-rounds")
+    return rounds if os.path.exists(os.path.join(ROOT, rounds)) else book_report(name, book, nodes)
+
+
 def pooled_report(name, nodes, suffix=""):
     return f"{M}/{name}-pooled-{nodes}{suffix}.json"
 
@@ -140,11 +148,17 @@ ENGINES = [("gnuchess-race", "GNU Chess 6.2.7", "default tune (race), screened i
            ("toga2-race", "Toga II 3.0", "default tune (race), screened in games",
             [("toga2-race-confirm", 10000, "as it ships ({defaults})"),
              ("toga2-race-confirm", 40000, "as it ships, at four times the tuning limit")]),
+           ("toga2-race-long", "Toga II 3.0",
+            "race with twice the finalists' games (--race-pairs 32,64,128,256), screened in games",
+            [("toga2-race-long-confirm", 10000, "as it ships ({defaults})")]),
            ("toga2-surface", "Toga II 3.0", "default tune (race), screened in games, ranked by a response surface",
             [("toga2-surface-confirm", 10000, "as it ships ({defaults})")]),
            ("toga2-spsa-games", "Toga II 3.0", "games SPSA, 160 iterations of 8 pairs on 8mvs_+90_+99",
             [("toga2-spsa-games-confirm", 10000, "as it ships ({defaults})"),
              ("toga2-spsa-games-confirm", 40000, "as it ships, at four times the tuning limit")])]
+
+# The sets of ENGINES the README's table shows, one an engine: its race's best-evidenced set.
+README_ENGINES = ["gnuchess-race", "glaurung-race", "toga2-race-long"]
 
 
 def against(tuned, text):
@@ -169,7 +183,7 @@ def engine_rows(name, engine, comparisons):
     used, out = [tuned], []
     first_prefix = comparisons[0][0]
     for prefix, nodes, _ in [c for c in comparisons if c[0] == first_prefix]:
-        parts = [book_report(prefix, b, nodes) for b, _ in BOOKS]
+        parts = [confirmed_book(prefix, b, nodes) for b, _ in BOOKS]
         pooled = pooled_report(prefix, nodes)
         used += [pooled] + parts
         n, _ = games_of(pooled)
@@ -223,8 +237,8 @@ def readme():
             out.append(f"| {who} | {margins(tuned) if first else ''} | {nodes:,} | "
                        + " | ".join(elo(p) for p in parts)
                        + f" | **{elo(pooled)}** ({n:,}) | {nelo(pooled)} | {draws(pooled)} | {cost} |")
-    # The default tune's sets only (the docs' tables have the others, a games SPSA's).
-    raced = [e for e in ENGINES if e[0].endswith("-race")]
+    # Each engine's raced set the README shows (the docs' tables have the others).
+    raced = [e for e in ENGINES if e[0] in README_ENGINES]
     for name, engine, _, comparisons in raced:
         rows, u = engine_rows(name, engine, comparisons)
         out += rows
@@ -239,7 +253,8 @@ def per_book(rows):
     """Rows of a set at a node count: each book with nElo, draws and pentanomial, then pooled."""
     out, used = [], []
     for label, name, nodes, suffix in rows:
-        parts = [book_report(name, b, nodes, suffix) for b, _ in BOOKS]
+        parts = [book_report(name, b, nodes, suffix) if suffix else confirmed_book(name, b, nodes)
+                 for b, _ in BOOKS]
         pooled = pooled_report(name, nodes, suffix)
         used += parts + [pooled]
         cells = [f"{elo(p)}, nElo {nelo(p)}, draws {draws(p)}, penta {penta(p)}, {secs(field(p, 'elapsed_seconds'))}"
@@ -297,7 +312,8 @@ def tune_costs():
            "|---|---|---|---|---|---|---|"]
     used = []
     for name in ["race-seed1", "race-seed2", "spsa-suite", "suite-spsa-250", "spsa-games", "toga2-spsa-games",
-                 "toga2-suite", "gnuchess-race", "glaurung-race", "toga2-race", "toga2-surface"]:
+                 "toga2-suite", "gnuchess-race", "glaurung-race", "toga2-race", "toga2-surface",
+                 "toga2-race-long"]:
         p = f"tuned/{name}.json"
         used.append(p)
         pr = field(p, "provenance")
