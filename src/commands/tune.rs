@@ -96,8 +96,9 @@ pub struct TuneArgs {
     #[arg(long, value_name = "N", value_parser = count::<usize, 1>)]
     finalists: Option<usize>,
     /// --solver race: game pairs each surviving finalist plays against the defaults in each
-    /// round, comma-separated (default 16,32,64,128; 0 races no games: the best suite
-    /// objective wins).
+    /// round, comma-separated (default 16,32,64,128, every round's pairs stepped up, at most 4
+    /// times, when the engine's calibration says a finalist's games are too few to rank its
+    /// sets; 0 races no games: the best suite objective wins).
     #[arg(long, value_name = "PAIRS", value_delimiter = ',')]
     race_pairs: Vec<u32>,
     /// --solver race: the book of the race's games (default

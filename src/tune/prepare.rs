@@ -88,13 +88,18 @@ pub fn open(
     lines.extend(found.into_iter().map(Said::Out));
     let choice = screen::choose(plan, calibration.as_ref(), limit, &def.name)?;
     if let Some(race) = inputs.solver.race.take() {
-        let race = screen::apply(race, &choice);
+        let mut race = screen::apply(race, &choice);
         lines.push(Said::Out(format!("race screen: {}", race.screen_why)));
         // The calibration's games are at a node budget: at a clock, its spread is not the race's.
-        let power =
-            (calibration.as_ref().filter(|_| plan.tc.is_none())).and_then(|(path, report, ..)| {
-                screen::power(&race, report, &path.display().to_string())
-            });
+        let calibrated = calibration.as_ref().filter(|_| plan.tc.is_none());
+        if plan.race_pairs.is_empty() {
+            let stepped =
+                calibrated.and_then(|(_, report, ..)| screen::step_rounds(&mut race, report));
+            lines.extend(stepped.map(Said::Out));
+        }
+        let power = calibrated.and_then(|(path, report, ..)| {
+            screen::power(&race, report, &path.display().to_string())
+        });
         lines.extend(power.map(Said::Out));
         if race.screen_in_games && plan.screen.is_some() {
             lines.push(Said::Warning(format!(

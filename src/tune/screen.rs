@@ -310,6 +310,43 @@ fn runnable(name: &str, key: &str) -> Result<(), String> {
 /// lucky one ([`power`]).
 pub const RELIABLE_FINAL: f64 = 0.5;
 
+/// The most a race steps its rounds up by itself ([`step_rounds`]): beyond four times the
+/// default race's games, a games SPSA spends them better, and the power line says so.
+pub const MAX_STEP: u32 = 4;
+
+/// The least whole factor of every round's pairs that gives a finalist the games the
+/// calibration `report` says rank its sets with [`RELIABLE_FINAL`]; None when a finalist's
+/// games already do, the race plays none, or the calibration's games could not judge.
+pub fn finalist_factor(race: &RaceSettings, report: &Report) -> Option<u32> {
+    let last = 2.0 * race.rounds.iter().map(|&p| f64::from(p)).sum::<f64>();
+    if last == 0.0 || report.reliability_at(last)? >= RELIABLE_FINAL {
+        return None;
+    }
+    let needed = report.games_for_reliability(RELIABLE_FINAL)?;
+    Some((needed / last).ceil() as u32).filter(|&f| f > 1)
+}
+
+/// Steps the race's rounds up to the finalists' games its calibration asks for
+/// ([`finalist_factor`], at most [`MAX_STEP`] times), for a tune that did not choose its rounds
+/// (--race-pairs): the line that says so, None when the rounds stay.
+pub fn step_rounds(race: &mut RaceSettings, report: &Report) -> Option<String> {
+    let factor = finalist_factor(race, report)?;
+    let step = factor.min(MAX_STEP);
+    let before = 2 * race.rounds.iter().sum::<u32>();
+    race.rounds.iter_mut().for_each(|p| *p *= step);
+    let list = |r: &[u32]| r.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
+    let capped = if step < factor {
+        format!(" (it asked for {factor} times; {MAX_STEP} is the most the race steps by itself)")
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "race pairs: a finalist's {before} games are too few to rank this engine's sets; every round's pairs times {step}{capped}: --race-pairs {} ({} games for the winner; give --race-pairs to choose them)",
+        list(&race.rounds),
+        2 * race.rounds.iter().sum::<u32>()
+    ))
+}
+
 /// What the race's games can tell apart, from a calibration (`report`, read from `file`) of
 /// this engine at this limit: how reliably its own games ranked its sets (their judging ceiling
 /// squared, at their games a set), stepped by Spearman-Brown to the games screen's first round
@@ -343,9 +380,11 @@ pub fn power(race: &RaceSettings, report: &Report, file: &str) -> Option<String>
         line += &format!(
             "; below {RELIABLE_FINAL}, this race can hardly tell a better set from a lucky one: more pairs a round (--race-pairs) or a games SPSA (--objective games --solver spsa) spend the games where they count"
         );
-        if let Some(needed) = report.games_for_reliability(RELIABLE_FINAL) {
+        if let (Some(needed), Some(factor)) = (
+            report.games_for_reliability(RELIABLE_FINAL),
+            finalist_factor(race, report),
+        ) {
             // Every round's pairs times the least whole factor that gives a finalist as many.
-            let factor = (needed / last).ceil() as u32;
             let pairs: Vec<String> = race
                 .rounds
                 .iter()
@@ -727,6 +766,54 @@ mod tests {
             ..suite
         };
         assert_eq!(power(&none, &report, "T.json"), None);
+    }
+
+    #[test]
+    fn a_race_steps_its_rounds_up_to_the_games_its_calibration_asks_for() {
+        let read = |name: &str| {
+            let file = format!("{}/tuned/{name}", env!("CARGO_MANIFEST_DIR"));
+            crate::calibrate::report::read(Path::new(&file)).unwrap()
+        };
+        // Toga II: a finalist's 480 games rank its sets below RELIABLE_FINAL; twice them reach it.
+        let toga = read("calibration-toga2-nodes10000.json");
+        let mut race = RaceSettings::new(3, 1);
+        let line = step_rounds(&mut race, &toga).unwrap();
+        assert_eq!(race.rounds, vec![32, 64, 128, 256], "{line}");
+        assert!(
+            line.contains("a finalist's 480 games are too few")
+                && line.contains("times 2: --race-pairs 32,64,128,256 (960 games"),
+            "{line}"
+        );
+        let finalist = f64::from(2 * race.rounds.iter().sum::<u32>());
+        assert!(toga.reliability_at(finalist).unwrap() >= RELIABLE_FINAL);
+        assert!(!power(&race, &toga, "T.json").unwrap().contains("lucky"));
+        assert_eq!(
+            step_rounds(&mut race, &toga),
+            None,
+            "stepped once is enough"
+        );
+        // The built-in engine's and Glaurung's finalists rank their sets well enough already,
+        // and GNU Chess's calibration could not judge: their rounds stay.
+        for name in [
+            "calibration-builtin-nodes5000.json",
+            "calibration-glaurung-nodes10000.json",
+            "calibration-gnuchess-pruning-nodes10000.json",
+        ] {
+            let mut race = RaceSettings::new(3, 1);
+            assert_eq!(step_rounds(&mut race, &read(name)), None, "{name}");
+            assert_eq!(race.rounds, vec![16, 32, 64, 128], "{name}");
+        }
+        // A race far too short is stepped by MAX_STEP at most, and says what it asked for.
+        let mut short = RaceSettings {
+            rounds: vec![1],
+            ..RaceSettings::new(3, 1)
+        };
+        let line = step_rounds(&mut short, &toga).unwrap();
+        assert_eq!(short.rounds, vec![MAX_STEP], "{line}");
+        assert!(
+            line.contains("is the most the race steps by itself"),
+            "{line}"
+        );
     }
 
     #[test]
