@@ -96,7 +96,7 @@ def main() -> None:
     games = draws = 0
     faults = {"a": 0, "b": 0}
     parts = []
-    wall, elapsed = 0.0, 0.0
+    wall, timed = 0.0, True
     for path in paths:
         try:
             with open(path, encoding="utf-8") as f:
@@ -116,11 +116,10 @@ def main() -> None:
             faults[side] += lost[side]
         parts.append({"report": path, "book": book_of(path), "games": n, "fault_losses": lost})
         # The reports' wall time, summed when every one of them says it.
-        elapsed = r.get("elapsed_seconds") if elapsed is not None else None
-        if not isinstance(elapsed, (int, float)):
-            elapsed = None
-        else:
-            wall += elapsed
+        seconds = r.get("elapsed_seconds")
+        timed = timed and isinstance(seconds, (int, float))
+        if timed:
+            wall += seconds
     elo, lo, hi, nelo, nlo, nhi, _los = estimate(counts, math.sqrt(2.0))
 
     def signed(x) -> str:
@@ -160,7 +159,7 @@ def main() -> None:
             },
             "sprt": verdict,
         }
-        if elapsed is not None:
+        if timed:
             report["elapsed_seconds"] = wall
         with open(out + ".part", "w", encoding="utf-8") as f:
             json.dump(report, f, indent=2)
